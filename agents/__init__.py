@@ -1,0 +1,1 @@
+"""Agents (imported as ``taluva_ai.agents``)."""

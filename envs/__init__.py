@@ -1,0 +1,1 @@
+"""Environments (imported as ``taluva_ai.envs``): Gymnasium, vector and PettingZoo envs."""

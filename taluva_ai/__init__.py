@@ -1,0 +1,25 @@
+"""taluva-ai: an exact, fast Taluva engine and the tools for AI research built on it."""
+
+from taluva_ai.errors import (
+    ActionOutOfRangeError,
+    IllegalActionError,
+    NotationError,
+    PositionError,
+    RecordError,
+    WrongStepError,
+)
+from taluva_ai.protocol import CHANCE, TERMINAL, make_game
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "ActionOutOfRangeError",
+    "IllegalActionError",
+    "NotationError",
+    "PositionError",
+    "RecordError",
+    "WrongStepError",
+    "make_game",
+]

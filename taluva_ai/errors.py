@@ -1,0 +1,53 @@
+"""Precise errors raised across the project. Each names what is wrong."""
+
+from __future__ import annotations
+
+
+class TaluvaError(Exception):
+    """Base class of the project's errors."""
+
+
+class IllegalActionError(TaluvaError, ValueError):
+    """An action that is not legal in the position; the state is left untouched.
+
+    Attributes:
+        action: the offending action (id, text or value), as given.
+        rule: the rule it breaks, in RULES.md's words.
+    """
+
+    def __init__(self, action: object, rule: str) -> None:
+        super().__init__(f"illegal action {action!s}: {rule}")
+        self.action = action
+        self.rule = rule
+
+
+class WrongStepError(IllegalActionError):
+    """An action of the wrong kind for the step (a build during the tile step, a tile or build
+    at a chance node, anything once the game is over)."""
+
+
+class ActionOutOfRangeError(IllegalActionError, IndexError):
+    """An action id outside ``0 .. num_actions - 1`` (or a chance outcome outside 0..24)."""
+
+
+class NotationError(TaluvaError, ValueError):
+    """Malformed action notation."""
+
+
+class PositionError(TaluvaError, ValueError):
+    """Malformed position string; the message names the field."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(f"position string, field {field!r}: {reason}")
+        self.field = field
+        self.reason = reason
+
+
+class RecordError(TaluvaError, ValueError):
+    """Malformed or inconsistent game record; the message names the line (1-based) and field."""
+
+    def __init__(self, line: int, field: str, reason: str) -> None:
+        super().__init__(f"record line {line}, field {field!r}: {reason}")
+        self.line = line
+        self.field = field
+        self.reason = reason

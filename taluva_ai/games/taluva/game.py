@@ -1,0 +1,521 @@
+"""The object API over one state: ``TaluvaGame`` / ``TaluvaState`` (OpenSpiel-style).
+
+A turn is a chance node (the tile is drawn), then two decisions of the same player: place the
+tile, then build. All rules live in :mod:`kernels`; this module validates input, keeps the undo
+history and translates between ids, :class:`Action` values and notation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from taluva_ai.errors import (
+    ActionOutOfRangeError,
+    IllegalActionError,
+    NotationError,
+    WrongStepError,
+)
+from taluva_ai.games.taluva import kernels as K
+from taluva_ai.games.taluva.actions import Action, ActionKind, decode, encode
+from taluva_ai.games.taluva.hexgrid import Board, make_board
+from taluva_ai.games.taluva.rules import RuleSet
+from taluva_ai.games.taluva.state import (
+    C_BUILDING,
+    C_LEVEL,
+    C_OWNER,
+    C_TERRAIN,
+    C_TILE,
+    CHANCE,
+    M_DRAWN,
+    M_END,
+    M_PLACED,
+    M_PLAYER,
+    M_PLY,
+    M_STEP,
+    M_TILE,
+    P_DESTROYED,
+    P_HAND,
+    P_HUTS,
+    P_PLACE,
+    P_STATUS,
+    P_TEMPLES,
+    P_TOWERS,
+    START_HUTS,
+    START_TEMPLES,
+    START_TOWERS,
+    TERMINAL,
+    EndReason,
+    Status,
+    Step,
+    new_arrays,
+)
+from taluva_ai.games.taluva.tiles import (
+    NUM_TILE_TYPES,
+    NUM_TILES,
+    Building,
+    Terrain,
+    full_tile_set,
+    tile_name,
+    tile_terrains,
+)
+
+
+class TaluvaGame:
+    """Taluva with one :class:`RuleSet`: the game's declared facts and its initial states.
+
+    Args:
+        rules: the rules; or give the options as keywords (``TaluvaGame(num_players=3)``).
+
+    Attributes:
+        num_actions: size of the one ``Discrete`` action space, ``14 H`` (``H`` board hexes).
+        max_chance_outcomes: 25 tile types.
+        max_game_length: upper bound on decisions plus chance nodes (3 per tile).
+    """
+
+    name = "taluva"
+    max_chance_outcomes = NUM_TILE_TYPES
+
+    def __init__(self, rules: RuleSet | None = None, **options: Any) -> None:
+        if rules is not None and options:
+            raise TypeError("give either a RuleSet or keyword options, not both")
+        self.rules = rules if rules is not None else RuleSet(**options)
+        self.board: Board = make_board(self.rules.board_radius)
+        self.num_players = self.rules.num_players
+        self.num_cells = self.board.num_cells
+        self.num_actions = 14 * self.num_cells
+        self.max_game_length = 3 * NUM_TILES + self.num_players
+        self.rules_array = self.rules.as_array()
+        self.hexqr = np.stack([self.board.q, self.board.r], axis=1).astype(np.int32)
+
+    def __repr__(self) -> str:
+        return f"TaluvaGame({self.rules!r})"
+
+    def kernel_args(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        """``(rules, nbr, cell_of, hexqr, origin)``, the constant arguments of the kernels."""
+        b = self.board
+        return self.rules_array, b.neighbours, b.cell_of, self.hexqr, b.origin
+
+    def shuffled_deck(self, seed: int | None) -> np.ndarray:
+        """``int8[48]``: the tile set in a random draw order from ``seed``."""
+        rng = np.random.default_rng(seed)
+        return rng.permutation(full_tile_set()).astype(np.int8)
+
+    def new_initial_state(
+        self, seed: int | None = None, deck: np.ndarray | list[int] | None = None
+    ) -> TaluvaState:
+        """The first chance node of a game.
+
+        Args:
+            seed: shuffles the deck; the same seed gives the same tile sequence when the draws
+                follow the deck (:meth:`TaluvaState.draw`).
+            deck: an explicit draw order instead, ``int[48]`` tile type ids; when shorter than 48
+                (e.g. an oracle's tiles in order of use) the rest of the tile set follows in type
+                order.
+
+        Raises:
+            ValueError: the deck is not drawn from the 48-tile set.
+        """
+        if deck is None:
+            d = self.shuffled_deck(seed)
+        else:
+            d = complete_deck(deck)
+        cells, players, d, meta = new_arrays(
+            self.num_players, d, self.num_cells, self.rules.tile_preview
+        )
+        return TaluvaState(self, cells, players, d, meta)
+
+    def action_to_string(self, action: int) -> str:
+        """Notation of a tile or build action id."""
+        return str(decode(action, self.board))
+
+    def string_to_action(self, text: str) -> int:
+        """Id of a tile or build action in notation (no position needed).
+
+        Raises:
+            NotationError: malformed notation or a hex off the board.
+        """
+        return encode(Action.parse(text), self.board)
+
+
+def complete_deck(tiles: np.ndarray | list[int]) -> np.ndarray:
+    """``int8[48]`` deck starting with ``tiles`` and followed by the rest of the set.
+
+    Raises:
+        ValueError: ``tiles`` holds a type id outside 0..24 or more copies than the set has.
+    """
+    t = np.asarray(tiles, dtype=np.int64).ravel()
+    if t.size and (t.min() < 0 or t.max() >= NUM_TILE_TYPES):
+        raise ValueError("deck tile type ids must lie in 0..24")
+    left = np.bincount(full_tile_set(), minlength=NUM_TILE_TYPES) - np.bincount(
+        t, minlength=NUM_TILE_TYPES
+    )
+    if (left < 0).any():
+        bad = [tile_name(i) for i in np.flatnonzero(left < 0)]
+        raise ValueError(f"deck holds more copies than the tile set of: {', '.join(bad)}")
+    rest = np.repeat(np.arange(NUM_TILE_TYPES), left)
+    return np.concatenate([t, rest]).astype(np.int8)
+
+
+class TaluvaState:
+    """One Taluva position with its undo history.
+
+    The position is four arrays (:mod:`state`): ``cells``, ``players``, ``deck``, ``meta``.
+    ``current_player`` is ``CHANCE`` (-1) while the tile is drawn and ``TERMINAL`` (-4) at the end.
+    """
+
+    def __init__(
+        self,
+        game: TaluvaGame,
+        cells: np.ndarray,
+        players: np.ndarray,
+        deck: np.ndarray,
+        meta: np.ndarray,
+    ) -> None:
+        self.game = game
+        self.cells = cells
+        self.players = players
+        self.deck = deck
+        self.meta = meta
+        self._history: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]] = []
+        self._buf = np.empty(8 * game.num_cells, dtype=np.int64)
+
+    # -- facts ------------------------------------------------------------------------------
+
+    @property
+    def num_players(self) -> int:
+        return self.game.num_players
+
+    @property
+    def step(self) -> Step:
+        """What the state waits for: chance, tile, build or terminal."""
+        return Step(int(self.meta[M_STEP]))
+
+    @property
+    def current_player(self) -> int:
+        """Seat to move; ``CHANCE`` (-1) at a tile draw; ``TERMINAL`` (-4) when over."""
+        s = self.meta[M_STEP]
+        if s == Step.CHANCE:
+            return CHANCE
+        if s == Step.TERMINAL:
+            return TERMINAL
+        return int(self.meta[M_PLAYER])
+
+    @property
+    def tile(self) -> int:
+        """Type id of the tile in hand (tile step), else -1."""
+        return int(self.meta[M_TILE]) if self.meta[M_STEP] == Step.TILE else -1
+
+    @property
+    def tiles_placed(self) -> int:
+        return int(self.meta[M_PLACED])
+
+    @property
+    def tiles_left(self) -> int:
+        """Tiles still to be placed, the one in hand included."""
+        left = self.game.rules.deck_size - int(self.meta[M_DRAWN])
+        if self.game.rules.tile_preview:
+            left += int((self.players[: self.num_players, P_HAND] >= 0).sum())
+        elif self.meta[M_STEP] == Step.TILE:
+            left += 1
+        return left
+
+    @property
+    def ply(self) -> int:
+        """Number of actions applied, chance outcomes included."""
+        return int(self.meta[M_PLY])
+
+    @property
+    def end_reason(self) -> EndReason:
+        return EndReason(int(self.meta[M_END]))
+
+    @property
+    def truncated(self) -> bool:
+        """True when the board bound removed every legal placement (no result; RULES.md)."""
+        return bool(self.meta[M_END] == EndReason.TRUNCATED)
+
+    def status(self, player: int) -> Status:
+        return Status(int(self.players[player, P_STATUS]))
+
+    def supply(self, player: int) -> dict[str, int]:
+        """Pieces left in ``player``'s supply: ``{"huts", "temples", "towers"}``."""
+        p = self.players[player]
+        return {"huts": int(p[P_HUTS]), "temples": int(p[P_TEMPLES]), "towers": int(p[P_TOWERS])}
+
+    def built(self, player: int) -> dict[str, int]:
+        """Pieces ``player`` has built (destroyed huts included, RULES.md "Built")."""
+        s = self.supply(player)
+        return {
+            "huts": START_HUTS - s["huts"],
+            "temples": START_TEMPLES - s["temples"],
+            "towers": START_TOWERS - s["towers"],
+        }
+
+    def destroyed_huts(self, player: int) -> int:
+        return int(self.players[player, P_DESTROYED])
+
+    def places(self) -> list[int]:
+        """Final place per seat (0 best; tied seats share a place); in unranked play 0 marks the
+        winners and 1 the others; -1 while undecided."""
+        return [int(x) for x in self.players[: self.num_players, P_PLACE]]
+
+    def winners(self) -> list[int]:
+        """Seats that share first place (empty while the game goes on or when truncated)."""
+        if not self.is_terminal() or self.truncated:
+            return []
+        return [p for p, pl in enumerate(self.places()) if pl == 0]
+
+    # -- protocol ---------------------------------------------------------------------------
+
+    def is_terminal(self) -> bool:
+        return bool(self.meta[M_STEP] == Step.TERMINAL)
+
+    def returns(self) -> np.ndarray:
+        """``float64[num_players]`` (RULES.md, End): winner +1, others -1/(n-1); a shared win
+        splits so the values sum to 0; ranked play is linear in place from +1 to -1. Zeros
+        before the end and for a truncated game."""
+        out = np.zeros(self.num_players, dtype=np.float64)
+        K.returns(self.players, self.meta, self.game.rules_array, out)
+        return out
+
+    def legal_actions(self) -> np.ndarray:
+        """``int64[k]`` legal ids of the player to move, ascending (empty at chance/terminal)."""
+        rules, nbr, cell_of, _, origin = self.game.kernel_args()
+        n = K.legal_actions(self.cells, self.players, self.meta, rules, nbr, cell_of, origin,
+                            self._buf)
+        return self._buf[:n].copy()
+
+    def legal_action_mask(self) -> np.ndarray:
+        """``bool[num_actions]``: True at the legal ids."""
+        mask = np.zeros(self.game.num_actions, dtype=np.bool_)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """``[(tile type id, probability)]`` of the next draw, proportional to the undrawn
+        copies of each type (RULES.md Step 1; OpenSpiel ``ChanceOutcomes``).
+
+        Raises:
+            WrongStepError: not at a chance node.
+        """
+        if self.meta[M_STEP] != Step.CHANCE:
+            raise WrongStepError("chance_outcomes", f"no chance node: the state is at {self.step.name}")
+        undrawn = self.deck[int(self.meta[M_DRAWN]):].astype(np.int64)
+        counts = np.bincount(undrawn, minlength=NUM_TILE_TYPES)
+        total = counts.sum()
+        return [(int(t), float(c) / total) for t, c in enumerate(counts) if c > 0]
+
+    def draw(self) -> int:
+        """Resolve the chance node with the next tile of the (seeded) deck; returns its type."""
+        t = int(self.deck[int(self.meta[M_DRAWN])])
+        self.apply(t)
+        return t
+
+    def apply(self, action: int | str | Action) -> None:
+        """Apply an action: an id, notation or :class:`Action`; at a chance node a tile type id
+        (0..24) or ``draw:AB``.
+
+        Raises:
+            ActionOutOfRangeError: an id outside the action space.
+            WrongStepError: an action of the wrong kind for the step, or any once over.
+            IllegalActionError: the action breaks a rule (named in the message).
+            NotationError: malformed notation.
+        The state is unchanged when an error is raised.
+        """
+        a = self._resolve(action)
+        self._history.append(
+            (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
+        )
+        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        K.apply_action(self.cells, self.players, self.deck, self.meta, rules, nbr, cell_of,
+                       hexqr, origin, a)
+
+    def undo(self) -> None:
+        """Take back the last action (chance outcomes included).
+
+        Raises:
+            IndexError: nothing to undo.
+        """
+        if not self._history:
+            raise IndexError("nothing to undo")
+        self.cells, self.players, self.deck, self.meta, _ = self._history.pop()
+
+    def history(self) -> list[int]:
+        """Applied actions in order (tile type ids at chance nodes)."""
+        return [h[4] for h in self._history]
+
+    def clone(self) -> TaluvaState:
+        """An independent copy (history included)."""
+        s = TaluvaState(self.game, self.cells.copy(), self.players.copy(), self.deck.copy(),
+                        self.meta.copy())
+        s._history = list(self._history)
+        return s
+
+    def observation(self, player: int) -> dict[str, Any]:
+        """What ``player`` knows: the board, supplies, the tile in hand when it is theirs to see
+        (with ``tile_preview``, only their own held tile). The network planes are in
+        ``taluva_ai.encoding``."""
+        hands = [
+            int(h) if (i == player or not self.game.rules.tile_preview) else -1
+            for i, h in enumerate(self.players[: self.num_players, P_HAND])
+        ]
+        return {
+            "cells": self.cells.copy(),
+            "supply": self.players[: self.num_players, :3].copy(),
+            "status": self.players[: self.num_players, P_STATUS].copy(),
+            "tile": self.tile,
+            "hands": hands,
+            "current_player": self.current_player,
+            "step": int(self.step),
+            "tiles_left": self.tiles_left,
+        }
+
+    # -- notation ---------------------------------------------------------------------------
+
+    def action_to_string(self, action: int) -> str:
+        """Notation of an action id (a tile type id at a chance node gives ``draw:AB``)."""
+        if self.meta[M_STEP] == Step.CHANCE:
+            return str(Action(ActionKind.DRAW, tile=int(action)))
+        return self.game.action_to_string(action)
+
+    def parse_action(self, text: str) -> int:
+        """Id of an action in notation in this position. For an expansion, any hex of the
+        settlement may be named (it is mapped to the settlement's smallest hex).
+
+        Raises:
+            NotationError: malformed notation.
+        """
+        act = Action.parse(text)
+        if act.kind is ActionKind.DRAW:
+            return act.tile
+        if act.kind is ActionKind.EXPAND:
+            c = self.game.board.cell(act.q, act.r) if _on_board(self.game.board, act) else -1
+            if c >= 0 and self.cells[c, C_BUILDING] != 0:
+                canon = self._settlement_canon(c)
+                if canon is not None:
+                    q, r = self.game.board.hex(canon)
+                    act = Action(ActionKind.EXPAND, q, r, terrain=act.terrain)
+        return encode(act, self.game.board)
+
+    def _settlement_canon(self, cell: int) -> int | None:
+        """Smallest cell of the settlement holding ``cell`` (None if no building there)."""
+        if self.cells[cell, C_BUILDING] == 0:
+            return None
+        owner = int(self.cells[cell, C_OWNER])
+        seen = {cell}
+        todo = [cell]
+        nbr = self.game.board.neighbours
+        while todo:
+            c = todo.pop()
+            for m in nbr[c]:
+                m = int(m)
+                if (m >= 0 and m not in seen and self.cells[m, C_BUILDING] != 0
+                        and self.cells[m, C_OWNER] == owner):
+                    seen.add(m)
+                    todo.append(m)
+        return min(seen)
+
+    # -- validation -------------------------------------------------------------------------
+
+    def _resolve(self, action: int | str | Action) -> int:
+        """Validate and turn an action into the id the kernels take (state untouched)."""
+        if isinstance(action, Action):
+            if action.kind is ActionKind.DRAW:
+                a = action.tile
+            else:
+                try:
+                    a = encode(action, self.game.board)
+                except NotationError as e:
+                    raise IllegalActionError(action, str(e)) from None
+        elif isinstance(action, str):
+            a = self.parse_action(action) if _on_board_text(self, action) else -1
+            if a == -1:
+                raise IllegalActionError(action, "the hex lies outside the board bound "
+                                         f"(board_radius={self.game.rules.board_radius})")
+        elif isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            a = int(action)
+        else:
+            raise NotationError(f"an action is an int id, notation or Action, got {action!r}")
+        step = self.meta[M_STEP]
+        if step == Step.TERMINAL:
+            raise WrongStepError(action, "the game is over")
+        if step == Step.CHANCE:
+            if not 0 <= a < NUM_TILE_TYPES:
+                raise ActionOutOfRangeError(action, "a chance outcome is a tile type id 0..24")
+            if not (self.deck[int(self.meta[M_DRAWN]):] == a).any():
+                raise IllegalActionError(action, f"no undrawn copy of tile {tile_name(a)} is left")
+            return a
+        if not 0 <= a < self.game.num_actions:
+            raise ActionOutOfRangeError(action, f"action ids run from 0 to {self.game.num_actions - 1}")
+        is_tile = a < 6 * self.game.num_cells
+        if step == Step.TILE and not is_tile:
+            raise WrongStepError(action, "a build during the tile step (place the tile first)")
+        if step == Step.BUILD and is_tile:
+            raise WrongStepError(action, "a tile placement during the build step")
+        if a not in set(self.legal_actions().tolist()):
+            raise IllegalActionError(self.game.action_to_string(a), self.explain_illegal(a))
+        return a
+
+    def explain_illegal(self, action_id: int) -> str:
+        """The RULES.md rule that action ``action_id`` breaks here (for error messages)."""
+        from taluva_ai.games.taluva.explain import explain
+
+        return explain(self, action_id)
+
+    # -- text -------------------------------------------------------------------------------
+
+    def to_position_string(self) -> str:
+        """The whole state as one line of text (inverse: :func:`position.parse_position`)."""
+        from taluva_ai.games.taluva.position import format_position
+
+        return format_position(self)
+
+    def __str__(self) -> str:
+        from taluva_ai.games.taluva.render import render_text
+
+        return render_text(self)
+
+    def __repr__(self) -> str:
+        return f"<TaluvaState ply={self.ply} step={self.step.name} player={self.current_player}>"
+
+    def summary(self) -> str:
+        """One line: step, player, tile in hand, supplies."""
+        parts = [f"ply {self.ply}", self.step.name.lower()]
+        if self.step in (Step.TILE, Step.BUILD):
+            parts.append(f"player {self.current_player}")
+        if self.tile >= 0:
+            parts.append(f"tile {tile_name(self.tile)}")
+        for p in range(self.num_players):
+            s = self.supply(p)
+            st = self.status(p)
+            tag = "" if st == Status.ACTIVE else f" {st.name.lower()}"
+            parts.append(f"P{p} h{s['huts']} t{s['temples']} w{s['towers']}{tag}")
+        return " | ".join(parts)
+
+
+def _on_board(board: Board, act: Action) -> bool:
+    from taluva_ai.games.taluva.hexgrid import hex_distance
+
+    return hex_distance(act.q, act.r) <= board.radius
+
+
+def _on_board_text(state: TaluvaState, text: str) -> bool:
+    act = Action.parse(text)
+    return act.kind is ActionKind.DRAW or _on_board(state.game.board, act)
+
+
+# re-exported names used by sibling modules
+__all__ = [
+    "C_LEVEL",
+    "C_OWNER",
+    "C_TERRAIN",
+    "C_TILE",
+    "Building",
+    "P_DESTROYED",
+    "TaluvaGame",
+    "TaluvaState",
+    "Terrain",
+    "complete_deck",
+    "tile_terrains",
+]

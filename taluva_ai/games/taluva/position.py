@@ -1,0 +1,191 @@
+"""Position strings: the whole state in one line of text, and back (docs/notation.md).
+
+Format: ``;``-separated ``key=value`` fields, in this order::
+
+    taluva=1;players=2;step=tile;player=0;tile=JC;drawn=3;placed=2;ply=7;end=none;
+    nelim=0;best=0;worst=1;drawfor=0;setup=0;bbox=-1,2,0,1;
+    seats=19.3.2.0.0.-1.-1.-1/20.3.2.0.0.-1.-1.-1;deck=JCCL...;
+    cells=0,0:1V0../0,1:1J0h0/...
+
+``seats`` per seat: huts, temples, towers (supply), status, destroyed huts, place, hand tile
+(-1 none), elimination order. ``deck``: the 48 tile names in draw order. ``cells``: every
+non-empty hex as ``q,r:`` level, terrain letter, tile index, then ``..`` or a building letter
+(``h`` ``T`` ``W``) and owner seat. The rules are not part of the string: parse it with the
+game it belongs to.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from taluva_ai.errors import PositionError
+from taluva_ai.games.taluva.state import (
+    C_BUILDING,
+    C_LEVEL,
+    C_OWNER,
+    C_TERRAIN,
+    C_TILE,
+    NUM_PLAYER_FIELDS,
+    EndReason,
+    Step,
+    new_arrays,
+)
+from taluva_ai.games.taluva.tiles import (
+    LETTER_TERRAIN,
+    NUM_TILE_TYPES,
+    NUM_TILES,
+    TERRAIN_LETTER,
+    Terrain,
+    full_tile_set,
+    parse_tile,
+    tile_name,
+)
+
+if TYPE_CHECKING:
+    from taluva_ai.games.taluva.game import TaluvaGame, TaluvaState
+
+_META_FIELDS = (
+    ("drawn", 3), ("placed", 4), ("ply", 15), ("nelim", 14), ("best", 10), ("worst", 11),
+    ("drawfor", 12), ("setup", 13),
+)
+_BUILD_LETTER = {1: "h", 2: "T", 3: "W"}
+_LETTER_BUILD = {v: k for k, v in _BUILD_LETTER.items()}
+_CELL = re.compile(r"(-?\d+),(-?\d+):(\d+)([VJCSRL])(\d+)(\.\.|[hTW]\d)")
+
+
+def format_position(state: TaluvaState) -> str:
+    """The state as a position string (see the module docstring)."""
+    m = state.meta
+    n = state.num_players
+    f = [
+        "taluva=1",
+        f"players={n}",
+        f"step={Step(int(m[0])).name.lower()}",
+        f"player={int(m[1])}",
+        f"tile={tile_name(int(m[2])) if m[2] >= 0 else '-'}",
+    ]
+    f += [f"{k}={int(m[i])}" for k, i in _META_FIELDS[:3]]
+    f.append(f"end={EndReason(int(m[9])).name.lower()}")
+    f += [f"{k}={int(m[i])}" for k, i in _META_FIELDS[3:]]
+    f.append(f"bbox={int(m[5])},{int(m[6])},{int(m[7])},{int(m[8])}")
+    f.append("seats=" + "/".join(".".join(str(int(x)) for x in state.players[p]) for p in range(n)))
+    f.append("deck=" + "".join(tile_name(int(t)) for t in state.deck))
+    board = state.game.board
+    cells = []
+    for c in np.flatnonzero(state.cells[:, C_LEVEL] > 0):
+        row = state.cells[c]
+        b = int(row[C_BUILDING])
+        bs = ".." if b == 0 else f"{_BUILD_LETTER[b]}{int(row[C_OWNER])}"
+        cells.append(
+            f"{int(board.q[c])},{int(board.r[c])}:{int(row[C_LEVEL])}"
+            f"{TERRAIN_LETTER[Terrain(int(row[C_TERRAIN]))]}{int(row[C_TILE])}{bs}"
+        )
+    f.append("cells=" + "/".join(cells))
+    return ";".join(f)
+
+
+def _int(field: str, text: str, lo: int, hi: int) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise PositionError(field, f"{text!r} is not an integer") from None
+    if not lo <= v <= hi:
+        raise PositionError(field, f"{v} is outside {lo}..{hi}")
+    return v
+
+
+def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
+    """Parse a position string made by :func:`format_position` for ``game``.
+
+    Raises:
+        PositionError: a missing, extra, out-of-order or malformed field (named in the message),
+            or a position inconsistent with the game (player count, board bound, tile set).
+    """
+    from taluva_ai.games.taluva.game import TaluvaState
+
+    if not isinstance(text, str):
+        raise PositionError("(whole)", f"expected a string, got {type(text).__name__}")
+    expected = ["taluva", "players", "step", "player", "tile", "drawn", "placed", "ply", "end",
+                "nelim", "best", "worst", "drawfor", "setup", "bbox", "seats", "deck", "cells"]
+    items = text.strip().split(";")
+    if len(items) != len(expected):
+        raise PositionError("(whole)", f"expected {len(expected)} ';'-separated fields "
+                            f"({', '.join(expected)}), got {len(items)}")
+    vals: dict[str, str] = {}
+    for want, item in zip(expected, items, strict=True):
+        key, sep, val = item.partition("=")
+        if not sep or key != want:
+            raise PositionError(want, f"expected '{want}=...', got {item[:40]!r}")
+        vals[key] = val
+    if vals["taluva"] != "1":
+        raise PositionError("taluva", f"unknown format version {vals['taluva']!r}")
+    n = _int("players", vals["players"], 2, 4)
+    if n != game.num_players:
+        raise PositionError("players", f"{n} players, but the game has {game.num_players}")
+    steps = {s.name.lower(): s for s in Step}
+    if vals["step"] not in steps:
+        raise PositionError("step", f"{vals['step']!r} is not one of {', '.join(steps)}")
+    ends = {e.name.lower(): e for e in EndReason}
+    if vals["end"] not in ends:
+        raise PositionError("end", f"{vals['end']!r} is not one of {', '.join(ends)}")
+    deck_s = vals["deck"]
+    if len(deck_s) != 2 * NUM_TILES:
+        raise PositionError("deck", f"expected {NUM_TILES} two-letter tiles, got {len(deck_s)} letters")
+    try:
+        deck = np.array([parse_tile(deck_s[i:i + 2]) for i in range(0, len(deck_s), 2)])
+    except ValueError as e:
+        raise PositionError("deck", str(e)) from None
+    if not np.array_equal(np.sort(deck), np.sort(full_tile_set())):
+        raise PositionError("deck", "the deck is not the 48-tile set")
+    cells, players, deck8, meta = new_arrays(n, deck, game.num_cells, game.rules.tile_preview)
+    meta[0] = steps[vals["step"]]
+    meta[1] = _int("player", vals["player"], 0, n - 1)
+    if vals["tile"] == "-":
+        meta[2] = -1
+    else:
+        try:
+            meta[2] = parse_tile(vals["tile"])
+        except ValueError as e:
+            raise PositionError("tile", str(e)) from None
+    meta[9] = ends[vals["end"]]
+    for key, i in _META_FIELDS:
+        meta[i] = _int(key, vals[key], -1 if key == "worst" else 0, 10**6)
+    bbox = vals["bbox"].split(",")
+    if len(bbox) != 4:
+        raise PositionError("bbox", "expected qmin,qmax,rmin,rmax")
+    radius = game.board.radius
+    for j, t in enumerate(bbox):
+        meta[5 + j] = _int("bbox", t, -radius, radius)
+    seats = vals["seats"].split("/")
+    if len(seats) != n:
+        raise PositionError("seats", f"expected {n} seats separated by '/', got {len(seats)}")
+    for p, s in enumerate(seats):
+        xs = s.split(".")
+        if len(xs) != NUM_PLAYER_FIELDS:
+            raise PositionError("seats", f"seat {p}: expected {NUM_PLAYER_FIELDS} '.'-separated numbers")
+        for j, t in enumerate(xs):
+            players[p, j] = _int("seats", t, -1, 60)
+        if players[p, 6] >= NUM_TILE_TYPES:
+            raise PositionError("seats", f"seat {p}: hand tile {players[p, 6]} outside -1..24")
+    if vals["cells"]:
+        for k, item in enumerate(vals["cells"].split("/")):
+            mt = _CELL.fullmatch(item)
+            if not mt:
+                raise PositionError("cells", f"entry {k + 1} {item!r} is not 'q,r:<level><terrain><tile><building>'")
+            q, r, lv, terr, tix, bs = mt.groups()
+            try:
+                c = game.board.cell(int(q), int(r))
+            except ValueError as e:
+                raise PositionError("cells", f"entry {k + 1}: {e}") from None
+            if cells[c, C_LEVEL] != 0:
+                raise PositionError("cells", f"entry {k + 1}: hex ({q},{r}) given twice")
+            cells[c, C_LEVEL] = _int("cells", lv, 1, NUM_TILES)
+            cells[c, C_TERRAIN] = LETTER_TERRAIN[terr]
+            cells[c, C_TILE] = _int("cells", tix, 0, NUM_TILES - 1)
+            if bs != "..":
+                cells[c, C_BUILDING] = _LETTER_BUILD[bs[0]]
+                cells[c, C_OWNER] = _int("cells", bs[1:], 0, n - 1)
+    return TaluvaState(game, cells, players, deck8, meta)

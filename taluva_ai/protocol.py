@@ -1,0 +1,91 @@
+"""The generic game protocol and the game registry.
+
+Agents, search, the arena and the env wrappers see a game only through these two protocols
+(OpenSpiel's ``Game`` / ``State`` split), so a second game plugs in without touching them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+#: ``current_player`` at a chance node (OpenSpiel ``kChancePlayerId``).
+CHANCE = -1
+#: ``current_player`` once the game is over (OpenSpiel ``kTerminalPlayerId``).
+TERMINAL = -4
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """One position of a game."""
+
+    @property
+    def current_player(self) -> int:
+        """Seat to move, ``CHANCE`` at a chance node, ``TERMINAL`` once the game is over."""
+        ...
+
+    def legal_actions(self) -> np.ndarray:
+        """``int64[k]`` legal action ids of the player to move, ascending."""
+        ...
+
+    def legal_action_mask(self) -> np.ndarray:
+        """``bool[num_actions]`` legal mask in action-id order."""
+        ...
+
+    def apply(self, action: Any) -> None:
+        """Apply an action id (or a chance outcome at a chance node)."""
+        ...
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """``(outcome, probability)`` pairs at a chance node."""
+        ...
+
+    def is_terminal(self) -> bool: ...
+
+    def returns(self) -> np.ndarray:
+        """``float64[num_players]`` final values."""
+        ...
+
+    def clone(self) -> GameState: ...
+
+    def observation(self, player: int) -> Any:
+        """What ``player`` knows of the position."""
+        ...
+
+    def action_to_string(self, action: int) -> str: ...
+
+
+@runtime_checkable
+class Game(Protocol):
+    """A game's declared facts and its factory of initial states."""
+
+    name: str
+    num_players: int
+    num_actions: int
+    max_chance_outcomes: int
+    max_game_length: int
+
+    def new_initial_state(self, seed: int | None = None) -> GameState: ...
+
+
+_REGISTRY: dict[str, Callable[..., Game]] = {}
+
+
+def register_game(name: str, factory: Callable[..., Game]) -> None:
+    """Register a game factory under ``name`` (``make_game(name, **options)`` calls it)."""
+    _REGISTRY[name] = factory
+
+
+def make_game(name: str = "taluva", **options: Any) -> Game:
+    """Make a registered game with the given options.
+
+    Raises:
+        KeyError: no game of that name.
+    """
+    if name not in _REGISTRY:
+        import taluva_ai.games  # noqa: F401  (registers the built-in games)
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown game {name!r}; known: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name](**options)
