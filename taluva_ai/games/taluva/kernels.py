@@ -210,15 +210,23 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
     ncell = cells.shape[0]
     scan = np.empty(ncell, dtype=np.int32)
     nscan = _scan_cells(meta, cell_of, 2, scan)
+    # coast: empty hexes next to the island; near: empty hexes within 1 of the coast, the
+    # only possible volcano hexes of a sea-level placement.
     coast = np.zeros(ncell, dtype=np.bool_)
+    near = np.zeros(ncell, dtype=np.bool_)
     for i in range(nscan):
         c = scan[i]
         if cells[c, C_LEVEL] > 0:
             for d in range(6):
                 m = nbr[c, d]
-                if m >= 0 and cells[m, C_LEVEL] == 0:
+                if m >= 0 and cells[m, C_LEVEL] == 0 and not coast[m]:
                     coast[m] = True
-    label = np.full(ncell, -1, dtype=np.int32)
+                    near[m] = True
+                    for d2 in range(6):
+                        m2 = nbr[m, d2]
+                        if m2 >= 0:
+                            near[m2] = True
+    label = np.empty(0, dtype=np.int32)
     size = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     tmp = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     have_labels = False
@@ -227,6 +235,8 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
         v = scan[i]
         lv = cells[v, C_LEVEL]
         if lv == 0:
+            if not near[v]:
+                continue
             for o in range(6):
                 a = nbr[v, (o + 4) % 6]
                 b = nbr[v, (o + 5) % 6]
@@ -256,6 +266,7 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
                     continue
                 if ba == HUT or bb == HUT:
                     if not have_labels:
+                        label = np.full(ncell, -1, dtype=np.int32)
                         settlements(cells, nbr, scan, nscan, -1, label, size, tmp, tmp, tmp)
                         have_labels = True
                     ok = True
@@ -512,6 +523,14 @@ def _advance(cells, players, deck, meta, rules, nbr, cell_of, origin, p):
 
 @njit(cache=True)
 def _check_truncated(cells, meta, nbr, cell_of, origin):
+    """End the game as truncated when the board bound leaves no legal placement."""
+    radius = (cell_of.shape[0] - 1) // 2
+    far = 0
+    for q in (meta[M_QMIN] - 3, meta[M_QMAX] + 3):
+        for r in (meta[M_RMIN] - 3, meta[M_RMAX] + 3):
+            far = max(far, (abs(q) + abs(r) + abs(q + r)) // 2)
+    if far <= radius:
+        return  # a sea-level placement next to the island fits on the board
     buf = np.empty(1, dtype=np.int64)
     if tile_actions(cells, meta, nbr, cell_of, origin, buf, True) == 0:
         _finish(meta, END_TRUNCATED)
@@ -654,7 +673,7 @@ def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a
     if rules[R_TILE_PREVIEW] != 0:
         players[p, P_HAND] = -1
     meta[M_STEP] = S_BUILD
-    buf = np.empty(8 * cells.shape[0], dtype=np.int64)
+    buf = np.empty(1, dtype=np.int64)
     if build_actions(cells, players, meta, rules, nbr, cell_of, buf, True) == 0:
         meta[M_TILE] = -1
         if not _leave_table(players, meta, rules, p, ELIMINATED):
