@@ -1,1 +1,18 @@
-"""Agents (imported as ``taluva_ai.agents``)."""
+"""Agents (imported as ``taluva_ai.agents``): random, greedy, and later MCTS and AlphaZero,
+behind one interface (:class:`Agent`) and made by name (:func:`make_agent`)."""
+
+from taluva_ai.agents.base import Agent, known_agents, make_agent, parse_agent_spec, register_agent
+from taluva_ai.agents.simple import GreedyAgent, RandomAgent
+
+register_agent("random", RandomAgent)
+register_agent("greedy", GreedyAgent)
+
+__all__ = [
+    "Agent",
+    "GreedyAgent",
+    "RandomAgent",
+    "known_agents",
+    "make_agent",
+    "parse_agent_spec",
+    "register_agent",
+]

@@ -371,6 +371,20 @@ class TaluvaState:
             "tiles_left": self.tiles_left,
         }
 
+    def heuristic_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(ids int64[k], values float64[k])``: the legal actions and their one-ply heuristic
+        values (:mod:`heuristic`; the scores are documented there and in docs/agents.md).
+        Optional protocol method, used by the greedy player and greedy rollouts."""
+        from taluva_ai.games.taluva.heuristic import action_values
+
+        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        size = 8 * self.game.num_cells
+        ids = np.empty(size, dtype=np.int64)
+        vals = np.empty(size, dtype=np.float64)
+        n = action_values(self.cells, self.players, self.meta, rules, nbr, cell_of, hexqr,
+                          origin, ids, vals)
+        return ids[:n].copy(), vals[:n].copy()
+
     # -- notation ---------------------------------------------------------------------------
 
     def action_to_string(self, action: int) -> str:
@@ -504,18 +518,3 @@ def _on_board_text(state: TaluvaState, text: str) -> bool:
     act = Action.parse(text)
     return act.kind is ActionKind.DRAW or _on_board(state.game.board, act)
 
-
-# re-exported names used by sibling modules
-__all__ = [
-    "C_LEVEL",
-    "C_OWNER",
-    "C_TERRAIN",
-    "C_TILE",
-    "Building",
-    "P_DESTROYED",
-    "TaluvaGame",
-    "TaluvaState",
-    "Terrain",
-    "complete_deck",
-    "tile_terrains",
-]

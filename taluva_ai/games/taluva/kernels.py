@@ -299,7 +299,7 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
 
 
 @njit(cache=True)
-def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only):
+def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out):
     """Legal builds (RULES.md Step 2) of the player to move, ascending ids.
 
     Found a settlement (hut on an empty level-1 hex, isolated from own settlements under
@@ -313,8 +313,14 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only):
     ``new_hut_isolated=False`` an expansion that fills one level-1 hex equals founding a hut
     there and is listed as the hut.
 
+    Args:
+        out: ``int64[>= 8H]`` receives the ids.
+        first_only: stop at the first legal build.
+        cost_out: ``int64`` array; when it has ``>= 8H`` entries, receives the huts each build
+            takes from the supply (temple and tower 0); pass an empty array to skip.
+
     Returns:
-        Number of ids written to ``out`` (``int64[>= 8H]``).
+        Number of ids written to ``out``.
     """
     ncell = cells.shape[0]
     hut_base = 6 * ncell
@@ -390,15 +396,22 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only):
         if first_only and nh + nt + nw > 0:
             out[0] = hut_base + c if nh > 0 else (temple_base + c if nt > 0 else tower_base + c)
             return 1
+    want_cost = cost_out.shape[0] > 0
     n = 0
     for j in range(nh):
         out[n] = hut_ids[j]
+        if want_cost:
+            cost_out[n] = 1
         n += 1
     for j in range(nt):
         out[n] = temple_ids[j]
+        if want_cost:
+            cost_out[n] = 0
         n += 1
     for j in range(nw):
         out[n] = tower_ids[j]
+        if want_cost:
+            cost_out[n] = 0
         n += 1
     for s in range(nsett):
         for k in range(5):
@@ -421,6 +434,8 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only):
             if dup:
                 continue
             out[n] = expand_base + canon[s] * 5 + k
+            if want_cost:
+                cost_out[n] = cost[s, k]
             n += 1
             if first_only:
                 return n
@@ -623,11 +638,10 @@ def apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, tile):
 
 
 @njit(cache=True)
-def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, action):
-    """Place the tile in hand by action id ``action`` (assumed legal): eruptions destroy the huts
-    underneath; then a player with no legal build is eliminated (RULES.md End of the game)."""
-    p = meta[M_PLAYER]
-    tile = meta[M_TILE]
+def place_tile_cells(cells, players, meta, rules, nbr, hexqr, action, tile):
+    """Put tile type ``tile`` on the board by tile action id ``action`` (assumed legal): the
+    three hexes, huts destroyed underneath (or returned, ``destroyed_huts_return``), the island's
+    bounding box. Turn bookkeeping is left to :func:`apply_tile`."""
     v = action // 6
     o = action % 6
     a = nbr[v, (o + 4) % 6]
@@ -668,13 +682,22 @@ def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a
             meta[M_QMAX] = max(meta[M_QMAX], q)
             meta[M_RMIN] = min(meta[M_RMIN], r)
             meta[M_RMAX] = max(meta[M_RMAX], r)
+
+
+@njit(cache=True)
+def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, action):
+    """Place the tile in hand by action id ``action`` (assumed legal): eruptions destroy the huts
+    underneath; then a player with no legal build is eliminated (RULES.md End of the game)."""
+    p = meta[M_PLAYER]
+    place_tile_cells(cells, players, meta, rules, nbr, hexqr, action, meta[M_TILE])
+    placed = meta[M_PLACED]
     meta[M_PLACED] = placed + 1
     meta[M_PLY] += 1
     if rules[R_TILE_PREVIEW] != 0:
         players[p, P_HAND] = -1
     meta[M_STEP] = S_BUILD
     buf = np.empty(1, dtype=np.int64)
-    if build_actions(cells, players, meta, rules, nbr, cell_of, buf, True) == 0:
+    if build_actions(cells, players, meta, rules, nbr, cell_of, buf, True, np.empty(0, dtype=np.int64)) == 0:
         meta[M_TILE] = -1
         if not _leave_table(players, meta, rules, p, ELIMINATED):
             _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p)
@@ -778,7 +801,7 @@ def legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out):
     if step == S_TILE:
         return tile_actions(cells, meta, nbr, cell_of, origin, out, False)
     if step == S_BUILD:
-        return build_actions(cells, players, meta, rules, nbr, cell_of, out, False)
+        return build_actions(cells, players, meta, rules, nbr, cell_of, out, False, np.empty(0, dtype=np.int64))
     return 0
 
 

@@ -1,0 +1,153 @@
+"""One-ply heuristic values of Taluva actions (the ``greedy`` player; MCTS greedy rollouts).
+
+Build step: the value of a build is the sum of the terms below. Tile step: the value of a
+placement is the best build value it leaves the player (``NO_BUILD`` when it leaves none, so
+the player avoids elimination), plus ``DESTROY`` per opponent hut destroyed and minus
+``DESTROY`` per own hut destroyed by an eruption.
+
+==============================================  =====================================
+term                                            value
+==============================================  =====================================
+the build is an early victory                   ``WIN`` (10000)
+temple                                          ``TEMPLE`` (100)
+tower                                           ``TOWER`` (80)
+expansion                                       ``HUT`` - ``HUT_COST`` (4) per hut beyond one
+expansion that grows a temple-less settlement
+to 3 hexes or more (a temple spot next turn)    ``TEMPLE_SPOT`` (30)
+found a settlement                              ``HUT`` (3)
+no hut left while temples or towers remain      ``NO_HUTS`` (-300): elimination risk
+fewer than ``LOW_HUTS`` (6) huts left           ``LOW_HUTS_PER`` (-20) per hut short
+==============================================  =====================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from taluva_ai.games.taluva import kernels as K
+from taluva_ai.games.taluva.rules import R_EARLY_VICTORY_KINDS
+from taluva_ai.games.taluva.state import (
+    M_PLAYER,
+    M_STEP,
+    M_TILE,
+    P_DESTROYED,
+    P_HUTS,
+    P_TEMPLES,
+    P_TOWERS,
+)
+
+WIN = 10000.0
+TEMPLE = 100.0
+TOWER = 80.0
+HUT_COST = 4.0
+TEMPLE_SPOT = 30.0
+HUT = 3.0
+NO_HUTS = -300.0
+LOW_HUTS = 6
+LOW_HUTS_PER = -20.0
+NO_BUILD = -1000.0
+DESTROY = 15.0
+
+
+@njit(cache=True)
+def _build_values(cells, players, meta, rules, nbr, cell_of, ids, costs, values):
+    """Write the ids, huts taken and values of the legal builds; return their number."""
+    ncell = cells.shape[0]
+    n = K.build_actions(cells, players, meta, rules, nbr, cell_of, ids, False, costs)
+    p = meta[M_PLAYER]
+    huts = players[p, P_HUTS]
+    temples = players[p, P_TEMPLES]
+    towers = players[p, P_TOWERS]
+    scan = np.empty(ncell, dtype=np.int32)
+    nscan = K._scan_cells(meta, cell_of, 0, scan)
+    label = np.full(ncell, -1, dtype=np.int32)
+    size = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
+    stemples = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
+    tmp = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
+    K.settlements(cells, nbr, scan, nscan, p, label, size, stemples, tmp, tmp)
+    for j in range(n):
+        a = ids[j]
+        h, t, w = huts, temples, towers
+        if a < 7 * ncell:
+            v = HUT
+            h -= 1
+        elif a < 8 * ncell:
+            v = TEMPLE
+            t -= 1
+        elif a < 9 * ncell:
+            v = TOWER
+            w -= 1
+        else:
+            v = HUT - HUT_COST * (costs[j] - 1)
+            h -= costs[j]
+            s = label[(a - 9 * ncell) // 5]
+            if stemples[s] == 0 and size[s] < 3 and size[s] + costs[j] >= 3:
+                v += TEMPLE_SPOT
+        kinds = (h == 0) + (t == 0) + (w == 0)
+        if kinds >= rules[R_EARLY_VICTORY_KINDS]:
+            v += WIN
+        elif h == 0:
+            v += NO_HUTS
+        elif h < LOW_HUTS:
+            v += LOW_HUTS_PER * (LOW_HUTS - h)
+        values[j] = v
+    return n
+
+
+@njit(cache=True)
+def action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids, values):
+    """Heuristic value of every legal action of the player to move.
+
+    Args:
+        ids: ``int64[>= 8H]`` receives the legal ids (ascending, as :func:`kernels.legal_actions`).
+        values: ``float64[>= 8H]`` receives their values.
+
+    Returns:
+        Number of legal actions (0 at a chance node or at the end).
+    """
+    ncell = cells.shape[0]
+    step = meta[M_STEP]
+    bids = np.empty(8 * ncell, dtype=np.int64)
+    bcost = np.empty(8 * ncell, dtype=np.int64)
+    bval = np.empty(8 * ncell, dtype=np.float64)
+    if step == K.S_BUILD:
+        return _build_values(cells, players, meta, rules, nbr, cell_of, ids, bcost, values)
+    if step != K.S_TILE:
+        return 0
+    n = K.tile_actions(cells, meta, nbr, cell_of, origin, ids, False)
+    p = meta[M_PLAYER]
+    nplayers = players.shape[0]
+    saved_cells = np.empty((3, cells.shape[1]), dtype=cells.dtype)
+    saved_players = players.copy()
+    saved_meta = meta.copy()
+    tri = np.empty(3, dtype=np.int64)
+    for j in range(n):
+        a = ids[j]
+        v = a // 6
+        o = a % 6
+        tri[0] = v
+        tri[1] = nbr[v, (o + 4) % 6]
+        tri[2] = nbr[v, (o + 5) % 6]
+        for i in range(3):
+            saved_cells[i, :] = cells[tri[i], :]
+        K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, meta[M_TILE])
+        meta[M_STEP] = K.S_BUILD
+        destroyed = 0.0
+        for q in range(nplayers):
+            d = (players[q, P_DESTROYED] - saved_players[q, P_DESTROYED]) + (
+                players[q, P_HUTS] - saved_players[q, P_HUTS]
+            )
+            destroyed += -d if q == p else d
+        nb = _build_values(cells, players, meta, rules, nbr, cell_of, bids, bcost, bval)
+        best = NO_BUILD
+        for k in range(nb):
+            best = max(best, bval[k])
+        values[j] = best + DESTROY * destroyed
+        for i in range(3):
+            cells[tri[i], :] = saved_cells[i, :]
+        players[:, :] = saved_players
+        meta[:] = saved_meta
+    return n
+
+
