@@ -266,6 +266,22 @@ class TaluvaState:
             return []
         return [p for p, pl in enumerate(self.places()) if pl == 0]
 
+    def island_reach(self) -> int:
+        """Largest hex distance of any hex on the table from the first volcano (0 if empty)."""
+        occ = self.cells[:, C_LEVEL] > 0
+        if not occ.any():
+            return 0
+        b = self.game.board
+        q, r = b.q[occ], b.r[occ]
+        return int(((np.abs(q) + np.abs(r) + np.abs(q + r)) // 2).max())
+
+    def bound_may_bind(self) -> bool:
+        """True when the board bound may cut a legal placement now: the island comes within 2
+        hexes of the board's edge (every hex of a placement lies within 2 of the island). Never
+        False when a placement is cut; the engine's default radius keeps it False in practice
+        (docs/engine.md, Board bound)."""
+        return self.island_reach() >= self.game.board.radius - 1
+
     # -- protocol ---------------------------------------------------------------------------
 
     def is_terminal(self) -> bool:
