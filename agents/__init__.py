@@ -2,13 +2,20 @@
 behind one interface (:class:`Agent`) and made by name (:func:`make_agent`)."""
 
 from taluva_ai.agents.base import Agent, known_agents, make_agent, parse_agent_spec, register_agent
+from taluva_ai.agents.evaluators import Evaluator, RolloutEvaluator
+from taluva_ai.agents.mcts import MCTSAgent, MCTSConfig
 from taluva_ai.agents.simple import GreedyAgent, RandomAgent
 
 register_agent("random", RandomAgent)
 register_agent("greedy", GreedyAgent)
+register_agent("mcts", MCTSAgent)
 
 __all__ = [
     "Agent",
+    "Evaluator",
+    "MCTSAgent",
+    "MCTSConfig",
+    "RolloutEvaluator",
     "GreedyAgent",
     "RandomAgent",
     "known_agents",

@@ -92,6 +92,11 @@ class TaluvaGame:
     def __repr__(self) -> str:
         return f"TaluvaGame({self.rules!r})"
 
+    def options(self) -> dict[str, Any]:
+        """The rule options as a JSON-ready dict: ``make_game("taluva", **game.options())``
+        rebuilds this game (:meth:`RuleSet.to_dict`; game records store it)."""
+        return self.rules.to_dict()
+
     def kernel_args(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
         """``(rules, nbr, cell_of, hexqr, origin)``, the constant arguments of the kernels."""
         b = self.board
@@ -323,7 +328,13 @@ class TaluvaState:
         return [(int(t), float(c) / total) for t, c in enumerate(counts) if c > 0]
 
     def draw(self) -> int:
-        """Resolve the chance node with the next tile of the (seeded) deck; returns its type."""
+        """Resolve the chance node with the next tile of the (seeded) deck; returns its type.
+
+        Raises:
+            WrongStepError: not at a chance node.
+        """
+        if self.meta[M_STEP] != Step.CHANCE:
+            raise WrongStepError("draw", f"no chance node: the state is at {self.step.name}")
         t = int(self.deck[int(self.meta[M_DRAWN])])
         self.apply(t)
         return t
@@ -400,6 +411,33 @@ class TaluvaState:
         n = action_values(self.cells, self.players, self.meta, rules, nbr, cell_of, hexqr,
                           origin, ids, vals)
         return ids[:n].copy(), vals[:n].copy()
+
+    def rollout(self, policy: str = "random", seed: int = 0, samples: int = 8) -> np.ndarray:
+        """Play a copy of this state to the end with a compiled policy; return its returns.
+
+        Optional protocol method for search (MCTS rollout evaluators). Chance nodes draw
+        uniformly among the undrawn tiles, never from the hidden deck order.
+
+        Args:
+            policy: ``"random"`` (uniform legal actions) or ``"greedy"`` (heuristic builds; tile
+                placements: best of ``samples`` uniformly drawn ones); see :mod:`heuristic`.
+            seed: the rollout's random seed.
+
+        Returns:
+            ``float64[num_players]``, as :meth:`returns`.
+
+        Raises:
+            ValueError: an unknown policy.
+        """
+        from taluva_ai.games.taluva.heuristic import rollout
+
+        if policy not in ("random", "greedy"):
+            raise ValueError(f"rollout policy must be 'random' or 'greedy', got {policy!r}")
+        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        out = np.zeros(self.num_players, dtype=np.float64)
+        rollout(self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(),
+                rules, nbr, cell_of, hexqr, origin, policy == "greedy", samples, seed, out)
+        return out
 
     # -- notation ---------------------------------------------------------------------------
 

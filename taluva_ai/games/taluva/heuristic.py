@@ -28,6 +28,7 @@ from numba import njit
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.rules import R_EARLY_VICTORY_KINDS
 from taluva_ai.games.taluva.state import (
+    M_DRAWN,
     M_PLAYER,
     M_STEP,
     M_TILE,
@@ -96,6 +97,41 @@ def _build_values(cells, players, meta, rules, nbr, cell_of, ids, costs, values)
 
 
 @njit(cache=True)
+def _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr, a, saved_cells,
+                     saved_players, saved_meta, bids, bcost, bval):
+    """Value of tile placement ``a`` (see the module docstring); the state is restored."""
+    p = meta[M_PLAYER]
+    v = a // 6
+    o = a % 6
+    c0 = v
+    c1 = nbr[v, (o + 4) % 6]
+    c2 = nbr[v, (o + 5) % 6]
+    saved_cells[0, :] = cells[c0, :]
+    saved_cells[1, :] = cells[c1, :]
+    saved_cells[2, :] = cells[c2, :]
+    saved_players[:, :] = players
+    saved_meta[:] = meta
+    K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, meta[M_TILE])
+    meta[M_STEP] = K.S_BUILD
+    destroyed = 0.0
+    for q in range(players.shape[0]):
+        d = (players[q, P_DESTROYED] - saved_players[q, P_DESTROYED]) + (
+            players[q, P_HUTS] - saved_players[q, P_HUTS]
+        )
+        destroyed += -d if q == p else d
+    nb = _build_values(cells, players, meta, rules, nbr, cell_of, bids, bcost, bval)
+    best = NO_BUILD
+    for k in range(nb):
+        best = max(best, bval[k])
+    cells[c0, :] = saved_cells[0, :]
+    cells[c1, :] = saved_cells[1, :]
+    cells[c2, :] = saved_cells[2, :]
+    players[:, :] = saved_players
+    meta[:] = saved_meta
+    return best + DESTROY * destroyed
+
+
+@njit(cache=True)
 def action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids, values):
     """Heuristic value of every legal action of the player to move.
 
@@ -116,38 +152,87 @@ def action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids,
     if step != K.S_TILE:
         return 0
     n = K.tile_actions(cells, meta, nbr, cell_of, origin, ids, False)
-    p = meta[M_PLAYER]
-    nplayers = players.shape[0]
     saved_cells = np.empty((3, cells.shape[1]), dtype=cells.dtype)
     saved_players = players.copy()
     saved_meta = meta.copy()
-    tri = np.empty(3, dtype=np.int64)
     for j in range(n):
-        a = ids[j]
-        v = a // 6
-        o = a % 6
-        tri[0] = v
-        tri[1] = nbr[v, (o + 4) % 6]
-        tri[2] = nbr[v, (o + 5) % 6]
-        for i in range(3):
-            saved_cells[i, :] = cells[tri[i], :]
-        K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, meta[M_TILE])
-        meta[M_STEP] = K.S_BUILD
-        destroyed = 0.0
-        for q in range(nplayers):
-            d = (players[q, P_DESTROYED] - saved_players[q, P_DESTROYED]) + (
-                players[q, P_HUTS] - saved_players[q, P_HUTS]
-            )
-            destroyed += -d if q == p else d
-        nb = _build_values(cells, players, meta, rules, nbr, cell_of, bids, bcost, bval)
-        best = NO_BUILD
-        for k in range(nb):
-            best = max(best, bval[k])
-        values[j] = best + DESTROY * destroyed
-        for i in range(3):
-            cells[tri[i], :] = saved_cells[i, :]
-        players[:, :] = saved_players
-        meta[:] = saved_meta
+        values[j] = _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr, ids[j],
+                                     saved_cells, saved_players, saved_meta, bids, bcost, bval)
     return n
 
 
+@njit(cache=True)
+def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, greedy, samples,
+            seed, out):
+    """Play the game to the end from this state (modified in place) and write the returns.
+
+    Chance nodes draw uniformly among the undrawn tiles (not the deck order: a rollout must
+    not see the hidden deck). ``greedy=False``: uniformly random legal actions. ``greedy=True``
+    (the cheap "greedy rollout" policy of MCTS): builds by the heuristic, tile placements by
+    the best heuristic value among ``samples`` placements drawn uniformly without replacement.
+    Ties are broken at random.
+
+    Args:
+        out: ``float64[num_players]`` receives :func:`kernels.returns`.
+
+    Returns:
+        Number of decisions played.
+    """
+    np.random.seed(seed)
+    ncell = cells.shape[0]
+    ids = np.empty(8 * ncell, dtype=np.int64)
+    vals = np.empty(8 * ncell, dtype=np.float64)
+    bids = np.empty(8 * ncell, dtype=np.int64)
+    bcost = np.empty(8 * ncell, dtype=np.int64)
+    bval = np.empty(8 * ncell, dtype=np.float64)
+    saved_cells = np.empty((3, cells.shape[1]), dtype=cells.dtype)
+    saved_players = players.copy()
+    saved_meta = meta.copy()
+    decisions = 0
+    while meta[M_STEP] != K.S_TERMINAL:
+        step = meta[M_STEP]
+        if step == K.S_CHANCE:
+            d = meta[M_DRAWN]
+            j = d + np.random.randint(deck.shape[0] - d)
+            K.apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, deck[j])
+            continue
+        if not greedy:
+            n = K.legal_actions(cells, players, meta, rules, nbr, cell_of, origin, ids)
+            a = ids[np.random.randint(n)]
+        elif step == K.S_BUILD:
+            n = _build_values(cells, players, meta, rules, nbr, cell_of, ids, bcost, vals)
+            a = _argmax_random(ids, vals, n)
+        else:
+            n = K.tile_actions(cells, meta, nbr, cell_of, origin, ids, False)
+            k = min(samples, n)
+            for j in range(k):  # partial Fisher-Yates: ids[:k] is a uniform sample
+                r = j + np.random.randint(n - j)
+                t = ids[j]
+                ids[j] = ids[r]
+                ids[r] = t
+                vals[j] = _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr,
+                                           ids[j], saved_cells, saved_players, saved_meta,
+                                           bids, bcost, bval)
+            a = _argmax_random(ids, vals, k)
+        K.apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
+        decisions += 1
+    K.returns(players, meta, rules, out)
+    return decisions
+
+
+@njit(cache=True)
+def _argmax_random(ids, vals, n):
+    best = vals[0]
+    for j in range(1, n):
+        best = max(best, vals[j])
+    k = 0
+    for j in range(n):
+        if vals[j] == best:
+            k += 1
+    pick = np.random.randint(k)
+    for j in range(n):
+        if vals[j] == best:
+            if pick == 0:
+                return ids[j]
+            pick -= 1
+    return ids[0]

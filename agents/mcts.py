@@ -1,0 +1,286 @@
+"""Monte Carlo tree search for 2-4 players with chance nodes (``mcts`` agent).
+
+The tree lives in flat arrays (:mod:`mcts_tree`) with Numba-compiled selection and backup; the
+game is reached only through the protocol (``clone``, ``apply``, ``legal_actions``,
+``chance_outcomes``, ``returns``), and leaves are valued by an :class:`Evaluator`.
+
+- UCT with rollout evaluators, PUCT with evaluators that give priors.
+- Chance nodes for the tile draw: every outcome of ``chance_outcomes()`` is a child with its
+  probability; ``chance="expand"`` visits outcomes in proportion to their probability
+  (stratified, deterministic), ``chance="sample"`` samples one per simulation.
+- Values are vectors, one entry per seat (max^n backup), so 3 and 4 players work.
+- Budget: ``sims`` simulations, or ``time`` seconds per move; temperature; Dirichlet noise at
+  the root; tree reuse between moves; ``leaf_batch`` leaves collected with virtual loss and
+  evaluated together.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from taluva_ai.agents.base import Agent
+from taluva_ai.agents.evaluators import Evaluator, RolloutEvaluator
+from taluva_ai.agents.mcts_tree import (
+    CHANCE as K_CHANCE,
+)
+from taluva_ai.agents.mcts_tree import (
+    DECISION,
+    TERMINAL,
+    UNEXPANDED,
+    Tree,
+    add_virtual_loss,
+    backup,
+    seed_numba,
+    select_leaf,
+)
+from taluva_ai.protocol import CHANCE, GameState
+
+
+@dataclass(frozen=True)
+class MCTSConfig:
+    """Search parameters (the ``mcts:key=value,...`` agent spec sets any of them).
+
+    Attributes:
+        sims: simulations per move (ignored when ``time`` is set).
+        time: seconds per move, or None.
+        rollout: ``random`` or ``greedy`` rollout evaluator.
+        c: exploration constant (UCT's c, or PUCT's c_puct).
+        fpu: PUCT value of unvisited children.
+        chance: ``expand`` (stratified over all outcomes) or ``sample``.
+        temperature: 0 plays the most visited move; > 0 samples by visits^(1/temperature).
+        dirichlet_alpha: root noise concentration (0 = none; AlphaZero used 0.3 for chess).
+        dirichlet_frac: weight of the noise in the root priors (AlphaZero: 0.25).
+        reuse_tree: keep the subtree of the played line for the next move.
+        leaf_batch: leaves collected with virtual loss and evaluated together.
+        samples: tile placements sampled per greedy-rollout decision.
+        prior: ``heuristic`` (PUCT with softmax priors of the game's heuristic values) or
+            ``none`` (UCT).
+        prior_temperature: softmax temperature of the heuristic priors.
+    """
+
+    sims: int = 400
+    time: float | None = None
+    rollout: str = "random"
+    c: float = 1.0
+    fpu: float = 0.0
+    chance: str = "expand"
+    temperature: float = 0.0
+    dirichlet_alpha: float = 0.0
+    dirichlet_frac: float = 0.25
+    reuse_tree: bool = False
+    leaf_batch: int = 1
+    samples: int = 8
+    prior: str = "heuristic"
+    prior_temperature: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.time is None and self.sims < 1:
+            raise ValueError(f"sims must be at least 1, got {self.sims}")
+        if self.time is not None and self.time <= 0:
+            raise ValueError(f"time must be positive, got {self.time}")
+        if self.chance not in ("expand", "sample"):
+            raise ValueError(f"chance must be 'expand' or 'sample', got {self.chance!r}")
+        if self.leaf_batch < 1:
+            raise ValueError(f"leaf_batch must be at least 1, got {self.leaf_batch}")
+        if self.prior not in ("heuristic", "none"):
+            raise ValueError(f"prior must be 'heuristic' or 'none', got {self.prior!r}")
+        if self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+
+
+class MCTSAgent(Agent):
+    """MCTS player (see the module docstring); ``mcts:sims=400,rollout=greedy`` by name.
+
+    Args:
+        seed: seeds the move choice, the rollouts and the chance sampling.
+        evaluator: a leaf evaluator; by default a :class:`RolloutEvaluator` of ``rollout``.
+        **params: :class:`MCTSConfig` fields.
+
+    Raises:
+        ValueError: an unknown or invalid parameter.
+    """
+
+    name = "mcts"
+
+    def __init__(self, seed: int | None = None, evaluator: Evaluator | None = None,
+                 **params: Any) -> None:
+        known = {f.name for f in fields(MCTSConfig)}
+        bad = sorted(set(params) - known)
+        if bad:
+            raise ValueError(f"unknown mcts parameter(s) {', '.join(bad)}; known: "
+                             f"{', '.join(sorted(known))}")
+        self.config = MCTSConfig(**params)
+        cfg = self.config
+        self.evaluator = evaluator or RolloutEvaluator(
+            cfg.rollout, seed, cfg.samples,
+            cfg.prior_temperature if cfg.prior == "heuristic" else None,
+        )
+        self.tree: Tree | None = None
+        self._root_history: list[int] | None = None
+        self._last: dict[str, Any] = {}
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.evaluator.reset(None if seed is None else seed + 1)
+        self.tree = None
+        self._root_history = None
+
+    # -- search -----------------------------------------------------------------------------
+
+    def act(self, state: GameState) -> int:
+        if state.current_player < 0:
+            raise ValueError("MCTS acts only at a decision node")
+        tree = self._root_tree(state)
+        self.search(state, tree)
+        action = self._choose(tree)
+        self._remember(state, tree, action)
+        return action
+
+    def search(self, root_state: GameState, tree: Tree) -> None:
+        """Run the budgeted simulations from ``root_state`` into ``tree``."""
+        cfg = self.config
+        seed_numba(int(self.rng.integers(2**31 - 1)))
+        n_players = tree.num_players
+        path = np.zeros(4096, dtype=np.int32)
+        if tree.kind[0] == UNEXPANDED:
+            self._expand(tree, 0, root_state)
+            if self.evaluator.gives_priors:
+                priors, _ = self.evaluator.evaluate([root_state])
+                if priors[0] is not None:
+                    self._set_priors(tree, 0, priors[0])
+        self._root_noise(tree)
+        deadline = None if cfg.time is None else _time.perf_counter() + cfg.time
+        done = 0
+        budget = cfg.sims if deadline is None else 1 << 62
+        puct = self.evaluator.gives_priors
+        while done < budget:
+            if deadline is not None and _time.perf_counter() >= deadline and done > 0:
+                break
+            batch = min(cfg.leaf_batch, budget - done)
+            leaves: list[tuple[np.ndarray, GameState]] = []
+            pending: list[tuple[np.ndarray, np.ndarray]] = []
+            for _ in range(batch):
+                depth = select_leaf(tree.first_child, tree.n_children, tree.kind, tree.to_move,
+                                    tree.N, tree.W, tree.prior, tree.vloss, cfg.c, puct,
+                                    cfg.fpu, cfg.chance == "sample", path)
+                p = path[:depth].copy()
+                s = root_state.clone()
+                for node in p[1:]:
+                    s.apply(int(tree.action[node]))
+                leaf = int(p[-1])
+                if s.is_terminal():
+                    tree.kind[leaf] = TERMINAL
+                    pending.append((p, np.asarray(s.returns(), dtype=np.float64)))
+                    continue
+                if tree.kind[leaf] == UNEXPANDED:
+                    self._expand(tree, leaf, s)
+                leaves.append((p, s))
+                if batch > 1:
+                    add_virtual_loss(tree.vloss, p, depth, 1.0)
+            if leaves:
+                priors, values = self.evaluator.evaluate([s for _, s in leaves])
+                for (p, s), pr, v in zip(leaves, priors, values, strict=True):
+                    if batch > 1:
+                        add_virtual_loss(tree.vloss, p, p.size, -1.0)
+                    if pr is not None:
+                        self._set_priors(tree, int(p[-1]), pr)
+                    pending.append((p, v))
+            for p, v in pending:
+                backup(tree.N, tree.W, p, p.size, v.astype(np.float64)[:n_players])
+            done += batch
+
+    def _expand(self, tree: Tree, node: int, state: GameState) -> None:
+        if state.current_player == CHANCE:
+            outcomes = state.chance_outcomes()
+            acts = np.array([o for o, _ in outcomes], dtype=np.int64)
+            probs = np.array([p for _, p in outcomes], dtype=np.float64)
+            tree.kind[node] = K_CHANCE
+            tree.add_children(node, acts, probs)
+        else:
+            legal = np.asarray(state.legal_actions(), dtype=np.int64)
+            tree.kind[node] = DECISION
+            tree.to_move[node] = state.current_player
+            tree.add_children(node, legal, np.full(legal.size, 1.0 / max(legal.size, 1)))
+
+    def _set_priors(self, tree: Tree, node: int, priors: np.ndarray) -> None:
+        if tree.kind[node] == DECISION:
+            f = int(tree.first_child[node])
+            tree.prior[f:f + int(tree.n_children[node])] = priors
+
+    def _root_noise(self, tree: Tree) -> None:
+        cfg = self.config
+        k = int(tree.n_children[0])
+        if cfg.dirichlet_alpha > 0 and tree.kind[0] == DECISION and k > 1:
+            f = int(tree.first_child[0])
+            noise = self.rng.dirichlet(np.full(k, cfg.dirichlet_alpha))
+            tree.prior[f:f + k] = (1 - cfg.dirichlet_frac) * tree.prior[f:f + k] + \
+                cfg.dirichlet_frac * noise
+
+    # -- move choice and statistics ---------------------------------------------------------
+
+    def _choose(self, tree: Tree) -> int:
+        kids = np.array(list(tree.children(0)), dtype=np.int64)
+        visits = tree.N[kids]
+        if self.config.temperature == 0:
+            best = np.flatnonzero(visits == visits.max())
+            pick = int(kids[best[self.rng.integers(best.size)]])
+        else:
+            w = visits ** (1.0 / self.config.temperature)
+            pick = int(kids[self.rng.choice(kids.size, p=w / w.sum())])
+        self._last = self._stats(tree, pick)
+        return int(tree.action[pick])
+
+    def _stats(self, tree: Tree, pick: int) -> dict[str, Any]:
+        p = int(tree.to_move[0])
+        kids = list(tree.children(0))
+        order = sorted(kids, key=lambda c: -tree.N[c])
+        top = [
+            {"action": int(tree.action[c]), "visits": int(tree.N[c]),
+             "value": float(tree.W[c, p] / tree.N[c]) if tree.N[c] else 0.0,
+             "prior": float(tree.prior[c])}
+            for c in order[:5]
+        ]
+        pv = []
+        node = pick
+        while tree.kind[node] == DECISION or node == pick:
+            pv.append(int(tree.action[node]))
+            ch = list(tree.children(node))
+            if not ch or tree.kind[node] != DECISION:
+                break
+            node = max(ch, key=lambda c: tree.N[c])
+            if tree.N[node] == 0:
+                break
+        return {"simulations": int(tree.N[0]), "root_value": float(tree.W[0, p] / max(tree.N[0], 1)),
+                "top": top, "pv": pv, "tree_nodes": int(tree.size)}
+
+    def stats(self) -> dict[str, Any]:
+        return dict(self._last)
+
+    # -- tree reuse -------------------------------------------------------------------------
+
+    def _root_tree(self, state: GameState) -> Tree:
+        n = getattr(state, "num_players", None) or len(state.returns())
+        if self.config.reuse_tree and self.tree is not None and self._root_history is not None:
+            hist = list(getattr(state, "history", lambda: [])())
+            old = self._root_history
+            if hist[: len(old)] == old:
+                node = 0
+                for a in hist[len(old):]:
+                    nxt = [c for c in self.tree.children(node) if self.tree.action[c] == a]
+                    if not nxt:
+                        node = -1
+                        break
+                    node = nxt[0]
+                if node > 0 and self.tree.kind[node] != UNEXPANDED:
+                    return self.tree.subtree(node)
+        return Tree(int(n))
+
+    def _remember(self, state: GameState, tree: Tree, action: int) -> None:
+        if self.config.reuse_tree:
+            self.tree = tree
+            self._root_history = list(getattr(state, "history", lambda: [])())

@@ -1,0 +1,207 @@
+"""Flat-array search tree and its Numba-compiled selection and backup (used by :mod:`mcts`).
+
+Nodes are rows of a few arrays; the children of a node are consecutive rows
+``first_child .. first_child + n_children - 1``. ``W[node, p]`` sums the values of seat ``p``
+over the simulations through ``node`` (max^n: every decision node's player maximizes their own
+entry; Luckhart & Irani 1986; Sturtevant 2003 for max^n in MCTS).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+UNEXPANDED = 0
+DECISION = 1
+CHANCE = 2
+TERMINAL = 3
+
+
+class Tree:
+    """Growable flat-array tree for ``num_players`` seats.
+
+    Attributes (per node): ``parent`` int32, ``action`` int64 (the edge into the node: an action
+    id, or a chance outcome under a chance node), ``first_child`` / ``n_children`` int32,
+    ``kind`` int8 (UNEXPANDED, DECISION, CHANCE, TERMINAL), ``to_move`` int8 (seat at a decision
+    node), ``N`` float64 visits, ``W`` float64[num_players] value sums, ``prior`` float64 (policy
+    prior of the edge, or the outcome's probability under a chance node), ``vloss`` float64
+    pending virtual losses.
+    """
+
+    def __init__(self, num_players: int, capacity: int = 4096) -> None:
+        self.num_players = num_players
+        self.size = 0
+        self._alloc(capacity)
+        self.add_root()
+
+    def _alloc(self, cap: int) -> None:
+        self.parent = np.full(cap, -1, dtype=np.int32)
+        self.action = np.full(cap, -1, dtype=np.int64)
+        self.first_child = np.full(cap, -1, dtype=np.int32)
+        self.n_children = np.zeros(cap, dtype=np.int32)
+        self.kind = np.zeros(cap, dtype=np.int8)
+        self.to_move = np.full(cap, -1, dtype=np.int8)
+        self.N = np.zeros(cap, dtype=np.float64)
+        self.W = np.zeros((cap, self.num_players), dtype=np.float64)
+        self.prior = np.zeros(cap, dtype=np.float64)
+        self.vloss = np.zeros(cap, dtype=np.float64)
+
+    @property
+    def capacity(self) -> int:
+        return int(self.parent.shape[0])
+
+    def _grow(self, need: int) -> None:
+        cap = self.capacity
+        while cap < need:
+            cap *= 2
+        if cap == self.capacity:
+            return
+        old = {k: getattr(self, k) for k in
+               ("parent", "action", "first_child", "n_children", "kind", "to_move", "N", "W",
+                "prior", "vloss")}
+        self._alloc(cap)
+        for k, arr in old.items():
+            getattr(self, k)[: arr.shape[0]] = arr
+
+    def add_root(self) -> None:
+        self.size = 1
+        self.parent[0] = -1
+        self.kind[0] = UNEXPANDED
+
+    def add_children(self, node: int, actions: np.ndarray, priors: np.ndarray) -> None:
+        """Append the children of ``node`` (one per action, with their priors)."""
+        k = int(actions.shape[0])
+        self._grow(self.size + k)
+        s = self.size
+        self.first_child[node] = s
+        self.n_children[node] = k
+        self.parent[s:s + k] = node
+        self.action[s:s + k] = actions
+        self.prior[s:s + k] = priors
+        self.kind[s:s + k] = UNEXPANDED
+        self.first_child[s:s + k] = -1
+        self.n_children[s:s + k] = 0
+        self.N[s:s + k] = 0.0
+        self.W[s:s + k] = 0.0
+        self.vloss[s:s + k] = 0.0
+        self.size = s + k
+
+    def children(self, node: int) -> range:
+        f = int(self.first_child[node])
+        return range(f, f + int(self.n_children[node])) if f >= 0 else range(0)
+
+    def subtree(self, new_root: int) -> Tree:
+        """A new tree holding the subtree under ``new_root`` (tree reuse between moves)."""
+        t = Tree(self.num_players, capacity=max(1024, self.size))
+        order = [new_root]
+        index = {new_root: 0}
+        i = 0
+        while i < len(order):
+            for c in self.children(order[i]):
+                index[c] = len(order)
+                order.append(c)
+            i += 1
+        idx = np.array(order, dtype=np.int64)
+        n = idx.size
+        t._grow(n)
+        t.size = n
+        for k in ("action", "n_children", "kind", "to_move", "N", "W", "prior"):
+            getattr(t, k)[:n] = getattr(self, k)[idx]
+        t.vloss[:n] = 0.0
+        remap = np.full(self.size, -1, dtype=np.int64)
+        remap[idx] = np.arange(n)
+        t.parent[:n] = np.where(self.parent[idx] >= 0, remap[np.maximum(self.parent[idx], 0)], -1)
+        t.parent[0] = -1
+        fc = self.first_child[idx]
+        t.first_child[:n] = np.where(fc >= 0, remap[np.maximum(fc, 0)], -1)
+        return t
+
+
+@njit(cache=True)
+def select_leaf(first_child, n_children, kind, to_move, N, W, prior, vloss, c, puct, fpu,
+                sample_chance, path):
+    """Descend from the root (node 0) to an unexpanded or terminal node.
+
+    Decision nodes pick the child of highest score for the seat to move: UCT
+    ``Q + c sqrt(ln N_parent / N_child)`` (unvisited children first, in order) when
+    ``puct`` is False (Kocsis & Szepesvari 2006), PUCT ``Q + c P sqrt(N_parent) / (1 + N_child)``
+    with ``Q = fpu`` for unvisited children when True (Silver et al. 2017). Virtual losses count as
+    visits of value -1. Chance nodes pick an outcome: sampled by probability when
+    ``sample_chance``, else the outcome furthest below its share of the visits (stratified,
+    deterministic).
+
+    Args:
+        path: ``int32[>= depth]`` receives the nodes from the root to the leaf.
+
+    Returns:
+        Path length.
+    """
+    node = 0
+    depth = 0
+    path[depth] = node
+    depth += 1
+    while kind[node] == 1 or kind[node] == 2:
+        f = first_child[node]
+        k = n_children[node]
+        best = f
+        if kind[node] == 2:
+            if sample_chance:
+                r = np.random.random()
+                acc = 0.0
+                best = f + k - 1
+                for ch in range(f, f + k):
+                    acc += prior[ch]
+                    if r < acc:
+                        best = ch
+                        break
+            else:
+                total = N[node] + vloss[node] + 1.0
+                best_gap = -1e300
+                for ch in range(f, f + k):
+                    gap = prior[ch] - (N[ch] + vloss[ch]) / total
+                    if gap > best_gap:
+                        best_gap = gap
+                        best = ch
+        else:
+            p = to_move[node]
+            n_parent = N[node] + vloss[node]
+            best_score = -1e300
+            for ch in range(f, f + k):
+                n = N[ch] + vloss[ch]
+                if puct:
+                    q = (W[ch, p] - vloss[ch]) / n if n > 0 else fpu
+                    score = q + c * prior[ch] * np.sqrt(max(n_parent, 1.0)) / (1.0 + n)
+                else:
+                    if n == 0:
+                        best = ch
+                        break
+                    q = (W[ch, p] - vloss[ch]) / n
+                    score = q + c * np.sqrt(np.log(max(n_parent, 1.0)) / n)
+                if score > best_score:
+                    best_score = score
+                    best = ch
+        node = best
+        path[depth] = node
+        depth += 1
+    return depth
+
+
+@njit(cache=True)
+def add_virtual_loss(vloss, path, depth, amount):
+    for i in range(depth):
+        vloss[path[i]] += amount
+
+
+@njit(cache=True)
+def backup(N, W, path, depth, value):
+    """Add one visit and the value vector ``value`` to every node of the path."""
+    for i in range(depth):
+        node = path[i]
+        N[node] += 1.0
+        for p in range(value.shape[0]):
+            W[node, p] += value[p]
+
+
+@njit(cache=True)
+def seed_numba(seed):
+    np.random.seed(seed)
