@@ -170,8 +170,9 @@ class MCTSAgent(Agent):
                                     cfg.fpu, cfg.chance == "sample", path)
                 p = path[:depth].copy()
                 s = root_state.clone()
+                step = getattr(s, "apply_unchecked", s.apply)  # actions from legal lists
                 for node in p[1:]:
-                    s.apply(int(tree.action[node]))
+                    step(int(tree.action[node]))
                 leaf = int(p[-1])
                 if s.is_terminal():
                     tree.kind[leaf] = TERMINAL

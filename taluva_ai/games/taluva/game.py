@@ -62,6 +62,10 @@ from taluva_ai.games.taluva.tiles import (
 )
 
 
+# Plain ints for the hot paths (IntEnum comparisons cost a Python attribute lookup each).
+_CHANCE, _TILE, _BUILD, _TERMINAL = (int(x) for x in Step)
+
+
 class TaluvaGame:
     """Taluva with one :class:`RuleSet`: the game's declared facts and its initial states.
 
@@ -201,16 +205,16 @@ class TaluvaState:
     def current_player(self) -> int:
         """Seat to move; ``CHANCE`` (-1) at a tile draw; ``TERMINAL`` (-4) when over."""
         s = self.meta[M_STEP]
-        if s == Step.CHANCE:
+        if s == _CHANCE:
             return CHANCE
-        if s == Step.TERMINAL:
+        if s == _TERMINAL:
             return TERMINAL
         return int(self.meta[M_PLAYER])
 
     @property
     def tile(self) -> int:
         """Type id of the tile in hand (tile step), else -1."""
-        return int(self.meta[M_TILE]) if self.meta[M_STEP] == Step.TILE else -1
+        return int(self.meta[M_TILE]) if self.meta[M_STEP] == _TILE else -1
 
     @property
     def tiles_placed(self) -> int:
@@ -222,7 +226,7 @@ class TaluvaState:
         left = self.game.rules.deck_size - int(self.meta[M_DRAWN])
         if self.game.rules.tile_preview:
             left += int((self.players[: self.num_players, P_HAND] >= 0).sum())
-        elif self.meta[M_STEP] == Step.TILE:
+        elif self.meta[M_STEP] == _TILE:
             left += 1
         return left
 
@@ -290,7 +294,7 @@ class TaluvaState:
     # -- protocol ---------------------------------------------------------------------------
 
     def is_terminal(self) -> bool:
-        return bool(self.meta[M_STEP] == Step.TERMINAL)
+        return bool(self.meta[M_STEP] == _TERMINAL)
 
     def returns(self) -> np.ndarray:
         """``float64[num_players]`` (RULES.md, End): winner +1, others -1/(n-1); a shared win
@@ -320,7 +324,7 @@ class TaluvaState:
         Raises:
             WrongStepError: not at a chance node.
         """
-        if self.meta[M_STEP] != Step.CHANCE:
+        if self.meta[M_STEP] != _CHANCE:
             raise WrongStepError("chance_outcomes", f"no chance node: the state is at {self.step.name}")
         undrawn = self.deck[int(self.meta[M_DRAWN]):].astype(np.int64)
         counts = np.bincount(undrawn, minlength=NUM_TILE_TYPES)
@@ -333,7 +337,7 @@ class TaluvaState:
         Raises:
             WrongStepError: not at a chance node.
         """
-        if self.meta[M_STEP] != Step.CHANCE:
+        if self.meta[M_STEP] != _CHANCE:
             raise WrongStepError("draw", f"no chance node: the state is at {self.step.name}")
         t = int(self.deck[int(self.meta[M_DRAWN])])
         self.apply(t)
@@ -351,6 +355,18 @@ class TaluvaState:
         The state is unchanged when an error is raised.
         """
         a = self._resolve(action)
+        self._history.append(
+            (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
+        )
+        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        K.apply_action(self.cells, self.players, self.deck, self.meta, rules, nbr, cell_of,
+                       hexqr, origin, a)
+
+    def apply_unchecked(self, action: int) -> None:
+        """Apply an action id already known to be legal (from :meth:`legal_actions` or
+        :meth:`chance_outcomes` of this very state), skipping validation. For search, which
+        applies only legal actions; anything else corrupts the state. Undo still works."""
+        a = int(action)
         self._history.append(
             (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
         )
@@ -443,7 +459,7 @@ class TaluvaState:
 
     def action_to_string(self, action: int) -> str:
         """Notation of an action id (a tile type id at a chance node gives ``draw:AB``)."""
-        if self.meta[M_STEP] == Step.CHANCE:
+        if self.meta[M_STEP] == _CHANCE:
             return str(Action(ActionKind.DRAW, tile=int(action)))
         return self.game.action_to_string(action)
 
@@ -506,9 +522,9 @@ class TaluvaState:
         else:
             raise NotationError(f"an action is an int id, notation or Action, got {action!r}")
         step = self.meta[M_STEP]
-        if step == Step.TERMINAL:
+        if step == _TERMINAL:
             raise WrongStepError(action, "the game is over")
-        if step == Step.CHANCE:
+        if step == _CHANCE:
             if not 0 <= a < NUM_TILE_TYPES:
                 raise ActionOutOfRangeError(action, "a chance outcome is a tile type id 0..24")
             if not (self.deck[int(self.meta[M_DRAWN]):] == a).any():
@@ -517,11 +533,13 @@ class TaluvaState:
         if not 0 <= a < self.game.num_actions:
             raise ActionOutOfRangeError(action, f"action ids run from 0 to {self.game.num_actions - 1}")
         is_tile = a < 6 * self.game.num_cells
-        if step == Step.TILE and not is_tile:
+        if step == _TILE and not is_tile:
             raise WrongStepError(action, "a build during the tile step (place the tile first)")
-        if step == Step.BUILD and is_tile:
+        if step == _BUILD and is_tile:
             raise WrongStepError(action, "a tile placement during the build step")
-        if a not in set(self.legal_actions().tolist()):
+        legal = self.legal_actions()
+        i = int(np.searchsorted(legal, a))
+        if i == legal.size or legal[i] != a:
             raise IllegalActionError(self.game.action_to_string(a), self.explain_illegal(a))
         return a
 

@@ -184,6 +184,94 @@ def settlements(cells, nbr, scan, nscan, owner, label, size, temples, towers, ca
 
 
 @njit(cache=True)
+def _tile_context(cells, meta, nbr, cell_of):
+    """Cells to scan (the island's box grown by 2), and per cell: ``coast`` (empty, next to the
+    island) and ``near`` (empty, within 1 of the coast: the only possible volcano hexes of a
+    sea-level placement)."""
+    ncell = cells.shape[0]
+    scan = np.empty(ncell, dtype=np.int32)
+    nscan = _scan_cells(meta, cell_of, 2, scan)
+    coast = np.zeros(ncell, dtype=np.bool_)
+    near = np.zeros(ncell, dtype=np.bool_)
+    for i in range(nscan):
+        c = scan[i]
+        if cells[c, C_LEVEL] > 0:
+            for d in range(6):
+                m = nbr[c, d]
+                if m >= 0 and cells[m, C_LEVEL] == 0 and not coast[m]:
+                    coast[m] = True
+                    near[m] = True
+                    for d2 in range(6):
+                        m2 = nbr[m, d2]
+                        if m2 >= 0:
+                            near[m2] = True
+    return scan, nscan, coast, near
+
+
+@njit(cache=True, inline="always")
+def _sea_ok(cells, nbr, coast, v, o):
+    """Sea-level placement (v, o): three empty hexes on the board, one next to the island."""
+    a = nbr[v, (o + 4) % 6]
+    b = nbr[v, (o + 5) % 6]
+    if a < 0 or b < 0:
+        return False
+    if cells[a, C_LEVEL] != 0 or cells[b, C_LEVEL] != 0:
+        return False
+    return coast[v] or coast[a] or coast[b]
+
+
+@njit(cache=True)
+def _eruption_ok(cells, nbr, v, o, label, size):
+    """Eruption (v, o) on the volcano at ``v`` (RULES.md Step 1, eruption rules 2-5; rule 1 is
+    the caller's). ``label`` / ``size``: settlements of all players, computed by the caller
+    when ``label[0] == -2`` (lazily, on the first hut found underneath)."""
+    lv = cells[v, C_LEVEL]
+    a = nbr[v, (o + 4) % 6]
+    b = nbr[v, (o + 5) % 6]
+    if a < 0 or b < 0:
+        return False
+    if cells[a, C_LEVEL] != lv or cells[b, C_LEVEL] != lv:
+        return False
+    tv = cells[v, C_TILE]
+    if cells[a, C_TILE] == tv and cells[b, C_TILE] == tv:
+        return False  # exactly on one tile
+    ba = cells[a, C_BUILDING]
+    bb = cells[b, C_BUILDING]
+    if ba == TEMPLE or ba == TOWER or bb == TEMPLE or bb == TOWER:
+        return False
+    if ba == HUT:
+        sa = label[a]
+        covered = 2 if (bb == HUT and label[b] == sa) else 1
+        if size[sa] <= covered:
+            return False  # would cover a whole settlement
+    if bb == HUT:
+        sb = label[b]
+        covered = 2 if (ba == HUT and label[a] == sb) else 1
+        if size[sb] <= covered:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _all_settlements(cells, nbr, scan, nscan):
+    ncell = cells.shape[0]
+    label = np.full(ncell, -1, dtype=np.int32)
+    size = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
+    tmp = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
+    settlements(cells, nbr, scan, nscan, -1, label, size, tmp, tmp, tmp)
+    return label, size
+
+
+@njit(cache=True)
+def _has_hut_under(cells, nbr, v):
+    for d in range(6):
+        m = nbr[v, d]
+        if m >= 0 and cells[m, C_BUILDING] == HUT:
+            return True
+    return False
+
+
+@njit(cache=True)
 def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
     """Legal tile placements (RULES.md Step 1) for the tile in hand, ascending ids.
 
@@ -200,35 +288,14 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
         Number of ids written.
     """
     if meta[M_PLACED] == 0:
-        n = 0
         for o in range(6):
-            out[n] = origin * 6 + o
-            n += 1
+            out[o] = origin * 6 + o
             if first_only:
-                return n
-        return n
-    ncell = cells.shape[0]
-    scan = np.empty(ncell, dtype=np.int32)
-    nscan = _scan_cells(meta, cell_of, 2, scan)
-    # coast: empty hexes next to the island; near: empty hexes within 1 of the coast, the
-    # only possible volcano hexes of a sea-level placement.
-    coast = np.zeros(ncell, dtype=np.bool_)
-    near = np.zeros(ncell, dtype=np.bool_)
-    for i in range(nscan):
-        c = scan[i]
-        if cells[c, C_LEVEL] > 0:
-            for d in range(6):
-                m = nbr[c, d]
-                if m >= 0 and cells[m, C_LEVEL] == 0 and not coast[m]:
-                    coast[m] = True
-                    near[m] = True
-                    for d2 in range(6):
-                        m2 = nbr[m, d2]
-                        if m2 >= 0:
-                            near[m2] = True
+                return 1
+        return 6
+    scan, nscan, coast, near = _tile_context(cells, meta, nbr, cell_of)
     label = np.empty(0, dtype=np.int32)
-    size = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    tmp = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
+    size = np.empty(0, dtype=np.int32)
     have_labels = False
     n = 0
     for i in range(nscan):
@@ -238,59 +305,69 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
             if not near[v]:
                 continue
             for o in range(6):
-                a = nbr[v, (o + 4) % 6]
-                b = nbr[v, (o + 5) % 6]
-                if a < 0 or b < 0:
-                    continue
-                if cells[a, C_LEVEL] != 0 or cells[b, C_LEVEL] != 0:
-                    continue
-                if coast[v] or coast[a] or coast[b]:
+                if _sea_ok(cells, nbr, coast, v, o):
                     out[n] = v * 6 + o
                     n += 1
                     if first_only:
                         return n
         elif cells[v, C_TERRAIN] == VOLCANO:
+            if not have_labels and _has_hut_under(cells, nbr, v):
+                label, size = _all_settlements(cells, nbr, scan, nscan)
+                have_labels = True
             for o in range(6):
-                a = nbr[v, (o + 4) % 6]
-                b = nbr[v, (o + 5) % 6]
-                if a < 0 or b < 0:
-                    continue
-                if cells[a, C_LEVEL] != lv or cells[b, C_LEVEL] != lv:
-                    continue
-                tv = cells[v, C_TILE]
-                if cells[a, C_TILE] == tv and cells[b, C_TILE] == tv:
-                    continue  # exactly on one tile
-                ba = cells[a, C_BUILDING]
-                bb = cells[b, C_BUILDING]
-                if ba == TEMPLE or ba == TOWER or bb == TEMPLE or bb == TOWER:
-                    continue
-                if ba == HUT or bb == HUT:
-                    if not have_labels:
-                        label = np.full(ncell, -1, dtype=np.int32)
-                        settlements(cells, nbr, scan, nscan, -1, label, size, tmp, tmp, tmp)
-                        have_labels = True
-                    ok = True
-                    if ba == HUT:
-                        sa = label[a]
-                        covered = 1
-                        if bb == HUT and label[b] == sa:
-                            covered = 2
-                        if size[sa] <= covered:
-                            ok = False
-                    if ok and bb == HUT:
-                        sb = label[b]
-                        covered = 1
-                        if ba == HUT and label[a] == sb:
-                            covered = 2
-                        if size[sb] <= covered:
-                            ok = False
-                    if not ok:
-                        continue  # would cover a whole settlement
-                out[n] = v * 6 + o
-                n += 1
-                if first_only:
-                    return n
+                if _eruption_ok(cells, nbr, v, o, label, size):
+                    out[n] = v * 6 + o
+                    n += 1
+                    if first_only:
+                        return n
     return n
+
+
+@njit(cache=True)
+def sample_tile_action(cells, meta, nbr, cell_of, origin, cand):
+    """A uniformly random legal tile placement (numba's ``np.random`` stream), without listing
+    them all: candidates (near hexes and volcanoes x 6 orientations) are drawn until one passes
+    the same checks as :func:`tile_actions` (rejection sampling is uniform over the legal set).
+
+    Args:
+        cand: ``int64[>= 6H]`` scratch.
+
+    Returns:
+        An action id, or -1 when there is no legal placement.
+    """
+    if meta[M_PLACED] == 0:
+        return origin * 6 + np.random.randint(6)
+    scan, nscan, coast, near = _tile_context(cells, meta, nbr, cell_of)
+    k = 0
+    has_volcano = False
+    for i in range(nscan):
+        v = scan[i]
+        if near[v] and cells[v, C_LEVEL] == 0:
+            cand[k] = v
+            k += 1
+        elif cells[v, C_LEVEL] > 0 and cells[v, C_TERRAIN] == VOLCANO:
+            cand[k] = v
+            k += 1
+            has_volcano = True
+    label = np.empty(0, dtype=np.int32)
+    size = np.empty(0, dtype=np.int32)
+    if has_volcano:
+        label, size = _all_settlements(cells, nbr, scan, nscan)
+    for _ in range(64 * 6 * max(k, 1)):
+        j = np.random.randint(6 * k)
+        v = cand[j // 6]
+        o = j % 6
+        if cells[v, C_LEVEL] == 0:
+            if _sea_ok(cells, nbr, coast, v, o):
+                return v * 6 + o
+        elif _eruption_ok(cells, nbr, v, o, label, size):
+            return v * 6 + o
+    # Practically unreachable when a placement exists (the chance of missing is below e^-64);
+    # fall back to the full list so the result is exact in every case.
+    n = tile_actions(cells, meta, nbr, cell_of, origin, cand, False)
+    if n == 0:
+        return -1
+    return cand[np.random.randint(n)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -685,6 +762,39 @@ def place_tile_cells(cells, players, meta, rules, nbr, hexqr, action, tile):
 
 
 @njit(cache=True)
+def _hut_ok(cells, players, rules, nbr, p, c):
+    """Found a settlement on ``c`` (RULES.md Step 2.1), checked from the hex's neighbours."""
+    if players[p, P_HUTS] < 1 or cells[c, C_LEVEL] != 1 or cells[c, C_BUILDING] != 0:
+        return False
+    t = cells[c, C_TERRAIN]
+    if t == VOLCANO or (rules[R_NO_LAKE_BUILDING] != 0 and t == LAKE):
+        return False
+    if rules[R_NEW_HUT_ISOLATED] != 0:
+        for d in range(6):
+            m = nbr[c, d]
+            if m >= 0 and cells[m, C_BUILDING] != 0 and cells[m, C_OWNER] == p:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _no_build(cells, players, meta, rules, nbr, cell_of, action):
+    """True when the player to move has no legal build (elimination). A hut on one of the two
+    hexes just placed is tried first; only if neither takes one is the full list consulted."""
+    p = meta[M_PLAYER]
+    v = action // 6
+    o = action % 6
+    if _hut_ok(cells, players, rules, nbr, p, nbr[v, (o + 4) % 6]):
+        return False
+    if _hut_ok(cells, players, rules, nbr, p, nbr[v, (o + 5) % 6]):
+        return False
+    buf = np.empty(1, dtype=np.int64)
+    nb = build_actions(cells, players, meta, rules, nbr, cell_of, buf, True,
+                       np.empty(0, dtype=np.int64))
+    return nb == 0
+
+
+@njit(cache=True)
 def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, action):
     """Place the tile in hand by action id ``action`` (assumed legal): eruptions destroy the huts
     underneath; then a player with no legal build is eliminated (RULES.md End of the game)."""
@@ -696,8 +806,7 @@ def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a
     if rules[R_TILE_PREVIEW] != 0:
         players[p, P_HAND] = -1
     meta[M_STEP] = S_BUILD
-    buf = np.empty(1, dtype=np.int64)
-    if build_actions(cells, players, meta, rules, nbr, cell_of, buf, True, np.empty(0, dtype=np.int64)) == 0:
+    if _no_build(cells, players, meta, rules, nbr, cell_of, action):
         meta[M_TILE] = -1
         if not _leave_table(players, meta, rules, p, ELIMINATED):
             _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p)
