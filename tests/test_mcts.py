@@ -1,0 +1,187 @@
+"""MCTS: finds a one-move win, values per seat (max^n), chance nodes, determinism, budgets."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from helpers import make_position
+
+from taluva_ai.agents import MCTSAgent, make_agent
+from taluva_ai.agents.mcts_tree import CHANCE, DECISION, Tree
+from taluva_ai.games.taluva import TaluvaGame
+
+
+def winning_tower_position(num_players: int, player: int):
+    """Build step; ``player`` has no temple left and one tower: the tower on the level-3 rock
+    next to its hut wins at once (all temples and all towers built). The other builds are
+    two expansions."""
+    game = TaluvaGame(num_players=num_players)
+    hexes = [
+        (-1, 0, 1, "V", 0),
+        (0, 0, 1, "J", 0, "h", player),
+        (0, 1, 1, "C", 0),
+        (1, -1, 3, "V", 2),
+        (1, 0, 3, "R", 2),
+        (2, -1, 3, "S", 2),
+    ]
+    state = make_position(game, hexes, player=player, step="build",
+                          supplies={player: (5, 0, 1)})
+    return game, state
+
+
+def test_position_has_the_intended_legal_builds() -> None:
+    _, s = winning_tower_position(2, 0)
+    assert sorted(s.action_to_string(int(a)) for a in s.legal_actions()) == [
+        "expand@0,0:C", "expand@0,0:R", "tower@1,0",
+    ]
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("prior", ["none", "heuristic"])
+def test_finds_one_move_early_victory_for_every_seat(num_players: int, prior: str) -> None:
+    player = num_players - 1  # not seat 0: the value must be read from the mover's entry
+    _, s = winning_tower_position(num_players, player)
+    agent = make_agent(f"mcts:sims=60,prior={prior}", seed=3)
+    before = s.to_position_string()
+    action = agent.act(s)
+    assert s.action_to_string(action) == "tower@1,0"
+    assert s.to_position_string() == before  # the search does not touch the state
+    top = agent.stats()["top"][0]
+    assert top["action"] == action
+    assert top["value"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_value_vector_is_the_returns_per_seat(num_players: int) -> None:
+    player = 1
+    _, s = winning_tower_position(num_players, player)
+    agent = MCTSAgent(seed=0, sims=30, prior="none")
+    tree = Tree(num_players)
+    agent.search(s, tree)
+    win = [c for c in tree.children(0) if s.action_to_string(int(tree.action[c])) == "tower@1,0"]
+    assert len(win) == 1
+    c = win[0]
+    assert tree.N[c] > 0
+    mean = tree.W[c] / tree.N[c]
+    expected = np.full(num_players, -1.0 / (num_players - 1))
+    expected[player] = 1.0
+    np.testing.assert_allclose(mean, expected)
+    assert tree.N[0] == 30
+
+
+def test_chance_children_carry_the_unseen_tile_distribution() -> None:
+    _, s = winning_tower_position(2, 0)
+    agent = MCTSAgent(seed=1, sims=40, prior="none")
+    tree = Tree(2)
+    agent.search(s, tree)
+    chance_nodes = [n for n in range(tree.size) if tree.kind[n] == CHANCE]
+    assert chance_nodes, "expansions end the turn: a chance node must follow"
+    drawn = int(s.meta[3])
+    undrawn = np.bincount(s.deck[drawn:].astype(np.int64), minlength=25)
+    for n in chance_nodes:
+        kids = list(tree.children(n))
+        probs = tree.prior[kids]
+        assert probs.sum() == pytest.approx(1.0)
+        outcomes = tree.action[kids]
+        np.testing.assert_allclose(probs, undrawn[outcomes] / undrawn.sum())
+        assert sorted(outcomes.tolist()) == np.flatnonzero(undrawn).tolist()
+
+
+def test_expand_mode_spreads_visits_by_probability() -> None:
+    game = TaluvaGame()
+    s = game.new_initial_state(seed=5)
+    s.draw()
+    s.apply(s.legal_actions()[0])
+    agent = MCTSAgent(seed=0, sims=400, prior="none", chance="expand")
+    tree = Tree(2)
+    agent.search(s, tree)
+    # every build leads to the chance node of the next draw; take the most visited one
+    best = max(tree.children(0), key=lambda c: tree.N[c])
+    assert tree.kind[best] == CHANCE
+    kids = list(tree.children(best))
+    visits = tree.N[kids]
+    share = tree.prior[kids] * (tree.N[best] - 1)
+    assert np.all(np.abs(visits - share) <= 1.0 + 1e-9)  # stratified: within one visit
+
+
+def test_same_seed_same_move_and_statistics() -> None:
+    game = TaluvaGame()
+    s = game.new_initial_state(seed=11)
+    s.draw()
+    a1 = make_agent("mcts:sims=80", seed=42)
+    a2 = make_agent("mcts:sims=80", seed=42)
+    assert a1.act(s) == a2.act(s)
+    assert a1.stats() == a2.stats()
+
+
+def test_simulation_budget_is_exact() -> None:
+    game = TaluvaGame(num_players=3)
+    s = game.new_initial_state(seed=2)
+    s.draw()
+    agent = make_agent("mcts:sims=37,leaf_batch=4", seed=0)
+    agent.act(s)
+    assert agent.stats()["simulations"] == 37
+
+
+def test_time_budget_is_honoured() -> None:
+    game = TaluvaGame()
+    s = game.new_initial_state(seed=2)
+    s.draw()
+    agent = make_agent("mcts:time=0.3", seed=0)
+    agent.act(s)  # compile and warm up
+    t = time.perf_counter()
+    agent.act(s)
+    elapsed = time.perf_counter() - t
+    assert agent.stats()["simulations"] >= 1
+    assert elapsed < 0.3 + 0.5  # the deadline is checked between simulations
+
+
+def test_virtual_losses_are_removed_after_a_batch() -> None:
+    game = TaluvaGame()
+    s = game.new_initial_state(seed=4)
+    s.draw()
+    agent = MCTSAgent(seed=0, sims=32, leaf_batch=8)
+    tree = Tree(2)
+    agent.search(s, tree)
+    assert tree.N[0] == 32
+    assert not tree.vloss[: tree.size].any()
+
+
+def test_tree_reuse_keeps_the_subtree_of_the_played_line() -> None:
+    game = TaluvaGame()
+    s = game.new_initial_state(seed=8)
+    s.draw()
+    agent = make_agent("mcts:sims=200,reuse_tree=true", seed=0)
+    a = agent.act(s)
+    s.apply(a)
+    agent.act(s)  # the build step of the same turn, a child of the previous root
+    assert agent.stats()["simulations"] > 200
+
+
+def test_root_noise_changes_priors_but_keeps_a_distribution() -> None:
+    game = TaluvaGame()
+    s = game.new_initial_state(seed=8)
+    s.draw()
+    agent = MCTSAgent(seed=0, sims=10, dirichlet_alpha=0.3)
+    tree = Tree(2)
+    agent.search(s, tree)
+    kids = list(tree.children(0))
+    assert tree.kind[0] == DECISION
+    assert tree.prior[kids].sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("spec", [
+    "mcts:sims=0", "mcts:chance=maybe", "mcts:bogus=1", "mcts:rollout=smart",
+    "mcts:leaf_batch=0", "mcts:prior=net", "mcts:temperature=-1",
+])
+def test_bad_parameters_raise_value_error(spec: str) -> None:
+    with pytest.raises(ValueError):
+        make_agent(spec, seed=0)
+
+
+def test_refuses_to_act_at_a_chance_node() -> None:
+    s = TaluvaGame().new_initial_state(seed=0)
+    with pytest.raises(ValueError, match="decision node"):
+        make_agent("mcts:sims=5", seed=0).act(s)
