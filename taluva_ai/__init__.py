@@ -6,6 +6,7 @@ from taluva_ai.errors import (
     NotationError,
     PositionError,
     RecordError,
+    RunConfigError,
     WrongStepError,
 )
 from taluva_ai.protocol import CHANCE, TERMINAL, make_game
@@ -20,6 +21,7 @@ __all__ = [
     "NotationError",
     "PositionError",
     "RecordError",
+    "RunConfigError",
     "WrongStepError",
     "make_game",
 ]

@@ -51,3 +51,8 @@ class RecordError(TaluvaError, ValueError):
         self.line = line
         self.field = field
         self.reason = reason
+
+
+class RunConfigError(TaluvaError, ValueError):
+    """A run directory (e.g. a tournament's ``out_dir``) holds a run made with other settings;
+    the message names the settings that differ."""

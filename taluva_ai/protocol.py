@@ -54,7 +54,28 @@ class GameState(Protocol):
         """What ``player`` knows of the position."""
         ...
 
-    def action_to_string(self, action: int) -> str: ...
+    def action_to_string(self, action: int) -> str:
+        """Notation of an action id of the player to move (at a chance node, of an outcome)."""
+        ...
+
+    def parse_action(self, text: str) -> int:
+        """Inverse of :meth:`action_to_string` in this position: the id (or chance outcome) of an
+        action in notation. Legality is not checked (``apply`` does).
+
+        Raises:
+            taluva_ai.errors.NotationError: malformed notation.
+        """
+        ...
+
+    def draw(self) -> int:
+        """Resolve a chance node with the state's own seeded chance (for Taluva the next tile
+        of the deck shuffled from the game seed) and return the outcome applied. The same seed
+        and the same decisions give the same outcomes.
+
+        Raises:
+            taluva_ai.errors.WrongStepError: not at a chance node.
+        """
+        ...
 
 
 @runtime_checkable
@@ -68,6 +89,11 @@ class Game(Protocol):
     max_game_length: int
 
     def new_initial_state(self, seed: int | None = None) -> GameState: ...
+
+    def options(self) -> dict[str, Any]:
+        """The JSON-ready keyword options that rebuild this game:
+        ``make_game(game.name, **game.options())`` (game records store them)."""
+        ...
 
 
 _REGISTRY: dict[str, Callable[..., Game]] = {}

@@ -1,0 +1,217 @@
+"""Engine throughput figures (``taluva bench``; DESIGN.md, Benchmarks).
+
+Every figure is measured after a warm-up (the compiled kernels are loaded and run once),
+repeated, and the median of the repeats is reported. One process, one thread.
+
+- ``games_per_s[n]``: random full games of ``n`` players per second, with the dense legal mask
+  (``bool[14H]``) computed at every decision (:func:`kernels.random_playout`); game ``i`` of a
+  repeat starts from ``game.new_initial_state(seed=i)`` (default rules), so every repeat plays
+  the same games. Making the initial states is not timed.
+- ``tile_mask_us`` / ``build_mask_us``: mean microseconds per legal-mask computation at a tile
+  step / a build step (:func:`kernels.tile_actions` / :func:`kernels.build_actions` and filling
+  the dense mask), timed in a Numba-compiled loop over positions collected along seeded random
+  2-player games, so no Python overhead is counted.
+- ``decisions_per_game[n]``: mean decisions (tile and build steps) of those random games.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import time
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from taluva_ai.games.taluva import TaluvaGame
+from taluva_ai.games.taluva import kernels as K
+from taluva_ai.games.taluva.state import M_DRAWN, M_STEP, Step
+
+
+@njit(cache=True)
+def _time_tile_masks(cells_b, meta_b, nbr, cell_of, origin, out, mask, loops):
+    """Compute the tile-step legal mask of every position ``loops`` times; returns the total
+    number of legal ids (so the work cannot be optimised away)."""
+    total = 0
+    for _ in range(loops):
+        for i in range(cells_b.shape[0]):
+            n = K.tile_actions(cells_b[i], meta_b[i], nbr, cell_of, origin, out, False)
+            for j in range(n):
+                mask[out[j]] = True
+            for j in range(n):
+                mask[out[j]] = False
+            total += n
+    return total
+
+
+@njit(cache=True)
+def _time_build_masks(cells_b, players_b, meta_b, rules, nbr, cell_of, out, mask, loops):
+    """As :func:`_time_tile_masks` for the build step."""
+    total = 0
+    cost = np.empty(0, dtype=np.int64)
+    for _ in range(loops):
+        for i in range(cells_b.shape[0]):
+            n = K.build_actions(cells_b[i], players_b[i], meta_b[i], rules, nbr, cell_of, out,
+                                False, cost)
+            for j in range(n):
+                mask[out[j]] = True
+            for j in range(n):
+                mask[out[j]] = False
+            total += n
+    return total
+
+
+def _playouts(game: TaluvaGame, games: int) -> tuple[float, float]:
+    """Time ``games`` random playouts; returns ``(seconds, mean decisions)``."""
+    rules, nbr, cell_of, hexqr, origin = game.kernel_args()
+    mask = np.zeros(game.num_actions, dtype=np.bool_)
+    states = [game.new_initial_state(seed=i) for i in range(games)]
+    decisions = 0
+    t0 = time.perf_counter()
+    for i, s in enumerate(states):
+        decisions += K.random_playout(s.cells, s.players, s.deck, s.meta, rules, nbr, cell_of,
+                                      hexqr, origin, mask, i)
+    dt = time.perf_counter() - t0
+    return dt, decisions / games
+
+
+def collect_positions(
+    game: TaluvaGame, games: int, seed: int = 0
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Positions at the tile steps and at the build steps of ``games`` seeded random games.
+
+    Game ``i`` starts from ``game.new_initial_state(seed=seed + i)`` and plays uniformly random
+    legal actions (``numpy.random.default_rng(seed + i)``).
+
+    Returns:
+        ``(tile, build)``, each ``{"cells": int8[N, H, 5], "players": int16[N, 4, 8],
+        "meta": int32[N, 16]}``.
+    """
+    tiles: dict[str, list[np.ndarray]] = {"cells": [], "players": [], "meta": []}
+    builds: dict[str, list[np.ndarray]] = {"cells": [], "players": [], "meta": []}
+    for i in range(games):
+        rng = np.random.default_rng(seed + i)
+        s = game.new_initial_state(seed=seed + i)
+        while not s.is_terminal():
+            step = int(s.meta[M_STEP])
+            if step == Step.CHANCE:
+                s.apply(int(s.deck[int(s.meta[M_DRAWN])]))
+                continue
+            dest = tiles if step == Step.TILE else builds
+            dest["cells"].append(s.cells.copy())
+            dest["players"].append(s.players.copy())
+            dest["meta"].append(s.meta.copy())
+            legal = s.legal_actions()
+            s.apply(int(legal[rng.integers(legal.size)]))
+    return (
+        {k: np.stack(v) for k, v in tiles.items()},
+        {k: np.stack(v) for k, v in builds.items()},
+    )
+
+
+def bench_engine(
+    games: int = 20, repeats: int = 5, mask_games: int = 8, mask_loops: int = 5
+) -> dict[str, Any]:
+    """The ``engine`` section of the benchmark (see the module docstring).
+
+    Args:
+        games: random games per player count and repeat.
+        repeats: repeats of every measurement (the median is reported).
+        mask_games: random 2-player games whose positions are timed for the mask figures.
+        mask_loops: passes over those positions per repeat.
+
+    Returns:
+        ``{"games_per_s": {"2": float, "3": float, "4": float}, "tile_mask_us": float,
+        "build_mask_us": float, "decisions_per_game": {"2": float, ...}, "positions":
+        {"tile": int, "build": int}, "repeats": int, "games": int}``; rates rounded to 3
+        significant decimals.
+
+    Raises:
+        ValueError: ``games``, ``repeats``, ``mask_games`` or ``mask_loops`` below 1.
+    """
+    for name, v in (("games", games), ("repeats", repeats), ("mask_games", mask_games),
+                    ("mask_loops", mask_loops)):
+        if v < 1:
+            raise ValueError(f"{name} must be >= 1, got {v}")
+    games_per_s: dict[str, float] = {}
+    decisions: dict[str, float] = {}
+    for n in (2, 3, 4):
+        game = TaluvaGame(num_players=n)
+        _playouts(game, 1)  # warm-up: loads the compiled kernels
+        rates = []
+        mean_dec = 0.0
+        for _ in range(repeats):
+            dt, mean_dec = _playouts(game, games)
+            rates.append(games / dt)
+        games_per_s[str(n)] = round(statistics.median(rates), 2)
+        decisions[str(n)] = round(mean_dec, 2)
+
+    game = TaluvaGame(num_players=2)
+    rules, nbr, cell_of, _, origin = game.kernel_args()
+    tile, build = collect_positions(game, mask_games)
+    out = np.empty(8 * game.num_cells, dtype=np.int64)
+    mask = np.zeros(game.num_actions, dtype=np.bool_)
+    _time_tile_masks(tile["cells"][:1], tile["meta"][:1], nbr, cell_of, origin, out, mask, 1)
+    _time_build_masks(build["cells"][:1], build["players"][:1], build["meta"][:1], rules, nbr,
+                      cell_of, out, mask, 1)
+    tile_us, build_us = [], []
+    nt, nb = tile["cells"].shape[0], build["cells"].shape[0]
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        _time_tile_masks(tile["cells"], tile["meta"], nbr, cell_of, origin, out, mask,
+                         mask_loops)
+        tile_us.append((time.perf_counter() - t0) / (nt * mask_loops) * 1e6)
+        t0 = time.perf_counter()
+        _time_build_masks(build["cells"], build["players"], build["meta"], rules, nbr, cell_of,
+                          out, mask, mask_loops)
+        build_us.append((time.perf_counter() - t0) / (nb * mask_loops) * 1e6)
+    return {
+        "games_per_s": games_per_s,
+        "tile_mask_us": round(statistics.median(tile_us), 2),
+        "build_mask_us": round(statistics.median(build_us), 2),
+        "decisions_per_game": decisions,
+        "positions": {"tile": nt, "build": nb},
+        "repeats": repeats,
+        "games": games,
+    }
+
+
+def machine_info() -> dict[str, Any]:
+    """``{"cpu": str, "threads": int, "versions": {"python", "numpy", "numba", "taluva_ai"},
+    "platform": str}`` of this machine (``threads``: CPUs available to this process)."""
+    import numba
+
+    import taluva_ai
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        threads = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        threads = os.cpu_count() or 1
+    return {
+        "cpu": cpu,
+        "threads": threads,
+        "versions": {
+            "python": sys.version.split()[0],
+            "numpy": np.__version__,
+            "numba": numba.__version__,
+            "taluva_ai": taluva_ai.__version__,
+        },
+        "platform": platform.platform(),
+    }
+
+
+def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8) -> dict[str, Any]:
+    """``{"engine": bench_engine(...), "machine": machine_info()}`` (DESIGN.md's JSON shape)."""
+    return {"engine": bench_engine(games, repeats, mask_games), "machine": machine_info()}

@@ -1,0 +1,494 @@
+"""Game records as JSON Lines, for any game of :mod:`taluva_ai.protocol` (docs/notation.md).
+
+A record is a text file (UTF-8, ``\\n`` line ends), one JSON object a line:
+
+1. the header::
+
+       {"type": "header", "format": "taluva-ai-record/1", "game": "taluva",
+        "rules": {...}, "seed": 7, "players": ["greedy", "random"],
+        "agent_seeds": [...], "meta": {...}}
+
+   ``game`` and ``rules`` rebuild the game with ``make_game(game, **rules)`` (for Taluva the
+   rules are :meth:`RuleSet.to_dict`); ``seed`` (int or null) is the seed of
+   ``game.new_initial_state``; ``players`` one string per seat (agent specs). ``agent_seeds``
+   (ints, one per seat) and ``meta`` (any object, e.g. a tournament's game id) are optional.
+2. one line per action, chance outcomes included, in order::
+
+       {"type": "action", "ply": 0, "player": "chance", "action": "draw:JC"}
+       {"type": "action", "ply": 1, "player": 0, "action": "tile@0,0:N"}
+
+   ``ply`` counts the actions before this one (0-based); ``player`` is the seat to move or
+   ``"chance"``; ``action`` is the notation of ``state.action_to_string`` /
+   ``state.parse_action``.
+3. the result::
+
+       {"type": "result", "returns": [1.0, -1.0], "winners": [0], "end_reason":
+        "early_victory", "places": [0, 1], "plies": 99}
+
+   ``end_reason`` is one of ``early_victory``, ``last_standing``, ``tiles_out``, ``truncated``
+   for Taluva (the lower-case name of the game's ``end_reason``).
+
+:class:`RecordWriter` writes a record while a game is played (each line is flushed, so an
+interrupted game leaves a record without a result line); :func:`replay_record` re-applies every
+action and checks it. Every field is checked: a problem raises
+:class:`~taluva_ai.errors.RecordError` with the 1-based line number and the field's name.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from taluva_ai.errors import IllegalActionError, NotationError, RecordError
+from taluva_ai.protocol import CHANCE, Game, GameState, make_game
+
+#: Value of the header's ``format`` field.
+RECORD_FORMAT = "taluva-ai-record/1"
+
+HEADER_REQUIRED = ("type", "format", "game", "rules", "seed", "players")
+HEADER_OPTIONAL = ("agent_seeds", "meta")
+ACTION_FIELDS = ("type", "ply", "player", "action")
+RESULT_FIELDS = ("type", "returns", "winners", "end_reason", "places", "plies")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended, as a record's result line states it.
+
+    Attributes:
+        returns: final value per seat (``state.returns()``).
+        winners: seats that share first place (empty for a truncated game).
+        end_reason: why the game ended, e.g. ``"early_victory"``, ``"last_standing"``,
+            ``"tiles_out"``, ``"truncated"``; ``""`` for a game that does not say.
+        places: final place per seat (0 best; -1 undecided, e.g. truncated).
+        plies: number of actions applied, chance outcomes included.
+    """
+
+    returns: tuple[float, ...]
+    winners: tuple[int, ...]
+    end_reason: str
+    places: tuple[int, ...]
+    plies: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The result line's object (``type`` first)."""
+        return {
+            "type": "result",
+            "returns": [float(x) for x in self.returns],
+            "winners": list(self.winners),
+            "end_reason": self.end_reason,
+            "places": list(self.places),
+            "plies": self.plies,
+        }
+
+
+@dataclass(frozen=True)
+class MoveEvent:
+    """One applied action, as handed to ``on_state`` callbacks (arena and replay).
+
+    Attributes:
+        ply: number of actions applied before this one (0-based).
+        player: seat that acted, or ``CHANCE`` (-1) for a chance outcome.
+        action: the action id (or chance outcome) applied.
+        notation: its notation, as in records.
+        stats: what the agent told of its decision (``agent.stats()``; empty for chance and in
+            replays).
+    """
+
+    ply: int
+    player: int
+    action: int
+    notation: str
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+#: ``on_state(state, event)``: called with the initial state (``event`` None) and after every
+#: action with the action just applied.
+StateCallback = Callable[[GameState, "MoveEvent | None"], None]
+
+
+def outcome_of(state: GameState, plies: int) -> Outcome:
+    """The :class:`Outcome` of a finished game.
+
+    Uses the optional state methods ``winners()``, ``places()`` and ``end_reason`` where the
+    game has them (Taluva does); otherwise winners are the seats of highest return, places are
+    ranks by return and the end reason is ``""``.
+
+    Args:
+        state: a terminal state.
+        plies: number of actions applied (chance outcomes included).
+
+    Raises:
+        ValueError: the game is not over.
+    """
+    if not state.is_terminal():
+        raise ValueError("the game is not over: no outcome yet")
+    rets = tuple(float(x) for x in state.returns())
+    if hasattr(state, "winners"):
+        winners = tuple(int(p) for p in state.winners())
+    else:
+        best = max(rets)
+        winners = tuple(p for p, r in enumerate(rets) if r == best)
+    if hasattr(state, "places"):
+        places = tuple(int(p) for p in state.places())
+    else:
+        places = tuple(sum(1 for r2 in rets if r2 > r) for r in rets)
+    reason = getattr(state, "end_reason", None)
+    if reason is None:
+        reason_s = ""
+    elif hasattr(reason, "name"):
+        reason_s = str(reason.name).lower()
+    else:
+        reason_s = str(reason)
+    return Outcome(rets, winners, reason_s, places, int(plies))
+
+
+def _dumps(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=True, allow_nan=False)
+
+
+class RecordWriter:
+    """Writes a record line by line while a game is played (each line flushed).
+
+    Usage::
+
+        with RecordWriter(path, game, seed, ["greedy", "random"]) as w:
+            ...
+            w.write_action(state, a)   # before state.apply(a)
+            state.apply(a)
+            ...
+            w.write_result(state)
+
+    Args:
+        path: the file to write (overwritten; parent folders are made).
+        game: the game; ``game.name`` and ``game.options()`` go to the header.
+        seed: the seed given to ``game.new_initial_state`` (int or None).
+        players: one string per seat (agent specs).
+        agent_seeds: optional, the seed each seat's agent was reset with.
+        meta: optional JSON-ready object stored in the header (e.g. a tournament game id).
+
+    Raises:
+        ValueError: ``players`` does not hold one string per seat.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        game: Game,
+        seed: int | None,
+        players: Sequence[str],
+        agent_seeds: Sequence[int] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        if len(players) != game.num_players:
+            raise ValueError(f"players: {len(players)} names for {game.num_players} seats")
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.plies = 0
+        self._file: IO[str] | None = self.path.open("w", encoding="utf-8", newline="\n")
+        header: dict[str, Any] = {
+            "type": "header",
+            "format": RECORD_FORMAT,
+            "game": game.name,
+            "rules": game.options(),
+            "seed": None if seed is None else int(seed),
+            "players": [str(p) for p in players],
+        }
+        if agent_seeds is not None:
+            header["agent_seeds"] = [int(s) for s in agent_seeds]
+        if meta is not None:
+            header["meta"] = meta
+        self._line(header)
+
+    def _line(self, obj: dict[str, Any]) -> None:
+        if self._file is None:
+            raise ValueError(f"{self.path}: the record is closed")
+        self._file.write(_dumps(obj) + "\n")
+        self._file.flush()
+
+    def write_action(self, state: GameState, action: int) -> str:
+        """Write the action line of ``action`` in ``state`` (call it before applying it).
+
+        Returns:
+            The notation written.
+        """
+        p = state.current_player
+        text = state.action_to_string(int(action))
+        self._line(
+            {
+                "type": "action",
+                "ply": self.plies,
+                "player": "chance" if p == CHANCE else int(p),
+                "action": text,
+            }
+        )
+        self.plies += 1
+        return text
+
+    def write_result(self, state: GameState) -> Outcome:
+        """Write the result line of the finished game and close the file.
+
+        Raises:
+            ValueError: the game is not over.
+        """
+        out = outcome_of(state, self.plies)
+        self._line(out.to_json())
+        self.close()
+        return out
+
+    def close(self) -> None:
+        """Close the file (a record closed before its result line stays incomplete)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _check_fields(
+    obj: dict[str, Any], line: int, required: Sequence[str], optional: Sequence[str] = ()
+) -> None:
+    for name in required:
+        if name not in obj:
+            raise RecordError(line, name, f"missing field (a {obj['type']} line needs "
+                              f"{', '.join(required)})")
+    extra = [k for k in obj if k not in required and k not in optional]
+    if extra:
+        raise RecordError(line, extra[0], f"unknown field in a {obj['type']} line")
+
+
+def _parse_line(raw: bytes, line: int) -> dict[str, Any]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RecordError(line, "json", f"not UTF-8 text: {e}") from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(line, "json", f"not valid JSON: {e.msg} (column {e.colno})") from None
+    if not isinstance(obj, dict):
+        raise RecordError(line, "json", f"expected a JSON object, got {type(obj).__name__}")
+    t = obj.get("type")
+    if t not in ("header", "action", "result"):
+        raise RecordError(line, "type", f"expected 'header', 'action' or 'result', got {t!r}")
+    return obj
+
+
+@dataclass(frozen=True)
+class RecordHeader:
+    """A record's parsed header line.
+
+    Attributes:
+        game: registered game name.
+        rules: the game's options (``make_game(game, **rules)``).
+        seed: seed of the initial state, or None.
+        players: one string per seat.
+        agent_seeds: per seat, or None.
+        meta: free-form object, or None.
+    """
+
+    game: str
+    rules: dict[str, Any]
+    seed: int | None
+    players: tuple[str, ...]
+    agent_seeds: tuple[int, ...] | None
+    meta: dict[str, Any] | None
+
+
+def _parse_header(obj: dict[str, Any]) -> RecordHeader:
+    if obj["type"] != "header":
+        raise RecordError(1, "type", f"the first line must be the header, got {obj['type']!r}")
+    _check_fields(obj, 1, HEADER_REQUIRED, HEADER_OPTIONAL)
+    if obj["format"] != RECORD_FORMAT:
+        raise RecordError(1, "format", f"expected {RECORD_FORMAT!r}, got {obj['format']!r}")
+    if not isinstance(obj["game"], str):
+        raise RecordError(1, "game", "expected a game name (string)")
+    if not isinstance(obj["rules"], dict):
+        raise RecordError(1, "rules", "expected an object of rule options")
+    seed = obj["seed"]
+    if seed is not None and not _is_int(seed):
+        raise RecordError(1, "seed", f"expected an integer or null, got {seed!r}")
+    players = obj["players"]
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise RecordError(1, "players", "expected a list of strings, one per seat")
+    agent_seeds = obj.get("agent_seeds")
+    if agent_seeds is not None and (
+        not isinstance(agent_seeds, list) or not all(_is_int(s) for s in agent_seeds)
+    ):
+        raise RecordError(1, "agent_seeds", "expected a list of integers, one per seat")
+    meta = obj.get("meta")
+    if meta is not None and not isinstance(meta, dict):
+        raise RecordError(1, "meta", "expected an object")
+    return RecordHeader(
+        obj["game"], obj["rules"], seed, tuple(players),
+        None if agent_seeds is None else tuple(agent_seeds), meta,
+    )
+
+
+def read_header(path: str | Path) -> RecordHeader:
+    """The parsed header (line 1) of a record, without replaying it.
+
+    Raises:
+        RecordError: a malformed header.
+        OSError: the file cannot be read.
+    """
+    with Path(path).open("rb") as f:
+        first = f.readline()
+    if not first.strip():
+        raise RecordError(1, "type", "empty record: expected the header line")
+    return _parse_header(_parse_line(first.rstrip(b"\r\n"), 1))
+
+
+def read_result(path: str | Path) -> Outcome | None:
+    """The outcome stated by a record's last line, or None when the record has no (valid)
+    result line (e.g. a game interrupted while it was written). Nothing is replayed; use
+    :func:`replay_record` to check a record.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    lines = Path(path).read_bytes().splitlines()
+    if len(lines) < 2:
+        return None
+    try:
+        obj = _parse_line(lines[-1], len(lines))
+        if obj["type"] != "result":
+            return None
+        return _parse_result(obj, len(lines))
+    except RecordError:
+        return None
+
+
+def _parse_result(obj: dict[str, Any], line: int) -> Outcome:
+    _check_fields(obj, line, RESULT_FIELDS)
+    rets = obj["returns"]
+    if not isinstance(rets, list) or not all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+        for x in rets
+    ):
+        raise RecordError(line, "returns", "expected a list of numbers")
+    for name in ("winners", "places"):
+        v = obj[name]
+        if not isinstance(v, list) or not all(_is_int(x) for x in v):
+            raise RecordError(line, name, "expected a list of integers")
+    if not isinstance(obj["end_reason"], str):
+        raise RecordError(line, "end_reason", "expected a string")
+    if not _is_int(obj["plies"]):
+        raise RecordError(line, "plies", "expected an integer")
+    return Outcome(
+        tuple(float(x) for x in rets), tuple(obj["winners"]), obj["end_reason"],
+        tuple(obj["places"]), obj["plies"],
+    )
+
+
+def replay_record(
+    path: str | Path, on_state: StateCallback | None = None
+) -> GameState:
+    """Replay a record and check it; returns the final state.
+
+    Rebuilds the game from the header (``make_game(game, **rules)``, initial state from
+    ``seed``), then for every action line checks the ply count, the seat to move and the
+    action's legality before applying it; finally checks that the result line matches the
+    replayed outcome (returns, winners, end reason, places, plies) and that nothing follows it.
+    Chance outcomes are applied as recorded (they need not follow the seeded deck).
+
+    Args:
+        path: the record file.
+        on_state: optional ``on_state(state, event)``, called with the initial state
+            (``event`` None) and after each action (:class:`MoveEvent`).
+
+    Raises:
+        RecordError: malformed JSON, a missing or unknown field, a wrong type, an unknown game
+            or rule option, a wrong ply or seat, malformed notation, an illegal action, a
+            missing, early or mismatching result line, or a line after it. ``line`` is 1-based;
+            a record that ends without a result line reports the line after its last one.
+        OSError: the file cannot be read (e.g. FileNotFoundError).
+    """
+    raw_lines = Path(path).read_bytes().splitlines()
+    if not raw_lines or not raw_lines[0].strip():
+        raise RecordError(1, "type", "empty record: expected the header line")
+    header = _parse_header(_parse_line(raw_lines[0], 1))
+    try:
+        game = make_game(header.game, **header.rules)
+    except KeyError as e:
+        raise RecordError(1, "game", str(e.args[0]) if e.args else str(e)) from None
+    except (TypeError, ValueError) as e:
+        raise RecordError(1, "rules", str(e)) from None
+    if len(header.players) != game.num_players:
+        raise RecordError(1, "players", f"{len(header.players)} players for a game of "
+                          f"{game.num_players} seats (rules)")
+    if header.agent_seeds is not None and len(header.agent_seeds) != game.num_players:
+        raise RecordError(1, "agent_seeds", f"{len(header.agent_seeds)} seeds for "
+                          f"{game.num_players} seats")
+    state = game.new_initial_state(seed=header.seed)
+    if on_state is not None:
+        on_state(state, None)
+    for plies, raw in enumerate(raw_lines[1:]):  # every line before the result is an action
+        line = plies + 2
+        obj = _parse_line(raw, line)
+        kind = obj["type"]
+        if kind == "header":
+            raise RecordError(line, "type", "a second header line")
+        if kind == "result":
+            _check_result(obj, line, state, plies)
+            if line < len(raw_lines):
+                raise RecordError(line + 1, "type", "a line after the result line")
+            return state
+        _check_fields(obj, line, ACTION_FIELDS)
+        ply, player, text = obj["ply"], obj["player"], obj["action"]
+        if not _is_int(ply):
+            raise RecordError(line, "ply", f"expected an integer, got {ply!r}")
+        if ply != plies:
+            raise RecordError(line, "ply", f"expected ply {plies}, got {ply}")
+        if not isinstance(text, str):
+            raise RecordError(line, "action", f"expected notation (a string), got {text!r}")
+        if state.is_terminal():
+            raise RecordError(line, "type", f"the game is over after ply {plies - 1}; "
+                              "expected the result line")
+        cp = state.current_player
+        want: int | str = "chance" if cp == CHANCE else cp
+        if player != want or isinstance(player, bool):
+            raise RecordError(line, "player", f"the record says {player!r}, but "
+                              f"{'chance' if cp == CHANCE else f'seat {cp}'} is to move")
+        try:
+            a = state.parse_action(text)
+        except NotationError as e:
+            raise RecordError(line, "action", str(e)) from None
+        try:
+            state.apply(a)
+        except IllegalActionError as e:
+            raise RecordError(line, "action", f"{text!r} is not legal here: {e}") from None
+        if on_state is not None:
+            on_state(state, MoveEvent(plies, cp, int(a), text))
+    raise RecordError(len(raw_lines) + 1, "type",
+                      f"the record ends after line {len(raw_lines)} without a result line")
+
+
+def _check_result(obj: dict[str, Any], line: int, state: GameState, plies: int) -> None:
+    stated = _parse_result(obj, line)
+    if not state.is_terminal():
+        raise RecordError(line, "type", f"a result line after ply {plies - 1}, but the game "
+                          f"is not over (player {state.current_player} to move)")
+    actual = outcome_of(state, plies)
+    for name in ("plies", "end_reason", "winners", "places", "returns"):
+        a, s = getattr(actual, name), getattr(stated, name)
+        if a != s:
+            show_a = list(a) if isinstance(a, tuple) else a
+            show_s = list(s) if isinstance(s, tuple) else s
+            raise RecordError(line, name, f"the record says {show_s!r}, the replay gives "
+                              f"{show_a!r}")

@@ -1,0 +1,225 @@
+"""Arena (play_game, run_tournament) and ratings: determinism, resume, exact tables."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from taluva_ai import make_game
+from taluva_ai.agents import make_agent
+from taluva_ai.arena import agent_seeds, deal_seed, play_game, run_tournament, schedule
+from taluva_ai.errors import RunConfigError
+from taluva_ai.ratings import (
+    bradley_terry_elo,
+    elo_with_intervals,
+    openskill_ratings,
+    pairwise_scores,
+)
+
+# -- play_game ----------------------------------------------------------------------------------
+
+
+def _draws(path: Path) -> list[str]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        if obj["type"] == "action" and obj["player"] == "chance":
+            out.append(obj["action"])
+    return out
+
+
+def test_play_game_is_deterministic_and_the_seed_fixes_the_tiles(tmp_path: Path) -> None:
+    game = make_game("taluva")
+    a = play_game(game, [make_agent("greedy"), make_agent("random")], 3, tmp_path / "a.jsonl")
+    b = play_game(game, [make_agent("greedy"), make_agent("random")], 3, tmp_path / "b.jsonl")
+    assert a == b
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+    play_game(game, [make_agent("random"), make_agent("random")], 3, tmp_path / "c.jsonl")
+    da, dc = _draws(tmp_path / "a.jsonl"), _draws(tmp_path / "c.jsonl")
+    k = min(len(da), len(dc))
+    assert k >= 20
+    assert da[:k] == dc[:k]  # other players, same deck order
+    deck = game.new_initial_state(seed=3).deck  # type: ignore[attr-defined]
+    from taluva_ai.games.taluva.tiles import tile_name
+
+    assert da == [f"draw:{tile_name(int(t))}" for t in deck[: len(da)]]
+
+
+def test_play_game_result_and_callbacks() -> None:
+    game = make_game("taluva", num_players=3, tiles_per_player=4)
+    events = []
+    res = play_game(game, [make_agent("random"), make_agent("greedy"), make_agent("random")],
+                    5, on_state=lambda s, e: events.append(e))
+    assert events[0] is None
+    assert len(events) == res.plies + 1 == 12 * 3 + 1
+    assert [e.player for e in events[1:4]] == [-1, 0, 0]
+    assert res.players == ("random", "greedy", "random")
+    assert res.end_reason == "tiles_out"
+    assert math.isclose(sum(res.returns), 0.0, abs_tol=1e-12)
+    with pytest.raises(ValueError, match="2 agents for a game of 3 players"):
+        play_game(game, [make_agent("random")] * 2, 1)
+
+
+def test_agent_seeds_derive_from_the_game_seed() -> None:
+    assert agent_seeds(None, 2) is None
+    s = agent_seeds(7, 3)
+    assert s == agent_seeds(7, 3)
+    assert s is not None and len(set(s)) == 3
+    assert s[:2] == agent_seeds(7, 2)
+
+
+def test_schedule_shares_deals_across_rotations_and_groups() -> None:
+    tasks = schedule(["a", "b", "c"], 3, 2, seed=4)
+    assert len(tasks) == 3 * 2 * 2  # 3 pairs x 2 deals x 2 rotations (3 rounded up to 4)
+    assert [t.game_id for t in tasks[:4]] == ["000-0000-0", "000-0000-1", "000-0001-0",
+                                              "000-0001-1"]
+    assert tasks[0].seats == ("a", "b") and tasks[1].seats == ("b", "a")
+    assert tasks[0].seed == tasks[1].seed == deal_seed(4, 0)
+    assert tasks[4].seed == tasks[0].seed  # pair (a, c) plays the same deals
+    t3 = schedule(["a", "b", "c", "d"], 1, 3, seed=0)
+    assert len(t3) == 4 * 3
+    assert [t.seats for t in t3[:3]] == [("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")]
+
+
+# -- tournaments ----------------------------------------------------------------------------------
+
+TINY = {"agent_specs": ["random", "greedy"], "games": 4, "seed": 3, "bootstrap": 200,
+        "progress": False}
+
+
+def _tree(d: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((d / "games").iterdir())}
+
+
+def test_tiny_tournament_same_across_concurrency_and_resumable(tmp_path: Path) -> None:
+    r1 = run_tournament(out_dir=tmp_path / "c1", concurrency=1, **TINY)  # type: ignore[arg-type]
+    r2 = run_tournament(out_dir=tmp_path / "c2", concurrency=2, **TINY)  # type: ignore[arg-type]
+    assert r1 == r2
+    assert _tree(tmp_path / "c1") == _tree(tmp_path / "c2")
+    text = (tmp_path / "c1" / "results.json").read_text()
+    assert text == (tmp_path / "c2" / "results.json").read_text()
+    assert json.loads(text) == r1
+    assert sorted(_tree(tmp_path / "c1")) == [f"000-000{d}-{r}.jsonl" for d in (0, 1)
+                                              for r in (0, 1)]
+    pair = r1["pairs"][0]
+    assert pair == {"agents": ["random", "greedy"], "games": 4,
+                    "wins": {"random": 0, "greedy": 4}, "draws": 0, "truncated": 0,
+                    "score": {"random": 0.0, "greedy": 1.0}}
+    # 4-0 with one virtual draw: 400 log10(4.5 / 0.5)
+    assert r1["agents"]["greedy"]["elo"] == round(400 * math.log10(9.0), 1) == 381.7
+    assert r1["agents"]["random"]["elo"] == 0.0
+    assert r1["agents"]["random"]["elo_ci95"] == [0.0, 0.0]
+    assert r1["elo_anchor"] == "random"
+    assert "openskill" not in r1["agents"]["greedy"]
+
+    # resume: a deleted record and a record cut before its result line are played again
+    games = tmp_path / "c1" / "games"
+    before = _tree(tmp_path / "c1")
+    (games / "000-0001-0.jsonl").unlink()
+    cut = games / "000-0000-1.jsonl"
+    cut.write_text("".join(cut.read_text().splitlines(keepends=True)[:-1]))
+    (tmp_path / "c1" / "results.json").unlink()
+    r3 = run_tournament(out_dir=tmp_path / "c1", concurrency=1, **TINY)  # type: ignore[arg-type]
+    assert r3 == r1
+    assert _tree(tmp_path / "c1") == before
+    assert (tmp_path / "c1" / "results.json").read_text() == text
+
+
+def test_resume_refuses_other_settings(tmp_path: Path) -> None:
+    run_tournament(out_dir=tmp_path, **TINY)  # type: ignore[arg-type]
+    other = dict(TINY, seed=4)
+    with pytest.raises(RunConfigError, match="seed"):
+        run_tournament(out_dir=tmp_path, **other)  # type: ignore[arg-type]
+    with pytest.raises(RunConfigError, match="rules"):
+        run_tournament(out_dir=tmp_path, rules={"ranked": True}, **TINY)  # type: ignore[arg-type]
+    with pytest.raises(RunConfigError, match="agents"):
+        run_tournament(out_dir=tmp_path, **dict(TINY, agent_specs=["greedy", "random"]))  # type: ignore[arg-type]
+
+
+def test_tournament_argument_errors(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="distinct"):
+        run_tournament(["random", "random"], 2, tmp_path)
+    with pytest.raises(ValueError, match="unknown agent"):
+        run_tournament(["random", "nobody"], 2, tmp_path)
+    with pytest.raises(ValueError, match="2 agents for games of 3 players"):
+        run_tournament(["random", "greedy"], 2, tmp_path, players_per_game=3)
+    assert not (tmp_path / "config.json").exists()
+
+
+def test_three_player_tournament_has_openskill(tmp_path: Path) -> None:
+    specs = ["random", "greedy", "greedy:epsilon=0.5"]
+    r = run_tournament(specs, 3, tmp_path, players_per_game=3, seed=1, bootstrap=100,
+                       rules={"tiles_per_player": 6}, progress=False)
+    assert r["games"] == 3
+    assert r["config"]["rules"]["num_players"] == 3
+    assert [p["agents"] for p in r["pairs"]] == [["random", "greedy"],
+                                                 ["random", "greedy:epsilon=0.5"],
+                                                 ["greedy", "greedy:epsilon=0.5"]]
+    assert len(r["groups"]) == 1
+    g = r["groups"][0]
+    assert g["agents"] == specs and g["games"] == 3
+    assert sum(g["wins"].values()) == 3 + g["draws"]
+    for a in specs:
+        o = r["agents"][a]["openskill"]
+        assert set(o) == {"mu", "sigma", "ordinal"}
+        assert o["ordinal"] == pytest.approx(o["mu"] - 3 * o["sigma"], abs=5e-3)
+        assert r["agents"][a]["games"] == 3
+    assert r == json.loads((tmp_path / "results.json").read_text())
+    again = run_tournament(specs, 3, tmp_path, players_per_game=3, seed=1, bootstrap=100,
+                           rules={"tiles_per_player": 6}, progress=False)
+    assert again == r
+
+
+# -- ratings ---------------------------------------------------------------------------------------
+
+
+def test_bradley_terry_two_agents_is_the_logit_of_the_score() -> None:
+    w = np.array([[0.0, 1.0], [3.0, 0.0]])
+    elo = bradley_terry_elo(w, prior_draws=0.0)
+    assert elo[0] == 0.0
+    assert elo[1] == pytest.approx(400 * math.log10(3.0), abs=1e-4)
+    elo = bradley_terry_elo(w, prior_draws=1.0)
+    assert elo[1] == pytest.approx(400 * math.log10(3.5 / 1.5), abs=1e-4)
+    elo = bradley_terry_elo(w, anchor=1, prior_draws=0.0)
+    assert elo[1] == 0.0 and elo[0] == pytest.approx(-400 * math.log10(3.0), abs=1e-4)
+
+
+def test_bradley_terry_three_agents_consistent_strengths() -> None:
+    # win odds 2:1 (a over b) and 2:1 (b over c), 4:1 (a over c) fit exactly
+    w = np.array([[0, 20, 40], [10, 0, 20], [10, 10, 0]], dtype=float)
+    elo = bradley_terry_elo(w, prior_draws=0.0)
+    step = 400 * math.log10(2.0)
+    assert elo.tolist() == pytest.approx([0.0, -step, -2 * step], abs=1e-3)
+    with pytest.raises(ValueError):
+        bradley_terry_elo(np.zeros((2, 3)))
+
+
+def test_pairwise_scores_from_places() -> None:
+    # seats hold agents 2, 0, 1; places: agent 2 first, agents 0 and 1 share second
+    w = pairwise_scores(3, [2, 0, 1], [0, 1, 1])
+    assert w.tolist() == [[0, 0.5, 0], [0.5, 0, 0], [1, 1, 0]]
+    assert pairwise_scores(2, [0, 1], [-1, -1]).tolist() == [[0, 0], [0, 0]]
+
+
+def test_elo_intervals_cover_the_estimate_and_are_seeded() -> None:
+    rng = np.random.default_rng(0)
+    per_game = np.zeros((40, 2, 2))
+    for g in range(40):
+        a_wins = rng.random() < 0.7
+        per_game[g, 0 if a_wins else 1, 1 if a_wins else 0] = 1.0
+    elo, lo, hi = elo_with_intervals(per_game, [0] * 40, anchor=1, bootstrap=100, seed=5)
+    assert lo[0] < elo[0] < hi[0]
+    assert lo[1] == hi[1] == elo[1] == 0.0
+    again = elo_with_intervals(per_game, [0] * 40, anchor=1, bootstrap=100, seed=5)
+    assert again[1].tolist() == lo.tolist() and again[2].tolist() == hi.tolist()
+
+
+def test_openskill_orders_by_places() -> None:
+    r = openskill_ratings(3, [([0, 1, 2], [0, 1, 2])] * 5 + [([0, 1, 2], [-1, -1, -1])])
+    assert r[0]["mu"] > r[1]["mu"] > r[2]["mu"]
+    assert r[0]["sigma"] < 25 / 3 and r[2]["sigma"] < 25 / 3
+    assert r == openskill_ratings(3, [([0, 1, 2], [0, 1, 2])] * 5)  # undecided game skipped

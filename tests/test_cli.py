@@ -1,0 +1,178 @@
+"""The ``taluva`` command: every subcommand, its --help, and its exit codes."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from taluva_ai.cli import main
+
+GOLDEN = Path(__file__).parent / "data" / "golden_greedy_random_seed7.jsonl"
+
+
+def _exit_code(argv: list[str]) -> int:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    return int(info.value.code or 0)
+
+
+@pytest.mark.parametrize("command", [[], ["play"], ["replay"], ["tournament"], ["bench"]])
+def test_help_explains_each_command(command: list[str], capsys: pytest.CaptureFixture[str]
+                                    ) -> None:
+    assert _exit_code([*command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: taluva {' '.join(command)}".rstrip())
+    assert "example" in out
+    assert "taluva " + (command[0] if command else "play") in out.split("example")[-1]
+
+
+def test_console_script_runs_as_a_module() -> None:
+    r = subprocess.run([sys.executable, "-m", "taluva_ai.cli", "--version"],
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 0
+    assert r.stdout.strip() == "taluva-ai 0.1.0"
+
+
+def test_play_prints_the_result_and_writes_the_golden_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rec = tmp_path / "game.jsonl"
+    assert main(["play", "--players", "greedy", "random", "--seed", "7", "--record",
+                 str(rec)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "taluva: 2 players, seed 7",
+        "seat 0  greedy        built 3 temples, 0 towers, 20 huts  active",
+        "seat 1  random        built 0 temples, 0 towers, 14 huts (4 destroyed)  active",
+        "result: early_victory after 81 plies; winners: seat 0 (greedy)",
+        "returns: [1.0, -1.0]  places: [0, 1]",
+        f"record: {rec}",
+    ]
+    assert rec.read_bytes() == GOLDEN.read_bytes()
+
+
+def test_play_show_prints_positions_actions_and_stats(capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    assert main(["play", "--players", "greedy", "random", "--seed", "7", "--show",
+                 "--tiles-per-player", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "[0] chance: draw:JS" in out
+    assert '[1] seat 0 (greedy): tile@0,0:SE  {"ties": ' in out
+    assert "[4] seat 1 (random): tile@" in out
+    assert out.count("ply ") >= 19  # every position's summary line (18 actions + the start)
+    assert "result: tiles_out after 18 plies" in out
+
+
+def test_play_with_rule_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--players", "random", "random", "greedy", "--seed", "2", "--ranked",
+                 "--tiles-per-player", "4", "--tile-preview", "--no-lake-building",
+                 "--early-victory-kinds", "3", "--board-radius", "20",
+                 "--no-new-hut-isolated", "--tiebreak-towers-first",
+                 "--destroyed-huts-return"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("taluva: 3 players, seed 2\n")
+    assert "seat 2  greedy" in out
+    assert "result: tiles_out after 36 plies" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["play", "--players", "greedy", "nobody"], "unknown agent 'nobody'"),
+        (["play", "--players", "greedy"], "give 2 to 4 agents"),
+        (["play", "--players", "random", "random", "--tiles-per-player", "30"],
+         "tiles_per_player=30"),
+        (["play", "--players", "random", "random", "--board-radius", "2"], "board_radius"),
+        (["play", "--players", "greedy:epsilon=7", "random"], "epsilon"),
+        (["play", "--players", "random", "random", "--seed", "x"], "invalid int value"),
+        (["tournament", "--agents", "random", "random", "--out", "x"], "distinct"),
+        (["tournament", "--agents", "random", "--out", "x"], "1 agents for games of 2"),
+        (["bench", "--games", "0"], "must be >= 1"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_error_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _exit_code(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("taluva")
+    assert ": error: " in last and message in last
+
+
+def test_replay_ok(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(GOLDEN)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-3:] == [
+        "result: early_victory after 81 plies; winners: seat 0 (greedy)",
+        "returns: [1.0, -1.0]  places: [0, 1]",
+        f"record OK: {GOLDEN}",
+    ]
+    assert main(["replay", str(GOLDEN), "--show"]) == 0
+    out2 = capsys.readouterr().out
+    assert "[80] seat 0 (greedy): expand@-1,-1:J" in out2
+
+
+def test_replay_of_a_bad_record_exits_1(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    lines = GOLDEN.read_text().splitlines()
+    obj = json.loads(lines[5])
+    obj["player"] = 0
+    lines[5] = json.dumps(obj)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    assert main(["replay", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"{bad}: line 6: field 'player': the record says 0, but seat 1 is to "
+                   "move\n")
+    missing = tmp_path / "none.jsonl"
+    assert main(["replay", str(missing)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"{missing}: cannot read the record: No such file or directory\n"
+
+
+def test_tournament_prints_the_table_and_refuses_other_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "t"
+    argv = ["tournament", "--agents", "random", "greedy", "--games", "2", "--seed", "1",
+            "--out", str(out_dir), "--no-progress", "--bootstrap", "50"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "2 games; endings: early_victory 2"
+    assert "  random vs greedy: 0-0-2  score 0.000  (2 games)" in out
+    assert any(line.startswith("  greedy ") and "1.000" in line for line in out)
+    assert "ratings (Elo anchored: random = 0):" in out
+    assert sorted(p.name for p in (out_dir / "games").iterdir()) == ["000-0000-0.jsonl",
+                                                                     "000-0000-1.jsonl"]
+    table = json.loads((out_dir / "results.json").read_text())
+    assert table["agents"]["greedy"]["elo"] == round(400 * math.log10(5), 1)
+    assert main(argv) == 0  # resumed: nothing left to play, same table
+    capsys.readouterr()
+    assert json.loads((out_dir / "results.json").read_text()) == table
+    other = ["tournament", "--agents", "random", "greedy", "--games", "2", "--seed", "2",
+             "--out", str(out_dir), "--no-progress"]
+    assert _exit_code(other) == 2
+    assert "other settings (seed differ)" in capsys.readouterr().err
+
+
+def test_bench_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dest = tmp_path / "bench.json"
+    assert main(["bench", "--json", "--games", "2", "--repeats", "1", "--out", str(dest)]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res == json.loads(dest.read_text())
+    e = res["engine"]
+    assert set(e["games_per_s"]) == {"2", "3", "4"}
+    assert all(v > 0 for v in e["games_per_s"].values())
+    assert e["tile_mask_us"] > 0 and e["build_mask_us"] > 0
+    assert set(res["machine"]) >= {"cpu", "threads", "versions"}
+    assert main(["bench", "--games", "2", "--repeats", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "2 players:" in text and "tile-step legal mask" in text

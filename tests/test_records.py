@@ -1,0 +1,269 @@
+"""Game records (taluva_ai.records): round trip, the golden record, and precise errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from taluva_ai import make_game
+from taluva_ai.agents import make_agent
+from taluva_ai.arena import play_game
+from taluva_ai.errors import RecordError
+from taluva_ai.records import (
+    RECORD_FORMAT,
+    RecordWriter,
+    read_header,
+    read_result,
+    replay_record,
+)
+
+GOLDEN = Path(__file__).parent / "data" / "golden_greedy_random_seed7.jsonl"
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _edit(tmp_path: Path, lineno: int, **changes: object) -> Path:
+    """The golden record with fields of line ``lineno`` (1-based) changed."""
+    lines = _lines(GOLDEN)
+    obj = json.loads(lines[lineno - 1])
+    obj.update(changes)
+    lines[lineno - 1] = json.dumps(obj)
+    return _write(tmp_path / "edited.jsonl", lines)
+
+
+def _error(path: Path) -> RecordError:
+    with pytest.raises(RecordError) as info:
+        replay_record(path)
+    return info.value
+
+
+# -- the golden record --------------------------------------------------------------------------
+
+
+def test_golden_record_replays_to_its_result() -> None:
+    state = replay_record(GOLDEN)
+    assert state.is_terminal()
+    assert state.ply == 81
+    assert state.winners() == [0]
+    assert state.end_reason.name == "EARLY_VICTORY"
+    assert state.returns().tolist() == [1.0, -1.0]
+    assert state.built(0) == {"huts": 20, "temples": 3, "towers": 0}
+    assert state.built(1) == {"huts": 14, "temples": 0, "towers": 0}
+    assert state.destroyed_huts(1) == 4
+    h = read_header(GOLDEN)
+    assert (h.game, h.seed, h.players) == ("taluva", 7, ("greedy", "random"))
+    assert h.agent_seeds == (1201125462, 3618983171)
+    res = read_result(GOLDEN)
+    assert res is not None
+    assert (res.winners, res.end_reason, res.places, res.plies) == ((0,), "early_victory",
+                                                                    (0, 1), 81)
+    lines = _lines(GOLDEN)
+    assert len(lines) == 83
+    assert lines[1] == '{"type": "action", "ply": 0, "player": "chance", "action": "draw:JS"}'
+    assert lines[2] == '{"type": "action", "ply": 1, "player": 0, "action": "tile@0,0:SE"}'
+
+
+def test_playing_the_same_seed_reproduces_the_golden_record_byte_for_byte(
+    tmp_path: Path,
+) -> None:
+    game = make_game("taluva")
+    out = tmp_path / "again.jsonl"
+    res = play_game(game, [make_agent("greedy"), make_agent("random")], 7, record_path=out)
+    assert out.read_bytes() == GOLDEN.read_bytes()
+    assert res.players == ("greedy", "random")
+    assert (res.winners, res.end_reason, res.plies) == ((0,), "early_victory", 81)
+
+
+# -- round trips --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"num_players": 3, "ranked": True, "tiles_per_player": 6},
+        {"num_players": 4, "tile_preview": True, "tiles_per_player": 5},
+        {"num_players": 2, "no_lake_building": True, "new_hut_isolated": False},
+    ],
+)
+def test_round_trip_write_then_replay(tmp_path: Path, options: dict[str, object]) -> None:
+    game = make_game("taluva", **options)
+    n = game.num_players
+    agents = [make_agent("random" if i % 2 else "greedy") for i in range(n)]
+    seen = []
+    path = tmp_path / "g.jsonl"
+    res = play_game(game, agents, 11, record_path=path,
+                    on_state=lambda s, e: seen.append(s.to_position_string()))
+    final = seen[-1]
+    replayed: list[str] = []
+    state = replay_record(path, on_state=lambda s, e: replayed.append(s.to_position_string()))
+    assert replayed == seen
+    assert state.to_position_string() == final
+    assert tuple(state.returns().tolist()) == res.returns
+    assert state.ply == res.plies == len(_lines(path)) - 2
+    assert read_header(path).rules == game.options()
+
+
+def test_writer_checks_its_arguments(tmp_path: Path) -> None:
+    game = make_game("taluva")
+    with pytest.raises(ValueError, match="3 names for 2 seats"):
+        RecordWriter(tmp_path / "x.jsonl", game, 1, ["a", "b", "c"])
+    state = game.new_initial_state(seed=1)
+    with RecordWriter(tmp_path / "y.jsonl", game, 1, ["a", "b"]) as w, \
+            pytest.raises(ValueError, match="not over"):
+        w.write_result(state)
+
+
+# -- corrupted records: each error names its line and field ------------------------------------
+
+
+def test_bad_json(tmp_path: Path) -> None:
+    lines = _lines(GOLDEN)
+    lines[4] = '{"type": "action", "ply": 3, "player": "chance", "action": "draw:RJ"'
+    e = _error(_write(tmp_path / "bad.jsonl", lines))
+    assert (e.line, e.field) == (5, "json")
+    assert "not valid JSON" in str(e)
+
+
+def test_not_an_object_and_unknown_type(tmp_path: Path) -> None:
+    lines = _lines(GOLDEN)
+    lines[9] = "[1, 2]"
+    assert (_error(_write(tmp_path / "a.jsonl", lines)).line, "json") == (10, "json")
+    e = _error(_edit(tmp_path, 10, type="move"))
+    assert (e.line, e.field) == (10, "type")
+
+
+def test_illegal_tile_placement(tmp_path: Path) -> None:
+    e = _error(_edit(tmp_path, 6, action="tile@20,0:N"))
+    assert (e.line, e.field) == (6, "action")
+    assert "not legal" in e.reason
+
+
+def test_illegal_build_on_a_volcano(tmp_path: Path) -> None:
+    e = _error(_edit(tmp_path, 7, action="hut@0,0"))
+    assert (e.line, e.field) == (7, "action")
+
+
+def test_malformed_notation(tmp_path: Path) -> None:
+    e = _error(_edit(tmp_path, 7, action="hut@0"))
+    assert (e.line, e.field) == (7, "action")
+
+
+def test_draw_of_a_tile_with_no_copy_left(tmp_path: Path) -> None:
+    # LL has one copy; line 2 draws JS. Drawing LL twice (lines 2 and 5) must fail at line 5.
+    lines = _lines(GOLDEN)
+    first = json.loads(lines[1])
+    first["action"] = "draw:LL"
+    lines[1] = json.dumps(first)
+    second = json.loads(lines[4])
+    second["action"] = "draw:LL"
+    lines[4] = json.dumps(second)
+    e = _error(_write(tmp_path / "d.jsonl", lines))
+    assert (e.line, e.field) == (5, "action")
+
+
+def test_wrong_player(tmp_path: Path) -> None:
+    e = _error(_edit(tmp_path, 6, player=0))
+    assert (e.line, e.field) == (6, "player")
+    assert "seat 1 is to move" in e.reason
+    e = _error(_edit(tmp_path, 5, player=1))
+    assert (e.line, e.field) == (5, "player")
+    e = _error(_edit(tmp_path, 6, player="chance"))
+    assert (e.line, e.field) == (6, "player")
+
+
+def test_wrong_ply(tmp_path: Path) -> None:
+    e = _error(_edit(tmp_path, 12, ply=12))
+    assert (e.line, e.field) == (12, "ply")
+
+
+def test_missing_and_unknown_fields(tmp_path: Path) -> None:
+    lines = _lines(GOLDEN)
+    obj = json.loads(lines[3])
+    del obj["ply"]
+    lines[3] = json.dumps(obj)
+    e = _error(_write(tmp_path / "m.jsonl", lines))
+    assert (e.line, e.field) == (4, "ply")
+    e = _error(_edit(tmp_path, 4, comment="hi"))
+    assert (e.line, e.field) == (4, "comment")
+    e = _error(_edit(tmp_path, 1, colour="red"))
+    assert (e.line, e.field) == (1, "colour")
+
+
+def test_bad_header(tmp_path: Path) -> None:
+    e = _error(_edit(tmp_path, 1, format="taluva-ai-record/9"))
+    assert (e.line, e.field) == (1, "format")
+    assert RECORD_FORMAT in e.reason
+    e = _error(_edit(tmp_path, 1, game="chess"))
+    assert (e.line, e.field) == (1, "game")
+    e = _error(_edit(tmp_path, 1, rules={"num_players": 2, "speed": 3}))
+    assert (e.line, e.field) == (1, "rules")
+    e = _error(_edit(tmp_path, 1, rules={"num_players": 5}))
+    assert (e.line, e.field) == (1, "rules")
+    e = _error(_edit(tmp_path, 1, players=["greedy"]))
+    assert (e.line, e.field) == (1, "players")
+    e = _error(_edit(tmp_path, 1, seed="7"))
+    assert (e.line, e.field) == (1, "seed")
+    e = _error(_edit(tmp_path, 2, type="header"))
+    assert (e.line, e.field) == (2, "type")
+
+
+def test_wrong_result(tmp_path: Path) -> None:
+    e = _error(_edit(tmp_path, 83, winners=[1]))
+    assert (e.line, e.field) == (83, "winners")
+    assert e.reason == "the record says [1], the replay gives [0]"
+    e = _error(_edit(tmp_path, 83, returns=[-1.0, 1.0]))
+    assert (e.line, e.field) == (83, "returns")
+    e = _error(_edit(tmp_path, 83, end_reason="tiles_out"))
+    assert (e.line, e.field) == (83, "end_reason")
+    e = _error(_edit(tmp_path, 83, plies=80))
+    assert (e.line, e.field) == (83, "plies")
+    e = _error(_edit(tmp_path, 83, places="0,1"))
+    assert (e.line, e.field) == (83, "places")
+
+
+def test_truncated_file(tmp_path: Path) -> None:
+    lines = _lines(GOLDEN)
+    e = _error(_write(tmp_path / "t.jsonl", lines[:50]))
+    assert (e.line, e.field) == (51, "type")
+    assert "ends after line 50 without a result line" in e.reason
+    assert read_result(tmp_path / "t.jsonl") is None
+    # cut in the middle of the last line
+    data = GOLDEN.read_bytes()
+    (tmp_path / "cut.jsonl").write_bytes(data[: len(data) - 20])
+    e = _error(tmp_path / "cut.jsonl")
+    assert (e.line, e.field) == (83, "json")
+    # a result line before the game is over
+    res = lines[-1]
+    e = _error(_write(tmp_path / "early.jsonl", [*lines[:40], res]))
+    assert (e.line, e.field) == (41, "type")
+    assert "not over" in e.reason
+
+
+def test_lines_after_the_end(tmp_path: Path) -> None:
+    lines = _lines(GOLDEN)
+    extra = '{"type": "action", "ply": 81, "player": "chance", "action": "draw:JC"}'
+    e = _error(_write(tmp_path / "a.jsonl", [*lines[:-1], extra, lines[-1]]))
+    assert (e.line, e.field) == (83, "type")
+    assert "the game is over" in e.reason
+    e = _error(_write(tmp_path / "b.jsonl", [*lines, lines[-1]]))
+    assert (e.line, e.field) == (84, "type")
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    (tmp_path / "e.jsonl").write_text("", encoding="utf-8")
+    e = _error(tmp_path / "e.jsonl")
+    assert (e.line, e.field) == (1, "type")
+
+
+def test_missing_file_is_an_os_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        replay_record(tmp_path / "none.jsonl")
