@@ -13,11 +13,11 @@ register_agent("mcts", MCTSAgent)
 __all__ = [
     "Agent",
     "Evaluator",
+    "GreedyAgent",
     "MCTSAgent",
     "MCTSConfig",
-    "RolloutEvaluator",
-    "GreedyAgent",
     "RandomAgent",
+    "RolloutEvaluator",
     "known_agents",
     "make_agent",
     "parse_agent_spec",

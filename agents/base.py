@@ -90,7 +90,9 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
             cls = getattr(importlib.import_module(mod_name), cls_name)
             agent = cls(seed=seed)
             agent.name = spec
-            return agent  # type: ignore[no-any-return]
+            if not isinstance(agent, Agent):
+                raise ValueError(f"{spec!r} is not an Agent (it has no act method)")
+            return agent
     raise ValueError(f"unknown agent {name!r}; known: {', '.join(sorted(_AGENTS))}")
 
 

@@ -185,7 +185,7 @@ class MCTSAgent(Agent):
                     add_virtual_loss(tree.vloss, p, depth, 1.0)
             if leaves:
                 priors, values = self.evaluator.evaluate([s for _, s in leaves])
-                for (p, s), pr, v in zip(leaves, priors, values, strict=True):
+                for (p, _), pr, v in zip(leaves, priors, values, strict=True):
                     if batch > 1:
                         add_virtual_loss(tree.vloss, p, p.size, -1.0)
                     if pr is not None:
@@ -256,8 +256,13 @@ class MCTSAgent(Agent):
             node = max(ch, key=lambda c: tree.N[c])
             if tree.N[node] == 0:
                 break
-        return {"simulations": int(tree.N[0]), "root_value": float(tree.W[0, p] / max(tree.N[0], 1)),
-                "top": top, "pv": pv, "tree_nodes": int(tree.size)}
+        return {
+            "simulations": int(tree.N[0]),
+            "root_value": float(tree.W[0, p] / max(tree.N[0], 1)),
+            "top": top,
+            "pv": pv,
+            "tree_nodes": int(tree.size),
+        }
 
     def stats(self) -> dict[str, Any]:
         return dict(self._last)

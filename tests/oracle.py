@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,7 +66,7 @@ def our_placement(game: TaluvaGame, action: int) -> tuple[int, ...]:
 def placement_id(game: TaluvaGame, p: dict[str, Any]) -> int:
     v = game.board.cell(*p["volcano"])
     da = (p["a"][0] - p["volcano"][0], p["a"][1] - p["volcano"][1])
-    o = [o for o in range(6) if DIRECTIONS[(o + 4) % 6] == da][0]
+    o = next(o for o in range(6) if DIRECTIONS[(o + 4) % 6] == da)
     return v * 6 + o
 
 
@@ -99,8 +99,19 @@ class Report:
     mismatches: list[str] = field(default_factory=list)
 
 
-def replay_game(records: list[dict[str, Any]], source: str, report: Report) -> None:
-    """Replay one oracle game, comparing every legal set; append mismatches to ``report``."""
+def replay_game(
+    records: list[dict[str, Any]],
+    source: str,
+    report: Report,
+    observe: Callable[[dict[str, Any], TaluvaState], None] | None = None,
+) -> None:
+    """Replay one oracle game, comparing every legal set; append mismatches to ``report``.
+
+    Args:
+        observe: optional ``observe(record, state)``, called for each turn record once its tile
+            is drawn (the state then matches the record's ``board_before``/``pieces_before``)
+            and for the end record on the final state.
+    """
     head, turns, end = records[0], records[1:-1], records[-1]
     gid = head["game"]
     ujf = source == "ujf"
@@ -122,6 +133,8 @@ def replay_game(records: list[dict[str, Any]], source: str, report: Report) -> N
             bad(tn, f"expected a chance node, state is {state!r}")
             return
         state.apply(tile_of(t["tile"]))
+        if observe is not None:
+            observe(t, state)
         if state.current_player != t["player"]:
             bad(tn, f"player to move {state.current_player}, oracle {t['player']}")
             return
@@ -168,6 +181,8 @@ def replay_game(records: list[dict[str, Any]], source: str, report: Report) -> N
     if not state.is_terminal():
         bad(-1, f"game not over after the oracle's last turn: {state!r}")
         return
+    if observe is not None:
+        observe(end, state)
     reason = {"early_victory": "EARLY_VICTORY", "last_standing": "LAST_STANDING",
               "tiles_exhausted": "TILES_OUT"}[end["reason"]]
     if state.end_reason.name != reason:

@@ -25,8 +25,6 @@ from taluva_ai.games.taluva.state import (
     C_BUILDING,
     C_LEVEL,
     C_OWNER,
-    C_TERRAIN,
-    C_TILE,
     CHANCE,
     M_DRAWN,
     M_END,
@@ -54,13 +52,9 @@ from taluva_ai.games.taluva.state import (
 from taluva_ai.games.taluva.tiles import (
     NUM_TILE_TYPES,
     NUM_TILES,
-    Building,
-    Terrain,
     full_tile_set,
     tile_name,
-    tile_terrains,
 )
-
 
 # Plain ints for the hot paths (IntEnum comparisons cost a Python attribute lookup each).
 _CHANCE, _TILE, _BUILD, _TERMINAL = (int(x) for x in Step)
@@ -126,10 +120,7 @@ class TaluvaGame:
         Raises:
             ValueError: the deck is not drawn from the 48-tile set.
         """
-        if deck is None:
-            d = self.shuffled_deck(seed)
-        else:
-            d = complete_deck(deck)
+        d = self.shuffled_deck(seed) if deck is None else complete_deck(deck)
         cells, players, d, meta = new_arrays(
             self.num_players, d, self.num_cells, self.rules.tile_preview
         )
@@ -161,7 +152,7 @@ def complete_deck(tiles: np.ndarray | list[int]) -> np.ndarray:
         t, minlength=NUM_TILE_TYPES
     )
     if (left < 0).any():
-        bad = [tile_name(i) for i in np.flatnonzero(left < 0)]
+        bad = [tile_name(int(i)) for i in np.flatnonzero(left < 0)]
         raise ValueError(f"deck holds more copies than the tile set of: {', '.join(bad)}")
     rest = np.repeat(np.arange(NUM_TILE_TYPES), left)
     return np.concatenate([t, rest]).astype(np.int8)
@@ -325,7 +316,9 @@ class TaluvaState:
             WrongStepError: not at a chance node.
         """
         if self.meta[M_STEP] != _CHANCE:
-            raise WrongStepError("chance_outcomes", f"no chance node: the state is at {self.step.name}")
+            raise WrongStepError(
+                "chance_outcomes", f"no chance node: the state is at {self.step.name}"
+            )
         undrawn = self.deck[int(self.meta[M_DRAWN]):].astype(np.int64)
         counts = np.bincount(undrawn, minlength=NUM_TILE_TYPES)
         total = counts.sum()
@@ -382,7 +375,10 @@ class TaluvaState:
         """
         if not self._history:
             raise IndexError("nothing to undo")
-        self.cells, self.players, self.deck, self.meta, _ = self._history.pop()
+        cells, players, deck, meta, _ = self._history.pop()
+        # copies: clones share history entries, and apply() writes into the live arrays
+        self.cells, self.players = cells.copy(), players.copy()
+        self.deck, self.meta = deck.copy(), meta.copy()
 
     def history(self) -> list[int]:
         """Applied actions in order (tile type ids at chance nodes)."""
@@ -504,26 +500,36 @@ class TaluvaState:
 
     def _resolve(self, action: int | str | Action) -> int:
         """Validate and turn an action into the id the kernels take (state untouched)."""
-        if isinstance(action, Action):
-            if action.kind is ActionKind.DRAW:
-                a = action.tile
-            else:
-                try:
-                    a = encode(action, self.game.board)
-                except NotationError as e:
-                    raise IllegalActionError(action, str(e)) from None
-        elif isinstance(action, str):
-            a = self.parse_action(action) if _on_board_text(self, action) else -1
-            if a == -1:
-                raise IllegalActionError(action, "the hex lies outside the board bound "
-                                         f"(board_radius={self.game.rules.board_radius})")
+        step = self.meta[M_STEP]
+        if isinstance(action, str):
+            action_value = Action.parse(action)
+        elif isinstance(action, Action):
+            action_value = action
         elif isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            a = int(action)
+            action_value = None
         else:
             raise NotationError(f"an action is an int id, notation or Action, got {action!r}")
-        step = self.meta[M_STEP]
         if step == _TERMINAL:
             raise WrongStepError(action, "the game is over")
+        if action_value is not None:
+            is_draw = action_value.kind is ActionKind.DRAW
+            if is_draw and step != _CHANCE:
+                raise WrongStepError(action, f"a tile draw during the {self.step.name.lower()} "
+                                     "step (draws happen only at chance nodes)")
+            if not is_draw and step == _CHANCE:
+                raise WrongStepError(action, "a tile or build action at a chance node (the tile "
+                                     "is drawn first: draw() or a draw:AB outcome)")
+            if is_draw:
+                a = action_value.tile
+            elif not _on_board(self.game.board, action_value):
+                raise IllegalActionError(action, "the hex lies outside the board bound "
+                                         f"(board_radius={self.game.rules.board_radius})")
+            elif isinstance(action, str):
+                a = self.parse_action(action)
+            else:
+                a = encode(action_value, self.game.board)
+        else:
+            a = int(action)  # type: ignore[arg-type]
         if step == _CHANCE:
             if not 0 <= a < NUM_TILE_TYPES:
                 raise ActionOutOfRangeError(action, "a chance outcome is a tile type id 0..24")
@@ -531,7 +537,9 @@ class TaluvaState:
                 raise IllegalActionError(action, f"no undrawn copy of tile {tile_name(a)} is left")
             return a
         if not 0 <= a < self.game.num_actions:
-            raise ActionOutOfRangeError(action, f"action ids run from 0 to {self.game.num_actions - 1}")
+            raise ActionOutOfRangeError(
+                action, f"action ids run from 0 to {self.game.num_actions - 1}"
+            )
         is_tile = a < 6 * self.game.num_cells
         if step == _TILE and not is_tile:
             raise WrongStepError(action, "a build during the tile step (place the tile first)")
@@ -585,8 +593,4 @@ def _on_board(board: Board, act: Action) -> bool:
 
     return hex_distance(act.q, act.r) <= board.radius
 
-
-def _on_board_text(state: TaluvaState, text: str) -> bool:
-    act = Action.parse(text)
-    return act.kind is ActionKind.DRAW or _on_board(state.game.board, act)
 

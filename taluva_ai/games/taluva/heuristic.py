@@ -200,7 +200,8 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
             if step == K.S_TILE:
                 a = K.sample_tile_action(cells, meta, nbr, cell_of, origin, ids)
             else:
-                n = K.build_actions(cells, players, meta, rules, nbr, cell_of, ids, False, bcost[:0])
+                n = K.build_actions(cells, players, meta, rules, nbr, cell_of, ids, False,
+                                    bcost[:0])
                 a = ids[np.random.randint(n)]
         elif step == K.S_BUILD:
             n = _build_values(cells, players, meta, rules, nbr, cell_of, ids, bcost, vals)

@@ -910,7 +910,8 @@ def legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out):
     if step == S_TILE:
         return tile_actions(cells, meta, nbr, cell_of, origin, out, False)
     if step == S_BUILD:
-        return build_actions(cells, players, meta, rules, nbr, cell_of, out, False, np.empty(0, dtype=np.int64))
+        return build_actions(cells, players, meta, rules, nbr, cell_of, out, False,
+                             np.empty(0, dtype=np.int64))
     return 0
 
 
@@ -965,7 +966,7 @@ def batch_legal_mask(cells_b, players_b, meta_b, rules, nbr, cell_of, origin, ma
 
 @njit(cache=True)
 def batch_apply(cells_b, players_b, deck_b, meta_b, rules, nbr, cell_of, hexqr, origin, act_b):
-    """Apply ``act_b[i]`` to game ``i`` for every ``i`` (games already over are left as they are)."""
+    """Apply ``act_b[i]`` to game ``i`` for every ``i`` (finished games are left as they are)."""
     for i in range(cells_b.shape[0]):
         if meta_b[i, M_STEP] != S_TERMINAL:
             apply_action(

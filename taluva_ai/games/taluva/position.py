@@ -133,7 +133,9 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
         raise PositionError("end", f"{vals['end']!r} is not one of {', '.join(ends)}")
     deck_s = vals["deck"]
     if len(deck_s) != 2 * NUM_TILES:
-        raise PositionError("deck", f"expected {NUM_TILES} two-letter tiles, got {len(deck_s)} letters")
+        raise PositionError(
+            "deck", f"expected {NUM_TILES} two-letter tiles, got {len(deck_s)} letters"
+        )
     try:
         deck = np.array([parse_tile(deck_s[i:i + 2]) for i in range(0, len(deck_s), 2)])
     except ValueError as e:
@@ -165,7 +167,9 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
     for p, s in enumerate(seats):
         xs = s.split(".")
         if len(xs) != NUM_PLAYER_FIELDS:
-            raise PositionError("seats", f"seat {p}: expected {NUM_PLAYER_FIELDS} '.'-separated numbers")
+            raise PositionError(
+                "seats", f"seat {p}: expected {NUM_PLAYER_FIELDS} '.'-separated numbers"
+            )
         for j, t in enumerate(xs):
             players[p, j] = _int("seats", t, -1, 60)
         if players[p, 6] >= NUM_TILE_TYPES:
@@ -174,7 +178,10 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
         for k, item in enumerate(vals["cells"].split("/")):
             mt = _CELL.fullmatch(item)
             if not mt:
-                raise PositionError("cells", f"entry {k + 1} {item!r} is not 'q,r:<level><terrain><tile><building>'")
+                raise PositionError(
+                    "cells",
+                    f"entry {k + 1} {item!r} is not 'q,r:<level><terrain><tile><building>'",
+                )
             q, r, lv, terr, tix, bs = mt.groups()
             try:
                 c = game.board.cell(int(q), int(r))

@@ -1,0 +1,412 @@
+"""Helpers shared by the engine tests: hand-built positions and small queries on a state.
+
+Scenario tests build positions directly in the state arrays (:mod:`taluva_ai.games.taluva.state`)
+with :func:`make_position`, then drive them through the public API only (``legal_actions``,
+``apply``, ``returns`` ...). The rules engine reads nothing but the top of each stack (level,
+terrain, tile index, building, owner), so a hand-built island need not be one that real play
+could reach; each scenario says what it contains.
+
+Hexes are axial ``(q, r)``: ``q`` east, ``r`` south. Neighbours: E (1,0), NE (1,-1), NW (0,-1),
+W (-1,0), SW (-1,1), SE (0,1). A tile with its volcano on ``(q, r)`` in orientation ``o`` has
+its ``a`` hex in direction ``(o + 4) % 6`` and its ``b`` hex in direction ``(o + 5) % 6``
+(``o`` = 0..5 is written ``N NW SW S SE NE``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from taluva_ai.games.taluva import TaluvaGame, TaluvaState
+from taluva_ai.games.taluva.game import complete_deck
+from taluva_ai.games.taluva.hexgrid import DIRECTIONS, hex_distance
+from taluva_ai.games.taluva.state import (
+    C_BUILDING,
+    C_LEVEL,
+    C_OWNER,
+    C_TERRAIN,
+    M_DRAW_FOR,
+    M_DRAWN,
+    M_NELIM,
+    M_NEXT_BEST,
+    M_NEXT_WORST,
+    M_PLACED,
+    M_PLAYER,
+    M_PLY,
+    M_QMAX,
+    M_QMIN,
+    M_RMAX,
+    M_RMIN,
+    M_SETUP,
+    M_STEP,
+    M_TILE,
+    P_DESTROYED,
+    P_ELIM_ORDER,
+    P_HAND,
+    P_HUTS,
+    P_PLACE,
+    P_STATUS,
+    P_TEMPLES,
+    P_TOWERS,
+    START_HUTS,
+    START_TEMPLES,
+    START_TOWERS,
+    Status,
+    Step,
+    new_arrays,
+)
+from taluva_ai.games.taluva.tiles import (
+    LETTER_TERRAIN,
+    TERRAIN_LETTER,
+    Building,
+    Terrain,
+    full_tile_set,
+    parse_tile,
+    tile_terrains,
+)
+
+#: One hex of a hand-built position: ``(q, r, level, terrain, tile_index)`` or
+#: ``(q, r, level, terrain, tile_index, building, owner)``.
+HexSpec = tuple[Any, ...]
+
+_BUILDING_CODES: dict[Any, Building] = {
+    None: Building.NONE, "": Building.NONE, ".": Building.NONE, 0: Building.NONE,
+    "h": Building.HUT, "hut": Building.HUT, 1: Building.HUT,
+    "T": Building.TEMPLE, "temple": Building.TEMPLE, 2: Building.TEMPLE,
+    "W": Building.TOWER, "tower": Building.TOWER, 3: Building.TOWER,
+}
+_STEPS = {"chance": Step.CHANCE, "tile": Step.TILE, "build": Step.BUILD}
+
+
+def _terrain(t: Any) -> Terrain:
+    if isinstance(t, str):
+        return LETTER_TERRAIN[t]
+    return Terrain(int(t))
+
+
+def _building(b: Any) -> Building:
+    if isinstance(b, Building):
+        return b
+    return _BUILDING_CODES[b]
+
+
+def _tile_id(t: int | str) -> int:
+    return parse_tile(t) if isinstance(t, str) else int(t)
+
+
+def tile_hexes(
+    q: int, r: int, orientation: int | str, tile: str, level: int, index: int
+) -> list[HexSpec]:
+    """The three hex specs of tile ``tile`` (e.g. ``"JC"``) with its volcano on ``(q, r)``.
+
+    Args:
+        orientation: ``0..5`` or one of ``N NW SW S SE NE``.
+        level: the level of the three hexes.
+        index: the tile index (order of placement) written in all three hexes.
+    """
+    names = ("N", "NW", "SW", "S", "SE", "NE")
+    o = names.index(orientation) if isinstance(orientation, str) else int(orientation)
+    a_t, b_t = tile_terrains(parse_tile(tile))
+    (aq, ar), (bq, br) = DIRECTIONS[(o + 4) % 6], DIRECTIONS[(o + 5) % 6]
+    return [
+        (q, r, level, Terrain.VOLCANO, index),
+        (q + aq, r + ar, level, a_t, index),
+        (q + bq, r + br, level, b_t, index),
+    ]
+
+
+def put(hexes: Iterable[HexSpec], buildings: Mapping[tuple[int, int], tuple[str, int]]
+        ) -> list[HexSpec]:
+    """``hexes`` with buildings added: ``{(q, r): (building letter, owner)}``.
+
+    Raises:
+        ValueError: a hex of ``buildings`` is not among ``hexes``.
+    """
+    out = []
+    left = dict(buildings)
+    for h in hexes:
+        q, r, level, terr, index = h[:5]
+        if (q, r) in left:
+            b, owner = left.pop((q, r))
+            out.append((q, r, level, terr, index, b, owner))
+        else:
+            out.append(tuple(h))
+    if left:
+        raise ValueError(f"no such hexes: {sorted(left)}")
+    return out
+
+
+def make_position(
+    game: TaluvaGame,
+    hexes: Iterable[HexSpec],
+    *,
+    player: int = 0,
+    step: str = "build",
+    tile: str | int | None = None,
+    supplies: Mapping[int, tuple[int, int, int]] | None = None,
+    destroyed: Mapping[int, int] | None = None,
+    placed: int | None = None,
+    drawn: int | None = None,
+    upcoming: Sequence[str | int] = (),
+    eliminated: Sequence[int] = (),
+    finished: Sequence[int] = (),
+    hands: Mapping[int, str | int] | None = None,
+) -> TaluvaState:
+    """A hand-built position of ``game``, written straight into the state arrays.
+
+    Args:
+        game: the game (its rules decide e.g. the deck size and ranked places).
+        hexes: every non-empty hex, as ``(q, r, level, terrain, tile_index[, building, owner])``.
+            ``terrain`` is a :class:`Terrain` or a letter (``"V"``, ``"J"``, ``"C"``, ``"S"``,
+            ``"R"``, ``"L"``); ``building`` is ``None``/``"h"``/``"T"``/``"W"`` (or a
+            :class:`Building`). Use distinct tile indices for hexes of different tiles: the
+            eruption rule "not exactly on one tile" compares them.
+        player: the seat to move (or, at a chance node, the seat the tile is drawn for).
+        step: ``"chance"``, ``"tile"`` or ``"build"``.
+        tile: the tile in hand at the tile step (e.g. ``"JC"``); required there.
+        supplies: ``{seat: (huts, temples, towers)}`` left in the supply. Seats not given get
+            the starting pieces less what stands on the board (a hut hex holds ``level`` huts).
+        destroyed: ``{seat: huts destroyed by eruptions}`` (default 0).
+        placed: tiles placed so far (``meta[M_PLACED]``); default: highest tile index + 1, so
+            the next tile gets a fresh index.
+        drawn: tiles drawn from the deck (``meta[M_DRAWN]``); default ``placed``, plus one at the
+            tile step (the tile in hand). ``drawn == game.rules.deck_size`` means that no tile
+            is left to draw: the game ends after this turn (tiles run out).
+        upcoming: the next tiles to be drawn, in order (names or type ids).
+        eliminated: seats already eliminated, in order of elimination (their ranked places are
+            set as the engine sets them: the worst free places).
+        finished: seats that already left with an early victory in ranked play, in order.
+        hands: ``{seat: tile}`` held under ``tile_preview``.
+
+    Returns:
+        A :class:`TaluvaState` whose meta fields (step, player, tile, counters, the island's
+        bounding box ``M_QMIN..M_RMAX``, ``M_PLACED``, ranking cursors) are consistent with
+        the arguments.
+
+    Raises:
+        ValueError: an inconsistent spec (a building on a volcano or on level 0, a hex off the
+            board or given twice, a missing tile at the tile step, a deck that does not fit).
+    """
+    n = game.num_players
+    board = game.board
+    deck_size = game.rules.deck_size
+    specs = [tuple(h) for h in hexes]
+    cells, players, _, meta = new_arrays(
+        n, full_tile_set(), game.num_cells, game.rules.tile_preview
+    )
+    on_board = np.zeros((n, 3), dtype=np.int64)
+    seen: set[tuple[int, int]] = set()
+    max_index = -1
+    qs: list[int] = []
+    rs: list[int] = []
+    for spec in specs:
+        if len(spec) == 5:
+            q, r, level, terr, index = spec
+            building, owner = Building.NONE, -1
+        elif len(spec) == 7:
+            q, r, level, terr, index, b, owner = spec
+            building = _building(b)
+        else:
+            raise ValueError(f"hex spec {spec!r}: expected 5 or 7 fields")
+        if (q, r) in seen:
+            raise ValueError(f"hex ({q},{r}) given twice")
+        seen.add((q, r))
+        if hex_distance(q, r) > board.radius:
+            raise ValueError(f"hex ({q},{r}) lies off the board")
+        t = _terrain(terr)
+        if level < 1 or t is Terrain.NONE:
+            raise ValueError(f"hex ({q},{r}): a table hex has level >= 1 and a terrain")
+        if building is not Building.NONE:
+            if t is Terrain.VOLCANO:
+                raise ValueError(f"hex ({q},{r}): no building on a volcano")
+            if not 0 <= owner < n:
+                raise ValueError(f"hex ({q},{r}): owner {owner} is not a seat")
+        c = board.cell(q, r)
+        cells[c] = (level, int(t), index, int(building), owner if building else -1)
+        if building is Building.HUT:
+            on_board[owner, 0] += level
+        elif building is Building.TEMPLE:
+            on_board[owner, 1] += 1
+        elif building is Building.TOWER:
+            on_board[owner, 2] += 1
+        max_index = max(max_index, int(index))
+        qs.append(q)
+        rs.append(r)
+    start = np.array([START_HUTS, START_TEMPLES, START_TOWERS])
+    for p in range(n):
+        sup = supplies[p] if supplies and p in supplies else tuple(start - on_board[p])
+        if min(sup) < 0:
+            raise ValueError(f"seat {p}: negative supply {sup}")
+        players[p, [P_HUTS, P_TEMPLES, P_TOWERS]] = sup
+        players[p, P_DESTROYED] = (destroyed or {}).get(p, 0)
+    # statuses, elimination order and (ranked) places as the engine sets them
+    ranked = game.rules.ranked
+    for i, p in enumerate(eliminated):
+        players[p, P_STATUS] = Status.ELIMINATED
+        players[p, P_ELIM_ORDER] = i
+        if ranked:
+            players[p, P_PLACE] = n - 1 - i
+    for i, p in enumerate(finished):
+        players[p, P_STATUS] = Status.FINISHED
+        players[p, P_PLACE] = i
+    meta[M_NELIM] = len(eliminated)
+    meta[M_NEXT_WORST] = n - 1 - (len(eliminated) if ranked else 0)
+    meta[M_NEXT_BEST] = len(finished)
+    # counters
+    if step not in _STEPS:
+        raise ValueError(f"step must be one of {', '.join(_STEPS)}, got {step!r}")
+    placed = max_index + 1 if placed is None else placed
+    in_hand = step == "tile" and not game.rules.tile_preview
+    if drawn is None:
+        drawn = placed + (1 if in_hand else 0)
+    if not 0 <= drawn <= deck_size:
+        raise ValueError(f"drawn={drawn} outside 0..{deck_size}")
+    meta[M_STEP] = _STEPS[step]
+    meta[M_PLAYER] = player
+    meta[M_DRAW_FOR] = player
+    meta[M_PLACED] = placed
+    meta[M_DRAWN] = drawn
+    meta[M_PLY] = 3 * placed
+    meta[M_SETUP] = 0
+    if step == "tile":
+        if tile is None:
+            raise ValueError("the tile step needs the tile in hand")
+        meta[M_TILE] = _tile_id(tile)
+    else:
+        meta[M_TILE] = -1
+    if qs:
+        meta[M_QMIN], meta[M_QMAX] = min(qs), max(qs)
+        meta[M_RMIN], meta[M_RMAX] = min(rs), max(rs)
+    for p, h in (hands or {}).items():
+        players[p, P_HAND] = _tile_id(h)
+    # deck: drawn tiles first (the one in hand last among them), then the upcoming ones
+    reserved = [_tile_id(t) for t in upcoming]
+    hand = [_tile_id(tile)] if in_hand and tile is not None else []
+    pool = Counter(full_tile_set().tolist())
+    pool.subtract(reserved + hand)
+    if any(v < 0 for v in pool.values()):
+        raise ValueError("the tile in hand and the upcoming tiles exceed the tile set")
+    filler = [t for t in sorted(pool) for _ in range(pool[t])]
+    n_fill = drawn - len(hand)
+    if n_fill < 0:
+        raise ValueError("drawn must count the tile in hand")
+    deck = complete_deck(filler[:n_fill] + hand + reserved)
+    return TaluvaState(game, cells, players, deck, meta)
+
+
+# -- queries ------------------------------------------------------------------------------------
+
+
+def legal_strings(state: TaluvaState) -> set[str]:
+    """The legal actions of the player to move, in notation."""
+    return {state.action_to_string(int(a)) for a in state.legal_actions()}
+
+
+def builds(state: TaluvaState, kind: str | None = None) -> set[str]:
+    """Legal builds in notation, optionally only one kind (``hut``, ``temple``, ``tower``,
+    ``expand``)."""
+    out = legal_strings(state)
+    return {s for s in out if kind is None or s.startswith(kind + "@")}
+
+
+def eruptions(state: TaluvaState) -> set[str]:
+    """Legal tile placements whose volcano goes on a hex already on the table."""
+    out = set()
+    for a in state.legal_actions():
+        v = int(a) // 6
+        if state.cells[v, C_LEVEL] > 0:
+            out.add(state.action_to_string(int(a)))
+    return out
+
+
+def hex_at(state: TaluvaState, q: int, r: int) -> tuple[int, str, str, int]:
+    """``(level, terrain letter, building letter, owner)`` of the top of hex ``(q, r)``;
+    terrain ``"-"`` on empty table, building ``"."`` when none."""
+    c = state.game.board.cell(q, r)
+    row = state.cells[c]
+    t = Terrain(int(row[C_TERRAIN]))
+    letter = "-" if t is Terrain.NONE else TERRAIN_LETTER[t]
+    b = {0: ".", 1: "h", 2: "T", 3: "W"}[int(row[C_BUILDING])]
+    return int(row[C_LEVEL]), letter, b, int(row[C_OWNER])
+
+
+def settlements_of(state: TaluvaState, player: int) -> set[frozenset[tuple[int, int]]]:
+    """The settlements of ``player`` as sets of hexes, by a plain Python flood fill (an
+    implementation independent of :func:`kernels.settlements`)."""
+    board = state.game.board
+    cells = state.cells
+    mine = {
+        (int(board.q[c]), int(board.r[c]))
+        for c in np.flatnonzero((cells[:, C_BUILDING] != 0) & (cells[:, C_OWNER] == player))
+    }
+    out: set[frozenset[tuple[int, int]]] = set()
+    left = set(mine)
+    while left:
+        start = left.pop()
+        group = {start}
+        todo = [start]
+        while todo:
+            q, r = todo.pop()
+            for dq, dr in DIRECTIONS:
+                m = (q + dq, r + dr)
+                if m in left:
+                    left.remove(m)
+                    group.add(m)
+                    todo.append(m)
+        out.add(frozenset(group))
+    return out
+
+
+def pieces_on_board(state: TaluvaState, player: int) -> tuple[int, int, int]:
+    """``(huts, temples, towers)`` of ``player`` standing on the board (a hut hex holds as many
+    huts as its level)."""
+    cells = state.cells
+    own = cells[:, C_OWNER] == player
+    b = cells[:, C_BUILDING]
+    huts = int(cells[own & (b == Building.HUT), C_LEVEL].astype(np.int64).sum())
+    return huts, int((own & (b == Building.TEMPLE)).sum()), int((own & (b == Building.TOWER)).sum())
+
+
+def state_arrays(state: TaluvaState) -> tuple[np.ndarray, ...]:
+    """Copies of ``(cells, players, deck, meta)``."""
+    return (state.cells.copy(), state.players.copy(), state.deck.copy(), state.meta.copy())
+
+
+def same_arrays(a: Sequence[np.ndarray], b: Sequence[np.ndarray]) -> bool:
+    """True when two ``(cells, players, deck, meta)`` tuples are equal element for element."""
+    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def play_random_game(
+    game: TaluvaGame,
+    seed: int,
+    agent: str = "random",
+    agent_seed: int | None = None,
+    on_decision: Any = None,
+) -> tuple[TaluvaState, list[int]]:
+    """Play one game with seeded tile draws (``state.draw()``) and a seeded agent.
+
+    Args:
+        on_decision: ``f(state)`` called at every decision before the agent acts.
+
+    Returns:
+        The final state and the applied decision ids (tile and build actions, in order).
+    """
+    from taluva_ai.agents import make_agent
+
+    ag = make_agent(agent, seed=seed if agent_seed is None else agent_seed)
+    state = game.new_initial_state(seed=seed)
+    actions: list[int] = []
+    while not state.is_terminal():
+        if state.current_player == -1:
+            state.draw()
+            continue
+        if on_decision is not None:
+            on_decision(state)
+        a = ag.act(state)
+        actions.append(a)
+        state.apply(a)
+    return state, actions
