@@ -12,6 +12,9 @@ repeated, and the median of the repeats is reported. One process, one thread.
   the dense mask), timed in a Numba-compiled loop over positions collected along seeded random
   2-player games, so no Python overhead is counted.
 - ``decisions_per_game[n]``: mean decisions (tile and build steps) of those random games.
+- ``mcts.sims_per_s`` (``--mcts``): MCTS simulations per second in one process from a fixed
+  2-player midgame (20 tiles placed by seeded random play, tile step), UCT with uniformly random
+  rollouts to the end (``mcts:prior=none,rollout=random``), ``sims`` simulations per search.
 """
 
 from __future__ import annotations
@@ -212,6 +215,48 @@ def machine_info() -> dict[str, Any]:
     }
 
 
-def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8) -> dict[str, Any]:
-    """``{"engine": bench_engine(...), "machine": machine_info()}`` (DESIGN.md's JSON shape)."""
-    return {"engine": bench_engine(games, repeats, mask_games), "machine": machine_info()}
+def midgame_state(seed: int = 3, tiles: int = 20) -> Any:
+    """The fixed 2-player position the MCTS benchmark searches from: ``tiles`` tiles placed by
+    seeded uniformly random play, at the next tile step."""
+    game = TaluvaGame(num_players=2)
+    state = game.new_initial_state(seed=seed)
+    rng = np.random.default_rng(seed)
+    while state.tiles_placed < tiles or state.current_player < 0:
+        if state.current_player < 0:
+            state.draw()
+        else:
+            legal = state.legal_actions()
+            state.apply(int(legal[rng.integers(legal.size)]))
+    return state
+
+
+def bench_mcts(sims: int = 2000, repeats: int = 5) -> dict[str, Any]:
+    """``{"sims_per_s": median, "sims": sims, "repeats": repeats, "spec": agent spec}``."""
+    import importlib
+
+    agents = importlib.import_module("taluva_ai.agents")  # by name: the core imports no agent
+    spec = f"mcts:sims={sims},prior=none,rollout=random"
+    state = midgame_state()
+    agent = agents.make_agent(spec, seed=0)
+    agent.act(state)  # warm-up: compile
+    rates = []
+    for r in range(repeats):
+        agent.reset(r)
+        t = time.perf_counter()
+        agent.act(state)
+        rates.append(agent.stats()["simulations"] / (time.perf_counter() - t))
+    return {"sims_per_s": round(statistics.median(rates), 1), "sims": sims, "repeats": repeats,
+            "spec": spec}
+
+
+def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bool = True,
+              mcts: bool = False, mcts_sims: int = 2000) -> dict[str, Any]:
+    """DESIGN.md's JSON shape: ``{"engine": ..., "mcts": ..., "machine": ...}``, each section
+    present when asked for."""
+    out: dict[str, Any] = {}
+    if engine:
+        out["engine"] = bench_engine(games, repeats, mask_games)
+    if mcts:
+        out["mcts"] = bench_mcts(mcts_sims, repeats)
+    out["machine"] = machine_info()
+    return out

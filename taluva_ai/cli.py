@@ -271,9 +271,11 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from taluva_ai.bench import run_bench
 
-    if args.games < 1 or args.repeats < 1:
-        raise _ArgError("--games and --repeats must be >= 1")
-    res = run_bench(games=args.games, repeats=args.repeats)
+    if args.games < 1 or args.repeats < 1 or args.mcts_sims < 1:
+        raise _ArgError("--games, --repeats and --mcts-sims must be >= 1")
+    engine = args.engine or not args.mcts
+    res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
+                    mcts_sims=args.mcts_sims)
     text = json.dumps(res, indent=2)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
@@ -281,7 +283,21 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(text)
         return 0
-    e, m = res["engine"], res["machine"]
+    if "engine" in res:
+        _print_engine_bench(res["engine"])
+    if "mcts" in res:
+        mc = res["mcts"]
+        print(f"mcts ({mc['spec']}, median of {mc['repeats']} searches from a 2-player "
+              f"midgame): {mc['sims_per_s']:.1f} simulations/s")
+    v = res["machine"]["versions"]
+    print(f"machine: {res['machine']['cpu']}, {res['machine']['threads']} threads; python "
+          f"{v['python']}, numpy {v['numpy']}, numba {v['numba']}")
+    if args.out:
+        print(f"written: {args.out}")
+    return 0
+
+
+def _print_engine_bench(e: dict[str, Any]) -> None:
     print(f"engine (median of {e['repeats']} repeats, {e['games']} random games each):")
     for n, v in e["games_per_s"].items():
         print(f"  {n} players: {v:9.1f} games/s   ({e['decisions_per_game'][n]:.1f} "
@@ -290,12 +306,6 @@ def _cmd_bench(args: argparse.Namespace) -> int:
           f"(mean over {e['positions']['tile']} positions)")
     print(f"  build-step legal mask: {e['build_mask_us']:8.2f} us  "
           f"(mean over {e['positions']['build']} positions)")
-    v = m["versions"]
-    print(f"machine: {m['cpu']}, {m['threads']} threads; python {v['python']}, numpy "
-          f"{v['numpy']}, numba {v['numba']}")
-    if args.out:
-        print(f"written: {args.out}")
-    return 0
 
 
 # -- parser -----------------------------------------------------------------------------------
@@ -402,6 +412,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="random games per player count and repeat (default 200)")
     bench.add_argument("--repeats", type=int, default=5, help="repeats (default 5)")
     bench.add_argument("--out", default=None, metavar="FILE", help="also write the JSON here")
+    bench.add_argument("--engine", action="store_true",
+                       help="engine section (the default when no section is asked for)")
+    bench.add_argument("--mcts", action="store_true",
+                       help="MCTS simulations per second from a 2-player midgame, random "
+                       "rollouts")
+    bench.add_argument("--mcts-sims", type=int, default=2000,
+                       help="simulations per timed search (default 2000)")
     bench.set_defaults(func=_cmd_bench)
     return p
 
