@@ -208,7 +208,7 @@ def _tile_context(cells, meta, nbr, cell_of):
     return scan, nscan, coast, near
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _sea_ok(cells, nbr, coast, v, o):
     """Sea-level placement (v, o): three empty hexes on the board, one next to the island."""
     a = nbr[v, (o + 4) % 6]
