@@ -69,31 +69,64 @@ def _typed(val: str) -> Any:
 
 
 def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Make an agent from a spec such as ``"random"``, ``"greedy"`` or ``"module:Class"``.
+    """Make an agent from a spec.
+
+    Specs: ``name`` or ``name:key=value,...`` for a registered agent (``random``, ``greedy``,
+    ``mcts``...), and ``package.module:Class`` or ``package.module:Class:key=value,...`` for
+    your own :class:`Agent` subclass, constructed as ``Class(seed=seed, **params)``.
 
     Raises:
-        ValueError: an unknown agent name or a bad parameter (the message lists the known names).
+        ValueError: an unknown agent, a module or class that cannot be loaded, a parameter that
+            is malformed, unknown or of the wrong type, or ``seed`` given in the spec (the
+            caller sets it). The message names the spec.
     """
-    name, params = parse_agent_spec(spec)
-    if name in _AGENTS:
-        try:
-            agent = _AGENTS[name](seed=seed, **params)
-        except TypeError as e:
-            raise ValueError(f"agent {spec!r}: {e}") from None
-        agent.name = spec
-        return agent
-    if "." in name:
-        import importlib
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec is a non-empty string, got {spec!r}")
+    head, _, rest = spec.partition(":")
+    head = head.strip()
+    if head in _AGENTS:
+        factory = _AGENTS[head]
+        _, params = parse_agent_spec(spec)
+    else:
+        cls_name, _, param_text = rest.partition(":")
+        if not cls_name.isidentifier() or ("." not in head and not _importable(head)):
+            raise ValueError(f"unknown agent {head!r}; known: {', '.join(sorted(_AGENTS))}, "
+                             "or package.module:Class")
+        factory = _load_class(spec, head, cls_name)
+        _, params = parse_agent_spec("x:" + param_text if param_text else "x")
+    if "seed" in params:
+        raise ValueError(f"agent {spec!r}: the seed is set by the caller (e.g. --seed), "
+                         "not in the spec")
+    try:
+        agent = factory(seed=seed, **params)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"agent {spec!r}: {e}") from None
+    if not isinstance(agent, Agent):
+        raise ValueError(f"agent {spec!r}: {type(agent).__name__} is not a taluva_ai Agent")
+    agent.name = spec
+    return agent
 
-        mod_name, _, cls_name = spec.rpartition(":")
-        if mod_name and cls_name:
-            cls = getattr(importlib.import_module(mod_name), cls_name)
-            agent = cls(seed=seed)
-            agent.name = spec
-            if not isinstance(agent, Agent):
-                raise ValueError(f"{spec!r} is not an Agent (it has no act method)")
-            return agent
-    raise ValueError(f"unknown agent {name!r}; known: {', '.join(sorted(_AGENTS))}")
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _load_class(spec: str, module: str, cls_name: str) -> Callable[..., Agent]:
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except Exception as e:
+        raise ValueError(f"agent {spec!r}: cannot import {module!r}: {e}") from None
+    cls = getattr(mod, cls_name, None)
+    if cls is None or not callable(cls):
+        raise ValueError(f"agent {spec!r}: module {module!r} has no class {cls_name!r}")
+    return cls
 
 
 def known_agents() -> list[str]:

@@ -78,6 +78,16 @@ class MCTSConfig:
     prior_temperature: float = 10.0
 
     def __post_init__(self) -> None:
+        for f in fields(self):
+            v = getattr(self, f.name)
+            want = _FIELD_TYPES[f.name]
+            if v is None and f.name == "time":
+                continue
+            ok = isinstance(v, want) and not (isinstance(v, bool) and want is not bool)
+            if not ok:
+                names = " or ".join(t.__name__ for t in (want if isinstance(want, tuple)
+                                                          else (want,)))
+                raise ValueError(f"mcts parameter {f.name}={v!r} must be {names}")
         if self.time is None and self.sims < 1:
             raise ValueError(f"sims must be at least 1, got {self.sims}")
         if self.time is not None and self.time <= 0:
@@ -90,6 +100,14 @@ class MCTSConfig:
             raise ValueError(f"prior must be 'heuristic' or 'none', got {self.prior!r}")
         if self.temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+
+
+_FIELD_TYPES: dict[str, Any] = {
+    "sims": int, "time": (int, float), "rollout": str, "c": (int, float), "fpu": (int, float),
+    "chance": str, "temperature": (int, float), "dirichlet_alpha": (int, float),
+    "dirichlet_frac": (int, float), "reuse_tree": bool, "leaf_batch": int, "samples": int,
+    "prior": str, "prior_temperature": (int, float),
+}
 
 
 class MCTSAgent(Agent):
@@ -137,7 +155,7 @@ class MCTSAgent(Agent):
             raise ValueError("MCTS acts only at a decision node")
         tree = self._root_tree(state)
         self.search(state, tree)
-        action = self._choose(tree)
+        action = self._choose(tree, state)
         self._remember(state, tree, action)
         return action
 
@@ -224,7 +242,7 @@ class MCTSAgent(Agent):
 
     # -- move choice and statistics ---------------------------------------------------------
 
-    def _choose(self, tree: Tree) -> int:
+    def _choose(self, tree: Tree, state: GameState) -> int:
         kids = np.array(list(tree.children(0)), dtype=np.int64)
         visits = tree.N[kids]
         if self.config.temperature == 0:
@@ -233,25 +251,31 @@ class MCTSAgent(Agent):
         else:
             w = visits ** (1.0 / self.config.temperature)
             pick = int(kids[self.rng.choice(kids.size, p=w / w.sum())])
-        self._last = self._stats(tree, pick)
+        self._last = self._stats(tree, pick, state)
         return int(tree.action[pick])
 
-    def _stats(self, tree: Tree, pick: int) -> dict[str, Any]:
+    def _stats(self, tree: Tree, pick: int, state: GameState) -> dict[str, Any]:
+        """Root statistics; moves in the game's notation (``action_to_string``)."""
         p = int(tree.to_move[0])
         kids = list(tree.children(0))
         order = sorted(kids, key=lambda c: -tree.N[c])
         top = [
-            {"action": int(tree.action[c]), "visits": int(tree.N[c]),
+            {"move": state.action_to_string(int(tree.action[c])), "action": int(tree.action[c]),
+             "visits": int(tree.N[c]),
              "value": float(tree.W[c, p] / tree.N[c]) if tree.N[c] else 0.0,
              "prior": float(tree.prior[c])}
             for c in order[:5]
         ]
-        pv = []
+        # principal variation: the most visited line through decision nodes (chance included)
+        pv: list[str] = []
+        s = state.clone()
         node = pick
-        while tree.kind[node] == DECISION or node == pick:
-            pv.append(int(tree.action[node]))
+        while True:
+            a = int(tree.action[node])
+            pv.append(s.action_to_string(a))
+            s.apply(a)
             ch = list(tree.children(node))
-            if not ch or tree.kind[node] != DECISION:
+            if not ch or tree.kind[node] not in (DECISION, K_CHANCE) or len(pv) >= 12:
                 break
             node = max(ch, key=lambda c: tree.N[c])
             if tree.N[node] == 0:

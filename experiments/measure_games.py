@@ -4,10 +4,10 @@ Plays random and greedy self-play games on a board so large that its bound never
 (radius 60; no island of these games comes near it), recording per game the farthest hex of
 any legal tile placement from the first volcano. The bound ``R`` would have bound in a game
 exactly when that reach exceeds ``R`` (the games are identical up to the first decision where
-it does). Writes ``<out>/games.json`` (one entry per game) and ``<out>/summary.json``, and
-prints the tables that docs/benchmarks.md quotes.
+it does). Writes ``<out>/games.json`` (one entry per game) and ``<out>/summary.json`` (the figures
+docs/benchmarks.md quotes), and prints one JSON line of figures per player count and policy.
 
-    python experiments/measure_games.py --games 2000 --greedy-games 300 --out runs/measure
+    python experiments/measure_games.py --games 10000 --greedy-games 300 --out runs/measure
 """
 
 from __future__ import annotations
@@ -133,7 +133,8 @@ def summarize(records: list[dict]) -> dict:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     for f, v in asdict(Config()).items():
         p.add_argument(f"--{f.replace('_', '-')}", type=type(v), default=v)
     cfg = Config(**vars(p.parse_args()))

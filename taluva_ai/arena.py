@@ -318,6 +318,8 @@ def run_tournament(
         raise ValueError(f"games must be >= 1, got {games}")
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     for s in specs:
         make_agent(s)  # raises ValueError for an unknown agent or a bad parameter
     opts = dict(rules or {})
@@ -338,8 +340,8 @@ def run_tournament(
         if old != config:
             keys = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
             raise RunConfigError(
-                f"{out} holds a tournament made with other settings ({', '.join(keys)} "
-                "differ); use another output directory or the same arguments"
+                f"{out} holds a tournament made with other settings (they differ in: "
+                f"{', '.join(keys)}); use another output directory or the same arguments"
             )
     out.mkdir(parents=True, exist_ok=True)
     (out / "games").mkdir(exist_ok=True)

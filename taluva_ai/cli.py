@@ -27,7 +27,7 @@ class _ArgError(Exception):
 
 
 def _rule_options(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("rule options (RULES.md; defaults are the standard rules)")
+    g = parser.add_argument_group("rule options (docs/rules.md; defaults are the standard rules)")
     g.add_argument("--tiles-per-player", type=int, default=None, metavar="K",
                    help="play K tiles per player (12 is the BGA practice); default: all 48")
     g.add_argument("--ranked", action="store_true",
@@ -82,7 +82,9 @@ def _seat_line(state: GameState, seat: int, name: str) -> str:
     built = getattr(state, "built", None)
     if built is not None:
         b = built(seat)
-        text = f"built {b['temples']} temples, {b['towers']} towers, {b['huts']} huts"
+        text = "built " + ", ".join(
+            _count(b[k], k[:-1]) for k in ("temples", "towers", "huts")
+        )
         destroyed = getattr(state, "destroyed_huts", None)
         if destroyed is not None and destroyed(seat):
             text += f" ({destroyed(seat)} destroyed)"
@@ -184,6 +186,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     except RecordError as e:
         print(f"{args.record}: line {e.line}: field {e.field!r}: {e.reason}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        raise  # the output was closed (e.g. `| head`), not the record: main() handles it
     except OSError as e:
         print(f"{args.record}: cannot read the record: {e.strerror or e}", file=sys.stderr)
         return 1
@@ -345,7 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_FORMATTER)
     play.add_argument("--players", nargs="+", required=True, metavar="AGENT",
                       help=agents_help + "; one per seat")
-    play.add_argument("--seed", type=int, default=None,
+    play.add_argument("--seed", type=_seed, default=None,
                       help="game seed (default: a random one, printed)")
     play.add_argument("--record", default=None, metavar="FILE",
                       help="write the game record (JSON Lines) to FILE")
@@ -390,7 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="players in each game (default 2)")
     tour.add_argument("--concurrency", type=int, default=1,
                       help="worker processes (default 1); results do not depend on it")
-    tour.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    tour.add_argument("--seed", type=_seed, default=0, help="tournament seed (default 0)")
     tour.add_argument("--out", required=True, metavar="DIR", help="run directory")
     tour.add_argument("--bootstrap", type=int, default=1000,
                       help="bootstrap resamples for the Elo intervals (default 1000)")
@@ -423,6 +427,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _count(n: int, noun: str) -> str:
+    """``"1 temple"``, ``"3 huts"``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _seed(text: str) -> int:
+    """argparse type of seeds: a non-negative integer."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{v} is negative; seeds are integers >= 0")
+    return v
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``taluva`` command; returns the exit status (argparse errors exit with 2)."""
     parser = build_parser()
@@ -435,6 +455,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except KeyboardInterrupt:
+        hint = " (run the same command again to resume)" if args.command == "tournament" else ""
+        print(f"\n{parser.prog} {args.command}: interrupted{hint}", file=sys.stderr)
+        return 130
 
 
 def _fail(parser: argparse.ArgumentParser, command: str, message: str) -> NoReturn:

@@ -15,8 +15,8 @@ class IllegalActionError(TaluvaError, ValueError):
         rule: the rule it breaks, in RULES.md's words.
     """
 
-    def __init__(self, action: object, rule: str) -> None:
-        super().__init__(f"illegal action {action!s}: {rule}")
+    def __init__(self, action: object, rule: str, message: str | None = None) -> None:
+        super().__init__(message or f"illegal action {action!s}: {rule}")
         self.action = action
         self.rule = rule
 

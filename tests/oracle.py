@@ -21,12 +21,13 @@ from taluva_ai.games.taluva.game import TaluvaState
 from taluva_ai.games.taluva.hexgrid import DIRECTIONS
 from taluva_ai.games.taluva.tiles import Terrain, tile_type
 
-ORACLE_DIR = Path(__file__).resolve().parents[2] / "shared" / "oracle"
+ORACLE_DIR = Path(__file__).resolve().parent / "data" / "oracle"
 TERRAIN = {t.name.lower(): t for t in Terrain}
 
 
 def oracle_dir() -> Path:
-    """Where ``shared/oracle`` is: beside the checkout, or ``$TALUVA_ORACLE_DIR``."""
+    """The oracle data: ``tests/data/oracle`` (a copy of the project's ``shared/oracle``), or
+    ``$TALUVA_ORACLE_DIR``."""
     import os
 
     env = os.environ.get("TALUVA_ORACLE_DIR")

@@ -89,7 +89,13 @@ def test_play_with_rule_options(capsys: pytest.CaptureFixture[str]) -> None:
          "tiles_per_player=30"),
         (["play", "--players", "random", "random", "--board-radius", "2"], "board_radius"),
         (["play", "--players", "greedy:epsilon=7", "random"], "epsilon"),
-        (["play", "--players", "random", "random", "--seed", "x"], "invalid int value"),
+        (["play", "--players", "random", "random", "--seed", "x"], "'x' is not an integer"),
+        (["play", "--players", "random", "random", "--seed", "-1"], "-1 is negative"),
+        (["tournament", "--agents", "random", "greedy", "--seed", "-3", "--out", "/tmp/x"],
+         "-3 is negative"),
+        (["play", "--players", "mcts:sims=abc", "random"], "sims='abc' must be int"),
+        (["play", "--players", "random:seed=3", "random"], "the seed is set by the caller"),
+        (["play", "--players", "nosuch.module:Agent", "random"], "cannot import"),
         (["tournament", "--agents", "random", "random", "--out", "x"], "distinct"),
         (["tournament", "--agents", "random", "--out", "x"], "1 agents for games of 2"),
         (["bench", "--games", "0"], "must be >= 1"),
@@ -105,6 +111,12 @@ def test_bad_arguments_exit_2_with_one_error_line(
     last = err.strip().splitlines()[-1]
     assert last.startswith("taluva")
     assert ": error: " in last and message in last
+
+
+def test_custom_agent_class_by_module_path(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = "taluva_ai.agents.simple:GreedyAgent:epsilon=0.5"
+    assert main(["play", "--players", spec, "random", "--seed", "3"]) == 0
+    assert f"seat 0  {spec}" in capsys.readouterr().out
 
 
 def test_replay_ok(capsys: pytest.CaptureFixture[str]) -> None:
@@ -160,7 +172,7 @@ def test_tournament_prints_the_table_and_refuses_other_settings(
     other = ["tournament", "--agents", "random", "greedy", "--games", "2", "--seed", "2",
              "--out", str(out_dir), "--no-progress"]
     assert _exit_code(other) == 2
-    assert "other settings (seed differ)" in capsys.readouterr().err
+    assert "other settings (they differ in: seed)" in capsys.readouterr().err
 
 
 def test_bench_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -31,10 +31,14 @@ EXPECTED = {
     "ujf-sample/ujf_uniform_4p.jsonl.gz": (10, 480, 480, 480),
 }
 
-needs_oracle = pytest.mark.skipif(
-    not ORACLE.is_dir(),
-    reason=f"oracle data not found at {ORACLE} (set TALUVA_ORACLE_DIR to ../shared/oracle)",
-)
+
+
+def test_oracle_data_is_present() -> None:
+    """The fixtures ship in tests/data/oracle; a missing copy must fail, not skip."""
+    assert ORACLE.is_dir(), f"oracle data not found at {ORACLE}"
+    assert sorted(str(p.relative_to(ORACLE)) for p in ORACLE.glob("*/*.jsonl.gz")) == sorted(
+        EXPECTED
+    )
 
 TERRAIN_NAME = {t: t.name.lower() for t in Terrain}
 BUILDING_NAME = {0: None, 1: "hut", 2: "temple", 3: "tower"}
@@ -111,7 +115,6 @@ SLOW = {"ujf-sample/ujf_uniform_2p.jsonl.gz", "ujf-sample/ujf_uniform_3p.jsonl.g
         "ujf-sample/ujf_uniform_4p.jsonl.gz"}
 
 
-@needs_oracle
 @pytest.mark.parametrize(
     "rel",
     [pytest.param(r, marks=pytest.mark.slow) if r in SLOW else r for r in sorted(EXPECTED)],
@@ -125,7 +128,6 @@ def test_oracle_file_agrees(rel):
     assert checker.boards == report.turns + games
 
 
-@needs_oracle
 def test_oracle_files_all_listed():
     found = {f"{p.parent.name}/{p.name}" for p in ORACLE.glob("*/*.jsonl.gz")}
     assert found == set(EXPECTED)
@@ -135,7 +137,6 @@ def _first_game(rel: str) -> list[dict[str, Any]]:
     return next(read_games(ORACLE / rel))
 
 
-@needs_oracle
 @pytest.mark.parametrize("tamper", ["drop_placement", "add_build", "winners", "board"])
 def test_harness_reports_tampered_records(tamper):
     rel = "bga-sample/bga_uniform_2p.jsonl.gz"

@@ -101,7 +101,15 @@ class TaluvaGame:
         return self.rules_array, b.neighbours, b.cell_of, self.hexqr, b.origin
 
     def shuffled_deck(self, seed: int | None) -> np.ndarray:
-        """``int8[48]``: the tile set in a random draw order from ``seed``."""
+        """``int8[48]``: the tile set in a random draw order from ``seed``.
+
+        Raises:
+            ValueError: ``seed`` is not a non-negative integer (or None for a random deck).
+        """
+        if seed is not None and (
+            not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0
+        ):
+            raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
         rng = np.random.default_rng(seed)
         return rng.permutation(full_tile_set()).astype(np.int8)
 
@@ -316,9 +324,8 @@ class TaluvaState:
             WrongStepError: not at a chance node.
         """
         if self.meta[M_STEP] != _CHANCE:
-            raise WrongStepError(
-                "chance_outcomes", f"no chance node: the state is at {self.step.name}"
-            )
+            why = f"no chance node: the state is at the {self.step.name.lower()} step"
+            raise WrongStepError("chance_outcomes", why, f"chance_outcomes(): {why}")
         undrawn = self.deck[int(self.meta[M_DRAWN]):].astype(np.int64)
         counts = np.bincount(undrawn, minlength=NUM_TILE_TYPES)
         total = counts.sum()
