@@ -151,9 +151,21 @@ class MCTSAgent(Agent):
     # -- search -----------------------------------------------------------------------------
 
     def act(self, state: GameState) -> int:
+        """Search from ``state`` and return the chosen action.
+
+        With hidden information (``state.has_hidden_information()``, e.g. Taluva's
+        ``tile_preview``), the search runs on a determinization, ``state.resample(player)``: a
+        state consistent with what the player to move knows, so the search never reads the
+        other seats' hidden tiles (perfect-information Monte Carlo with one sample per move;
+        Long et al. 2010). Tree reuse is off in that case.
+        """
         if state.current_player < 0:
             raise ValueError("MCTS acts only at a decision node")
-        tree = self._root_tree(state)
+        hidden = getattr(state, "has_hidden_information", lambda: False)()
+        if hidden:
+            state = state.resample(state.current_player,  # type: ignore[attr-defined]
+                                   np.random.default_rng(int(self.rng.integers(2**31 - 1))))
+        tree = self._root_tree(state) if not hidden else Tree(self._num_players(state))
         self.search(state, tree)
         action = self._choose(tree, state)
         self._remember(state, tree, action)
@@ -293,8 +305,12 @@ class MCTSAgent(Agent):
 
     # -- tree reuse -------------------------------------------------------------------------
 
+    @staticmethod
+    def _num_players(state: GameState) -> int:
+        return int(getattr(state, "num_players", None) or len(state.returns()))
+
     def _root_tree(self, state: GameState) -> Tree:
-        n = getattr(state, "num_players", None) or len(state.returns())
+        n = self._num_players(state)
         if self.config.reuse_tree and self.tree is not None and self._root_history is not None:
             hist = list(getattr(state, "history", lambda: [])())
             old = self._root_history

@@ -185,3 +185,40 @@ def test_refuses_to_act_at_a_chance_node() -> None:
     s = TaluvaGame().new_initial_state(seed=0)
     with pytest.raises(ValueError, match="decision node"):
         make_agent("mcts:sims=5", seed=0).act(s)
+
+
+def test_resample_keeps_what_the_player_knows_and_redeals_the_rest() -> None:
+    game = TaluvaGame(num_players=3, tile_preview=True)
+    s = game.new_initial_state(seed=6)
+    for _ in range(3):
+        s.draw()  # one tile dealt to each seat
+    assert s.current_player == 0
+    hands = s.players[:3, 6].copy()
+    seen_other = set()
+    for seed in range(30):
+        r = s.resample(0, seed)
+        assert r.players[0, 6] == hands[0]  # own tile kept
+        assert r.to_position_string().split(";deck=")[0].split(";seats=")[0] == \
+            s.to_position_string().split(";deck=")[0].split(";seats=")[0]
+        pool_before = sorted(s.deck[3:].tolist() + hands[1:].tolist())
+        pool_after = sorted(r.deck[3:].tolist() + r.players[1:3, 6].tolist())
+        assert pool_after == pool_before  # the unseen tiles are redealt, none lost
+        seen_other.add(tuple(r.players[1:3, 6].tolist()))
+    assert len(seen_other) > 1  # the other seats' tiles are actually resampled
+    with pytest.raises(ValueError, match="seat"):
+        s.resample(3)
+
+
+def test_mcts_never_reads_hidden_tiles() -> None:
+    """With tile_preview, the move depends only on the mover's information: changing the
+    other seats' held tiles (and the deck) does not change the search."""
+    game = TaluvaGame(num_players=2, tile_preview=True)
+    s = game.new_initial_state(seed=9)
+    s.draw()
+    s.draw()
+    t = s.clone()
+    t.players[1, 6], t.deck[5] = t.deck[5], t.players[1, 6]  # swap seat 1's tile with the deck
+    a = make_agent("mcts:sims=60", seed=5)
+    b = make_agent("mcts:sims=60", seed=5)
+    assert a.act(s) == b.act(t)
+    assert a.stats() == b.stats()

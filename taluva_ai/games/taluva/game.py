@@ -290,6 +290,46 @@ class TaluvaState:
         (docs/engine.md, Board bound)."""
         return self.island_reach() >= self.game.board.radius - 1
 
+    def has_hidden_information(self) -> bool:
+        """True when some seat cannot see part of the state: with ``tile_preview`` the other
+        seats' held tiles (the deck order is never part of anyone's information: chance nodes
+        reveal it)."""
+        return self.game.rules.tile_preview
+
+    def resample(self, player: int, rng: np.random.Generator | int | None = None) -> TaluvaState:
+        """A full state consistent with what ``player`` knows (OpenSpiel's
+        ``resample_from_infostate``), for determinized search.
+
+        The tiles ``player`` has not seen (the undrawn tiles, the ones left in the box, and with
+        ``tile_preview`` the other seats' held tiles) are dealt again at random: each other seat
+        that holds a tile gets one from that pool and the rest form the undrawn deck in random
+        order. Everything public and ``player``'s own tile stay. The copy has no undo history.
+
+        Raises:
+            ValueError: ``player`` is not a seat of this game.
+        """
+        if not 0 <= player < self.num_players:
+            raise ValueError(f"player must be a seat 0..{self.num_players - 1}, got {player}")
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        out = TaluvaState(self.game, self.cells.copy(), self.players.copy(), self.deck.copy(),
+                          self.meta.copy())
+        drawn = int(self.meta[M_DRAWN])
+        others = []
+        if self.game.rules.tile_preview:
+            step, mover = int(self.meta[M_STEP]), int(self.meta[M_PLAYER])
+            for q in range(self.num_players):
+                in_play = step in (_TILE, _BUILD) and q == mover  # being placed: public
+                if q != player and not in_play and self.players[q, P_HAND] >= 0:
+                    others.append(q)
+        pool = np.concatenate([self.deck[drawn:],
+                               self.players[others, P_HAND].astype(np.int8)])
+        # sorted first, so the result depends only on what `player` knows (and the rng)
+        pool = gen.permutation(np.sort(pool))
+        for i, q in enumerate(others):
+            out.players[q, P_HAND] = pool[i]
+        out.deck[drawn:] = pool[len(others):]
+        return out
+
     # -- protocol ---------------------------------------------------------------------------
 
     def is_terminal(self) -> bool:
