@@ -88,6 +88,22 @@ class MCTSConfig:
                 names = " or ".join(t.__name__ for t in (want if isinstance(want, tuple)
                                                           else (want,)))
                 raise ValueError(f"mcts parameter {f.name}={v!r} must be {names}")
+        import math
+
+        for name in ("time", "c", "fpu", "temperature", "dirichlet_alpha", "dirichlet_frac",
+                     "prior_temperature"):
+            v = getattr(self, name)
+            if v is not None and not math.isfinite(v):
+                raise ValueError(f"mcts parameter {name} must be finite, got {v!r}")
+        if self.c < 0:
+            raise ValueError(f"c must be >= 0, got {self.c}")
+        if self.dirichlet_alpha < 0 or not 0 <= self.dirichlet_frac <= 1:
+            raise ValueError("dirichlet_alpha must be >= 0 and dirichlet_frac in [0, 1], got "
+                             f"{self.dirichlet_alpha}, {self.dirichlet_frac}")
+        if self.samples < 1:
+            raise ValueError(f"samples must be at least 1, got {self.samples}")
+        if self.prior_temperature <= 0:
+            raise ValueError(f"prior_temperature must be positive, got {self.prior_temperature}")
         if self.time is None and self.sims < 1:
             raise ValueError(f"sims must be at least 1, got {self.sims}")
         if self.time is not None and self.time <= 0:
@@ -131,6 +147,8 @@ class MCTSAgent(Agent):
         if bad:
             raise ValueError(f"unknown mcts parameter(s) {', '.join(bad)}; known: "
                              f"{', '.join(sorted(known))}")
+        if evaluator is not None and not isinstance(evaluator, Evaluator):
+            raise ValueError(f"evaluator must be an Evaluator, got {evaluator!r}")
         self.config = MCTSConfig(**params)
         cfg = self.config
         self.evaluator = evaluator or RolloutEvaluator(

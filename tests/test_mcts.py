@@ -174,7 +174,10 @@ def test_root_noise_changes_priors_but_keeps_a_distribution() -> None:
 
 @pytest.mark.parametrize("spec", [
     "mcts:sims=0", "mcts:chance=maybe", "mcts:bogus=1", "mcts:rollout=smart",
-    "mcts:leaf_batch=0", "mcts:prior=net", "mcts:temperature=-1",
+    "mcts:leaf_batch=0", "mcts:prior=net", "mcts:temperature=-1", "mcts:sims=1.5",
+    "mcts:leaf_batch=2.5", "mcts:c=abc", "mcts:fpu=abc", "mcts:samples=0",
+    "mcts:temperature=nan", "mcts:dirichlet_frac=5", "mcts:dirichlet_alpha=-1",
+    "mcts:reuse_tree=5", "mcts:evaluator=x", "mcts:time=inf", "mcts:prior_temperature=0",
 ])
 def test_bad_parameters_raise_value_error(spec: str) -> None:
     with pytest.raises(ValueError):

@@ -16,7 +16,7 @@ from taluva_ai import (
     WrongStepError,
 )
 from taluva_ai.agents import make_agent
-from taluva_ai.games.taluva import Action, ActionKind, TaluvaGame, TaluvaState, Terrain
+from taluva_ai.games.taluva import Action, ActionKind, Step, TaluvaGame, TaluvaState, Terrain
 from taluva_ai.games.taluva.actions import decode, encode
 from taluva_ai.games.taluva.position import parse_position
 from taluva_ai.games.taluva.tiles import parse_tile
@@ -113,7 +113,7 @@ def test_expansion_named_by_any_hex_of_the_settlement():
 @pytest.mark.parametrize("text", [
     "", "foo", "tile@0,0", "tile@0,0:X", "tile@0,0:n", "hut@a,b", "hut@0,0:J", "hut@0;0",
     "expand@0,0", "expand@0,0:V", "expand@0,0:JJ", "temple@1,1:N", "draw:XX", "draw:J",
-    "draw:", "tile@12345,0:N", "Hut@0,0", "hut 0,0",
+    "draw:", "tile@1234567890,0:N", "Hut@0,0", "hut 0,0", "tile@\u0660,\u0660:N",
 ])
 def test_malformed_notation(text):
     with pytest.raises(NotationError):
@@ -125,6 +125,31 @@ def test_malformed_notation(text):
     with pytest.raises(NotationError):
         s.apply(text)
     assert s.to_position_string() == before
+
+
+def test_far_hexes_parse_but_are_outside_the_board_bound():
+    assert str(Action.parse("tile@12345,0:N")) == "tile@12345,0:N"
+    s = TaluvaGame().new_initial_state(seed=0)
+    s.draw()
+    before = s.to_position_string()
+    with pytest.raises(IllegalActionError, match="outside the board bound"):
+        s.apply("tile@12345,0:N")
+    assert s.to_position_string() == before
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"kind": ActionKind.TILE, "q": -1, "r": -2, "orientation": 6},
+    {"kind": ActionKind.TILE, "orientation": -1},
+    {"kind": ActionKind.TILE, "q": 0.5},
+    {"kind": ActionKind.DRAW, "tile": 3.0},
+    {"kind": ActionKind.DRAW, "tile": True},
+    {"kind": ActionKind.DRAW, "tile": 99},
+    {"kind": ActionKind.EXPAND, "terrain": Terrain.VOLCANO},
+    {"kind": "tile"},
+])
+def test_malformed_action_values_are_rejected(kwargs):
+    with pytest.raises(NotationError):
+        Action(**kwargs)
 
 
 @pytest.mark.parametrize("bad", [3.0, None, True, [1], b"hut@0,0"])
@@ -414,3 +439,95 @@ def test_position_string_is_deterministic_and_sample(sample_position):
     s.apply("hut@0,1")
     assert s.to_position_string().endswith(";cells=0,0:1V0../-1,1:1J0../0,1:1C0h0")
     assert isinstance(parse_position(game, sample_position), TaluvaState)
+
+
+def _midgame_position() -> tuple[TaluvaGame, str]:
+    game = TaluvaGame()
+    s = game.new_initial_state(seed=3)
+    rng = np.random.default_rng(3)
+    while s.tiles_placed < 12 or s.step != Step.TILE:
+        if s.current_player < 0:
+            s.draw()
+        else:
+            legal = s.legal_actions()
+            s.apply(int(legal[rng.integers(legal.size)]))
+    return game, s.to_position_string()  # at a tile step
+
+
+def _with_field(text: str, key: str, value: str) -> str:
+    return ";".join(f"{key}={value}" if f.startswith(key + "=") else f for f in text.split(";"))
+
+
+@pytest.mark.parametrize(("key", "value", "field"), [
+    ("bbox", "0,0,0,0", "bbox"),
+    ("tile", "-", "tile"),
+    ("tile", "LL", "tile"),
+    ("drawn", "49", "drawn"),
+    ("placed", "40", "placed"),
+    ("end", "early_victory", "end"),
+    ("step", "terminal", "end"),
+    ("setup", "1", "setup"),
+])
+def test_inconsistent_positions_name_the_field(key, value, field):
+    game, text = _midgame_position()
+    parse_position(game, text)  # the original is consistent
+    bad = _with_field(text, key, value)
+    with pytest.raises(PositionError) as e:
+        parse_position(game, bad)
+    assert e.value.field == field
+
+
+@pytest.mark.parametrize("seat_fields", [
+    "5.3.2.0.0.-1.-1.-1", "20.3.2.0.0.-1.-1.-1", "19.3.2.0.3.-1.-1.-1", "19.3.2.0.0.-1.7.-1",
+    "19.3.2.0.0.9.-1.-1",
+])
+def test_inconsistent_seats_are_refused(seat_fields):
+    game, text = _midgame_position()
+    seats = _field(text, "seats").split("/")
+    bad = _with_field(text, "seats", "/".join([seat_fields, seats[1]]))
+    with pytest.raises(PositionError) as e:
+        parse_position(game, bad)
+    assert e.value.field == "seats"
+
+
+def _field(text: str, key: str) -> str:
+    return next(f.split("=", 1)[1] for f in text.split(";") if f.startswith(key + "="))
+
+
+def test_a_position_of_other_rules_is_refused():
+    _, text = _midgame_position()
+    with pytest.raises(PositionError):
+        parse_position(TaluvaGame(tiles_per_player=3), text)
+
+
+def test_parse_action_checks_the_step():
+    s = TaluvaGame().new_initial_state(seed=1)
+    with pytest.raises(WrongStepError):
+        s.parse_action("tile@0,-32:SW")  # its id would be a tile type id at a chance node
+    s.draw()
+    with pytest.raises(WrongStepError):
+        s.parse_action("draw:JJ")
+
+
+def test_expansion_hex_is_mapped_only_within_the_movers_settlements():
+    game = TaluvaGame()
+    s = make_position(game, [
+        (0, 0, 1, "V", 0), (-1, 1, 1, "J", 0, "h", 1), (0, 1, 1, "J", 0, "h", 1),
+        (1, 0, 1, "V", 1), (1, 1, 1, "J", 1, "h", 0), (2, 0, 1, "C", 1),
+    ], player=0, step="build")
+    # (0,1) belongs to seat 1: the notation is kept as written, and it is illegal for seat 0
+    a = s.parse_action("expand@0,1:C")
+    assert s.action_to_string(a) == "expand@0,1:C"
+    with pytest.raises(IllegalActionError, match="no settlement of the player to move"):
+        s.apply("expand@0,1:C")
+
+
+def test_failed_apply_leaves_history_untouched():
+    s = TaluvaGame().new_initial_state(seed=1)
+    for bad in (Action, 3.0, "draw:XX"):
+        with pytest.raises((NotationError, TypeError)):
+            s.apply(bad(ActionKind.DRAW, tile=3.0) if bad is Action else bad)
+    assert s.history() == []
+    s.draw()
+    s.undo()
+    assert s.history() == []

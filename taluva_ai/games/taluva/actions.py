@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+import numpy as np
+
 from taluva_ai.errors import ActionOutOfRangeError, NotationError
 from taluva_ai.games.taluva.hexgrid import Board
 from taluva_ai.games.taluva.tiles import (
@@ -65,6 +67,29 @@ class Action:
     terrain: Terrain = Terrain.NONE
     tile: int = -1
 
+    def __post_init__(self) -> None:
+        """Reject malformed values (a wrong value must never encode another action).
+
+        Raises:
+            NotationError: a field of the wrong type or out of range, named in the message.
+        """
+        if not isinstance(self.kind, ActionKind):
+            raise NotationError(f"Action.kind must be an ActionKind, got {self.kind!r}")
+        for name in ("q", "r", "orientation", "tile"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)):
+                raise NotationError(f"Action.{name} must be an integer, got {v!r}")
+            object.__setattr__(self, name, int(v))
+        k = self.kind
+        if k is ActionKind.TILE and not 0 <= self.orientation < 6:
+            raise NotationError(f"Action.orientation must be 0..5, got {self.orientation}")
+        if k is ActionKind.EXPAND and self.terrain not in BUILD_TERRAINS:
+            raise NotationError(f"an expansion's terrain is one of J C S R L, got {self.terrain!r}")
+        if k is ActionKind.DRAW and not 0 <= self.tile < 25:
+            raise NotationError(f"a drawn tile is a tile type id 0..24, got {self.tile}")
+        if not isinstance(self.terrain, Terrain):
+            raise NotationError(f"Action.terrain must be a Terrain, got {self.terrain!r}")
+
     def __str__(self) -> str:
         k = self.kind
         if k is ActionKind.DRAW:
@@ -86,16 +111,17 @@ class Action:
         if not isinstance(text, str):
             raise NotationError(f"action notation must be a string, got {type(text).__name__}")
         s = text.strip()
+        shown = repr(text) if len(text) <= 60 else repr(text[:60]) + "..."
         m = _DRAW.fullmatch(s)
         if m:
             try:
                 return cls(ActionKind.DRAW, tile=parse_tile(m.group(1)))
             except ValueError as e:
-                raise NotationError(f"{text!r}: {e}") from None
+                raise NotationError(f"{shown}: {e}") from None
         m = _PLACE.fullmatch(s)
         if not m:
             raise NotationError(
-                f"{text!r} is not an action; expected e.g. 'tile@0,1:N', 'hut@2,-1', "
+                f"{shown} is not an action; expected e.g. 'tile@0,1:N', 'hut@2,-1', "
                 "'temple@0,0', 'tower@1,1', 'expand@0,1:J' or 'draw:JC'"
             )
         kind_s, q_s, r_s, suffix = m.groups()
@@ -104,21 +130,22 @@ class Action:
         if kind is ActionKind.TILE:
             if suffix is None or suffix not in ORIENTATION_NAMES:
                 raise NotationError(
-                    f"{text!r}: a tile placement needs ':O' with O one of "
+                    f"{shown}: a tile placement needs ':O' with O one of "
                     f"{' '.join(ORIENTATION_NAMES)}"
                 )
             return cls(kind, q, r, orientation=ORIENTATION_NAMES.index(suffix))
         if kind is ActionKind.EXPAND:
             if suffix is None or suffix not in "JCSRL" or len(suffix) != 1:
-                raise NotationError(f"{text!r}: an expansion needs ':T' with T one of J C S R L")
+                raise NotationError(f"{shown}: an expansion needs ':T' with T one of J C S R L")
             return cls(kind, q, r, terrain=LETTER_TERRAIN[suffix])
         if suffix is not None:
-            raise NotationError(f"{text!r}: a {kind.value} takes no ':' suffix")
+            raise NotationError(f"{shown}: a {kind.value} takes no ':' suffix")
         return cls(kind, q, r)
 
 
-_PLACE = re.compile(r"(tile|hut|temple|tower|expand)@(-?\d{1,4}),(-?\d{1,4})(?::(\w+))?")
-_DRAW = re.compile(r"draw:(\w+)")
+_PLACE = re.compile(r"(tile|hut|temple|tower|expand)@(-?[0-9]{1,9}),(-?[0-9]{1,9})(?::([A-Z]+))?",
+                    re.ASCII)
+_DRAW = re.compile(r"draw:([A-Z]+)", re.ASCII)
 
 
 def encode(action: Action, board: Board) -> int:
@@ -154,6 +181,8 @@ def decode(action_id: int, board: Board) -> Action:
         ActionOutOfRangeError: ``action_id`` outside ``0 .. 14H - 1``.
     """
     h = board.num_cells
+    if not isinstance(action_id, (int, np.integer)) or isinstance(action_id, (bool, np.bool_)):
+        raise ActionOutOfRangeError(action_id, "an action id is an integer")
     a = int(action_id)
     if not 0 <= a < 14 * h:
         raise ActionOutOfRangeError(action_id, f"action ids run from 0 to {14 * h - 1}")

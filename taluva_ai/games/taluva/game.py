@@ -153,7 +153,13 @@ def complete_deck(tiles: np.ndarray | list[int]) -> np.ndarray:
     Raises:
         ValueError: ``tiles`` holds a type id outside 0..24 or more copies than the set has.
     """
-    t = np.asarray(tiles, dtype=np.int64).ravel()
+    raw = np.asarray(tiles)
+    if raw.ndim != 1 or (raw.size and raw.dtype.kind not in "iu"):
+        raise ValueError("a deck is a 1-D sequence of integer tile type ids 0..24, got "
+                         f"shape {raw.shape} of {raw.dtype}")
+    if raw.size > NUM_TILES:
+        raise ValueError(f"a deck holds at most {NUM_TILES} tiles, got {raw.size}")
+    t = raw.astype(np.int64)
     if t.size and (t.min() < 0 or t.max() >= NUM_TILE_TYPES):
         raise ValueError("deck tile type ids must lie in 0..24")
     left = np.bincount(full_tile_set(), minlength=NUM_TILE_TYPES) - np.bincount(
@@ -243,12 +249,28 @@ class TaluvaState:
         """True when the board bound removed every legal placement (no result; RULES.md)."""
         return bool(self.meta[M_END] == EndReason.TRUNCATED)
 
+    def _seat(self, player: int) -> int:
+        if not isinstance(player, (int, np.integer)) or isinstance(player, bool) or not (
+            0 <= player < self.num_players
+        ):
+            raise ValueError(f"player must be a seat 0..{self.num_players - 1}, got {player!r}")
+        return int(player)
+
     def status(self, player: int) -> Status:
-        return Status(int(self.players[player, P_STATUS]))
+        """``ACTIVE``, ``ELIMINATED`` or ``FINISHED`` (ranked early victory).
+
+        Raises:
+            ValueError: not a seat of this game.
+        """
+        return Status(int(self.players[self._seat(player), P_STATUS]))
 
     def supply(self, player: int) -> dict[str, int]:
-        """Pieces left in ``player``'s supply: ``{"huts", "temples", "towers"}``."""
-        p = self.players[player]
+        """Pieces left in ``player``'s supply: ``{"huts", "temples", "towers"}``.
+
+        Raises:
+            ValueError: not a seat of this game.
+        """
+        p = self.players[self._seat(player)]
         return {"huts": int(p[P_HUTS]), "temples": int(p[P_TEMPLES]), "towers": int(p[P_TOWERS])}
 
     def built(self, player: int) -> dict[str, int]:
@@ -261,7 +283,8 @@ class TaluvaState:
         }
 
     def destroyed_huts(self, player: int) -> int:
-        return int(self.players[player, P_DESTROYED])
+        """Huts of ``player`` destroyed by eruptions (they still count as built)."""
+        return int(self.players[self._seat(player), P_DESTROYED])
 
     def places(self) -> list[int]:
         """Final place per seat (0 best; tied seats share a place); in unranked play 0 marks the
@@ -395,12 +418,15 @@ class TaluvaState:
         The state is unchanged when an error is raised.
         """
         a = self._resolve(action)
-        self._history.append(
-            (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
-        )
+        saved = (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
         rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
-        K.apply_action(self.cells, self.players, self.deck, self.meta, rules, nbr, cell_of,
-                       hexqr, origin, a)
+        try:
+            K.apply_action(self.cells, self.players, self.deck, self.meta, rules, nbr, cell_of,
+                           hexqr, origin, a)
+        except BaseException:
+            self.cells, self.players, self.deck, self.meta = (x.copy() for x in saved[:4])
+            raise
+        self._history.append(saved)
 
     def apply_unchecked(self, action: int) -> None:
         """Apply an action id already known to be legal (from :meth:`legal_actions` or
@@ -492,6 +518,10 @@ class TaluvaState:
 
         if policy not in ("random", "greedy"):
             raise ValueError(f"rollout policy must be 'random' or 'greedy', got {policy!r}")
+        if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+            raise ValueError(f"rollout seed must be an integer in 0..2**32-1, got {seed!r}")
+        if not isinstance(samples, (int, np.integer)) or samples < 1:
+            raise ValueError(f"samples must be a positive integer, got {samples!r}")
         rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
         out = np.zeros(self.num_players, dtype=np.float64)
         rollout(self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(),
@@ -507,18 +537,33 @@ class TaluvaState:
         return self.game.action_to_string(action)
 
     def parse_action(self, text: str) -> int:
-        """Id of an action in notation in this position. For an expansion, any hex of the
-        settlement may be named (it is mapped to the settlement's smallest hex).
+        """Id of an action in notation in this position: a tile type id for ``draw:AB`` at a
+        chance node, else a tile or build action id. For an expansion, any hex of a settlement
+        of the player to move may be named (it is mapped to the settlement's smallest hex).
 
         Raises:
             NotationError: malformed notation.
+            WrongStepError: a draw outside a chance node, or a tile/build at a chance node.
+            IllegalActionError: a hex outside the board bound.
         """
         act = Action.parse(text)
+        step = int(self.meta[M_STEP])
+        if step == _TERMINAL:
+            raise WrongStepError(text, "the game is over")
         if act.kind is ActionKind.DRAW:
+            if step != _CHANCE:
+                raise WrongStepError(text, f"a tile draw during the {self.step.name.lower()} "
+                                     "step (draws happen only at chance nodes)")
             return act.tile
+        if step == _CHANCE:
+            raise WrongStepError(text, "a tile or build action at a chance node (the tile is "
+                                 "drawn first: draw() or a draw:AB outcome)")
+        if not _on_board(self.game.board, act):
+            raise IllegalActionError(text, "the hex lies outside the board bound "
+                                     f"(board_radius={self.game.rules.board_radius})")
         if act.kind is ActionKind.EXPAND:
-            c = self.game.board.cell(act.q, act.r) if _on_board(self.game.board, act) else -1
-            if c >= 0 and self.cells[c, C_BUILDING] != 0:
+            c = self.game.board.cell(act.q, act.r)
+            if self.cells[c, C_BUILDING] != 0 and self.cells[c, C_OWNER] == self.meta[M_PLAYER]:
                 canon = self._settlement_canon(c)
                 if canon is not None:
                     q, r = self.game.board.hex(canon)
@@ -549,7 +594,7 @@ class TaluvaState:
         """Validate and turn an action into the id the kernels take (state untouched)."""
         step = self.meta[M_STEP]
         if isinstance(action, str):
-            action_value = Action.parse(action)
+            action_value = None
         elif isinstance(action, Action):
             action_value = action
         elif isinstance(action, (int, np.integer)) and not isinstance(action, bool):
@@ -558,7 +603,9 @@ class TaluvaState:
             raise NotationError(f"an action is an int id, notation or Action, got {action!r}")
         if step == _TERMINAL:
             raise WrongStepError(action, "the game is over")
-        if action_value is not None:
+        if isinstance(action, str):
+            a = self.parse_action(action)
+        elif action_value is not None:
             is_draw = action_value.kind is ActionKind.DRAW
             if is_draw and step != _CHANCE:
                 raise WrongStepError(action, f"a tile draw during the {self.step.name.lower()} "
@@ -571,12 +618,11 @@ class TaluvaState:
             elif not _on_board(self.game.board, action_value):
                 raise IllegalActionError(action, "the hex lies outside the board bound "
                                          f"(board_radius={self.game.rules.board_radius})")
-            elif isinstance(action, str):
-                a = self.parse_action(action)
             else:
                 a = encode(action_value, self.game.board)
         else:
             a = int(action)  # type: ignore[arg-type]
+        a = int(a)
         if step == _CHANCE:
             if not 0 <= a < NUM_TILE_TYPES:
                 raise ActionOutOfRangeError(action, "a chance outcome is a tile type id 0..24")

@@ -29,6 +29,14 @@ from taluva_ai.games.taluva.state import (
     C_TERRAIN,
     C_TILE,
     NUM_PLAYER_FIELDS,
+    P_DESTROYED,
+    P_ELIM_ORDER,
+    P_HAND,
+    P_PLACE,
+    P_STATUS,
+    START_HUTS,
+    START_TEMPLES,
+    START_TOWERS,
     EndReason,
     Step,
     new_arrays,
@@ -195,4 +203,72 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
             if bs != "..":
                 cells[c, C_BUILDING] = _LETTER_BUILD[bs[0]]
                 cells[c, C_OWNER] = _int("cells", bs[1:], 0, n - 1)
+    _check_consistency(game, cells, players, deck8, meta)
     return TaluvaState(game, cells, players, deck8, meta)
+
+
+def _check_consistency(
+    game: TaluvaGame, cells: np.ndarray, players: np.ndarray, deck: np.ndarray, meta: np.ndarray
+) -> None:
+    """Reject positions whose fields contradict each other or the game's rules.
+
+    Raises:
+        PositionError: naming the first inconsistent field.
+    """
+    rules = game.rules
+    n = game.num_players
+    step = int(meta[0])
+    if (step == Step.TERMINAL) != (meta[9] != EndReason.NONE):
+        raise PositionError("end", "a terminal step needs an end reason, and only it has one")
+    if step == Step.TILE and meta[2] < 0:
+        raise PositionError("tile", "the tile step needs a tile in hand")
+    drawn, placed = int(meta[3]), int(meta[4])
+    if drawn > rules.deck_size:
+        raise PositionError("drawn", f"{drawn} tiles drawn, but the game has {rules.deck_size}")
+    if placed > drawn:
+        raise PositionError("placed", f"{placed} tiles placed, but only {drawn} drawn")
+    if step == Step.TILE and not rules.tile_preview and meta[2] != deck[drawn - 1]:
+        raise PositionError("tile", "the tile in hand is not the last tile drawn from the deck")
+    if meta[13] and not rules.tile_preview:
+        raise PositionError("setup", "the set-up deal exists only with tile_preview")
+    if step in (Step.TILE, Step.BUILD) and players[int(meta[1]), P_STATUS] != 0:
+        raise PositionError("player", "the seat to move is not active")
+    start = (START_HUTS, START_TEMPLES, START_TOWERS)
+    occ = cells[:, C_LEVEL] > 0
+    for p in range(n):
+        row = players[p]
+        if row[P_STATUS] not in (0, 1, 2):
+            raise PositionError("seats", f"seat {p}: status {row[P_STATUS]} is not 0, 1 or 2")
+        for j, name in enumerate(("huts", "temples", "towers")):
+            if not 0 <= row[j] <= start[j]:
+                raise PositionError("seats", f"seat {p}: {row[j]} {name} is outside 0..{start[j]}")
+        if not -1 <= row[P_PLACE] < n or not -1 <= row[P_ELIM_ORDER] < n:
+            raise PositionError("seats", f"seat {p}: place or elimination order outside -1..{n-1}")
+        if row[P_HAND] >= 0 and not rules.tile_preview:
+            raise PositionError("seats", f"seat {p}: a held tile exists only with tile_preview")
+        mine = occ & (cells[:, C_OWNER] == p)
+        on_board = (
+            int(cells[mine & (cells[:, C_BUILDING] == 1), C_LEVEL].sum()),
+            int((mine & (cells[:, C_BUILDING] == 2)).sum()),
+            int((mine & (cells[:, C_BUILDING] == 3)).sum()),
+        )
+        destroyed = int(row[P_DESTROYED])
+        if rules.destroyed_huts_return and destroyed:
+            raise PositionError("seats", f"seat {p}: destroyed huts return under "
+                                "destroyed_huts_return, so none can be counted")
+        for j, name in enumerate(("huts", "temples", "towers")):
+            total = int(row[j]) + on_board[j] + (destroyed if j == 0 else 0)
+            if total != start[j]:
+                raise PositionError("seats", f"seat {p}: {name} in supply, on the board"
+                                    f"{' and destroyed' if j == 0 else ''} add up to {total}, "
+                                    f"not {start[j]}")
+    if occ.any():
+        if int(cells[occ, C_TILE].max()) >= max(placed, 1):
+            raise PositionError("cells", f"a tile index is not below placed={placed}")
+        if (cells[occ & (cells[:, C_BUILDING] != 0), C_OWNER] >= n).any():
+            raise PositionError("cells", f"a building's owner is not a seat 0..{n - 1}")
+        b = game.board
+        qs, rs = b.q[occ], b.r[occ]
+        box = (int(qs.min()), int(qs.max()), int(rs.min()), int(rs.max()))
+        if tuple(int(x) for x in meta[5:9]) != box:
+            raise PositionError("bbox", f"does not match the cells: expected {box}")

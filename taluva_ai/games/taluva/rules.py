@@ -66,11 +66,18 @@ class RuleSet:
     board_radius: int = DEFAULT_BOARD_RADIUS
 
     def __post_init__(self) -> None:
+        for name in ("num_players", "tiles_per_player", "early_victory_kinds", "board_radius"):
+            v = getattr(self, name)
+            if v is None and name == "tiles_per_player":
+                continue
+            if not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)):
+                raise RuleError(f"{name} must be an integer, got {v!r}")
+            object.__setattr__(self, name, int(v))  # numpy integers become plain ints
         if self.num_players not in (2, 3, 4):
             raise RuleError(f"num_players must be 2, 3 or 4, got {self.num_players!r}")
         if self.tiles_per_player is not None:
             k = self.tiles_per_player
-            if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            if k < 1:
                 raise RuleError(f"tiles_per_player must be a positive integer or None, got {k!r}")
             if k * self.num_players > NUM_TILES:
                 raise RuleError(
@@ -79,7 +86,7 @@ class RuleSet:
                 )
         if self.early_victory_kinds not in (2, 3):
             raise RuleError(f"early_victory_kinds must be 2 or 3, got {self.early_victory_kinds!r}")
-        if not isinstance(self.board_radius, int) or not 4 <= self.board_radius <= 100:
+        if not 4 <= self.board_radius <= 100:
             raise RuleError(f"board_radius must be an integer in 4..100, got {self.board_radius!r}")
         for name in (
             "new_hut_isolated",
@@ -89,8 +96,9 @@ class RuleSet:
             "destroyed_huts_return",
             "tile_preview",
         ):
-            if not isinstance(getattr(self, name), bool):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise RuleError(f"{name} must be True or False, got {getattr(self, name)!r}")
+            object.__setattr__(self, name, bool(getattr(self, name)))
 
     @property
     def deck_size(self) -> int:
@@ -110,6 +118,8 @@ class RuleSet:
         Raises:
             RuleError: an unknown option name or an invalid value.
         """
+        if not isinstance(d, dict):
+            raise RuleError(f"rules must be a mapping of option names, got {type(d).__name__}")
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
