@@ -218,6 +218,8 @@ class MCTSAgent(Agent):
                                     cfg.fpu, cfg.chance == "sample", path)
                 p = path[:depth].copy()
                 s = root_state.clone()
+                if hasattr(s, "record_history"):
+                    s.record_history = False  # a throw-away copy: no undo snapshots
                 step = getattr(s, "apply_unchecked", s.apply)  # actions from legal lists
                 for node in p[1:]:
                     step(int(tree.action[node]))

@@ -193,6 +193,8 @@ class TaluvaState:
         self.deck = deck
         self.meta = meta
         self._history: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]] = []
+        #: Keep snapshots for :meth:`undo`; search sets it False on its throw-away copies.
+        self.record_history = True
         self._buf = np.empty(8 * game.num_cells, dtype=np.int64)
 
     # -- facts ------------------------------------------------------------------------------
@@ -426,16 +428,18 @@ class TaluvaState:
         except BaseException:
             self.cells, self.players, self.deck, self.meta = (x.copy() for x in saved[:4])
             raise
-        self._history.append(saved)
+        if self.record_history:
+            self._history.append(saved)
 
     def apply_unchecked(self, action: int) -> None:
         """Apply an action id already known to be legal (from :meth:`legal_actions` or
         :meth:`chance_outcomes` of this very state), skipping validation. For search, which
         applies only legal actions; anything else corrupts the state. Undo still works."""
         a = int(action)
-        self._history.append(
-            (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
-        )
+        if self.record_history:
+            self._history.append(
+                (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
+            )
         rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
         K.apply_action(self.cells, self.players, self.deck, self.meta, rules, nbr, cell_of,
                        hexqr, origin, a)
@@ -447,7 +451,8 @@ class TaluvaState:
             IndexError: nothing to undo.
         """
         if not self._history:
-            raise IndexError("nothing to undo")
+            raise IndexError("nothing to undo" if self.record_history else
+                             "nothing to undo: this copy does not record history")
         cells, players, deck, meta, _ = self._history.pop()
         # copies: clones share history entries, and apply() writes into the live arrays
         self.cells, self.players = cells.copy(), players.copy()
