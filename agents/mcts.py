@@ -157,6 +157,7 @@ class MCTSAgent(Agent):
         )
         self.tree: Tree | None = None
         self._root_history: list[int] | None = None
+        self._orders: dict[int, np.ndarray] = {}  # child order of nodes awaiting priors
         self._last: dict[str, Any] = {}
         self.reset(seed)
 
@@ -193,6 +194,7 @@ class MCTSAgent(Agent):
         """Run the budgeted simulations from ``root_state`` into ``tree``."""
         cfg = self.config
         seed_numba(int(self.rng.integers(2**31 - 1)))
+        self._orders = {}
         n_players = tree.num_players
         path = np.zeros(4096, dtype=np.int32)
         if tree.kind[0] == UNEXPANDED:
@@ -253,15 +255,24 @@ class MCTSAgent(Agent):
             tree.kind[node] = K_CHANCE
             tree.add_children(node, acts, probs)
         else:
+            # Children in a random (seeded) order: selection breaks ties by order (the first
+            # unvisited child under UCT, equal scores under PUCT), and ids are ordered by hex,
+            # so id order would steer every tie to the northernmost hex.
             legal = np.asarray(state.legal_actions(), dtype=np.int64)
+            order = self.rng.permutation(legal.size)
             tree.kind[node] = DECISION
             tree.to_move[node] = state.current_player
-            tree.add_children(node, legal, np.full(legal.size, 1.0 / max(legal.size, 1)))
+            tree.add_children(node, legal[order], np.full(legal.size, 1.0 / max(legal.size, 1)))
+            self._orders[node] = order
 
     def _set_priors(self, tree: Tree, node: int, priors: np.ndarray) -> None:
+        """Set the priors of ``node``'s children from ``priors`` in legal-action order."""
         if tree.kind[node] == DECISION:
             f = int(tree.first_child[node])
-            tree.prior[f:f + int(tree.n_children[node])] = priors
+            order = self._orders.pop(node, None)
+            if order is None:
+                return  # already set (a leaf reached twice in one batch)
+            tree.prior[f:f + int(tree.n_children[node])] = np.asarray(priors)[order]
 
     def _root_noise(self, tree: Tree) -> None:
         cfg = self.config
@@ -277,6 +288,12 @@ class MCTSAgent(Agent):
     def _choose(self, tree: Tree, state: GameState) -> int:
         kids = np.array(list(tree.children(0)), dtype=np.int64)
         visits = tree.N[kids]
+        p = int(tree.to_move[0])
+        won = [int(c) for c in kids
+               if tree.kind[c] == TERMINAL and tree.N[c] > 0 and tree.W[c, p] >= tree.N[c]]
+        if won:  # a proven win beats any visit count
+            self._last = self._stats(tree, won[0], state)
+            return int(tree.action[won[0]])
         if self.config.temperature == 0:
             best = np.flatnonzero(visits == visits.max())
             pick = int(kids[best[self.rng.integers(best.size)]])

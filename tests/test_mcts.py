@@ -72,18 +72,21 @@ def test_value_vector_is_the_returns_per_seat(num_players: int) -> None:
 
 
 def test_chance_children_carry_the_unseen_tile_distribution() -> None:
-    _, s = winning_tower_position(2, 0)
+    s = TaluvaGame().new_initial_state(seed=12)
+    s.draw()
+    s.apply("tile@0,0:N")  # build step: every build ends the turn at a chance node
     agent = MCTSAgent(seed=1, sims=40, prior="none")
     tree = Tree(2)
     agent.search(s, tree)
     chance_nodes = [n for n in range(tree.size) if tree.kind[n] == CHANCE]
-    assert chance_nodes, "expansions end the turn: a chance node must follow"
+    assert chance_nodes, "builds end the turn: a chance node must follow"
     drawn = int(s.meta[3])
     undrawn = np.bincount(s.deck[drawn:].astype(np.int64), minlength=25)
     for n in chance_nodes:
         kids = list(tree.children(n))
         probs = tree.prior[kids]
         assert probs.sum() == pytest.approx(1.0)
+        assert (tree.W[n] / max(tree.N[n], 1)).shape == (2,)
         outcomes = tree.action[kids]
         np.testing.assert_allclose(probs, undrawn[outcomes] / undrawn.sum())
         assert sorted(outcomes.tolist()) == np.flatnonzero(undrawn).tolist()
@@ -225,3 +228,9 @@ def test_mcts_never_reads_hidden_tiles() -> None:
     b = make_agent("mcts:sims=60", seed=5)
     assert a.act(s) == b.act(t)
     assert a.stats() == b.stats()
+
+
+def test_a_proven_win_is_played_even_with_fewer_visits() -> None:
+    _, s = winning_tower_position(2, 0)
+    agent = MCTSAgent(seed=0, sims=3, prior="none")  # one visit per child at most
+    assert s.action_to_string(agent.act(s)) == "tower@1,0"
