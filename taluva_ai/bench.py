@@ -250,13 +250,22 @@ def bench_mcts(sims: int = 2000, repeats: int = 5) -> dict[str, Any]:
 
 
 def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bool = True,
-              mcts: bool = False, mcts_sims: int = 2000) -> dict[str, Any]:
-    """DESIGN.md's JSON shape: ``{"engine": ..., "mcts": ..., "machine": ...}``, each section
-    present when asked for."""
+              mcts: bool = False, mcts_sims: int = 2000, env: bool = False) -> dict[str, Any]:
+    """DESIGN.md's JSON shape: ``{"engine": ..., "mcts": ..., "env": ..., "machine": ...}``,
+    each section present when asked for (``env`` needs the ``envs`` extra).
+
+    Raises:
+        ImportError: ``env`` without gymnasium installed.
+    """
     out: dict[str, Any] = {}
     if engine:
         out["engine"] = bench_engine(games, repeats, mask_games)
     if mcts:
         out["mcts"] = bench_mcts(mcts_sims, repeats)
+    if env:
+        import importlib
+
+        bench_env = importlib.import_module("taluva_ai.envs.bench").bench_env
+        out["env"] = bench_env((1, 64, 256, 1024), repeats=repeats)
     out["machine"] = machine_info()
     return out

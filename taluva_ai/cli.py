@@ -1,8 +1,9 @@
 """The ``taluva`` command: play, replay, tournament, bench (``taluva <command> --help``).
 
-Exit codes: 0 success; 1 a record that fails to replay, or a file that cannot be read; 2 bad
-arguments (unknown agent, invalid rule option, ...), argparse style: one line on stderr, no
-traceback.
+Exit codes: 0 success; 1 a record that fails to replay, a file that cannot be read or written,
+or an agent that fails during a game; 2 bad arguments (unknown agent, invalid rule option, a
+path that cannot be a file, ...), argparse style; 130 interrupted. Every error is one line on
+stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from taluva_ai.errors import RecordError, RunConfigError
+from taluva_ai.errors import IllegalActionError, RecordError, RunConfigError
 from taluva_ai.protocol import CHANCE, GameState
 from taluva_ai.records import MoveEvent
 
@@ -24,6 +25,41 @@ _FORMATTER = argparse.RawDescriptionHelpFormatter
 
 class _ArgError(Exception):
     """A bad argument found after parsing; reported like an argparse error (exit 2)."""
+
+
+class _RunError(Exception):
+    """A failure while running (e.g. an agent's illegal move): ``taluva <command>: error:
+    ...``, exit 1."""
+
+
+def _os_reason(e: OSError, path: str | Path | None = None) -> str:
+    """``strerror`` of an OSError, with the file it names when that is not ``path`` itself (a
+    parent folder, say); temporary ``.part`` files are not named."""
+    reason = e.strerror or str(e)
+    name = e.filename
+    if name is not None and str(name) != str(path) and not str(name).endswith(".part"):
+        reason += f": {name}"
+    return reason
+
+
+def _check_output_path(option: str, value: str) -> Path:
+    """Refuse, before any work, an output file path that cannot be written: empty, a
+    directory, a parent that is a file or not writable (exit 2)."""
+    if not value.strip():
+        raise _ArgError(f"{option}: empty file name")
+    path = Path(value)
+    if path.is_dir():
+        raise _ArgError(f"{option}: {value} is a directory, not a file")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise _ArgError(f"{option}: {value} is not writable (permission denied)")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise _ArgError(f"{option}: {parent} is not a directory")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise _ArgError(f"{option}: cannot write in {parent} (permission denied)")
+            break
+    return path
 
 
 def _rule_options(parser: argparse.ArgumentParser) -> None:
@@ -136,6 +172,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     if not 2 <= len(args.players) <= 4:
         raise _ArgError(f"--players: give 2 to 4 agents, got {len(args.players)}")
+    if args.record is not None:
+        _check_output_path("--record", args.record)
     game = _make_game(_rules_from_args(args, len(args.players)))
     agents = []
     for spec in args.players:
@@ -156,7 +194,16 @@ def _cmd_play(args: argparse.Namespace) -> int:
         if show is not None:
             show(state, event)
 
-    res = play_game(game, agents, seed, record_path=args.record, on_state=keep)
+    try:
+        res = play_game(game, agents, seed, record_path=args.record, on_state=keep)
+    except IllegalActionError as e:
+        raise _RunError(str(e)) from None
+    except BrokenPipeError:
+        raise
+    except OSError as e:  # the record cannot be written (found before the first move)
+        print(f"{args.record}: cannot write the record: {_os_reason(e, args.record)}",
+              file=sys.stderr)
+        return 1
     _print_result(shown[0], res.players, res.plies)
     if args.record:
         print(f"record: {args.record}")
@@ -193,6 +240,18 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return 1
     _print_result(state, players, plies[0])
     print(f"record OK: {args.record}")
+    for fmt, out_dir in (("svg", args.svg), ("png", args.png)):
+        if out_dir:
+            try:
+                from taluva_ai.games.taluva.draw import save_pictures
+            except ImportError as e:
+                raise _ArgError(f"--{fmt} needs matplotlib (pip install -e '.[envs]'): {e}") \
+                    from None
+            try:
+                files = save_pictures(path, out_dir, fmt)
+            except OSError as e:
+                raise _ArgError(f"--{fmt} {out_dir}: {e.strerror or e}") from None
+            print(f"pictures: {len(files)} {fmt.upper()} files in {out_dir}")
     return 0
 
 
@@ -252,6 +311,10 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         raise _ArgError(f"--games must be >= 1, got {args.games}")
     if args.concurrency < 1:
         raise _ArgError(f"--concurrency must be >= 1, got {args.concurrency}")
+    if args.bootstrap < 0:
+        raise _ArgError(f"--bootstrap must be >= 0 (0: no intervals), got {args.bootstrap}")
+    if not args.out.strip():
+        raise _ArgError("--out: empty directory name")
     rules = _rules_from_args(args, args.players_per_game)
     _make_game(rules)  # validates the rule options
     try:
@@ -262,8 +325,16 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         )
     except RunConfigError as e:
         raise _ArgError(str(e)) from None
+    except IllegalActionError as e:  # an agent failed during a game
+        raise _RunError(str(e)) from None
     except (ValueError, ImportError, AttributeError) as e:
         raise _ArgError(str(e)) from None
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        print(f"{e.filename or args.out}: {_os_reason(e, e.filename or args.out)}",
+              file=sys.stderr)
+        return 1
     print(format_table(table))
     print(f"\nrecords: {Path(args.out) / 'games'}  table: {Path(args.out) / 'results.json'}")
     return 0
@@ -277,18 +348,23 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     if args.games < 1 or args.repeats < 1 or args.mcts_sims < 1:
         raise _ArgError("--games, --repeats and --mcts-sims must be >= 1")
-    engine = args.engine or not args.mcts
-    res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
-                    mcts_sims=args.mcts_sims)
+    if args.out is not None:
+        _check_output_path("--out", args.out)
+    engine = args.engine or not (args.mcts or args.env)
+    try:
+        res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
+                        mcts_sims=args.mcts_sims, env=args.env)
+    except ImportError as e:
+        raise _ArgError(f"--env needs the envs extra (pip install -e '.[envs]'): {e}") from None
     text = json.dumps(res, indent=2)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
     if args.json:
-        print(text)
-        return 0
+        print(text, flush=True)  # the figures first: a failing --out loses nothing
+        return _write_bench(args.out, text)
     if "engine" in res:
         _print_engine_bench(res["engine"])
+    if "env" in res:
+        for b, v in res["env"]["steps_per_s"].items():
+            print(f"env: batch {b}: {v:.0f} steps/s (random actions, planes and mask each step)")
     if "mcts" in res:
         mc = res["mcts"]
         print(f"mcts ({mc['spec']}, median of {mc['repeats']} searches from a 2-player "
@@ -296,8 +372,26 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     v = res["machine"]["versions"]
     print(f"machine: {res['machine']['cpu']}, {res['machine']['threads']} threads; python "
           f"{v['python']}, numpy {v['numpy']}, numba {v['numba']}")
-    if args.out:
+    sys.stdout.flush()
+    if args.out is not None:
+        if _write_bench(args.out, text):
+            return 1
         print(f"written: {args.out}")
+    return 0
+
+
+def _write_bench(out: str | None, text: str) -> int:
+    """Write the bench JSON to ``out`` (None: nothing); 1 with a one-line error if it fails."""
+    if out is None:
+        return 0
+    path = Path(out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    except OSError as e:
+        print(f"{out}: cannot write the figures (printed above): {_os_reason(e, out)}",
+              file=sys.stderr)
+        return 1
     return 0
 
 
@@ -369,6 +463,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_FORMATTER)
     rep.add_argument("record", metavar="RECORD", help="the record file (.jsonl)")
     rep.add_argument("--show", action="store_true", help="print every position and action")
+    rep.add_argument("--svg", metavar="DIR", default=None,
+                     help="write one SVG picture per position into DIR (needs matplotlib)")
+    rep.add_argument("--png", metavar="DIR", default=None,
+                     help="write one PNG picture per position into DIR (needs matplotlib)")
     rep.set_defaults(func=_cmd_replay)
 
     tour = sub.add_parser(
@@ -421,6 +519,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--mcts", action="store_true",
                        help="MCTS simulations per second from a 2-player midgame, random "
                        "rollouts")
+    bench.add_argument("--env", action="store_true",
+                       help="VectorEnv steps/s at batch 1, 64, 256, 1024 (needs taluva-ai[envs])")
     bench.add_argument("--mcts-sims", type=int, default=2000,
                        help="simulations per timed search (default 2000)")
     bench.set_defaults(func=_cmd_bench)
@@ -451,6 +551,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except _ArgError as e:
         _fail(parser, args.command, str(e))
+    except _RunError as e:
+        parser.exit(1, f"{parser.prog} {args.command}: error: {e}\n")
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly (Python docs, signal)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -1,0 +1,321 @@
+"""``taluva_ai/Taluva-v0``: one agent plays one seat of Taluva against given opponents.
+
+``gymnasium.make("taluva_ai/Taluva-v0", opponents=["random"])`` (after ``import
+taluva_ai.envs``).
+
+Spaces (``C`` planes, ``S = 2 view_radius + 1``, ``A = 14 S^2``; docs/encoding.md):
+
+- observation: ``Dict({"observation": Box(float32, (C, S, S)), "action_mask": Box(int8 0/1,
+  (A,))})``: the planes from the agent's view and the legal mask of the view's action ids;
+- action: ``Discrete(A)``, a view id (a tile placement or a build, docs/encoding.md).
+  ``action_space.sample()`` without a mask samples a legal action of the current position.
+
+A turn is two decisions (place the tile, then build); chance nodes (the next tile of the deck,
+shuffled from the reset seed) and the opponents' turns are played inside ``step``.
+
+Seats: ``opponents`` is a list of ``num_players - 1`` players for the other seats, in seat order
+after ``agent_seat``: built-in names ``"random"`` and ``"greedy"`` (compiled), any other name of
+the agent registry (``"mcts"``, ``"module:Class"``, made by name through ``taluva_ai.agents``), or
+objects with ``act(state) -> engine action id``. ``opponents=None`` is self-play: the caller
+moves for every seat and the planes take the view of the player to move. ``agent_seat`` is a
+seat or ``"random"`` (drawn at each reset).
+
+Reward: 0 until the game ends; then the agent seat's final return (self-play: the return of the
+seat that took the last action): +1 a win, ``-1/(n-1)`` a loss, shares for shared wins, ranked
+play linear in place (docs/engine.md). Illegal actions raise ``IllegalActionError`` unless
+``illegal_action="penalty"``: then the state is unchanged, the reward is ``illegal_penalty``
+and ``info["illegal_action"]`` is True.
+
+Episode end: ``terminated`` when the game ends with a result; ``truncated`` when the board bound
+removed every placement (no result). Stepping after the end raises ``EnvStateError``.
+
+Info: ``current_player`` (seat to move, -1 once over), ``step_kind`` (``"tile"``, ``"build"``,
+``"over"``), ``action_mask`` (as in the observation), ``rewards`` (every seat's return),
+``outside`` (legal engine actions hidden by the view), ``agent_seat``.
+
+Render modes: ``"ansi"`` (the island as text) and ``"rgb_array"`` (a matplotlib picture:
+terrains by colour, levels as numbers, buildings by player colour; :mod:`draw`).
+
+Version: v0.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from taluva_ai.envs.core import (
+    BUILTIN_OPPONENTS,
+    EXTERNAL,
+    advance,
+    env_step,
+)
+from taluva_ai.envs.vector import END_TRUNCATED, OBS_HIGH, STEP_TERMINAL, EnvStateError, make_rules
+from taluva_ai.errors import ActionOutOfRangeError, IllegalActionError
+from taluva_ai.games.taluva import RuleSet, TaluvaGame, TaluvaState
+from taluva_ai.games.taluva.encoding import DEFAULT_VIEW_RADIUS, make_view, num_planes
+from taluva_ai.games.taluva.state import M_END, M_PLAYER, M_STEP, new_arrays
+from taluva_ai.games.taluva.tiles import full_tile_set
+
+STEP_NAMES = {1: "tile", 2: "build", 3: "over"}
+
+
+class MaskedDiscrete(spaces.Discrete):
+    """``Discrete(n)`` whose ``sample()`` without a mask draws a legal action of the env's
+    current position (the env keeps ``legal`` up to date). A given mask is used as is."""
+
+    def __init__(self, n: int, legal: np.ndarray, seed: int | None = None) -> None:
+        super().__init__(n, seed=seed)
+        self.legal = legal
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
+        if mask is None and probability is None and self.legal.any():
+            mask = self.legal
+        return super().sample(mask=mask, probability=probability)
+
+
+def check_action(action: Any, num_actions: int) -> int:
+    """An int from a scalar action.
+
+    Raises:
+        ValueError: not a scalar integer (wrong shape or dtype).
+        ActionOutOfRangeError: outside ``0 .. num_actions - 1``.
+    """
+    if isinstance(action, (bool, np.bool_)):
+        raise ValueError(f"an action is an integer view id, got {action!r}")
+    if isinstance(action, (int, np.integer)):
+        a = int(action)
+    else:
+        arr = np.asarray(action)
+        if arr.shape != ():
+            raise ValueError(f"an action is a scalar integer, got shape {arr.shape}")
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(f"an action is an integer view id, got dtype {arr.dtype}")
+        a = int(arr)
+    if not 0 <= a < num_actions:
+        raise ActionOutOfRangeError(a, f"view action ids run from 0 to {num_actions - 1}")
+    return a
+
+
+def resolve_opponent(spec: Any, seed: int | None) -> tuple[int, Any]:
+    """``(seat kind, agent object or None)`` of one opponent spec.
+
+    Raises:
+        ValueError: an unknown name (the message names it and the built-in ones).
+    """
+    if isinstance(spec, str):
+        if spec in BUILTIN_OPPONENTS:
+            return BUILTIN_OPPONENTS[spec], None
+        try:
+            agents = importlib.import_module("taluva_ai.agents")
+            return EXTERNAL, agents.make_agent(spec, seed=seed)
+        except (ValueError, ImportError, AttributeError) as e:
+            raise ValueError(f"unknown opponent {spec!r} (built-in: "
+                             f"{', '.join(sorted(BUILTIN_OPPONENTS))}): {e}") from None
+    if hasattr(spec, "act"):
+        return EXTERNAL, spec
+    raise ValueError(f"an opponent is a name or an object with act(state), got {spec!r}")
+
+
+class TaluvaEnv(gym.Env):
+    """Taluva for one agent (the module docstring is the spec).
+
+    Args:
+        opponents: ``num_players - 1`` opponents, or None for self-play.
+        num_players: 2..4; by default ``len(opponents) + 1`` (2 in self-play).
+        agent_seat: the agent's seat, or ``"random"``.
+        view_radius: the view's radius (default 13).
+        rules: other rule options (a RuleSet or a dict).
+        illegal_action: ``"raise"`` (default) or ``"penalty"``.
+        illegal_penalty: the reward of an illegal action in penalty mode.
+        render_mode: None, ``"ansi"`` or ``"rgb_array"``.
+
+    Raises:
+        ValueError: a bad argument (seat count outside 2..4, opponents of the wrong number, an
+            unknown opponent name, an unknown render mode...), named in the message.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}  # noqa: RUF012
+
+    def __init__(
+        self,
+        opponents: list[Any] | None = None,
+        num_players: int | None = None,
+        agent_seat: int | str = 0,
+        view_radius: int = DEFAULT_VIEW_RADIUS,
+        rules: RuleSet | dict[str, Any] | None = None,
+        illegal_action: str = "raise",
+        illegal_penalty: float = -1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        if opponents is not None and not isinstance(opponents, (list, tuple)):
+            raise ValueError(f"opponents must be a list (or None for self-play), got {opponents!r}")
+        if num_players is None:
+            num_players = len(opponents) + 1 if opponents is not None else 2
+        self.rules = make_rules(num_players, rules)
+        n = self.rules.num_players
+        if opponents is not None and len(opponents) != n - 1:
+            raise ValueError(f"{n} seats need {n - 1} opponents, got {len(opponents)}")
+        if not (agent_seat == "random" or (isinstance(agent_seat, int)
+                                           and 0 <= agent_seat < n)):
+            raise ValueError(f"agent_seat must be a seat 0..{n - 1} or 'random', got "
+                             f"{agent_seat!r}")
+        if illegal_action not in ("raise", "penalty"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                             f"got {render_mode!r}")
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.game = TaluvaGame(self.rules)
+        self.view = make_view(view_radius)
+        self.opponent_specs = list(opponents) if opponents is not None else None
+        self._resolved = [resolve_opponent(o, None) for o in (opponents or [])]
+        self.agent_seat_option = agent_seat
+        self.agent_seat = 0 if agent_seat == "random" else int(agent_seat)
+        s = self.view.side
+        self._obs = np.zeros((num_planes(n), s, s), dtype=np.float32)
+        self._mask = np.zeros(self.view.num_actions, dtype=np.int8)
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, OBS_HIGH, self._obs.shape, np.float32),
+            "action_mask": spaces.Box(0, 1, (self.view.num_actions,), np.int8),
+        })
+        self.action_space = MaskedDiscrete(self.view.num_actions, self._mask)
+        self._center = np.zeros(2, dtype=np.int64)
+        self._ret = np.zeros(n, dtype=np.float64)
+        self._rng = np.zeros(1, dtype=np.uint64)
+        self._seat_kind = np.zeros(4, dtype=np.int8)
+        self._agents: dict[int, Any] = {}
+        self._outside = 0
+        self.state: TaluvaState | None = None
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _kernel(self, view_action: int) -> None:
+        assert self.state is not None
+        st = self.state
+        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        persp = self.agent_seat if self.opponent_specs is not None else -1
+        self._outside = int(env_step(st.cells, st.players, st.deck, st.meta, self._rng, rules,
+                                     nbr, cell_of, hexqr, origin, self._seat_kind, persp,
+                                     self.view.radius, self.view.valid, view_action,
+                                     self._center, self._obs, self._mask, self._ret))
+
+    def _play_external_opponents(self) -> None:
+        """Let Python opponents move until the agent is to move or the game is over."""
+        assert self.state is not None
+        st = self.state
+        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        ids = np.empty(8 * self.game.num_cells, dtype=np.int64)
+        vals = np.empty(8 * self.game.num_cells, dtype=np.float64)
+        moved = False
+        while (not st.is_terminal() and self.opponent_specs is not None
+               and int(st.meta[M_PLAYER]) != self.agent_seat):
+            p = int(st.meta[M_PLAYER])
+            st.apply(int(self._agents[p].act(st)))
+            advance(st.cells, st.players, st.deck, st.meta, rules, nbr, cell_of, hexqr, origin,
+                    self._seat_kind, self._rng, ids, vals)
+            moved = True
+        if moved:
+            self._kernel(-1)
+
+    def _obs_dict(self) -> dict[str, np.ndarray]:
+        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+
+    def _info(self) -> dict[str, Any]:
+        assert self.state is not None
+        step = int(self.state.meta[M_STEP])
+        return {
+            "current_player": -1 if step == STEP_TERMINAL else int(self.state.meta[M_PLAYER]),
+            "step_kind": STEP_NAMES.get(step, "chance"),
+            "action_mask": self._mask.copy(),
+            "rewards": self._ret.copy(),
+            "outside": self._outside,
+            "agent_seat": self.agent_seat,
+        }
+
+    # -- gymnasium API ----------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Start a new game (deck shuffled from ``seed`` / the env's generator)."""
+        super().reset(seed=seed)
+        gen = self.np_random
+        deck = gen.permutation(full_tile_set()).astype(np.int8)
+        n = self.rules.num_players
+        cells, players, d, meta = new_arrays(n, deck, self.game.num_cells,
+                                             self.rules.tile_preview)
+        self.state = TaluvaState(self.game, cells, players, d, meta)
+        self._rng[0] = np.uint64(gen.integers(0, 2**63))
+        if self.agent_seat_option == "random":
+            self.agent_seat = int(gen.integers(n))
+        self._seat_kind[:] = EXTERNAL
+        self._agents = {}
+        if self.opponent_specs is not None:
+            for j, (kind, agent) in enumerate(self._resolved):
+                seat = (self.agent_seat + 1 + j) % n
+                self._seat_kind[seat] = kind
+                if agent is not None:
+                    self._agents[seat] = agent
+                    if hasattr(agent, "reset"):
+                        agent.reset(int(gen.integers(0, 2**31)) if seed is not None else None)
+        self._kernel(-1)
+        self._play_external_opponents()
+        return self._obs_dict(), self._info()
+
+    def step(
+        self, action: Any
+    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """Apply the agent's view id (module docstring).
+
+        Raises:
+            EnvStateError: before ``reset`` or after the game ended.
+            ValueError: a non-scalar or non-integer action.
+            ActionOutOfRangeError: an id outside the action space.
+            IllegalActionError: a masked action (unless ``illegal_action="penalty"``).
+        """
+        if self.state is None:
+            raise EnvStateError("call reset() before step()")
+        st = self.state
+        if st.is_terminal():
+            raise EnvStateError("the game is over: call reset() before step()")
+        a = check_action(action, self.view.num_actions)
+        if not self._mask[a]:
+            if self.illegal_action == "penalty":
+                info = self._info()
+                info["illegal_action"] = True
+                return self._obs_dict(), self.illegal_penalty, False, False, info
+            raise IllegalActionError(a, "masked out: not a legal action of the view "
+                                     "(see action_mask)")
+        mover = self.agent_seat if self.opponent_specs is not None else int(st.meta[M_PLAYER])
+        self._kernel(a)
+        self._play_external_opponents()
+        over = st.is_terminal()
+        truncated = bool(over and st.meta[M_END] == END_TRUNCATED)
+        terminated = bool(over and not truncated)
+        reward = float(self._ret[mover]) if terminated else 0.0
+        info = self._info()
+        info["illegal_action"] = False
+        return self._obs_dict(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[A]`` legal mask of the view's ids (the sb3-contrib convention)."""
+        return self._mask.astype(bool)
+
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the island as text; ``"rgb_array"``: ``uint8[H, W, 3]`` picture."""
+        if self.state is None:
+            raise EnvStateError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return str(self.state)
+        if self.render_mode == "rgb_array":
+            from taluva_ai.games.taluva.draw import render_rgb
+
+            return render_rgb(self.state)
+        return None
