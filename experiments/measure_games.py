@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from taluva_ai.games.taluva import TaluvaGame
 from taluva_ai.games.taluva import kernels as K
-from taluva_ai.games.taluva.heuristic import action_values
+from taluva_ai.games.taluva.heuristic import action_values, argmax_random
 from taluva_ai.games.taluva.state import M_DRAWN, M_END, M_PLACED, M_STEP
 
 
@@ -65,18 +65,7 @@ def play_measured(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin
                     q = hexqr[c, 0]
                     r = hexqr[c, 1]
                     reach = max(reach, (abs(q) + abs(r) + abs(q + r)) // 2)
-        if greedy:
-            best = vals[0]
-            for j in range(n):
-                best = max(best, vals[j])
-            k = 0
-            for j in range(n):
-                if vals[j] == best:
-                    ids[k] = ids[j]
-                    k += 1
-            a = ids[np.random.randint(k)]
-        else:
-            a = ids[np.random.randint(n)]
+        a = argmax_random(ids, vals, n) if greedy else ids[np.random.randint(n)]
         K.apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
         decisions += 1
     return reach, decisions

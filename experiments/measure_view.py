@@ -25,7 +25,7 @@ from numba import njit
 from taluva_ai.games.taluva import TaluvaGame
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.encoding import view_center
-from taluva_ai.games.taluva.heuristic import action_values
+from taluva_ai.games.taluva.heuristic import action_values, argmax_random
 from taluva_ai.games.taluva.state import M_DRAWN, M_STEP
 
 
@@ -77,18 +77,7 @@ def play_view(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gr
             dq = hexqr[c, 0] - qc
             dr = hexqr[c, 1] - rc
             md = max(md, (abs(dq) + abs(dr) + abs(dq + dr)) // 2)
-        if greedy:
-            best = vals[0]
-            for j in range(n):
-                best = max(best, vals[j])
-            k = 0
-            for j in range(n):
-                if vals[j] == best:
-                    ids[k] = ids[j]
-                    k += 1
-            a = ids[np.random.randint(k)]
-        else:
-            a = ids[np.random.randint(n)]
+        a = argmax_random(ids, vals, n) if greedy else ids[np.random.randint(n)]
         c = _hex_of(a, ncell)
         dq = hexqr[c, 0] - qc
         dr = hexqr[c, 1] - rc

@@ -205,7 +205,7 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
                 a = ids[np.random.randint(n)]
         elif step == K.S_BUILD:
             n = _build_values(cells, players, meta, rules, nbr, cell_of, ids, bcost, vals)
-            a = _argmax_random(ids, vals, n)
+            a = argmax_random(ids, vals, n)
         else:
             n = K.tile_actions(cells, meta, nbr, cell_of, origin, ids, False)
             k = min(samples, n)
@@ -217,7 +217,7 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
                 vals[j] = _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr,
                                            ids[j], saved_cells, saved_players, saved_meta,
                                            bids, bcost, bval)
-            a = _argmax_random(ids, vals, k)
+            a = argmax_random(ids, vals, k)
         K.apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
         decisions += 1
     K.returns(players, meta, rules, out)
@@ -225,7 +225,9 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
 
 
 @njit(cache=True)
-def _argmax_random(ids, vals, n):
+def argmax_random(ids, vals, n):
+    """The id of highest value among the first ``n``, ties broken uniformly at random (numba's
+    ``np.random`` stream)."""
     best = vals[0]
     for j in range(1, n):
         best = max(best, vals[j])
