@@ -17,30 +17,42 @@ its own):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import itertools
 import json
 import math
 import multiprocessing
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import numpy as np
 
-from taluva_ai.errors import RecordError, RunConfigError
+from taluva_ai.errors import IllegalActionError, RecordError, RunConfigError
 from taluva_ai.protocol import CHANCE, Game, make_game
 from taluva_ai.records import (
     MoveEvent,
+    Outcome,
     RecordWriter,
     StateCallback,
     outcome_of,
     read_header,
-    read_result,
+    replay_record,
 )
+
+try:  # POSIX; elsewhere tournaments run without the lock of their run directory
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
 
 #: Value of ``config.json``'s ``format`` field in a tournament directory.
 TOURNAMENT_FORMAT = "taluva-ai-tournament/1"
@@ -105,12 +117,18 @@ def play_game(
             must not modify it.
         meta: stored in the record header's ``meta``.
 
+    The record is written to a temporary file next to ``record_path`` and renamed onto it
+    when the game is over, so an existing file is replaced only by a finished record. Every
+    action is applied (and so validated) before its line is written.
+
     Returns:
         The :class:`GameResult`.
 
     Raises:
         ValueError: the number of agents does not match the game.
-        taluva_ai.errors.IllegalActionError: an agent chose an illegal action.
+        taluva_ai.errors.IllegalActionError: an agent chose an illegal action, or returned
+            something that is not an action id (an integer); the message names the agent.
+        OSError: ``record_path`` cannot be written (raised before the game starts).
     """
     n = game.num_players
     if len(agents) != n:
@@ -121,7 +139,7 @@ def play_game(
         agent.reset(None if seeds is None else seeds[i])
     state = game.new_initial_state(seed=seed)
     writer = (
-        RecordWriter(record_path, game, seed, names, agent_seeds=seeds, meta=meta)
+        RecordWriter(record_path, game, seed, names, agent_seeds=seeds, meta=meta, atomic=True)
         if record_path is not None else None
     )
     try:
@@ -134,15 +152,26 @@ def play_game(
             if p == CHANCE:
                 a = state.clone().draw()  # the seeded deck decides; applied below like any action
             else:
-                a = int(agents[p].act(state))
+                a = _action_id(agents[p].act(state), names[p], p)
                 stats = agents[p].stats()
+            text = ""
+            if writer is not None or on_state is not None:
+                try:
+                    text = state.action_to_string(a)
+                except (ValueError, IndexError) as e:
+                    raise IllegalActionError(
+                        a, str(e), f"agent {names[p]!r} (seat {p}) chose {a}, which is not an "
+                        f"action here: {e}") from None
+            try:
+                state.apply(a)
+            except IllegalActionError as e:
+                if p == CHANCE:
+                    raise
+                raise IllegalActionError(
+                    a, e.rule, f"agent {names[p]!r} (seat {p}) chose the illegal action "
+                    f"{e.action}: {e.rule}") from e
             if writer is not None:
-                text = writer.write_action(state, a)
-            elif on_state is not None:
-                text = state.action_to_string(a)
-            else:
-                text = ""
-            state.apply(a)
+                writer.write_notation(p, text)
             if on_state is not None:
                 on_state(state, MoveEvent(plies, p, a, text, stats))
             plies += 1
@@ -152,6 +181,17 @@ def play_game(
             writer.close()
     return GameResult(out.returns, out.winners, out.end_reason, out.places, out.plies, names,
                       seed)
+
+
+def _action_id(action: Any, name: str, seat: int) -> int:
+    """An agent's chosen action as an int; anything but an integer (a float, a numpy float, a
+    bool, None, ...) is refused rather than truncated."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    raise IllegalActionError(
+        action, "an action is an integer id",
+        f"agent {name!r} (seat {seat}) returned {action!r} ({type(action).__name__}), not an "
+        "action id (an integer)")
 
 
 def make_agent(spec: str, seed: int | None = None) -> Any:
@@ -214,8 +254,34 @@ def schedule(
 _WORKER_CACHE: dict[str, Any] = {}
 
 
-def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str) -> str:
-    """Worker: play one scheduled game and write its record; returns the game id."""
+def _worker_init() -> None:
+    """Worker processes leave SIGINT (Ctrl-C reaches the whole process group) to the main
+    process, which stops them; no worker prints a KeyboardInterrupt traceback. (They start
+    with SIGINT blocked, see :func:`_sigint_blocked`, so a Ctrl-C while they start up is
+    held back too, then ignored.)"""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Block SIGINT in this thread while worker processes are started: they inherit the
+    blocked mask until :func:`_worker_init`; a Ctrl-C meanwhile is delivered to this process
+    (KeyboardInterrupt) as soon as the block is lifted."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str
+               ) -> GameResult:
+    """Worker: play one scheduled game and write its record; returns its result."""
     key = json.dumps([game_name, rules], sort_keys=True)
     game = _WORKER_CACHE.get(key)
     if game is None:
@@ -223,22 +289,45 @@ def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str
         _WORKER_CACHE.clear()
         _WORKER_CACHE[key] = game
     agents = [make_agent(spec) for spec in task.seats]
-    meta = {"id": task.game_id, "deal": task.deal, "rotation": task.rotation}
-    play_game(game, agents, task.seed, record_path=path, meta=meta)
-    return task.game_id
+    return play_game(game, agents, task.seed, record_path=path, meta=_task_meta(task))
 
 
-def _complete(path: Path, task: _GameTask, game_name: str, rules: dict[str, Any]) -> bool:
-    """True when ``path`` holds a finished record of ``task`` (header matches, result line)."""
-    if not path.is_file():
-        return False
+def _task_meta(task: _GameTask) -> dict[str, Any]:
+    return {"id": task.game_id, "deal": task.deal, "rotation": task.rotation}
+
+
+def _kept_outcome(
+    path: Path, task: _GameTask, game_name: str, rules: dict[str, Any]
+) -> tuple[Outcome | None, str | None]:
+    """``(outcome, None)`` when ``path`` holds a valid finished record of ``task``: its header
+    is the one :func:`play_game` writes for the task, and it replays (every action legal, the
+    draws those of the deal's seeded deck, the result line that of the replayed game).
+    Otherwise ``(None, why)``, ``why`` None when there is no record at all."""
+    if not path.exists():
+        return None, None
     try:
         h = read_header(path)
-    except (RecordError, OSError):
-        return False
-    if (h.game, h.rules, h.seed, h.players) != (game_name, rules, task.seed, task.seats):
-        return False
-    return read_result(path) is not None
+        seeds = agent_seeds(task.seed, len(task.seats))
+        want = (game_name, rules, task.seed, task.seats,
+                None if seeds is None else tuple(seeds), _task_meta(task))
+        got = (h.game, h.rules, h.seed, h.players, h.agent_seeds, h.meta)
+        if got != want:
+            names = ("game", "rules", "seed", "players", "agent_seeds", "meta")
+            diff = [n for n, a, b in zip(names, got, want, strict=True) if a != b]
+            return None, f"line 1: the header is not this game's (it differs in: " \
+                f"{', '.join(diff)})"
+        plies = [0]
+
+        def count(state: Any, event: MoveEvent | None) -> None:
+            if event is not None:
+                plies[0] += 1
+
+        state = replay_record(path, on_state=count, seeded_draws=True)
+        return outcome_of(state, plies[0]), None
+    except RecordError as e:
+        return None, f"line {e.line}: field {e.field!r}: {e.reason}"
+    except OSError as e:
+        return None, f"cannot read the record: {e.strerror or e}"
 
 
 def tournament_config(
@@ -296,18 +385,32 @@ def run_tournament(
         bootstrap: bootstrap resamples for the Elo intervals.
         progress: show a tqdm progress bar (on stderr).
 
+    Every kept record is checked by replaying it (:func:`taluva_ai.records.replay_record`,
+    with the deal's draws); one that fails is named in a warning line on stderr and its game
+    is played again, so the table never rests on a corrupted record. The run directory is
+    locked (``out_dir/.lock``) while the tournament runs: a second tournament on the same
+    directory fails at once. On KeyboardInterrupt (SIGINT, and SIGTERM, which is turned into
+    one while the tournament runs) the worker processes are stopped and the games in progress
+    discarded; finished records are kept for the resume.
+
     Returns:
         The results table (also written to ``out_dir/results.json``).
 
     Raises:
-        ValueError: bad arguments (unknown agent, duplicate specs, too few agents, bad rules).
-        RunConfigError: ``out_dir`` holds a tournament made with other settings.
+        ValueError: bad arguments (unknown agent, duplicate specs, too few agents, bad rules,
+            a negative ``bootstrap``, an empty ``out_dir``).
+        RunConfigError: ``out_dir`` holds a tournament made with other settings, is in use by
+            another tournament, or holds something else where the tournament's files go
+            (e.g. ``out_dir/games`` is a file, ``config.json`` is unreadable).
+        OSError: a file of the run directory cannot be written (e.g. no permission).
     """
     from tqdm import tqdm
 
     from taluva_ai.ratings import tournament_table
 
-    specs = [str(s) for s in agent_specs]
+    specs = [str(s).strip() for s in agent_specs]
+    if any(not s for s in specs):
+        raise ValueError(f"agent specs must not be empty, got {list(agent_specs)}")
     if len(set(specs)) != len(specs):
         raise ValueError(f"agent specs must be distinct, got {specs}")
     if players_per_game not in (2, 3, 4):
@@ -320,6 +423,10 @@ def run_tournament(
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if not isinstance(bootstrap, int) or isinstance(bootstrap, bool) or bootstrap < 0:
+        raise ValueError(f"bootstrap must be an integer >= 0, got {bootstrap!r}")
+    if str(out_dir) == "":
+        raise ValueError("out_dir: empty path")
     for s in specs:
         make_agent(s)  # raises ValueError for an unknown agent or a bad parameter
     opts = dict(rules or {})
@@ -331,61 +438,188 @@ def run_tournament(
 
     out = Path(out_dir)
     config = tournament_config(specs, games, players_per_game, seed, game_name, full_rules)
+    if out.exists() and not out.is_dir():
+        raise RunConfigError(f"{out}: not a directory; give a directory as the run directory")
+    out.mkdir(parents=True, exist_ok=True)
+    with _run_lock(out), _sigterm_as_interrupt():
+        return _run_locked(out, config, specs, games, players_per_game, concurrency, seed,
+                           game_name, full_rules, bootstrap, progress, tqdm, tournament_table)
+
+
+def _run_locked(
+    out: Path, config: dict[str, Any], specs: list[str], games: int, players_per_game: int,
+    concurrency: int, seed: int, game_name: str, full_rules: dict[str, Any], bootstrap: int,
+    progress: bool, tqdm: Any, tournament_table: Any,
+) -> dict[str, Any]:
+    """The tournament, once its run directory is made and locked."""
     cfg_path = out / "config.json"
+    games_dir = out / "games"
+    results_path = out / "results.json"
     if cfg_path.exists():
         try:
             old = json.loads(cfg_path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        except (ValueError, UnicodeDecodeError, RecursionError) as e:
             raise RunConfigError(f"{cfg_path}: unreadable ({e}); use another --out") from None
+        except OSError as e:
+            raise RunConfigError(f"{cfg_path}: unreadable ({e.strerror or e}); use another "
+                                 "--out") from None
+        if not isinstance(old, dict):
+            raise RunConfigError(f"{cfg_path}: unreadable (a JSON {type(old).__name__}, not "
+                                 "a tournament's settings object); use another --out")
         if old != config:
             keys = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
             raise RunConfigError(
                 f"{out} holds a tournament made with other settings (they differ in: "
                 f"{', '.join(keys)}); use another output directory or the same arguments"
             )
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "games").mkdir(exist_ok=True)
-    if not cfg_path.exists():
-        cfg_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-
+    if games_dir.exists() and not games_dir.is_dir():
+        raise RunConfigError(f"{games_dir}: not a directory (the tournament keeps its records "
+                             "there); move it away or use another --out")
+    if results_path.exists() and not results_path.is_file():
+        raise RunConfigError(f"{results_path}: not a file (the tournament writes its table "
+                             "there); move it away or use another --out")
+    for path in (results_path, out):
+        if path.exists() and not os.access(path, os.W_OK):
+            raise PermissionError(13, "Permission denied", str(path))
     tasks = schedule(specs, games, players_per_game, seed)
-    paths = {t.game_id: out / "games" / f"{t.game_id}.jsonl" for t in tasks}
-    todo = [t for t in tasks if not _complete(paths[t.game_id], t, game_name, full_rules)]
+    paths = {t.game_id: games_dir / f"{t.game_id}.jsonl" for t in tasks}
+    for path in paths.values():
+        if path.exists() and not path.is_file():
+            raise RunConfigError(f"{path}: not a file (the record of a game goes there); move "
+                                 "it away or use another --out")
+    games_dir.mkdir(exist_ok=True)
+    if not cfg_path.exists():
+        _write_atomic(cfg_path, json.dumps(config, indent=2) + "\n")
+    for part in games_dir.glob(".*.part"):  # records of games interrupted while played
+        part.unlink(missing_ok=True)
+
+    outcomes: dict[str, Outcome] = {}
+    todo = []
+    for t in tasks:
+        kept, why = _kept_outcome(paths[t.game_id], t, game_name, full_rules)
+        if kept is not None:
+            outcomes[t.game_id] = kept
+            continue
+        if why is not None:
+            print(f"{paths[t.game_id]}: {why}; playing this game again", file=sys.stderr)
+        todo.append(t)
     bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not progress,
                desc="games", unit="game", dynamic_ncols=True)
     try:
         if concurrency == 1 or len(todo) <= 1:
             for t in todo:
-                _play_task(game_name, full_rules, t, str(paths[t.game_id]))
+                res = _play_task(game_name, full_rules, t, str(paths[t.game_id]))
+                outcomes[t.game_id] = _outcome(res)
                 bar.update(1)
         else:
-            ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=concurrency, mp_context=ctx) as ex:
-                futures = [
-                    ex.submit(_play_task, game_name, full_rules, t, str(paths[t.game_id]))
-                    for t in todo
-                ]
-                for fut in as_completed(futures):
-                    fut.result()
-                    bar.update(1)
+            _play_parallel(todo, paths, game_name, full_rules, concurrency, outcomes, bar)
     finally:
         bar.close()
 
     games_done = []
     for t in tasks:
-        res = read_result(paths[t.game_id])
-        if res is None:  # pragma: no cover - a record just written is complete
-            raise RecordError(0, "result", f"{paths[t.game_id]}: no result line")
+        res_t = outcomes[t.game_id]
         games_done.append(
             {"id": t.game_id, "group": [specs[i] for i in t.group], "seats": list(t.seats),
-             "places": list(res.places), "winners": list(res.winners),
-             "end_reason": res.end_reason}
+             "places": list(res_t.places), "winners": list(res_t.winners),
+             "end_reason": res_t.end_reason}
         )
     table = tournament_table(specs, games_done, players_per_game, bootstrap=bootstrap,
                              seed=seed)
     table = {"config": config, "records_sha256": _records_digest(paths, tasks), **table}
-    (out / "results.json").write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
+    _write_atomic(results_path, json.dumps(table, indent=2) + "\n")
     return table
+
+
+def _outcome(res: GameResult) -> Outcome:
+    return Outcome(res.returns, res.winners, res.end_reason, res.places, res.plies)
+
+
+def _play_parallel(
+    todo: Sequence[_GameTask], paths: dict[str, Path], game_name: str, rules: dict[str, Any],
+    concurrency: int, outcomes: dict[str, Outcome], bar: Any,
+) -> None:
+    """Play ``todo`` in ``concurrency`` worker processes. On any exception (a game's error,
+    KeyboardInterrupt) the queued games are cancelled and the workers stopped before it
+    propagates: no worker outlives the tournament."""
+    ctx = multiprocessing.get_context("spawn")
+    ex = ProcessPoolExecutor(max_workers=concurrency, mp_context=ctx, initializer=_worker_init)
+    futures: dict[Future[GameResult], str] = {}
+    try:
+        with _sigint_blocked():  # the workers are started by the submits
+            for t in todo:
+                fut = ex.submit(_play_task, game_name, rules, t, str(paths[t.game_id]))
+                futures[fut] = t.game_id
+        for fut in as_completed(futures):
+            outcomes[futures[fut]] = _outcome(fut.result())
+            bar.update(1)
+    except BaseException:
+        for fut in futures:
+            fut.cancel()
+        procs = list((getattr(ex, "_processes", None) or {}).values())
+        ex.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in procs:
+            proc.join(timeout=10)
+        for t in todo:  # the records of the games the workers were playing
+            for part in paths[t.game_id].parent.glob(f".{paths[t.game_id].name}.*.part"):
+                part.unlink(missing_ok=True)
+        raise
+    ex.shutdown(wait=True)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``path`` through a temporary file renamed onto it (never a half-written file)."""
+    tmp = path.with_name(f".{path.name}.part")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def _run_lock(out: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``out/.lock`` (``fcntl.flock``, non-blocking).
+
+    Raises:
+        RunConfigError: another tournament holds it.
+    """
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunConfigError(
+                f"{out} is in use by another tournament (it holds {out / '.lock'}); wait for "
+                "it to finish or use another --out") from None
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """While the tournament runs, SIGTERM raises KeyboardInterrupt in the main thread, so it
+    stops the workers and leaves the run directory resumable like Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _records_digest(paths: dict[str, Path], tasks: Sequence[_GameTask]) -> str:

@@ -241,8 +241,15 @@ def tournament_table(
         / 2) / decided games`` (None when none was decided). ``groups[*].wins`` counts games
         each agent won (a shared win included), ``draws`` the games with a shared win.
         Elo values are rounded to 0.1, scores to 1e-4, openskill to 1e-3.
+
+    Raises:
+        ValueError: a game that does not fit the tournament (an unknown agent, not
+            ``players_per_game`` seats, places or winners that do not match the seats); the
+            message names the game (its ``id``, else its index).
     """
     specs = list(agent_specs)
+    for gi, g in enumerate(games):
+        _check_game(g, gi, specs, players_per_game)
     n = len(specs)
     index = {s: i for i, s in enumerate(specs)}
     per_game = np.zeros((len(games), n, n))
@@ -343,6 +350,30 @@ def tournament_table(
         f"within each group ({bootstrap} resamples, seed {seed})"
     )
     return table
+
+
+def _check_game(g: dict[str, Any], gi: int, specs: Sequence[str], k: int) -> None:
+    """Refuse a game entry of :func:`tournament_table` that does not fit (ValueError)."""
+    name = f"game {g.get('id', gi)!r}"
+    seats, places, winners = g.get("seats"), g.get("places"), g.get("winners")
+    if not isinstance(seats, (list, tuple)) or len(seats) != k or any(
+        s not in specs for s in seats
+    ):
+        raise ValueError(f"{name}: seats {seats!r} are not {k} agents of the tournament")
+    if not isinstance(g.get("group"), (list, tuple)) or sorted(g["group"]) != sorted(seats):
+        raise ValueError(f"{name}: group {g.get('group')!r} does not hold the seated agents")
+    if not isinstance(places, (list, tuple)) or len(places) != k or any(
+        not isinstance(p, (int, np.integer)) or isinstance(p, bool) or not -1 <= p < k
+        for p in places
+    ):
+        raise ValueError(f"{name}: places {places!r} are not {k} places in -1..{k - 1}")
+    if not isinstance(winners, (list, tuple)) or any(
+        not isinstance(w, (int, np.integer)) or isinstance(w, bool) or not 0 <= w < k
+        for w in winners
+    ) or len(set(winners)) != len(winners):
+        raise ValueError(f"{name}: winners {winners!r} are not distinct seats 0..{k - 1}")
+    if not isinstance(g.get("end_reason"), str):
+        raise ValueError(f"{name}: end_reason {g.get('end_reason')!r} is not a string")
 
 
 def _round(x: float, digits: int) -> float | None:

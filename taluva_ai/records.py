@@ -29,15 +29,21 @@ A record is a text file (UTF-8, ``\\n`` line ends), one JSON object a line:
    for Taluva (the lower-case name of the game's ``end_reason``).
 
 :class:`RecordWriter` writes a record while a game is played (each line is flushed, so an
-interrupted game leaves a record without a result line); :func:`replay_record` re-applies every
-action and checks it. Every field is checked: a problem raises
+interrupted game leaves a record without a result line; with ``atomic=True`` the lines go to a
+temporary file in the same folder, renamed onto the record once the result line is written, so
+an existing record is never truncated by a game that does not finish); :func:`replay_record`
+re-applies every action and checks it. Every field is checked: a problem raises
 :class:`~taluva_ai.errors.RecordError` with the 1-based line number and the field's name.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
+import re
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,6 +171,9 @@ class RecordWriter:
 
     Args:
         path: the file to write (overwritten; parent folders are made).
+        atomic: write to a temporary file in the same folder (``.<name>.<random>.part``) and
+            rename it onto ``path`` when the result line is written; closing the writer
+            before that removes the temporary file and leaves ``path`` as it was.
         game: the game; ``game.name`` and ``game.options()`` go to the header.
         seed: the seed given to ``game.new_initial_state`` (int or None).
         players: one string per seat (agent specs).
@@ -173,6 +182,8 @@ class RecordWriter:
 
     Raises:
         ValueError: ``players`` does not hold one string per seat.
+        OSError: the file cannot be written (``path`` is a directory, a parent is a file, no
+            permission, ...); raised here, before any move is played.
     """
 
     def __init__(
@@ -183,13 +194,21 @@ class RecordWriter:
         players: Sequence[str],
         agent_seeds: Sequence[int] | None = None,
         meta: dict[str, Any] | None = None,
+        atomic: bool = False,
     ) -> None:
         if len(players) != game.num_players:
             raise ValueError(f"players: {len(players)} names for {game.num_players} seats")
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _prepare_parent(self.path)
         self.plies = 0
-        self._file: IO[str] | None = self.path.open("w", encoding="utf-8", newline="\n")
+        self._tmp: Path | None = None
+        if atomic:
+            tmp = self.path.parent / f".{self.path.name}.{secrets.token_hex(4)}.part"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            self._tmp = tmp
+            self._file: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8", newline="\n")
+        else:
+            self._file = self.path.open("w", encoding="utf-8", newline="\n")
         header: dict[str, Any] = {
             "type": "header",
             "format": RECORD_FORMAT,
@@ -216,18 +235,22 @@ class RecordWriter:
         Returns:
             The notation written.
         """
-        p = state.current_player
         text = state.action_to_string(int(action))
+        self.write_notation(state.current_player, text)
+        return text
+
+    def write_notation(self, player: int, notation: str) -> None:
+        """Write an action line from its notation and the seat that played it (``CHANCE`` for
+        a chance outcome); for a caller that applies (and so validates) the action first."""
         self._line(
             {
                 "type": "action",
                 "ply": self.plies,
-                "player": "chance" if p == CHANCE else int(p),
-                "action": text,
+                "player": "chance" if player == CHANCE else int(player),
+                "action": str(notation),
             }
         )
         self.plies += 1
-        return text
 
     def write_result(self, state: GameState) -> Outcome:
         """Write the result line of the finished game and close the file.
@@ -237,14 +260,23 @@ class RecordWriter:
         """
         out = outcome_of(state, self.plies)
         self._line(out.to_json())
-        self.close()
-        return out
-
-    def close(self) -> None:
-        """Close the file (a record closed before its result line stays incomplete)."""
         if self._file is not None:
             self._file.close()
             self._file = None
+        if self._tmp is not None:
+            os.replace(self._tmp, self.path)
+            self._tmp = None
+        return out
+
+    def close(self) -> None:
+        """Close the file. A record closed before its result line stays incomplete; with
+        ``atomic``, its temporary file is removed instead and ``path`` is left untouched."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if self._tmp is not None:
+            self._tmp.unlink(missing_ok=True)
+            self._tmp = None
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -253,11 +285,33 @@ class RecordWriter:
         self.close()
 
 
+def _prepare_parent(path: Path) -> None:
+    """Refuse a ``path`` that cannot be a file (a directory, a parent that is a file) and make
+    its missing parent folders; raises OSError naming the offending path."""
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", str(path))
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(parent))
+            break
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+
 # -- reading ----------------------------------------------------------------------------------
 
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_finite_number(x: Any) -> bool:
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def _check_fields(
@@ -281,6 +335,10 @@ def _parse_line(raw: bytes, line: int) -> dict[str, Any]:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
         raise RecordError(line, "json", f"not valid JSON: {e.msg} (column {e.colno})") from None
+    except RecursionError:
+        raise RecordError(line, "json", "not valid JSON: nested too deeply") from None
+    except (ValueError, TypeError, OverflowError) as e:  # e.g. an integer of 5000 digits
+        raise RecordError(line, "json", f"not valid JSON: {e}") from None
     if not isinstance(obj, dict):
         raise RecordError(line, "json", f"expected a JSON object, got {type(obj).__name__}")
     t = obj.get("type")
@@ -321,8 +379,8 @@ def _parse_header(obj: dict[str, Any]) -> RecordHeader:
     if not isinstance(obj["rules"], dict):
         raise RecordError(1, "rules", "expected an object of rule options")
     seed = obj["seed"]
-    if seed is not None and not _is_int(seed):
-        raise RecordError(1, "seed", f"expected an integer or null, got {seed!r}")
+    if seed is not None and not (_is_int(seed) and seed >= 0):
+        raise RecordError(1, "seed", f"expected a non-negative integer or null, got {seed!r}")
     players = obj["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise RecordError(1, "players", "expected a list of strings, one per seat")
@@ -377,11 +435,8 @@ def read_result(path: str | Path) -> Outcome | None:
 def _parse_result(obj: dict[str, Any], line: int) -> Outcome:
     _check_fields(obj, line, RESULT_FIELDS)
     rets = obj["returns"]
-    if not isinstance(rets, list) or not all(
-        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-        for x in rets
-    ):
-        raise RecordError(line, "returns", "expected a list of numbers")
+    if not isinstance(rets, list) or not all(_is_finite_number(x) for x in rets):
+        raise RecordError(line, "returns", "expected a list of (finite) numbers")
     for name in ("winners", "places"):
         v = obj[name]
         if not isinstance(v, list) or not all(_is_int(x) for x in v):
@@ -396,8 +451,64 @@ def _parse_result(obj: dict[str, Any], line: int) -> Outcome:
     )
 
 
+_KINDS = {
+    "draw": "a draw",
+    "tile": "a tile placement",
+    "hut": "a build",
+    "temple": "a build",
+    "tower": "a build",
+    "expand": "a build",
+}
+
+
+def _kind(text: str) -> str:
+    """The kind of an action in notation: the word before ``@`` or ``:`` (``"tile"``,
+    ``"draw"``, ``"hut"``, ...), lower case."""
+    return re.split(r"[@:]", text.strip(), maxsplit=1)[0].strip().lower()
+
+
+def _describe(kind: str) -> str:
+    return _KINDS.get(kind, f"a {kind!r} action")
+
+
+def _where(state: GameState, player: int) -> str:
+    if player == CHANCE:
+        return "at a chance node"
+    step = getattr(state, "step", None)
+    name = getattr(step, "name", None)
+    if isinstance(name, str):
+        return f"at the {name.lower()} step (seat {player} to move)"
+    return f"with seat {player} to move"
+
+
+def _chance_example(state: GameState) -> str | None:
+    """The notation of one chance outcome of ``state`` (a chance node), or None."""
+    try:
+        outcomes = state.chance_outcomes()
+        return state.action_to_string(int(outcomes[0][0])) if outcomes else None
+    except (ValueError, IndexError, TypeError):
+        return None
+
+
+def _build_game(header: RecordHeader) -> Game:
+    """``make_game(game, **rules)`` with every failure turned into a RecordError (line 1)."""
+    if "name" in header.rules:
+        raise RecordError(1, "rules", "unknown rule option 'name'")
+    try:
+        return make_game(header.game, **header.rules)
+    except KeyError as e:
+        raise RecordError(1, "game", str(e.args[0]) if e.args else str(e)) from None
+    except TypeError as e:
+        m = re.search(r"unexpected keyword argument '([^']*)'", str(e))
+        if m:
+            raise RecordError(1, "rules", f"unknown rule option {m.group(1)!r}") from None
+        raise RecordError(1, "rules", str(e)) from None
+    except (ValueError, AttributeError, LookupError, OverflowError, RecursionError) as e:
+        raise RecordError(1, "rules", str(e) or type(e).__name__) from None
+
+
 def replay_record(
-    path: str | Path, on_state: StateCallback | None = None
+    path: str | Path, on_state: StateCallback | None = None, seeded_draws: bool = False
 ) -> GameState:
     """Replay a record and check it; returns the final state.
 
@@ -405,12 +516,17 @@ def replay_record(
     ``seed``), then for every action line checks the ply count, the seat to move and the
     action's legality before applying it; finally checks that the result line matches the
     replayed outcome (returns, winners, end reason, places, plies) and that nothing follows it.
-    Chance outcomes are applied as recorded (they need not follow the seeded deck).
+    Chance outcomes are applied as recorded (they need not follow the seeded deck, unless
+    ``seeded_draws``). The notation must be of the step's kind: at a chance node only a chance
+    outcome (``draw:AB``), elsewhere never one.
 
     Args:
         path: the record file.
         on_state: optional ``on_state(state, event)``, called with the initial state
             (``event`` None) and after each action (:class:`MoveEvent`).
+        seeded_draws: also check that every chance outcome is the one ``state.draw()`` gives
+            (the deck shuffled from the header's seed), as in records written by
+            :func:`taluva_ai.arena.play_game`.
 
     Raises:
         RecordError: malformed JSON, a missing or unknown field, a wrong type, an unknown game
@@ -423,21 +539,20 @@ def replay_record(
     if not raw_lines or not raw_lines[0].strip():
         raise RecordError(1, "type", "empty record: expected the header line")
     header = _parse_header(_parse_line(raw_lines[0], 1))
-    try:
-        game = make_game(header.game, **header.rules)
-    except KeyError as e:
-        raise RecordError(1, "game", str(e.args[0]) if e.args else str(e)) from None
-    except (TypeError, ValueError) as e:
-        raise RecordError(1, "rules", str(e)) from None
+    game = _build_game(header)
     if len(header.players) != game.num_players:
         raise RecordError(1, "players", f"{len(header.players)} players for a game of "
                           f"{game.num_players} seats (rules)")
     if header.agent_seeds is not None and len(header.agent_seeds) != game.num_players:
         raise RecordError(1, "agent_seeds", f"{len(header.agent_seeds)} seeds for "
                           f"{game.num_players} seats")
-    state = game.new_initial_state(seed=header.seed)
+    try:
+        state = game.new_initial_state(seed=header.seed)
+    except (ValueError, TypeError, OverflowError) as e:
+        raise RecordError(1, "seed", str(e)) from None
     if on_state is not None:
         on_state(state, None)
+    chance_kinds = {"draw"}
     for plies, raw in enumerate(raw_lines[1:]):  # every line before the result is an action
         line = plies + 2
         obj = _parse_line(raw, line)
@@ -465,18 +580,57 @@ def replay_record(
         if player != want or isinstance(player, bool):
             raise RecordError(line, "player", f"the record says {player!r}, but "
                               f"{'chance' if cp == CHANCE else f'seat {cp}'} is to move")
-        try:
-            a = state.parse_action(text)
-        except NotationError as e:
-            raise RecordError(line, "action", str(e)) from None
+        a = _check_action(state, cp, text, line, chance_kinds)
+        if seeded_draws and cp == CHANCE:
+            expected = state.clone().draw()
+            if expected != a:
+                raise RecordError(line, "action", f"{text!r} does not follow the seeded deck: "
+                                  f"the deal draws {state.action_to_string(expected)!r} here")
         try:
             state.apply(a)
         except IllegalActionError as e:
             raise RecordError(line, "action", f"{text!r} is not legal here: {e}") from None
+        except (ValueError, IndexError, TypeError) as e:
+            raise RecordError(line, "action", f"{text!r} cannot be applied here: {e}") from None
         if on_state is not None:
             on_state(state, MoveEvent(plies, cp, int(a), text))
     raise RecordError(len(raw_lines) + 1, "type",
                       f"the record ends after line {len(raw_lines)} without a result line")
+
+
+def _check_action(
+    state: GameState, cp: int, text: str, line: int, chance_kinds: set[str]
+) -> int:
+    """The id of ``text`` in ``state``, checked to be of the step's kind: a chance outcome at
+    a chance node, a player's action elsewhere (``parse_action`` alone would map
+    ``tile@0,-32:SW`` at a chance node, or ``draw:JC`` at the tile step, to some id)."""
+    kind = _kind(text)
+    where = _where(state, cp)
+    if cp == CHANCE:
+        example = _chance_example(state)
+        if example is not None:
+            chance_kinds.add(_kind(example))
+        if kind not in chance_kinds:
+            hint = f", e.g. {example!r}" if example else ""
+            raise RecordError(line, "action", f"{text!r} is {_describe(kind)} {where}: "
+                              f"expected a chance outcome{hint}")
+    elif kind in chance_kinds:
+        raise RecordError(line, "action", f"{text!r} is {_describe(kind)} {where}: chance "
+                          "outcomes belong only at chance nodes")
+    try:
+        a = state.parse_action(text)
+    except (NotationError, IllegalActionError) as e:
+        raise RecordError(line, "action", str(e)) from None
+    except (ValueError, IndexError, TypeError) as e:
+        raise RecordError(line, "action", f"{text!r}: {e}") from None
+    try:
+        canon = state.action_to_string(a)
+    except (ValueError, IndexError, TypeError) as e:
+        raise RecordError(line, "action", f"{text!r} is not an action here: {e}") from None
+    if _kind(canon) != kind:
+        raise RecordError(line, "action", f"{text!r} is {_describe(kind)} {where}: expected "
+                          f"{_describe(_kind(canon))}")
+    return int(a)
 
 
 def _check_result(obj: dict[str, Any], line: int, state: GameState, plies: int) -> None:

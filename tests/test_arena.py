@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 from taluva_ai import make_game
 from taluva_ai.agents import make_agent
 from taluva_ai.arena import agent_seeds, deal_seed, play_game, run_tournament, schedule
-from taluva_ai.errors import RunConfigError
+from taluva_ai.errors import IllegalActionError, RunConfigError
 from taluva_ai.ratings import (
     bradley_terry_elo,
     elo_with_intervals,
@@ -223,3 +224,205 @@ def test_openskill_orders_by_places() -> None:
     assert r[0]["mu"] > r[1]["mu"] > r[2]["mu"]
     assert r[0]["sigma"] < 25 / 3 and r[2]["sigma"] < 25 / 3
     assert r == openskill_ratings(3, [([0, 1, 2], [0, 1, 2])] * 5)  # undecided game skipped
+
+
+# -- robustness: agents that misbehave, corrupted run directories, concurrent runs ----------------
+
+
+class _Fixed:
+    """An agent that returns ``value`` once a build is due, else plays like ``random``."""
+
+    def __init__(self, value: object, name: str = "bad") -> None:
+        self.value = value
+        self.name = name
+        self.inner = make_agent("random")
+
+    def reset(self, seed: int | None) -> None:
+        self.inner.reset(seed)
+
+    def act(self, state: object) -> object:
+        return self.value
+
+    def stats(self) -> dict[str, object]:
+        return {}
+
+
+@pytest.mark.parametrize("value", [9504.7, np.float64(3.0), True, None, "tile@0,0:N"])
+def test_play_game_refuses_an_action_that_is_not_an_integer(tmp_path: Path,
+                                                            value: object) -> None:
+    game = make_game("taluva", tiles_per_player=2)
+    rec = tmp_path / "g.jsonl"
+    with pytest.raises(IllegalActionError) as info:
+        play_game(game, [_Fixed(value), make_agent("random")], 1, record_path=rec)
+    assert str(info.value) == (f"agent 'bad' (seat 0) returned {value!r} "
+                               f"({type(value).__name__}), not an action id (an integer)")
+    assert not rec.exists() and list(tmp_path.iterdir()) == []  # no record, no temporary file
+
+
+def test_an_illegal_action_is_refused_before_it_is_written(tmp_path: Path) -> None:
+    game = make_game("taluva", tiles_per_player=2)
+    rec = tmp_path / "g.jsonl"
+    rec.write_text("an older record\n")
+    build = game.num_actions - 1  # a build id: never legal at the tile step
+    with pytest.raises(IllegalActionError, match=rf"^agent 'bad' \(seat 0\) chose the illegal "
+                       rf"action {build}: a build during the tile step \(place the tile first\)$"):
+        play_game(game, [_Fixed(build), make_agent("random")], 1, record_path=rec)
+    assert rec.read_text() == "an older record\n"  # not truncated by the failed game
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jsonl"]
+    seen: list[str] = []
+    with pytest.raises(IllegalActionError, match="seat 0"):
+        play_game(game, [_Fixed(10**9), make_agent("random")], 1,
+                  on_state=lambda s, e: seen.append(e.notation if e else "start"))
+    assert seen == ["start", "draw:CJ"]  # the illegal action never reached the callback
+
+
+SMALL = {"agent_specs": ["random", "greedy"], "games": 6, "seed": 5, "bootstrap": 20,
+         "progress": False, "rules": {"tiles_per_player": 3}}
+
+
+def _corrupt(path: Path, how: str) -> None:
+    lines = path.read_text().splitlines()
+    res = json.loads(lines[-1])
+    if how == "flipped":  # a consistent but wrong result: read_result alone accepts it
+        res["returns"] = res["returns"][::-1]
+        res["places"] = res["places"][::-1]
+        res["winners"] = [1 - w for w in res["winners"]]
+        lines[-1] = json.dumps(res)
+    elif how == "garbage":
+        lines[5] = "garbage"
+    elif how == "deleted":  # the last action gone, the result's plies adjusted
+        del lines[-2]
+        res["plies"] -= 1
+        lines[-1] = json.dumps(res)
+    elif how == "end_reason":
+        res["end_reason"] = "early_victory"
+        lines[-1] = json.dumps(res)
+    elif how == "winners":
+        res["winners"] = [7]
+        lines[-1] = json.dumps(res)
+    elif how == "draws":  # two different draws swapped: not the deal's seeded deck
+        draws = [i for i, line in enumerate(lines) if '"chance"' in line]
+        i = draws[0]
+        j = next(k for k in draws if json.loads(lines[k])["action"]
+                 != json.loads(lines[i])["action"])
+        a, b = json.loads(lines[i]), json.loads(lines[j])
+        a["action"], b["action"] = b["action"], a["action"]
+        lines[i], lines[j] = json.dumps(a), json.dumps(b)
+    path.write_text("".join(line + "\n" for line in lines))
+
+
+def test_resume_replays_every_kept_record_and_plays_corrupted_ones_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = run_tournament(out_dir=tmp_path, **SMALL)  # type: ignore[arg-type]
+    before = _tree(tmp_path)
+    assert sorted(before) == [f"000-000{d}-{r}.jsonl" for d in range(3) for r in (0, 1)]
+    games = tmp_path / "games"
+    hows = ["flipped", "garbage", "deleted", "end_reason", "winners", "draws"]
+    for name, how in zip(sorted(before), hows, strict=True):
+        _corrupt(games / name, how)
+    (games / ".000-0000-0.jsonl.1234abcd.part").write_text("left by a killed worker\n")
+    (tmp_path / "results.json").unlink()
+    capsys.readouterr()
+    again = run_tournament(out_dir=tmp_path, **SMALL)  # type: ignore[arg-type]
+    assert again == first
+    assert _tree(tmp_path) == before
+    assert sorted(p.name for p in games.iterdir()) == sorted(before)  # .part file removed
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"{games / name}: {why}; playing this game again" for name, why in zip(
+        sorted(before), [
+            "line 20: field 'winners': the record says [0], the replay gives [1]",
+            "line 6: field 'json': not valid JSON: Expecting value (column 1)",
+            "line 19: field 'type': a result line after ply 16, but the game is not over "
+            "(player 1 to move)",
+            "line 20: field 'end_reason': the record says 'early_victory', the replay gives "
+            "'tiles_out'",
+            "line 20: field 'winners': the record says [7], the replay gives [1]",
+            "line 2: field 'action': 'draw:CR' does not follow the seeded deck: the deal draws "
+            "'draw:RL' here",
+        ], strict=True)]
+
+
+def test_resume_replays_a_record_of_another_game(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    run_tournament(out_dir=tmp_path, **SMALL)  # type: ignore[arg-type]
+    before = _tree(tmp_path)
+    games = tmp_path / "games"
+    # a valid record, but of another game (deal 1) under deal 0's name
+    (games / "000-0000-0.jsonl").write_bytes(before["000-0001-0.jsonl"])
+    capsys.readouterr()
+    run_tournament(out_dir=tmp_path, **SMALL)  # type: ignore[arg-type]
+    assert _tree(tmp_path) == before
+    assert capsys.readouterr().err == (
+        f"{games / '000-0000-0.jsonl'}: line 1: the header is not this game's (it differs "
+        "in: seed, agent_seeds, meta); playing this game again\n")
+
+
+def test_a_run_directory_is_locked_while_a_tournament_runs(tmp_path: Path) -> None:
+    import fcntl
+    import os
+
+    tmp_path.mkdir(exist_ok=True)
+    fd = os.open(tmp_path / ".lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(RunConfigError, match=r"is in use by another tournament"):
+            run_tournament(out_dir=tmp_path, **SMALL)  # type: ignore[arg-type]
+        assert not (tmp_path / "config.json").exists()
+    finally:
+        os.close(fd)
+    r = run_tournament(out_dir=tmp_path, **dict(SMALL, games=2))  # type: ignore[arg-type]
+    assert r["games"] == 2
+
+
+def test_tournament_path_and_argument_errors_come_before_any_game(tmp_path: Path) -> None:
+    small = dict(SMALL, games=2)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(RunConfigError, match="file: not a directory"):
+        run_tournament(out_dir=tmp_path / "file", **small)  # type: ignore[arg-type]
+    cases = {
+        "games": lambda d: (d / "games").write_text("x"),
+        "config": lambda d: (d / "config.json").mkdir(),
+        "list": lambda d: (d / "config.json").write_text("[1, 2]"),
+        "results": lambda d: (d / "results.json").mkdir(),
+        "record": lambda d: (d / "games" / "000-0000-1.jsonl").mkdir(parents=True),
+    }
+    messages = {
+        "games": "games: not a directory",
+        "config": "config.json: unreadable (Is a directory)",
+        "list": "config.json: unreadable (a JSON list, not a tournament's settings object)",
+        "results": "results.json: not a file",
+        "record": "000-0000-1.jsonl: not a file",
+    }
+    for key, make in cases.items():
+        d = tmp_path / key
+        d.mkdir()
+        make(d)
+        with pytest.raises(RunConfigError, match=messages[key].replace("(", r"\(")
+                           .replace(")", r"\)")):
+            run_tournament(out_dir=d, **small)  # type: ignore[arg-type]
+        assert not list(d.glob("games/*.jsonl")) or key == "record"
+    with pytest.raises(ValueError, match="distinct"):
+        run_tournament([" random", "random "], 2, tmp_path / "x")
+    with pytest.raises(ValueError, match="bootstrap must be an integer >= 0, got -1"):
+        run_tournament(["random", "greedy"], 2, tmp_path / "x", bootstrap=-1)
+    with pytest.raises(ValueError, match="out_dir: empty path"):
+        run_tournament(["random", "greedy"], 2, "")
+    assert not (tmp_path / "x").exists()
+
+
+def test_tournament_table_refuses_games_that_do_not_fit() -> None:
+    from taluva_ai.ratings import tournament_table
+
+    good: dict[str, object] = {"id": "000-0000-0", "group": ["a", "b"], "seats": ["a", "b"],
+                               "places": [0, 1],
+                               "winners": [0], "end_reason": "tiles_out"}
+    assert tournament_table(["a", "b"], [good], 2, bootstrap=0)["games"] == 1
+    cases: list[tuple[dict[str, object], str]] = [
+        ({"winners": [7]}, "winners [7] are not distinct seats 0..1"),
+        ({"places": [0]}, "places [0] are not 2 places"),
+        ({"seats": ["a", "c"]}, "seats ['a', 'c'] are not 2 agents of the tournament"),
+    ]
+    for change, message in cases:
+        with pytest.raises(ValueError, match=r"game '000-0000-0': " + re.escape(message)):
+            tournament_table(["a", "b"], [{**good, **change}], 2, bootstrap=0)

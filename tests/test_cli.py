@@ -188,3 +188,198 @@ def test_bench_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--games", "2", "--repeats", "1"]) == 0
     text = capsys.readouterr().out
     assert "2 players:" in text and "tile-step legal mask" in text
+
+
+# -- bad paths, interrupts, concurrent runs: one line, no traceback, nothing lost ---------------
+
+
+def _one_error_line(err: str) -> str:
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_play_record_paths_that_cannot_be_files_exit_2_before_playing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "f").write_text("x")
+    base = ["play", "--players", "random", "random", "--seed", "1", "--record"]
+    for path, message in [("", "--record: empty file name"),
+                          (str(tmp_path), f"--record: {tmp_path} is a directory, not a file"),
+                          (str(tmp_path / "f" / "g.jsonl"),
+                           f"--record: {tmp_path / 'f'} is not a directory")]:
+        assert _exit_code([*base, path]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""  # refused before the game
+        assert _one_error_line(captured.err) == f"taluva play: error: {message}"
+
+
+def test_play_record_unwritable_exits_1_and_keeps_the_old_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import taluva_ai.records as records
+
+    rec = tmp_path / "game.jsonl"
+    rec.write_text("an older record\n")
+
+    def refuse(path: object, *args: object) -> int:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(records.os, "open", refuse)
+    assert main(["play", "--players", "random", "random", "--seed", "1", "--record",
+                 str(rec)]) == 1
+    err = capsys.readouterr().err
+    assert _one_error_line(err) == f"{rec}: cannot write the record: Permission denied"
+    assert rec.read_text() == "an older record\n"
+
+
+def test_bench_out_is_checked_first_and_the_figures_are_never_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import taluva_ai.bench as bench
+    import taluva_ai.cli as cli
+
+    ran: list[int] = []
+    fake = {"machine": {"cpu": "x", "threads": 1, "versions": {}}}
+    monkeypatch.setattr(bench, "run_bench", lambda **kw: ran.append(1) or fake)
+    (tmp_path / "f").write_text("x")
+    for path, message in [(str(tmp_path), f"--out: {tmp_path} is a directory, not a file"),
+                          ("", "--out: empty file name"),
+                          (str(tmp_path / "f" / "b.json"), f"--out: {tmp_path / 'f'} is not a "
+                           "directory")]:
+        assert _exit_code(["bench", "--json", "--out", path]) == 2
+        assert _one_error_line(capsys.readouterr().err) == f"taluva bench: error: {message}"
+    assert ran == []  # refused before the benchmark ran
+    # a write that fails after the run: the figures are printed first
+    monkeypatch.setattr(cli, "_check_output_path", lambda option, value: Path(value))
+    assert main(["bench", "--json", "--out", str(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == fake
+    assert _one_error_line(captured.err) == (f"{tmp_path}: cannot write the figures (printed "
+                                             "above): Is a directory")
+
+
+@pytest.mark.parametrize(
+    ("setup", "extra", "message"),
+    [
+        (lambda d: d.write_text("x"), [], "{d}: not a directory; give a directory as the run "
+         "directory"),
+        (lambda d: (d.mkdir(), (d / "config.json").write_text("[1, 2]")), [],
+         "{d}/config.json: unreadable (a JSON list, not a tournament's settings object); use "
+         "another --out"),
+        (lambda d: (d.mkdir(), (d / "config.json").mkdir()), [],
+         "{d}/config.json: unreadable (Is a directory); use another --out"),
+        (lambda d: (d.mkdir(), (d / "games").write_text("x")), [],
+         "{d}/games: not a directory (the tournament keeps its records there); move it away "
+         "or use another --out"),
+        (lambda d: (d.mkdir(), (d / "results.json").mkdir()), [],
+         "{d}/results.json: not a file (the tournament writes its table there); move it away "
+         "or use another --out"),
+        (lambda d: (d / "games" / "000-0000-1.jsonl").mkdir(parents=True), [],
+         "{d}/games/000-0000-1.jsonl: not a file (the record of a game goes there); move it "
+         "away or use another --out"),
+        (None, ["--bootstrap", "-1"], "--bootstrap must be >= 0 (0: no intervals), got -1"),
+        (None, ["--agents", "random", " random "], "agent specs must be distinct, got "
+         "['random', 'random']"),
+    ],
+)
+def test_tournament_bad_paths_and_arguments_exit_2_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], setup: object, extra: list[str],
+    message: str,
+) -> None:
+    d = tmp_path / "run"
+    if setup is not None:
+        setup(d)  # type: ignore[operator]
+    argv = ["tournament", "--agents", "random", "greedy", "--games", "2", "--no-progress",
+            "--out", str(d), *extra]
+    assert _exit_code(argv) == 2
+    err = _one_error_line(capsys.readouterr().err)
+    assert err == f"taluva tournament: error: {message.format(d=d)}"
+    assert not [p for p in d.glob("games/*.jsonl") if p.is_file()]  # no game was played
+
+
+def test_tournament_out_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["tournament", "--agents", "random", "greedy", "--games", "2", "--no-progress"]
+    assert _exit_code([*base, "--out", ""]) == 2
+    assert _one_error_line(capsys.readouterr().err) == ("taluva tournament: error: --out: "
+                                                        "empty directory name")
+    assert main([*base, "--out", "/sys/taluva-run"]) == 1  # sysfs: no folder can be made
+    assert _one_error_line(capsys.readouterr().err).startswith("/sys/taluva-run: ")
+
+
+def test_a_second_tournament_on_the_same_out_fails_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import fcntl
+    import os
+
+    fd = os.open(tmp_path / ".lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as a running tournament holds it
+        assert _exit_code(["tournament", "--agents", "random", "greedy", "--games", "2",
+                           "--no-progress", "--out", str(tmp_path)]) == 2
+    finally:
+        os.close(fd)
+    assert _one_error_line(capsys.readouterr().err) == (
+        f"taluva tournament: error: {tmp_path} is in use by another tournament (it holds "
+        f"{tmp_path / '.lock'}); wait for it to finish or use another --out")
+
+
+def test_sigterm_interrupts_a_tournament_like_ctrl_c(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import signal
+    import time
+
+    import taluva_ai.arena as arena
+
+    def terminated(*args: object) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises KeyboardInterrupt before this ends
+        raise AssertionError("SIGTERM was not turned into KeyboardInterrupt")
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(arena, "_play_task", terminated)
+    argv = ["tournament", "--agents", "random", "greedy", "--games", "2", "--no-progress",
+            "--out", str(tmp_path)]
+    assert main(argv) == 130
+    assert capsys.readouterr().err == ("\ntaluva tournament: interrupted (run the same command "
+                                       "again to resume)\n")
+    assert signal.getsignal(signal.SIGTERM) is before
+    monkeypatch.undo()
+    assert main([*argv, "--bootstrap", "0"]) == 0  # the lock was released; resumed
+
+
+def test_ctrl_c_stops_a_parallel_tournament_and_its_workers(tmp_path: Path) -> None:
+    import os
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "taluva_ai.cli", "tournament", "--agents", "random", "greedy",
+         "--games", "400", "--concurrency", "2", "--no-progress", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while not list(out.glob("games/*.jsonl")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole process group
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert err == "\ntaluva tournament: interrupted (run the same command again to resume)\n"
+    time.sleep(0.2)
+    for pid in children:  # no worker left running (a zombie left to init is harmless)
+        status = Path(f"/proc/{pid}/status")
+        assert not status.exists() or "State:\tZ" in status.read_text()
+    assert not list(out.glob("games/.*.part"))
+    from taluva_ai.records import replay_record
+
+    for rec in out.glob("games/*.jsonl"):
+        assert replay_record(rec, seeded_draws=True).is_terminal()

@@ -267,3 +267,110 @@ def test_empty_file(tmp_path: Path) -> None:
 def test_missing_file_is_an_os_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         replay_record(tmp_path / "none.jsonl")
+
+
+# -- hostile records: every one a RecordError naming the line and field, never a crash ----------
+
+
+def _header(**changes: object) -> str:
+    obj = json.loads(_lines(GOLDEN)[0])
+    obj.update(changes)
+    return json.dumps(obj)
+
+
+@pytest.mark.parametrize(
+    ("first", "field", "reason"),
+    [
+        (_header(seed=-1), "seed", "expected a non-negative integer or null, got -1"),
+        (_header(rules={"num_players": 2.0}), "rules", "num_players must be an integer, got 2.0"),
+        (_header(rules={"num_players": {"a": [1]}}), "rules",
+         "num_players must be an integer, got {'a': [1]}"),
+        (_header(rules=1), "rules", "expected an object of rule options"),
+        (_header(rules={"name": "x"}), "rules", "unknown rule option 'name'"),
+        (_header(rules={"num_players": 2, "speed": 3}), "rules", "unknown rule option 'speed'"),
+        ('{"type": "header", "seed": ' + "1" * 5000 + "}", "json", "not valid JSON: "),
+        ("[" * 100_000, "json", "not valid JSON: nested too deeply"),
+    ],
+)
+def test_hostile_header(tmp_path: Path, first: str, field: str, reason: str) -> None:
+    e = _error(_write(tmp_path / "h.jsonl", [first, *_lines(GOLDEN)[1:]]))
+    assert (e.line, e.field) == (1, field)
+    assert e.reason.startswith(reason) and (reason.endswith(": ") or e.reason == reason)
+
+
+def test_hostile_action_lines(tmp_path: Path) -> None:
+    lines = _lines(GOLDEN)
+    lines[9] = "[" * 100_000
+    e = _error(_write(tmp_path / "n.jsonl", lines))
+    assert (e.line, e.field, e.reason) == (10, "json", "not valid JSON: nested too deeply")
+    e = _error(_edit(tmp_path, 83, returns=[10**400, -1.0]))
+    assert (e.line, e.field) == (83, "returns")
+
+
+def test_a_tile_placement_at_a_chance_node_is_refused(tmp_path: Path) -> None:
+    # line 5 is a chance node; the text's parse alone would give an id that is also a tile type
+    e = _error(_edit(tmp_path, 5, action="tile@0,-32:SW"))
+    assert (e.line, e.field) == (5, "action")
+    assert e.reason.startswith("'tile@0,-32:SW' is a tile placement at a chance node: expected "
+                               "a chance outcome, e.g. 'draw:")
+    e = _error(_edit(tmp_path, 5, action="hut@1,0"))
+    assert (e.line, e.field) == (5, "action")
+    assert e.reason.startswith("'hut@1,0' is a build at a chance node")
+
+
+def test_a_draw_at_the_tile_step_is_refused(tmp_path: Path) -> None:
+    e = _error(_edit(tmp_path, 3, action="draw:JC"))
+    assert (e.line, e.field, e.reason) == (
+        3, "action", "'draw:JC' is a draw at the tile step (seat 0 to move): chance outcomes "
+        "belong only at chance nodes")
+    e = _error(_edit(tmp_path, 4, action="draw:JS"))
+    assert (e.line, e.field) == (4, "action")
+    assert e.reason.startswith("'draw:JS' is a draw at the build step")
+
+
+def test_seeded_draws_are_checked_on_request(tmp_path: Path) -> None:
+    replay_record(GOLDEN, seeded_draws=True)
+    lines = _lines(GOLDEN)
+    a, b = json.loads(lines[1]), json.loads(lines[4])  # draw:JS, then another tile
+    assert a["action"] != b["action"]
+    a["action"], b["action"] = b["action"], a["action"]
+    lines[1], lines[4] = json.dumps(a), json.dumps(b)
+    path = _write(tmp_path / "s.jsonl", lines)
+    with pytest.raises(RecordError) as info:
+        replay_record(path, seeded_draws=True)
+    assert (info.value.line, info.value.field) == (2, "action")
+    assert info.value.reason == (f"{a['action']!r} does not follow the seeded deck: the deal "
+                                 "draws 'draw:JS' here")
+
+
+def test_atomic_writer_replaces_the_file_only_when_the_game_is_over(tmp_path: Path) -> None:
+    game = make_game("taluva", tiles_per_player=1)
+    path = tmp_path / "r.jsonl"
+    path.write_text("old\n")
+    state = game.new_initial_state(seed=2)
+    with RecordWriter(path, game, 2, ["a", "b"], atomic=True) as w:
+        w.write_action(state, state.clone().draw())
+        state.draw()
+        assert path.read_text() == "old\n"
+        assert len(list(tmp_path.glob(".r.jsonl.*.part"))) == 1
+    assert path.read_text() == "old\n"  # closed before the result: nothing replaced
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
+    state = game.new_initial_state(seed=2)
+    with RecordWriter(path, game, 2, ["a", "b"], atomic=True) as w:
+        while not state.is_terminal():
+            a = state.clone().draw() if state.current_player < 0 else state.legal_actions()[0]
+            w.write_action(state, a)
+            state.apply(a)
+        w.write_result(state)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.jsonl"]
+    assert replay_record(path).is_terminal()
+
+
+def test_writer_refuses_paths_that_cannot_be_files(tmp_path: Path) -> None:
+    game = make_game("taluva")
+    with pytest.raises(IsADirectoryError):
+        RecordWriter(tmp_path, game, 1, ["a", "b"], atomic=True)
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(NotADirectoryError) as info:
+        RecordWriter(tmp_path / "f" / "g" / "r.jsonl", game, 1, ["a", "b"])
+    assert info.value.filename == str(tmp_path / "f")
