@@ -305,7 +305,15 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
             if not near[v]:
                 continue
             for o in range(6):
-                if _sea_ok(cells, nbr, coast, v, o):
+                # _sea_ok written out: the call is not inlined by LLVM and costs 40% of the
+                # mask (tests/test_kernels.py checks that the two agree)
+                a = nbr[v, (o + 4) % 6]
+                b = nbr[v, (o + 5) % 6]
+                if a < 0 or b < 0:
+                    continue
+                if cells[a, C_LEVEL] != 0 or cells[b, C_LEVEL] != 0:
+                    continue
+                if coast[v] or coast[a] or coast[b]:
                     out[n] = v * 6 + o
                     n += 1
                     if first_only:
