@@ -259,11 +259,11 @@ class MCTSAgent(Agent):
             # unvisited child under UCT, equal scores under PUCT), and ids are ordered by hex,
             # so id order would steer every tie to the northernmost hex.
             legal = np.asarray(state.legal_actions(), dtype=np.int64)
-            order = self.rng.permutation(legal.size)
             tree.kind[node] = DECISION
             tree.to_move[node] = state.current_player
-            tree.add_children(node, legal[order], np.full(legal.size, 1.0 / max(legal.size, 1)))
-            self._orders[node] = order
+            self._orders[node] = tree.add_children(
+                node, legal, np.full(legal.size, 1.0 / max(legal.size, 1)), shuffle=True
+            )
 
     def _set_priors(self, tree: Tree, node: int, priors: np.ndarray) -> None:
         """Set the priors of ``node``'s children from ``priors`` in legal-action order."""

@@ -68,23 +68,18 @@ class Tree:
         self.parent[0] = -1
         self.kind[0] = UNEXPANDED
 
-    def add_children(self, node: int, actions: np.ndarray, priors: np.ndarray) -> None:
-        """Append the children of ``node`` (one per action, with their priors)."""
+    def add_children(self, node: int, actions: np.ndarray, priors: np.ndarray,
+                     shuffle: bool = False) -> np.ndarray:
+        """Append the children of ``node``, one per action with its prior; with ``shuffle``
+        in a random order (numba's ``np.random`` stream). Returns ``int64[k]``: child ``i``
+        holds ``actions[order[i]]``."""
         k = int(actions.shape[0])
         self._grow(self.size + k)
-        s = self.size
-        self.first_child[node] = s
-        self.n_children[node] = k
-        self.parent[s:s + k] = node
-        self.action[s:s + k] = actions
-        self.prior[s:s + k] = priors
-        self.kind[s:s + k] = UNEXPANDED
-        self.first_child[s:s + k] = -1
-        self.n_children[s:s + k] = 0
-        self.N[s:s + k] = 0.0
-        self.W[s:s + k] = 0.0
-        self.vloss[s:s + k] = 0.0
-        self.size = s + k
+        order = _add_children(self.parent, self.action, self.first_child, self.n_children,
+                              self.kind, self.N, self.W, self.prior, self.vloss, self.size, node,
+                              actions, priors, shuffle)
+        self.size += k
+        return order
 
     def children(self, node: int) -> range:
         f = int(self.first_child[node])
@@ -115,6 +110,34 @@ class Tree:
         fc = self.first_child[idx]
         t.first_child[:n] = np.where(fc >= 0, remap[np.maximum(fc, 0)], -1)
         return t
+
+
+@njit(cache=True)
+def _add_children(parent, action, first_child, n_children, kind, N, W, prior, vloss, start,
+                  node, actions, priors, shuffle):
+    k = actions.shape[0]
+    order = np.arange(k)
+    if shuffle:
+        for i in range(k - 1, 0, -1):  # Fisher-Yates
+            j = np.random.randint(i + 1)
+            t = order[i]
+            order[i] = order[j]
+            order[j] = t
+    first_child[node] = start
+    n_children[node] = k
+    for i in range(k):
+        c = start + i
+        parent[c] = node
+        action[c] = actions[order[i]]
+        prior[c] = priors[order[i]]
+        kind[c] = 0
+        first_child[c] = -1
+        n_children[c] = 0
+        N[c] = 0.0
+        vloss[c] = 0.0
+        for p in range(W.shape[1]):
+            W[c, p] = 0.0
+    return order
 
 
 @njit(cache=True)
