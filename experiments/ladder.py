@@ -1,0 +1,118 @@
+"""The MCTS strength ladder (issue 4): a round robin of random, greedy and MCTS at several
+simulation budgets, its Elo table, and a plot.
+
+Runs ``taluva_ai.arena.run_tournament`` (resumable: rerun the same command after an
+interruption) for 2 players, and optionally 3 and 4 players, then writes
+``<out>/<n>p/results.json`` (the tournament table), ``<out>/ladder.md`` (Markdown tables) and
+``<out>/ladder.png`` (Elo with 95% intervals). The default config is the full ladder of the
+issue (200 games per pair); ``--smoke`` is a tiny run for the tests.
+
+    python experiments/ladder.py --out runs/ladder --concurrency 2
+    python experiments/ladder.py --smoke --out runs/ladder_smoke
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from taluva_ai.arena import run_tournament
+
+
+@dataclass
+class LadderConfig:
+    agents: list[str] = field(default_factory=lambda: [
+        "random", "greedy",
+        "mcts:sims=100,rollout=greedy", "mcts:sims=400,rollout=greedy",
+        "mcts:sims=1600,rollout=greedy",
+    ])
+    games: int = 200  # per pair (2 players) or group (3-4 players)
+    multiplayer_agents: list[str] = field(default_factory=lambda: [
+        "random", "greedy", "mcts:sims=100,rollout=greedy", "mcts:sims=400,rollout=greedy",
+    ])
+    multiplayer_games: int = 60
+    players: list[int] = field(default_factory=lambda: [2, 3, 4])
+    seed: int = 1
+    concurrency: int = 1
+    out: str = "runs/ladder"
+
+
+SMOKE = LadderConfig(
+    agents=["random", "greedy", "mcts:sims=4,rollout=random"], games=2,
+    multiplayer_agents=["random", "greedy", "mcts:sims=4,rollout=random"], multiplayer_games=3,
+    players=[2, 3],
+)
+
+
+def run(cfg: LadderConfig) -> dict[str, Any]:
+    out = Path(cfg.out)
+    tables: dict[str, Any] = {}
+    for n in cfg.players:
+        agents = cfg.agents if n == 2 else cfg.multiplayer_agents
+        games = cfg.games if n == 2 else cfg.multiplayer_games
+        tables[f"{n}p"] = run_tournament(agents, games, out / f"{n}p", players_per_game=n,
+                                         concurrency=cfg.concurrency, seed=cfg.seed)
+    (out / "ladder.md").write_text(markdown(tables), encoding="utf-8")
+    plot(tables, out / "ladder.png")
+    (out / "ladder_config.json").write_text(json.dumps(asdict(cfg), indent=2), encoding="utf-8")
+    return tables
+
+
+def markdown(tables: dict[str, Any]) -> str:
+    lines = []
+    for key, t in tables.items():
+        lines += [f"### {key}", "", "| agent | Elo | 95% interval | games | wins | score |",
+                  "|---|---|---|---|---|---|"]
+        rows = sorted(t["agents"].items(), key=lambda kv: -(kv[1]["elo"] or 0))
+        for name, a in rows:
+            lo, hi = a["elo_ci95"]
+            lines.append(f"| {name} | {a['elo']:.0f} | [{lo:.0f}, {hi:.0f}] | {a['games']} | "
+                         f"{a['wins']} | {a['score']:.3f} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(tables: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(tables), figsize=(5 * len(tables), 4), squeeze=False)
+    for ax, (key, t) in zip(axes[0], tables.items(), strict=True):
+        rows = sorted(t["agents"].items(), key=lambda kv: kv[1]["elo"] or 0)
+        names = [r[0] for r in rows]
+        elo = [r[1]["elo"] for r in rows]
+        lo = [r[1]["elo"] - r[1]["elo_ci95"][0] for r in rows]
+        hi = [r[1]["elo_ci95"][1] - r[1]["elo"] for r in rows]
+        ax.errorbar(elo, range(len(names)), xerr=[lo, hi], fmt="o", capsize=4)
+        ax.set_yticks(range(len(names)), names, fontsize=8)
+        ax.set_xlabel("Elo (random = 0), 95% interval")
+        ax.set_title(f"Taluva ladder, {key}")
+        ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default=LadderConfig.out)
+    p.add_argument("--concurrency", type=int, default=1)
+    p.add_argument("--games", type=int, default=None, help="games per pair (2 players)")
+    p.add_argument("--smoke", action="store_true", help="a tiny ladder (seconds)")
+    args = p.parse_args()
+    cfg = SMOKE if args.smoke else LadderConfig()
+    cfg.out, cfg.concurrency = args.out, args.concurrency
+    if args.games:
+        cfg.games = args.games
+    run(cfg)
+    print((Path(cfg.out) / "ladder.md").read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":
+    main()

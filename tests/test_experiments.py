@@ -1,0 +1,41 @@
+"""Smoke runs of the experiment scripts (each single file, driven by a config dataclass)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_ladder_smoke(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    ladder = _load("ladder")
+    cfg = dataclasses.replace(ladder.SMOKE, out=str(tmp_path))
+    tables = ladder.run(cfg)
+    assert set(tables) == {"2p", "3p"}
+    assert tables["2p"]["games"] == 6  # 3 pairs x 2 games
+    assert tables["3p"]["games"] == 3
+    assert (tmp_path / "ladder.png").stat().st_size > 0
+    md = (tmp_path / "ladder.md").read_text()
+    assert "### 2p" in md and "| random | 0 |" in md
+
+
+def test_measure_games_smoke(tmp_path: Path) -> None:
+    measure = _load("measure_games")
+    cfg = measure.Config(games=2, greedy_games=1, out=str(tmp_path))
+    summary = measure.measure(cfg)
+    assert set(summary["table"]) == {f"{n}p {p}" for n in (2, 3, 4) for p in ("random", "greedy")}
+    assert summary["table"]["2p random"]["games"] == 2
