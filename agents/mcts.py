@@ -311,9 +311,9 @@ class MCTSAgent(Agent):
         top = [
             {"move": state.action_to_string(int(tree.action[c])), "action": int(tree.action[c]),
              "visits": int(tree.N[c]),
-             "value": float(tree.W[c, p] / tree.N[c]) if tree.N[c] else 0.0,
-             "prior": float(tree.prior[c])}
-            for c in order[:5]
+             "value": round(float(tree.W[c, p] / tree.N[c]), 3),
+             "prior": round(float(tree.prior[c]), 3)}
+            for c in order[:5] if tree.N[c] > 0
         ]
         # principal variation: the most visited line through decision nodes (chance included)
         pv: list[str] = []
@@ -329,12 +329,18 @@ class MCTSAgent(Agent):
             node = max(ch, key=lambda c: tree.N[c])
             if tree.N[node] == 0:
                 break
+        root_value = round(float(tree.W[0, p] / max(tree.N[0], 1)), 3)
+        moves = ", ".join(f"{t['move']} {t['visits']}v {t['value']:+.2f} (p {t['prior']:.2f})"
+                          for t in top)
+        summary = (f"{int(tree.N[0])} sims, value {root_value:+.2f}; top: {moves}; "
+                   f"pv: {' '.join(pv)}")
         return {
             "simulations": int(tree.N[0]),
-            "root_value": float(tree.W[0, p] / max(tree.N[0], 1)),
+            "root_value": root_value,
             "top": top,
             "pv": pv,
             "tree_nodes": int(tree.size),
+            "summary": summary,
         }
 
     def stats(self) -> dict[str, Any]:

@@ -153,8 +153,10 @@ def _show(players: Sequence[str]) -> Any:
             who = "chance" if event.player == CHANCE else f"seat {event.player} " \
                 f"({players[event.player]})"
             line = f"[{event.ply}] {who}: {event.notation}"
-            if event.stats:
-                line += "  " + json.dumps(event.stats, sort_keys=True)
+            if event.stats:  # an agent's own one-line summary when it gives one
+                summary = event.stats.get("summary")
+                line += "  " + (str(summary) if summary else json.dumps(event.stats,
+                                                                        sort_keys=True))
             print(line)
         print(state)
         print()
