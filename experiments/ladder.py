@@ -104,12 +104,18 @@ def main() -> None:
     p.add_argument("--out", default=LadderConfig.out)
     p.add_argument("--concurrency", type=int, default=1)
     p.add_argument("--games", type=int, default=None, help="games per pair (2 players)")
+    p.add_argument("--agents", nargs="+", default=None, help="2-player ladder agents")
+    p.add_argument("--players", nargs="+", type=int, default=None, help="player counts")
     p.add_argument("--smoke", action="store_true", help="a tiny ladder (seconds)")
     args = p.parse_args()
     cfg = SMOKE if args.smoke else LadderConfig()
     cfg.out, cfg.concurrency = args.out, args.concurrency
     if args.games:
         cfg.games = args.games
+    if args.agents:
+        cfg.agents = args.agents
+    if args.players:
+        cfg.players = args.players
     run(cfg)
     print((Path(cfg.out) / "ladder.md").read_text(encoding="utf-8"))
 
