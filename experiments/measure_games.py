@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from taluva_ai.games.taluva import TaluvaGame
 from taluva_ai.games.taluva import kernels as K
-from taluva_ai.games.taluva.heuristic import action_values, argmax_random
+from taluva_ai.games.taluva.heuristic import policy_actions, policy_choice
 from taluva_ai.games.taluva.state import M_DRAWN, M_END, M_PLACED, M_STEP
 
 
@@ -52,10 +52,8 @@ def play_measured(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin
             K.apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin,
                            deck[meta[M_DRAWN]])
             continue
-        if greedy:
-            n = action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids, vals)
-        else:
-            n = K.legal_actions(cells, players, meta, rules, nbr, cell_of, origin, ids)
+        n = policy_actions(cells, players, meta, rules, nbr, cell_of, hexqr, origin, greedy,
+                           ids, vals)
         if meta[M_STEP] == K.S_TILE:
             for j in range(n):
                 v = ids[j] // 6
@@ -65,7 +63,7 @@ def play_measured(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin
                     q = hexqr[c, 0]
                     r = hexqr[c, 1]
                     reach = max(reach, (abs(q) + abs(r) + abs(q + r)) // 2)
-        a = argmax_random(ids, vals, n) if greedy else ids[np.random.randint(n)]
+        a = policy_choice(ids, vals, n, greedy)
         K.apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
         decisions += 1
     return reach, decisions

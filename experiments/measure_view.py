@@ -25,7 +25,7 @@ from numba import njit
 from taluva_ai.games.taluva import TaluvaGame
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.encoding import view_center
-from taluva_ai.games.taluva.heuristic import action_values, argmax_random
+from taluva_ai.games.taluva.heuristic import policy_actions, policy_choice
 from taluva_ai.games.taluva.state import M_DRAWN, M_STEP
 
 
@@ -66,10 +66,8 @@ def play_view(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gr
             K.apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin,
                            deck[meta[M_DRAWN]])
             continue
-        if greedy:
-            n = action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids, vals)
-        else:
-            n = K.legal_actions(cells, players, meta, rules, nbr, cell_of, origin, ids)
+        n = policy_actions(cells, players, meta, rules, nbr, cell_of, hexqr, origin, greedy,
+                           ids, vals)
         qc, rc = view_center(cells, meta, cell_of)
         md = 0
         for j in range(n):
@@ -77,7 +75,7 @@ def play_view(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gr
             dq = hexqr[c, 0] - qc
             dr = hexqr[c, 1] - rc
             md = max(md, (abs(dq) + abs(dr) + abs(dq + dr)) // 2)
-        a = argmax_random(ids, vals, n) if greedy else ids[np.random.randint(n)]
+        a = policy_choice(ids, vals, n, greedy)
         c = _hex_of(a, ncell)
         dq = hexqr[c, 0] - qc
         dr = hexqr[c, 1] - rc

@@ -225,6 +225,21 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
 
 
 @njit(cache=True)
+def policy_actions(cells, players, meta, rules, nbr, cell_of, hexqr, origin, greedy, ids, vals):
+    """The legal actions into ``ids`` (with their heuristic values into ``vals`` when
+    ``greedy``), ready for :func:`policy_choice`; returns their number."""
+    if greedy:
+        return action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids, vals)
+    return K.legal_actions(cells, players, meta, rules, nbr, cell_of, origin, ids)
+
+
+@njit(cache=True)
+def policy_choice(ids, vals, n, greedy):
+    """Greedy (best value, random tie-break) or uniformly random choice among ``ids[:n]``."""
+    return argmax_random(ids, vals, n) if greedy else ids[np.random.randint(n)]
+
+
+@njit(cache=True)
 def argmax_random(ids, vals, n):
     """The id of highest value among the first ``n``, ties broken uniformly at random (numba's
     ``np.random`` stream)."""
