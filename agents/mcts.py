@@ -60,6 +60,8 @@ class MCTSConfig:
         prior: ``heuristic`` (PUCT with softmax priors of the game's heuristic values) or
             ``none`` (UCT).
         prior_temperature: softmax temperature of the heuristic priors.
+        compiled: run whole simulations in compiled code when the game allows it (UCT with
+            rollouts, ``leaf_batch=1``; agents/mcts_compiled.py); False forces the Python loop.
     """
 
     sims: int = 400
@@ -76,6 +78,7 @@ class MCTSConfig:
     samples: int = 8
     prior: str = "heuristic"
     prior_temperature: float = 10.0
+    compiled: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -122,7 +125,7 @@ _FIELD_TYPES: dict[str, Any] = {
     "sims": int, "time": (int, float), "rollout": str, "c": (int, float), "fpu": (int, float),
     "chance": str, "temperature": (int, float), "dirichlet_alpha": (int, float),
     "dirichlet_frac": (int, float), "reuse_tree": bool, "leaf_batch": int, "samples": int,
-    "prior": str, "prior_temperature": (int, float),
+    "prior": str, "prior_temperature": (int, float), "compiled": bool,
 }
 
 
@@ -208,6 +211,13 @@ class MCTSAgent(Agent):
         done = 0
         budget = cfg.sims if deadline is None else 1 << 62
         puct = self.evaluator.gives_priors
+        if self._compiled_ok(root_state):
+            from taluva_ai.agents.mcts_compiled import search_compiled
+
+            search_compiled(tree, root_state, budget, cfg.c, cfg.chance == "sample",
+                            cfg.rollout == "greedy", cfg.samples,
+                            int(self.rng.integers(2**31 - 1)), deadline=deadline)
+            return
         while done < budget:
             if deadline is not None and _time.perf_counter() >= deadline and done > 0:
                 break
@@ -246,6 +256,18 @@ class MCTSAgent(Agent):
             for p, v in pending:
                 backup(tree.N, tree.W, p, p.size, v.astype(np.float64)[:n_players])
             done += batch
+
+    def _compiled_ok(self, state: GameState) -> bool:
+        """Whole simulations run compiled (agents/mcts_compiled.py) for UCT with the default
+        rollout evaluator, one leaf at a time, when the game offers ``search_kernels()``."""
+        ev = self.evaluator
+        return (
+            self.config.compiled
+            and hasattr(state, "search_kernels")
+            and type(ev) is RolloutEvaluator
+            and not ev.gives_priors
+            and self.config.leaf_batch == 1
+        )
 
     def _expand(self, tree: Tree, node: int, state: GameState) -> None:
         if state.current_player == CHANCE:

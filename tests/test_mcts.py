@@ -234,3 +234,29 @@ def test_a_proven_win_is_played_even_with_fewer_visits() -> None:
     _, s = winning_tower_position(2, 0)
     agent = MCTSAgent(seed=0, sims=3, prior="none")  # one visit per child at most
     assert s.action_to_string(agent.act(s)) == "tower@1,0"
+
+
+def test_compiled_and_python_loops_agree_on_a_forced_win_and_budgets() -> None:
+    for compiled in (True, False):
+        _, s = winning_tower_position(3, 2)
+        agent = MCTSAgent(seed=4, sims=45, prior="none", compiled=compiled)
+        tree = Tree(3)
+        assert agent._compiled_ok(s) is compiled
+        agent.search(s, tree)
+        assert tree.N[0] == 45
+        win = next(c for c in tree.children(0) if s.action_to_string(int(tree.action[c])) ==
+               "tower@1,0")
+        np.testing.assert_allclose(tree.W[win] / tree.N[win], [-0.5, -0.5, 1.0])
+        # every visit is accounted for (the root is expanded before the first simulation)
+        kids = list(tree.children(0))
+        assert tree.N[kids].sum() == tree.N[0]
+
+
+def test_compiled_loop_grows_the_tree() -> None:
+    s = TaluvaGame().new_initial_state(seed=2)
+    s.draw()
+    agent = MCTSAgent(seed=0, sims=300, prior="none")
+    tree = Tree(2, capacity=64)  # far too small: the driver must grow it between chunks
+    agent.search(s, tree)
+    assert tree.N[0] == 300
+    assert tree.size <= tree.capacity

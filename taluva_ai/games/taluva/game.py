@@ -533,6 +533,15 @@ class TaluvaState:
                 rules, nbr, cell_of, hexqr, origin, policy == "greedy", samples, seed, out)
         return out
 
+    def search_kernels(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...], tuple[Any, ...]]:
+        """``(state arrays, constants, kernels)`` for a compiled search loop (optional protocol
+        method; :mod:`search_kernels` gives the kernels' signatures). The arrays are copies."""
+        from taluva_ai.games.taluva.search_kernels import KERNELS
+
+        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        state = (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy())
+        return state, (rules, nbr, cell_of, hexqr, np.int64(origin)), KERNELS
+
     # -- notation ---------------------------------------------------------------------------
 
     def action_to_string(self, action: int) -> str:

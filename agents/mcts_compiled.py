@@ -1,0 +1,92 @@
+"""Whole MCTS simulations in compiled code, for games that offer ``state.search_kernels()``.
+
+Used by :class:`~taluva_ai.agents.mcts.MCTSAgent` for UCT with rollout evaluation (the
+default evaluator without priors, ``leaf_batch=1``): selection, the replay of the path on a
+copy of the root, expansion (legal actions in a seeded random order, or chance outcomes with
+their probabilities), the rollout and the backup all run in one Numba loop, calling the game's
+kernels (signatures in ``taluva_ai.games.taluva.search_kernels``). The tree is the same
+flat-array :class:`~taluva_ai.agents.mcts_tree.Tree`, so statistics, move choice and tree reuse
+are shared with the Python path. Other games keep the Python path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from taluva_ai.agents.mcts_tree import Tree, _add_children, backup, select_leaf
+
+
+@njit(cache=True)
+def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior,
+                    vloss, size, root, consts, copy_fn, to_move_fn, legal_fn, chance_fn, apply_fn,
+                    rollout_fn, terminal_fn, n_sims, c, sample_chance, greedy, samples, seed,
+                    path, legal_buf, outcomes, probs, value):
+    """Run up to ``n_sims`` simulations; stop early when the tree's arrays could overflow.
+
+    Returns:
+        ``(simulations run, new tree size)``.
+    """
+    np.random.seed(seed)
+    capacity = parent.shape[0]
+    for sim in range(n_sims):
+        if capacity - size < legal_buf.shape[0]:
+            return sim, size
+        depth = select_leaf(first_child, n_children, kind, to_move_arr, N, W, prior, vloss, c,
+                            False, 0.0, sample_chance, path)
+        s = copy_fn(root)
+        for i in range(1, depth):
+            apply_fn(s, consts, action[path[i]])
+        leaf = path[depth - 1]
+        p = to_move_fn(s)
+        if p == -4:
+            kind[leaf] = 3
+            terminal_fn(s, consts, value)
+        else:
+            if kind[leaf] == 0:
+                if p == -1:
+                    n = chance_fn(s, outcomes, probs)
+                    _add_children(parent, action, first_child, n_children, kind, N, W, prior,
+                                  vloss, size, leaf, outcomes[:n], probs[:n], False)
+                    kind[leaf] = 2
+                else:
+                    n = legal_fn(s, consts, legal_buf)
+                    uniform = np.full(n, 1.0 / n)
+                    _add_children(parent, action, first_child, n_children, kind, N, W, prior,
+                                  vloss, size, leaf, legal_buf[:n], uniform, True)
+                    kind[leaf] = 1
+                    to_move_arr[leaf] = p
+                size += n
+            rollout_fn(s, consts, greedy, samples, np.random.randint(2**31 - 1), value)
+        backup(N, W, path, depth, value)
+    return n_sims, size
+
+
+def search_compiled(tree: Tree, root_state: object, sims: int, c: float, sample_chance: bool,
+                    greedy: bool, samples: int, seed: int, chunk: int = 64,
+                    deadline: float | None = None) -> int:
+    """Run ``sims`` simulations (or until ``deadline``, ``time.perf_counter()`` seconds, checked
+    every ``chunk`` simulations) into ``tree``; returns the number run."""
+    import time
+
+    state, consts, kernels = root_state.search_kernels()  # type: ignore[attr-defined]
+    buf = np.empty(8 * state[0].shape[0], dtype=np.int64)
+    outcomes = np.empty(64, dtype=np.int64)
+    probs = np.empty(64, dtype=np.float64)
+    value = np.zeros(tree.num_players, dtype=np.float64)
+    path = np.zeros(4096, dtype=np.int32)
+    rng = np.random.default_rng(seed)
+    done = 0
+    while done < sims:
+        if deadline is not None and done > 0 and time.perf_counter() >= deadline:
+            break
+        tree._grow(tree.size + 2 * buf.shape[0])
+        n, size = run_simulations(  # type: ignore[call-arg]
+            tree.parent, tree.action, tree.first_child, tree.n_children, tree.kind,
+            tree.to_move, tree.N, tree.W, tree.prior, tree.vloss, tree.size, state, consts,
+            *kernels, min(chunk, sims - done), c, sample_chance, greedy, samples,
+            int(rng.integers(2**31 - 1)), path, buf, outcomes, probs, value,
+        )
+        tree.size = int(size)
+        done += int(n)
+    return done
