@@ -347,20 +347,15 @@ def sample_tile_action(cells, meta, nbr, cell_of, origin, cand):
         return origin * 6 + np.random.randint(6)
     scan, nscan, coast, near = _tile_context(cells, meta, nbr, cell_of)
     k = 0
-    has_volcano = False
     for i in range(nscan):
         v = scan[i]
-        if near[v] and cells[v, C_LEVEL] == 0:
-            cand[k] = v
+        lv = cells[v, C_LEVEL]
+        if (lv == 0 and near[v]) or (lv > 0 and cells[v, C_TERRAIN] == VOLCANO):
+            cand[k] = v  # a possible volcano hex: sea-level candidate or an eruption
             k += 1
-        elif cells[v, C_LEVEL] > 0 and cells[v, C_TERRAIN] == VOLCANO:
-            cand[k] = v
-            k += 1
-            has_volcano = True
     label = np.empty(0, dtype=np.int32)
     size = np.empty(0, dtype=np.int32)
-    if has_volcano:
-        label, size = _all_settlements(cells, nbr, scan, nscan)
+    have_labels = False
     for _ in range(64 * 6 * max(k, 1)):
         j = np.random.randint(6 * k)
         v = cand[j // 6]
@@ -368,8 +363,12 @@ def sample_tile_action(cells, meta, nbr, cell_of, origin, cand):
         if cells[v, C_LEVEL] == 0:
             if _sea_ok(cells, nbr, coast, v, o):
                 return v * 6 + o
-        elif _eruption_ok(cells, nbr, v, o, label, size):
-            return v * 6 + o
+        else:
+            if not have_labels and _has_hut_under(cells, nbr, v):
+                label, size = _all_settlements(cells, nbr, scan, nscan)
+                have_labels = True
+            if _eruption_ok(cells, nbr, v, o, label, size):
+                return v * 6 + o
     # Practically unreachable when a placement exists (the chance of missing is below e^-64);
     # fall back to the full list so the result is exact in every case.
     n = tile_actions(cells, meta, nbr, cell_of, origin, cand, False)
