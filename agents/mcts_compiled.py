@@ -57,7 +57,7 @@ def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, 
                     kind[leaf] = 1
                     to_move_arr[leaf] = p
                 size += n
-            rollout_fn(s, consts, greedy, samples, np.random.randint(2**31 - 1), value)
+            rollout_fn(s, consts, greedy, samples, -1, value)  # continues this loop's stream
         backup(N, W, path, depth, value)
     return n_sims, size
 

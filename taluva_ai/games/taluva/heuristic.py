@@ -173,12 +173,14 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
     Ties are broken at random.
 
     Args:
+        seed: reseeds numba's ``np.random`` stream; -1 continues the current stream.
         out: ``float64[num_players]`` receives :func:`kernels.returns`.
 
     Returns:
         Number of decisions played.
     """
-    np.random.seed(seed)
+    if seed >= 0:  # -1: continue numba's current random stream (a caller seeded it)
+        np.random.seed(seed)
     ncell = cells.shape[0]
     ids = np.empty(8 * ncell, dtype=np.int64)
     vals = np.empty(8 * ncell, dtype=np.float64)

@@ -11,8 +11,8 @@ Numba-compiled functions with these signatures:
 ``legal(s, k, out) -> n``                   legal action ids into ``out`` (int64)
 ``chance(s, outcomes, probs) -> n``         chance outcomes and probabilities
 ``apply(s, k, a)``                          apply an action or chance outcome, in place
-``rollout(s, k, greedy, samples, seed,      play to the end in place; returns per seat
-out)``                                      into ``out`` (float64)
+``rollout(s, k, greedy, samples, seed,      play to the end in place, returns per seat into
+out)``                                      ``out`` (float64); seed -1 continues the stream
 ``terminal_values(s, k, out)``              returns per seat at the end
 ==========================================  =============================================
 """
