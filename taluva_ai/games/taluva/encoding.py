@@ -554,15 +554,23 @@ def _own_settlements(planes: np.ndarray) -> list[list[int]]:
         while todo:
             p = todo.pop()
             comp.append(p)
-            rr, cc = divmod(p, s)
-            for dq, dr in DIRECTIONS:
-                r2, c2 = rr + dr, cc + dq
-                if 0 <= r2 < s and 0 <= c2 < s and hex_distance(c2 - vr, r2 - vr) <= vr:
-                    p2 = r2 * s + c2
-                    if own[p2] and not seen[p2]:
-                        seen[p2] = True
-                        todo.append(p2)
+            for p2 in _pixel_neighbours(p, s, vr):
+                if own[p2] and not seen[p2]:
+                    seen[p2] = True
+                    todo.append(p2)
         out.append(sorted(comp))
+    return out
+
+
+def _pixel_neighbours(p: int, s: int, vr: int) -> list[int]:
+    """View pixels (flat index in the ``s x s`` square) adjacent to pixel ``p`` inside the
+    hexagonal view of radius ``vr``."""
+    rr, cc = divmod(p, s)
+    out = []
+    for dq, dr in DIRECTIONS:
+        r2, c2 = rr + dr, cc + dq
+        if 0 <= r2 < s and 0 <= c2 < s and hex_distance(c2 - vr, r2 - vr) <= vr:
+            out.append(r2 * s + c2)
     return out
 
 
@@ -576,13 +584,9 @@ def _expansion_targets(planes: np.ndarray, comp: list[int], k: int) -> frozenset
     occupied = (planes[PL_PLAYERS:PL_PLAYERS + 3 * n].sum(axis=0) > 0).ravel()
     tgt = set()
     for p in comp:
-        rr, cc = divmod(p, s)
-        for dq, dr in DIRECTIONS:
-            r2, c2 = rr + dr, cc + dq
-            if 0 <= r2 < s and 0 <= c2 < s and hex_distance(c2 - vr, r2 - vr) <= vr:
-                p2 = r2 * s + c2
-                if terr[p2] and not occupied[p2]:
-                    tgt.add(p2)
+        for p2 in _pixel_neighbours(p, s, vr):
+            if terr[p2] and not occupied[p2]:
+                tgt.add(p2)
     return frozenset(tgt)
 
 

@@ -62,27 +62,12 @@ def _explain_tile(state: TaluvaState, a: int) -> str:
     return "eruption rule 5: it would cover a whole settlement"
 
 
-def _adjacent_settlements(state: TaluvaState, cell: int, player: int) -> list[set[int]]:
-    nbr = state.game.board.neighbours
-    out: list[set[int]] = []
-    for m in nbr[cell]:
-        m = int(m)
-        if m < 0 or state.cells[m, C_BUILDING] == 0 or state.cells[m, C_OWNER] != player:
-            continue
-        if any(m in s for s in out):
-            continue
-        seen = {m}
-        todo = [m]
-        while todo:
-            c = todo.pop()
-            for n in nbr[c]:
-                n = int(n)
-                if (n >= 0 and n not in seen and state.cells[n, C_BUILDING] != 0
-                        and state.cells[n, C_OWNER] == player):
-                    seen.add(n)
-                    todo.append(n)
-        out.append(seen)
-    return out
+def _touches_own_building(state: TaluvaState, cell: int, player: int) -> bool:
+    """Whether ``cell`` shares an edge with a building of ``player`` (i.e. a settlement)."""
+    for m in state.game.board.neighbours[cell]:
+        if m >= 0 and state.cells[m, C_BUILDING] != 0 and state.cells[m, C_OWNER] == player:
+            return True
+    return False
 
 
 def _explain_build(state: TaluvaState, a: int) -> str:
@@ -117,7 +102,6 @@ def _explain_build(state: TaluvaState, a: int) -> str:
     if rules.no_lake_building and cells[c, C_TERRAIN] == Terrain.LAKE:
         return "no_lake_building: no building of any kind on lake hexes"
     supply = state.players[p]
-    adj = _adjacent_settlements(state, c, p)
     if kind == 0:
         if supply[P_HUTS] < 1:
             return "found a settlement: no hut left in the supply"
@@ -132,6 +116,6 @@ def _explain_build(state: TaluvaState, a: int) -> str:
         return "tower: no tower left in the supply"
     if lv < 3:
         return "tower: it goes on a hex of level 3 or more"
-    if not adj:
+    if not _touches_own_building(state, c, p):
         return "tower: it must touch an own settlement"
     return "tower: it must touch an own settlement that holds no tower"

@@ -585,22 +585,20 @@ class TaluvaState:
         return encode(act, self.game.board)
 
     def _settlement_canon(self, cell: int) -> int | None:
-        """Smallest cell of the settlement holding ``cell`` (None if no building there)."""
+        """Smallest cell of the settlement holding ``cell`` (None if no building there),
+        from the kernels' settlement labels."""
         if self.cells[cell, C_BUILDING] == 0:
             return None
-        owner = int(self.cells[cell, C_OWNER])
-        seen = {cell}
-        todo = [cell]
-        nbr = self.game.board.neighbours
-        while todo:
-            c = todo.pop()
-            for m in nbr[c]:
-                m = int(m)
-                if (m >= 0 and m not in seen and self.cells[m, C_BUILDING] != 0
-                        and self.cells[m, C_OWNER] == owner):
-                    seen.add(m)
-                    todo.append(m)
-        return min(seen)
+        _, nbr, cell_of, _, _ = self.game.kernel_args()
+        n = self.game.num_cells
+        scan = np.empty(n, dtype=np.int32)
+        nscan = K._scan_cells(self.meta, cell_of, 0, scan)
+        label = np.full(n, -1, dtype=np.int32)
+        size = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
+        canon = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
+        K.settlements(self.cells, nbr, scan, nscan, int(self.cells[cell, C_OWNER]), label, size,
+                      size, size, canon)
+        return int(canon[label[cell]])
 
     # -- validation -------------------------------------------------------------------------
 
