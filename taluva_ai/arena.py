@@ -31,12 +31,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -68,8 +68,8 @@ DEFAULT_TIME_MARGIN = 0.5
 FORFEIT = "forfeit"
 
 #: File names in a tournament's run directory.
-CONFIG_FILE, LOG_FILE, TABLE_FILE, GAMES_DIR = "config.json", "results.jsonl", "results.json", \
-    "games"
+CONFIG_FILE, LOG_FILE, TABLE_FILE, TIMING_FILE, GAMES_DIR = (
+    "config.json", "results.jsonl", "results.json", "timing.json", "games")
 
 
 @dataclass(frozen=True)
@@ -289,6 +289,7 @@ def play_game(
                         raw = agents[p].act(state)
                         stats = agents[p].stats()
                 except MoveTimeout:
+                    assert limit is not None  # only a limited move has a deadline
                     took = time.perf_counter() - t0
                     _add_time(spent, longest, p, took)
                     lost = Forfeit(p, "time", _late(took, limit, time_margin, stopped=True),
@@ -630,8 +631,9 @@ def run_tournament(
     Writes, under ``out_dir`` (docs/tournaments.md): ``config.json`` (the settings),
     ``games/<id>.jsonl`` (every finished game's record), ``results.jsonl`` (one line per
     finished game, appended as it ends: result, forfeit, time used), ``results.json`` (the
-    table of :func:`taluva_ai.ratings.tournament_table`, with ``timing``), ``summary.md`` and,
-    with ``plots``, ``ratings.png`` and ``scores.png`` (:mod:`taluva_ai.reports`).
+    table of :func:`taluva_ai.ratings.tournament_table`), ``timing.json`` (time used per
+    agent), ``summary.md`` and, with ``plots``, ``ratings.png`` and ``scores.png``
+    (:mod:`taluva_ai.reports`).
 
     Resumable: run again with the same arguments (or :func:`resume_tournament`), it keeps the
     finished games and plays the rest; no game is played or counted twice. Every kept record
@@ -640,7 +642,8 @@ def run_tournament(
     A forfeited game has no record; its line in ``results.jsonl`` keeps it. The table is
     computed from the results in game-id order, so it depends neither on ``concurrency`` nor
     on the order in which games finish: the same seed and settings give identical records and
-    tables (all but the ``timing`` section and time forfeits, which measure the machine).
+    ``results.json`` (time forfeits aside: they measure the machine, as ``timing.json`` and
+    the time fields of ``results.jsonl`` do).
 
     Agents: a spec with ``time=S`` (e.g. ``mcts:time=0.5``) declares a budget of ``S`` seconds
     per move; a move that takes longer than ``S + time_margin`` forfeits the game, as does an
@@ -770,6 +773,89 @@ def resume_tournament(
         concurrency=concurrency, seed=cfg["seed"], rules=rules, game_name=cfg["game"],
         bootstrap=bootstrap, progress=progress, gauntlet=cfg["gauntlet"], sprt=cfg["sprt"],
         time_margin=cfg["time_margin_s"], plots=plots)
+
+
+#: Keys of a tournament file (TOML) and the types of their values.
+TOURNAMENT_FILE_KEYS: dict[str, tuple[type, ...]] = {
+    "agents": (list,), "gauntlet": (str, dict), "games": (int,), "players_per_game": (int,),
+    "concurrency": (int,), "seed": (int,), "out": (str,), "sprt": (dict,),
+    "time_margin": (int, float), "bootstrap": (int,), "rules": (dict,),
+}
+
+
+def read_tournament_file(path: str | Path) -> dict[str, Any]:
+    """The settings of a tournament file (TOML, read with :mod:`tomllib`; docs/tournaments.md).
+
+    Top-level keys (all optional): ``agents`` (a list of specs, or of tables ``{agent =
+    "mcts", sims = 400, ...}`` whose other keys are the agent's parameters), ``gauntlet`` (a
+    spec or such a table), ``games``, ``players_per_game``, ``concurrency``, ``seed``,
+    ``out``, ``time_margin``, ``bootstrap``, ``sprt`` (a table: ``elo0``, ``elo1``, ``alpha``,
+    ``beta``, ``model``) and ``rules`` (a table of the game's options, e.g.
+    ``tiles_per_player = 12``).
+
+    Returns:
+        The settings, agents and gauntlet as spec strings (``"mcts:sims=400,..."``).
+
+    Raises:
+        ValueError: the file is not valid TOML, has an unknown key or a value of a wrong
+            type; the message names the file and the key.
+        OSError: the file cannot be read.
+    """
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{p}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{p}: not UTF-8 text: {e}") from None
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in TOURNAMENT_FILE_KEYS:
+            raise ValueError(f"{p}: unknown key {key!r}; known: "
+                             f"{', '.join(TOURNAMENT_FILE_KEYS)}")
+        want = TOURNAMENT_FILE_KEYS[key]
+        if isinstance(value, bool) or not isinstance(value, want):
+            names = " or ".join("table" if t is dict else "array" if t is list else t.__name__
+                                for t in want)
+            raise ValueError(f"{p}: {key} must be a {names}, got {value!r}")
+        if key == "agents":
+            items = cast(list[Any], value)
+            out[key] = [_spec_of(item, f"{p}: agents[{i}]") for i, item in enumerate(items)]
+        elif key == "gauntlet":
+            out[key] = _spec_of(value, f"{p}: gauntlet")
+        else:
+            out[key] = value
+    return out
+
+
+def _spec_of(item: Any, where: str) -> str:
+    """An agent spec from a tournament file's entry: a string, or a table ``{agent = name,
+    key = value, ...}``."""
+    if isinstance(item, str):
+        return item
+    if not isinstance(item, dict) or not isinstance(item.get("agent"), str):
+        raise ValueError(f"{where}: an agent is a spec string or a table with an 'agent' name, "
+                         f"got {item!r}")
+    params = []
+    for key, v in item.items():
+        if key == "agent":
+            continue
+        if isinstance(v, bool):
+            text = "true" if v else "false"
+        elif isinstance(v, (int, float)):
+            text = repr(v)
+        elif isinstance(v, str) and not any(c in v for c in ",=:"):
+            text = v
+        else:
+            raise ValueError(f"{where}: parameter {key} = {v!r} must be a number, a boolean "
+                             "or a string without ',', '=' or ':'")
+        params.append(f"{key}={text}")
+    return item["agent"] + (":" + ",".join(params) if params else "")
 
 
 def read_config(path: Path) -> dict[str, Any]:
@@ -1002,10 +1088,11 @@ class _Run:
             table["sprt"]["games"] = len(counted)
             table["sprt"]["max_games"] = len(paths)
         table = {"config": self.config,
-                 "records_sha256": _records_digest(paths, counted, done), **table,
-                 "timing": _timing(self.specs, counted, done, self.margin)}
+                 "records_sha256": _records_digest(paths, counted, done), **table}
+        timing = _timing(self.specs, counted, done, self.margin)
         _write_atomic(self.out / TABLE_FILE, json.dumps(table, indent=2) + "\n")
-        write_reports(self.out, table, plots=self.plots)
+        _write_atomic(self.out / TIMING_FILE, json.dumps(timing, indent=2) + "\n")
+        write_reports(self.out, table, timing=timing, plots=self.plots)
         return table
 
 
@@ -1035,9 +1122,10 @@ def _append(log: Any, entry: dict[str, Any]) -> None:
 
 def _timing(specs: Sequence[str], counted: Sequence[_GameTask],
             done: dict[str, dict[str, Any]], margin: float) -> dict[str, Any]:
-    """Per agent: decisions, seconds spent, mean and longest move, over the counted games
-    whose time was measured; the budget (``time=``) and the forfeit limit. Wall-clock
-    figures: the one part of the table that differs between identical runs."""
+    """``timing.json``: per agent, decisions, seconds spent, mean and longest move over the
+    counted games whose time was measured, the budget (``time=``) and the forfeit limit.
+    Wall-clock figures, kept out of ``results.json`` so that identical runs give identical
+    tables."""
     out: dict[str, Any] = {}
     for s in specs:
         budget = time_budget(s)
@@ -1070,7 +1158,7 @@ def _outcome(res: GameResult) -> Outcome:
 def _play_stream(
     todo: Sequence[_GameTask], paths: dict[str, Path], game_name: str, rules: dict[str, Any],
     concurrency: int, margin: float,
-) -> Iterator[tuple[_GameTask, dict[str, Any]]]:
+) -> Generator[tuple[_GameTask, dict[str, Any]], None, None]:
     """Play ``todo``, yielding ``(task, log entry)`` as each game ends: in this process when
     ``concurrency`` is 1, else in ``concurrency`` worker processes, with at most
     ``2 * concurrency`` games queued at a time (so an SPRT stops soon after its decision).
@@ -1089,12 +1177,12 @@ def _play_stream(
         while True:
             with _sigint_blocked():  # workers are started by the submits
                 while len(pending) < 2 * concurrency:
-                    t = next(queue, None)
-                    if t is None:
+                    nxt = next(queue, None)
+                    if nxt is None:
                         break
-                    fut = ex.submit(_play_task, game_name, rules, t, str(paths[t.game_id]),
-                                    margin)
-                    pending[fut] = t
+                    fut = ex.submit(_play_task, game_name, rules, nxt,
+                                    str(paths[nxt.game_id]), margin)
+                    pending[fut] = nxt
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)

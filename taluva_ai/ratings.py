@@ -504,7 +504,7 @@ def tournament_table(
     total = per_game.sum(axis=(0, 1))
     agents: dict[str, Any] = {}
     osk = openskill_ratings(n, os_games) if k > 2 else None
-    for i, s in enumerate(specs):
+    for i, spec in enumerate(specs):
         met = total[i].sum() + total[:, i].sum()
         decided_i = sum(agent_seat[i][t][0] for t in range(k))
         entry = {
@@ -526,7 +526,7 @@ def tournament_table(
             entry["elo_ci95_bootstrap"] = [_round(boot_lo[i], 1), _round(boot_hi[i], 1)]
         if osk is not None:
             entry["openskill"] = {key: _round(v, 3) for key, v in osk[i].items()}
-        agents[s] = entry
+        agents[spec] = entry
     table: dict[str, Any] = {
         "games": len(games),
         "end_reasons": dict(sorted(reasons.items())),

@@ -3,7 +3,8 @@
 :func:`write_reports` writes into the run directory ``summary.md`` (:func:`markdown_summary`),
 ``ratings.png`` (Elo with 95% intervals, :func:`plot_ratings`) and ``scores.png`` (the
 head-to-head score matrix as a heat map, :func:`plot_scores`). They are made from
-``results.json`` alone, so ``write_reports(run_dir, json.load(...))`` remakes them.
+``results.json`` (and ``timing.json`` for the time table), so ``write_reports(run_dir,
+table, timing)`` remakes them.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from taluva_ai.sprt import PENTANOMIAL_LABELS
 SUMMARY_FILE, RATINGS_PLOT, SCORES_PLOT = "summary.md", "ratings.png", "scores.png"
 
 
-def write_reports(out_dir: str | Path, table: dict[str, Any], plots: bool = True) -> list[Path]:
+def write_reports(out_dir: str | Path, table: dict[str, Any],
+                  timing: dict[str, Any] | None = None, plots: bool = True) -> list[Path]:
     """Write ``summary.md`` and, with ``plots``, ``ratings.png`` and ``scores.png`` into
     ``out_dir`` (each through a temporary file renamed onto it); returns the paths written.
+    ``timing`` is the tournament's ``timing.json`` (time used per agent), for the summary.
 
     Raises:
         OSError: a file cannot be written.
@@ -29,7 +32,7 @@ def write_reports(out_dir: str | Path, table: dict[str, Any], plots: bool = True
     out = Path(out_dir)
     written = []
     path = out / SUMMARY_FILE
-    _atomic_text(path, markdown_summary(table, plots=plots))
+    _atomic_text(path, markdown_summary(table, timing=timing, plots=plots))
     written.append(path)
     if plots:
         for name, draw in ((RATINGS_PLOT, plot_ratings), (SCORES_PLOT, plot_scores)):
@@ -77,7 +80,8 @@ def ranked_agents(table: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
                                                           order[kv[0]]))
 
 
-def markdown_summary(table: dict[str, Any], plots: bool = True) -> str:
+def markdown_summary(table: dict[str, Any], timing: dict[str, Any] | None = None,
+                     plots: bool = True) -> str:
     """The tournament as Markdown: settings, ratings (Elo, 95% interval, LOS against the next
     agent, score, openskill for 3–4 players), first-seat advantage, SPRT, head to head with
     pentanomial counts, win rates per seat, forfeits and time used."""
@@ -193,7 +197,6 @@ def markdown_summary(table: dict[str, Any], plots: bool = True) -> str:
                          f"{f['ply']} | {detail} |")
         lines.append("")
 
-    timing = table.get("timing")
     if timing:
         lines += ["## Time used (wall clock)", "",
                   "| agent | budget s | limit s | moves | total s | mean ms/move | "
