@@ -548,13 +548,14 @@ def _log_entry(task: _GameTask, out: Outcome, forfeit: Forfeit | None,
 
 def _kept_outcome(
     path: Path, task: _GameTask, game_name: str, rules: dict[str, Any]
-) -> tuple[Outcome | None, str | None]:
-    """``(outcome, None)`` when ``path`` holds a valid finished record of ``task``: its header
-    is the one :func:`play_game` writes for the task, and it replays (every action legal, the
-    draws those of the deal's seeded deck, the result line that of the replayed game).
-    Otherwise ``(None, why)``, ``why`` None when there is no record at all."""
+) -> tuple[Outcome | None, list[int] | None, str | None]:
+    """``(outcome, moves, None)`` when ``path`` holds a valid finished record of ``task``: its
+    header is the one :func:`play_game` writes for the task, and it replays (every action
+    legal, the draws those of the deal's seeded deck, the result line that of the replayed
+    game); ``moves`` counts each seat's actions. Otherwise ``(None, None, why)``, ``why`` None
+    when there is no record at all."""
     if not path.exists():
-        return None, None
+        return None, None, None
     try:
         h = read_header(path)
         seeds = agent_seeds(task.seed, len(task.seats))
@@ -564,20 +565,23 @@ def _kept_outcome(
         if got != want:
             names = ("game", "rules", "seed", "players", "agent_seeds", "meta")
             diff = [n for n, a, b in zip(names, got, want, strict=True) if a != b]
-            return None, f"line 1: the header is not this game's (it differs in: " \
+            return None, None, f"line 1: the header is not this game's (it differs in: " \
                 f"{', '.join(diff)})"
         plies = [0]
+        moves = [0] * len(task.seats)
 
         def count(state: Any, event: MoveEvent | None) -> None:
             if event is not None:
                 plies[0] += 1
+                if event.player != CHANCE:
+                    moves[event.player] += 1
 
         state = replay_record(path, on_state=count, seeded_draws=True)
-        return outcome_of(state, plies[0]), None
+        return outcome_of(state, plies[0]), moves, None
     except RecordError as e:
-        return None, f"line {e.line}: field {e.field!r}: {e.reason}"
+        return None, None, f"line {e.line}: field {e.field!r}: {e.reason}"
     except OSError as e:
-        return None, f"cannot read the record: {e.strerror or e}"
+        return None, None, f"cannot read the record: {e.strerror or e}"
 
 
 def tournament_config(
@@ -820,9 +824,10 @@ def read_tournament_file(path: str | Path) -> dict[str, Any]:
                              f"{', '.join(TOURNAMENT_FILE_KEYS)}")
         want = TOURNAMENT_FILE_KEYS[key]
         if isinstance(value, bool) or not isinstance(value, want):
-            names = " or ".join("table" if t is dict else "array" if t is list else t.__name__
-                                for t in want)
-            raise ValueError(f"{p}: {key} must be a {names}, got {value!r}")
+            words: dict[type, str] = {str: "a string", dict: "a table", list: "an array"}
+            names = " or ".join("a number" if t is float else "an integer" if t is int
+                                else words[t] for t in want if not (t is int and float in want))
+            raise ValueError(f"{p}: {key} must be {names}, got {value!r}")
         if key == "agents":
             items = cast(list[Any], value)
             out[key] = [_spec_of(item, f"{p}: agents[{i}]") for i, item in enumerate(items)]
@@ -1050,13 +1055,15 @@ class _Run:
     def _kept(self, task: _GameTask, path: Path, entry: dict[str, Any] | None
               ) -> dict[str, Any] | None:
         """The finished game of ``task``, as its log entry, or None to play it (again)."""
-        outcome, why = _kept_outcome(path, task, self.game_name, self.rules)
+        outcome, moves, why = _kept_outcome(path, task, self.game_name, self.rules)
         if outcome is not None:
             fresh = _log_entry(task, outcome, None, None)
+            fresh["moves"] = moves
             if entry is not None and all(entry[k] == fresh[k] for k in (
-                    "seats", "places", "winners", "end_reason", "plies", "deal", "rotation")):
+                    "seats", "places", "winners", "end_reason", "plies", "deal", "rotation",
+                    "moves")):
                 return entry  # the logged line, with the time used
-            return fresh
+            return fresh  # a game whose line was lost with the process: no time known
         if (why is None and entry is not None and entry.get("forfeit") is not None
                 and entry["seats"] == list(task.seats) and entry["deal"] == task.deal
                 and entry["rotation"] == task.rotation):
