@@ -297,7 +297,8 @@ def format_table(table: dict[str, Any]) -> str:
                      f"shared wins {g['draws']}")
     lines.append("")
     has_os = any("openskill" in v for v in table["agents"].values())
-    head = (f"  {'agent':<24} {'elo':>8}  {'95% interval':<18} {'los next':>8} {'score':>6} "
+    w = max([24, *(len(a) for a in table["agents"])])
+    head = (f"  {'agent':<{w}} {'elo':>8}  {'95% interval':<18} {'los next':>8} {'score':>6} "
             f"{'games':>6}")
     if has_os:
         head += f"  {'mu':>7} {'sigma':>6} {'ordinal':>8}"
@@ -310,7 +311,7 @@ def format_table(table: dict[str, Any]) -> str:
         nxt = order[r + 1][0] if r + 1 < len(order) else None
         los = table.get("los", {}).get(name, {}).get(nxt) if nxt else None
         score = "-" if a["score"] is None else f"{a['score']:.3f}"
-        row = (f"  {name:<24} {a['elo']:>8.1f}  {_interval(a['elo_ci95']):<18} "
+        row = (f"  {name:<{w}} {a['elo']:>8.1f}  {_interval(a['elo_ci95']):<18} "
                f"{_num(los, '.3f'):>8} {score:>6} {a['games']:>6}")
         if has_os:
             o = a["openskill"]

@@ -534,7 +534,7 @@ def test_cli_gauntlet_from_a_config_file_with_3_players_writes_the_reports(
      "from DIR/config.json; with it give only --concurrency, --bootstrap, --no-plots, "
      "--no-progress (got --agents)"),
     (["--resume", "R", "--ranked"], "(got rule options)"),
-    (["--resume", "R"], "R/config.json: no such file"),
+    (["--resume", "R"], "{R}/config.json: no such file"),
     (["--agents", "random", "greedy", "--out", "x", "--sprt", "elo0=0"], "--sprt: elo1 "
      "missing"),
     (["--out", "x"], "give the agents"),
@@ -553,5 +553,5 @@ def test_tournament_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     assert info.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "Traceback" not in err[0]
-    assert message.replace("R/", f"{tmp_path / 'R'}/") in err[0]
+    assert message.replace("{R}", str(tmp_path / "R")) in err[0]
     assert not (tmp_path / "x").exists()
