@@ -91,6 +91,7 @@ class Forfeit:
     ply: int
 
     def to_json(self) -> dict[str, Any]:
+        """``{"seat", "reason", "detail", "ply"}``, as in ``results.jsonl``."""
         return asdict(self)
 
 
@@ -770,7 +771,17 @@ def resume_tournament(
             format.
         ValueError, OSError: as :func:`run_tournament`.
     """
-    cfg = read_config(Path(out_dir) / CONFIG_FILE)
+    path = Path(out_dir) / CONFIG_FILE
+    cfg = read_config(path)
+    if cfg.get("format") != TOURNAMENT_FORMAT:
+        raise RunConfigError(f"{path}: format {cfg.get('format')!r}, not "
+                             f"{TOURNAMENT_FORMAT!r}; this version cannot resume it")
+    keys = ("game", "rules", "agents", "gauntlet", "games_per_group", "players_per_game",
+            "seed", "sprt", "time_margin_s")
+    missing = [k for k in keys if k not in cfg]
+    if missing or not isinstance(cfg["rules"], dict):
+        raise RunConfigError(f"{path}: not a tournament's settings (missing: "
+                             f"{', '.join(missing) or 'rules'})")
     rules = {k: v for k, v in cfg["rules"].items() if k != "num_players"}
     return run_tournament(
         cfg["agents"], cfg["games_per_group"], out_dir, cfg["players_per_game"],

@@ -139,9 +139,9 @@ def markdown_summary(table: dict[str, Any], timing: dict[str, Any] | None = None
 
     sp = table.get("sprt")
     if sp:
-        verdict = {"H1": f"H1 accepted: {_code(sp['candidate'])} is stronger by at least "
-                         f"elo1", "H0": f"H0 accepted: {_code(sp['candidate'])} is not "
-                         "stronger by elo1", None: "not decided"}[sp["decision"]]
+        verdict = {"H1": f"H1 accepted ({_code(sp['candidate'])} is elo1 rather than elo0 "
+                         "stronger)", "H0": f"H0 accepted ({_code(sp['candidate'])} is elo0 "
+                         "rather than elo1 stronger)", None: "not decided"}[sp["decision"]]
         p = sp["paired"]
         lines += [
             "## SPRT", "",
@@ -161,7 +161,7 @@ def markdown_summary(table: dict[str, Any], timing: dict[str, Any] | None = None
     head = "| A | B | games | A wins | draws | B wins | score A |"
     rule = "|---|---|---|---|---|---|---|"
     if two:
-        head += f" pairs {'-'.join(PENTANOMIAL_LABELS)} (A) | Elo A (paired) | LOS A |"
+        head += f" A's pairs {' / '.join(PENTANOMIAL_LABELS)} | Elo A (paired) | LOS A |"
         rule += "---|---|---|"
     lines += [head, rule]
     for p in table["pairs"]:
@@ -170,7 +170,7 @@ def markdown_summary(table: dict[str, Any], timing: dict[str, Any] | None = None
                f"{p['wins'][b]} | {_f(p['score'][a], '.3f')} |")
         if two:
             q = p["paired"]
-            row += f" {_penta(p['pentanomial'])} | {_f(q['elo'])} {_ci(q['elo_ci95'])} | " \
+            row += f" {_penta(p['pentanomial'], ' / ')} | {_f(q['elo'])} {_ci(q['elo_ci95'])} | " \
                 f"{_pct(q['los'])} |"
         lines.append(row)
     lines.append("")
@@ -211,8 +211,8 @@ def markdown_summary(table: dict[str, Any], timing: dict[str, Any] | None = None
     return "\n".join(lines)
 
 
-def _penta(counts: list[int]) -> str:
-    return "-".join(str(c) for c in counts)
+def _penta(counts: list[int], sep: str = "-") -> str:
+    return sep.join(str(c) for c in counts)
 
 
 def plot_ratings(table: dict[str, Any], path: str | Path) -> None:

@@ -268,6 +268,7 @@ class SPRT:
         return None
 
     def to_json(self) -> dict[str, Any]:
+        """``{"elo0", "elo1", "alpha", "beta", "model"}`` (``SPRT(**d)`` rebuilds it)."""
         return asdict(self)
 
 

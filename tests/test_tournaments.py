@@ -133,6 +133,11 @@ def test_table_pentanomial_seats_and_scores_of_hand_made_games() -> None:
     assert t["los"]["a"]["b"] == pytest.approx(1 - t["los"]["b"]["a"], abs=1e-4)
     assert t["agents"]["a"]["elo_ci95"] == [0.0, 0.0]
     assert t["first_seat"]["elo"] > 0  # seat 0 won 7 of 9
+    boot = tournament_table(["a", "b"], games, 2, bootstrap=200, seed=1)
+    lo, hi = boot["agents"]["b"]["elo_ci95_bootstrap"]
+    assert lo < boot["agents"]["b"]["elo"] < hi
+    assert boot["agents"]["a"]["elo_ci95_bootstrap"] == [0.0, 0.0]
+    assert boot == tournament_table(["a", "b"], games, 2, bootstrap=200, seed=1)  # seeded
 
 
 # -- SPRT: fishtest's formulas, checked against an independent computation ----------------------
@@ -527,6 +532,17 @@ def test_cli_gauntlet_from_a_config_file_with_3_players_writes_the_reports(
         assert part in md
     assert main(["tournament", "--resume", str(out), "--no-progress", "--no-plots"]) == 0
     assert json.loads((out / "results.json").read_text()) == table
+
+
+def test_resume_refuses_a_run_of_another_format(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "config.json").write_text('{"format": "taluva-ai-tournament/1"}')
+    with pytest.raises(SystemExit):
+        main(["tournament", "--resume", str(tmp_path), "--no-progress"])
+    assert capsys.readouterr().err == (
+        f"taluva tournament: error: {tmp_path / 'config.json'}: format "
+        "'taluva-ai-tournament/1', not 'taluva-ai-tournament/2'; this version cannot resume "
+        "it\n")
 
 
 @pytest.mark.parametrize(("argv", "message"), [
