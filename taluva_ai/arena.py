@@ -185,8 +185,13 @@ def _deadline(seconds: float | None) -> Iterator[None]:
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        while True:  # the one-shot timer may fire just as the move returns: disarm anyway
+            try:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
+                break
+            except MoveTimeout:  # the move is then over its limit, which the caller sees
+                continue
 
 
 def play_game(
@@ -698,7 +703,7 @@ def run_tournament(
             (e.g. ``out_dir/games`` is a file, ``config.json`` is unreadable).
         OSError: a file of the run directory cannot be written (e.g. no permission).
     """
-    from taluva_ai.sprt import SPRT
+    from taluva_ai.sprt import SPRT, parse_sprt
 
     specs = [str(s).strip() for s in agent_specs]
     if gauntlet is not None:
@@ -730,7 +735,7 @@ def run_tournament(
     if str(out_dir) == "":
         raise ValueError("out_dir: empty path")
     if isinstance(sprt, dict):
-        sprt = SPRT(**sprt)
+        sprt = parse_sprt([f"{k}={v}" for k, v in sprt.items()])
     if sprt is not None:
         if not isinstance(sprt, SPRT):
             raise ValueError(f"sprt must be an SPRT or its settings dict, got {sprt!r}")

@@ -560,10 +560,13 @@ def test_resume_refuses_a_run_of_another_format(tmp_path: Path,
     (["--agents", "random", "mcts:time=0", "--out", "x"], "time must be positive"),
     (["--agents", "random", "greedy", "--out", "x", "--config", "nofile.toml"],
      "--config: nofile.toml: No such file or directory"),
+    (["--agents", "random", "greedy", "--out", "x", "--config", "T"], "sprt: unknown key "
+     "'elo2'; known: elo0, elo1, alpha, beta, model"),
 ])
 def test_tournament_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                    argv: list[str], message: str) -> None:
-    argv = [str(tmp_path / a) if a in ("R", "x") else a for a in argv]
+    (tmp_path / "T").write_text("[sprt]\nelo0 = 0\nelo2 = 5\n")
+    argv = [str(tmp_path / a) if a in ("R", "x", "T") else a for a in argv]
     with pytest.raises(SystemExit) as info:
         main(["tournament", *argv, "--no-progress"])
     assert info.value.code == 2
