@@ -1,8 +1,10 @@
 """Matches and tournaments between agents, for any game of :mod:`taluva_ai.protocol`.
 
 :func:`play_game` plays one game (and writes its record); :func:`run_tournament` plays a
-round robin with shared deals and seat rotations, in parallel, resumably, and rates the agents
-(:mod:`taluva_ai.ratings`).
+round robin or a gauntlet with duplicate deals (every deal once per seat rotation), in
+parallel, resumably, with per-move time limits, forfeits and an optional SPRT, then rates the
+agents (:mod:`taluva_ai.ratings`) and writes the reports (:mod:`taluva_ai.reports`). The run
+directory is documented in docs/tournaments.md.
 
 Seeds (all derived with :class:`numpy.random.SeedSequence`, so every game is reproducible on
 its own):
@@ -28,12 +30,13 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+import time
+from collections.abc import Generator, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -55,7 +58,41 @@ except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
 #: Value of ``config.json``'s ``format`` field in a tournament directory.
-TOURNAMENT_FORMAT = "taluva-ai-tournament/1"
+TOURNAMENT_FORMAT = "taluva-ai-tournament/2"
+
+#: Seconds a move may run over its agent's ``time=`` budget before the agent forfeits the game
+#: (cutechess-cli's ``timemargin``), unless the tournament sets another margin.
+DEFAULT_TIME_MARGIN = 0.5
+
+#: End reason of a forfeited game.
+FORFEIT = "forfeit"
+
+#: File names in a tournament's run directory.
+CONFIG_FILE, LOG_FILE, TABLE_FILE, TIMING_FILE, GAMES_DIR = (
+    "config.json", "results.jsonl", "results.json", "timing.json", "games")
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """Why a seat lost a game without finishing it.
+
+    Attributes:
+        seat: the seat that forfeited.
+        reason: ``"exception"`` (``act`` or ``reset`` raised), ``"illegal_action"`` (an
+            illegal action or something that is not an action id) or ``"time"`` (a move
+            took longer than the agent's budget plus the margin).
+        detail: the exception (``"ValueError: ..."``) or the time figures, in words.
+        ply: actions applied before the failed decision (chance outcomes included).
+    """
+
+    seat: int
+    reason: str
+    detail: str
+    ply: int
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"seat", "reason", "detail", "ply"}``, as in ``results.jsonl``."""
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -63,14 +100,21 @@ class GameResult:
     """The result of one game.
 
     Attributes:
-        returns: final value per seat (``state.returns()``; zeros for a truncated game).
-        winners: seats that share first place (empty when truncated).
+        returns: final value per seat (``state.returns()``; zeros for a truncated game; for a
+            forfeit -1 to the forfeiting seat, ``1 / (n - 1)`` to each other seat).
+        winners: seats that share first place (empty when truncated; every seat but the
+            forfeiting one after a forfeit).
         end_reason: e.g. ``"early_victory"``, ``"last_standing"``, ``"tiles_out"``,
-            ``"truncated"`` (:class:`taluva_ai.records.Outcome`).
-        places: final place per seat (0 best).
+            ``"truncated"`` (:class:`taluva_ai.records.Outcome`), or ``"forfeit"``.
+        places: final place per seat (0 best; after a forfeit the forfeiting seat is 1, the
+            others 0).
         plies: actions applied, chance outcomes included.
         players: agent name (spec) per seat.
         seed: the game seed.
+        forfeit: the :class:`Forfeit`, or None.
+        time_s: seconds each seat spent in ``act`` (wall clock, ``time.perf_counter``).
+        moves: decisions each seat made (a failed one included).
+        max_move_s: each seat's longest decision, in seconds.
     """
 
     returns: tuple[float, ...]
@@ -80,6 +124,16 @@ class GameResult:
     plies: int
     players: tuple[str, ...]
     seed: int | None
+    forfeit: Forfeit | None = None
+    time_s: tuple[float, ...] = field(default=(), compare=False)
+    moves: tuple[int, ...] = ()
+    max_move_s: tuple[float, ...] = field(default=(), compare=False)
+
+
+class MoveTimeout(BaseException):
+    """Raised inside an agent's ``act`` when its move has run past its limit plus the margin
+    (a :class:`BaseException`, like KeyboardInterrupt, so an agent's ``except Exception`` does
+    not swallow it)."""
 
 
 def agent_seeds(seed: int | None, num_players: int) -> list[int] | None:
@@ -91,6 +145,55 @@ def agent_seeds(seed: int | None, num_players: int) -> list[int] | None:
     return [int(c.generate_state(1)[0]) for c in children]
 
 
+def time_budget(spec: str) -> float | None:
+    """The per-move budget, in seconds, that an agent spec declares with ``time=S`` (e.g.
+    ``mcts:time=0.5``, ``pkg.mod:Class:time=2``), or None.
+
+    Raises:
+        ValueError: ``time`` is not a positive number.
+    """
+    _, _, params = str(spec).rpartition(":")
+    if "=" not in params:
+        return None
+    parse = importlib.import_module("taluva_ai.agents").parse_agent_spec
+    value = parse("x:" + params)[1].get("time")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+        math.isfinite(value) and value > 0
+    ):
+        raise ValueError(f"agent {spec!r}: time must be a positive number of seconds, got "
+                         f"{value!r}")
+    return float(value)
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`MoveTimeout` in this thread after ``seconds`` (``signal.setitimer``;
+    only in the main thread of a POSIX process, elsewhere the move is timed afterwards
+    only)."""
+    if (seconds is None or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise MoveTimeout
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+    try:
+        yield
+    finally:
+        while True:  # the one-shot timer may fire just as the move returns: disarm anyway
+            try:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
+                break
+            except MoveTimeout:  # the move is then over its limit, which the caller sees
+                continue
+
+
 def play_game(
     game: Game,
     agents: Sequence[Any],
@@ -98,12 +201,16 @@ def play_game(
     record_path: str | Path | None = None,
     on_state: StateCallback | None = None,
     meta: dict[str, Any] | None = None,
+    *,
+    time_limits: Sequence[float | None] | None = None,
+    time_margin: float = DEFAULT_TIME_MARGIN,
+    forfeits: bool = False,
 ) -> GameResult:
     """Play one game between ``agents`` (one per seat, seat order).
 
     Chance nodes are resolved by ``state.draw()`` (the deck shuffled from ``seed``); each agent
     is reset with its seat's seed from :func:`agent_seeds` before the game, so the same seed
-    and agents give the same game.
+    and agents give the same game. Every decision is timed (``time.perf_counter``, seconds).
 
     Args:
         game: the game (its ``num_players`` must equal ``len(agents)``).
@@ -116,71 +223,165 @@ def play_game(
             ``stats()``). ``state`` is always the same object, updated in place; the callback
             must not modify it.
         meta: stored in the record header's ``meta``.
+        time_limits: per seat, the move budget in seconds (None: no limit). A move that takes
+            longer than its budget plus ``time_margin`` forfeits the game (reason ``"time"``);
+            in the main thread of a POSIX process the move is stopped at that point
+            (:class:`MoveTimeout`), elsewhere it is timed when it returns.
+        time_margin: seconds a move may run over its budget (>= 0).
+        forfeits: an agent that raises (in ``reset``, ``act`` or ``stats``) or chooses an
+            illegal action forfeits the game instead of the error propagating.
 
     The record is written to a temporary file next to ``record_path`` and renamed onto it
-    when the game is over, so an existing file is replaced only by a finished record. Every
-    action is applied (and so validated) before its line is written.
+    when the game is over, so an existing file is replaced only by a finished record; a
+    forfeited game leaves no record (its seed replays it up to the failure). Every action is
+    applied (and so validated) before its line is written.
 
     Returns:
-        The :class:`GameResult`.
+        The :class:`GameResult` (``forfeit`` set, ``end_reason`` ``"forfeit"``, after a
+        forfeit).
 
     Raises:
-        ValueError: the number of agents does not match the game.
-        taluva_ai.errors.IllegalActionError: an agent chose an illegal action, or returned
-            something that is not an action id (an integer); the message names the agent.
+        ValueError: the number of agents or time limits does not match the game, or a negative
+            ``time_margin``.
+        taluva_ai.errors.IllegalActionError: without ``forfeits``, an agent chose an illegal
+            action, or returned something that is not an action id (an integer); the message
+            names the agent.
+        Exception: without ``forfeits``, whatever an agent raised.
         OSError: ``record_path`` cannot be written (raised before the game starts).
     """
     n = game.num_players
     if len(agents) != n:
         raise ValueError(f"{len(agents)} agents for a game of {n} players")
+    limits = list(time_limits) if time_limits is not None else [None] * n
+    if len(limits) != n:
+        raise ValueError(f"{len(limits)} time limits for a game of {n} players")
+    if not (math.isfinite(time_margin) and time_margin >= 0):
+        raise ValueError(f"time_margin must be a number >= 0, got {time_margin!r}")
     names = tuple(str(getattr(a, "name", type(a).__name__)) for a in agents)
     seeds = agent_seeds(seed, n)
-    for i, agent in enumerate(agents):
-        agent.reset(None if seeds is None else seeds[i])
+    spent = [0.0] * n
+    moves = [0] * n
+    longest = [0.0] * n
     state = game.new_initial_state(seed=seed)
     writer = (
         RecordWriter(record_path, game, seed, names, agent_seeds=seeds, meta=meta, atomic=True)
         if record_path is not None else None
     )
+    plies = 0
+    lost: Forfeit | None = None
     try:
-        if on_state is not None:
+        for i, agent in enumerate(agents):
+            try:
+                agent.reset(None if seeds is None else seeds[i])
+            except Exception as e:
+                if not forfeits:
+                    raise
+                lost = Forfeit(i, "exception", f"reset: {_describe_error(e)}", 0)
+                break
+        if lost is None and on_state is not None:
             on_state(state, None)
-        plies = 0
-        while not state.is_terminal():
+        while lost is None and not state.is_terminal():
             p = state.current_player
             stats: dict[str, Any] = {}
             if p == CHANCE:
                 a = state.clone().draw()  # the seeded deck decides; applied below like any action
             else:
-                a = _action_id(agents[p].act(state), names[p], p)
-                stats = agents[p].stats()
-            text = ""
-            if writer is not None or on_state is not None:
+                limit = limits[p]
+                hard = None if limit is None else limit + time_margin
+                moves[p] += 1
+                t0 = time.perf_counter()
                 try:
-                    text = state.action_to_string(a)
-                except (ValueError, IndexError) as e:
-                    raise IllegalActionError(
-                        a, str(e), f"agent {names[p]!r} (seat {p}) chose {a}, which is not an "
-                        f"action here: {e}") from None
+                    with _deadline(hard):
+                        raw = agents[p].act(state)
+                        stats = agents[p].stats()
+                except MoveTimeout:
+                    assert limit is not None  # only a limited move has a deadline
+                    took = time.perf_counter() - t0
+                    _add_time(spent, longest, p, took)
+                    lost = Forfeit(p, "time", _late(took, limit, time_margin, stopped=True),
+                                   plies)
+                    break
+                except Exception as e:
+                    _add_time(spent, longest, p, time.perf_counter() - t0)
+                    if not forfeits:
+                        raise
+                    lost = Forfeit(p, "exception", _describe_error(e), plies)
+                    break
+                took = time.perf_counter() - t0
+                _add_time(spent, longest, p, took)
+                if hard is not None and limit is not None and took > hard:
+                    lost = Forfeit(p, "time", _late(took, limit, time_margin), plies)
+                    break
+                try:
+                    a = _action_id(raw, names[p], p)
+                except IllegalActionError as e:
+                    if not forfeits:
+                        raise
+                    lost = Forfeit(p, "illegal_action", str(e), plies)
+                    break
+            text = ""
             try:
-                state.apply(a)
+                if writer is not None or on_state is not None:
+                    try:
+                        text = state.action_to_string(a)
+                    except (ValueError, IndexError) as e:
+                        raise IllegalActionError(
+                            a, str(e), f"agent {names[p]!r} (seat {p}) chose {a}, which is "
+                            f"not an action here: {e}") from None
+                try:
+                    state.apply(a)
+                except IllegalActionError as e:
+                    if p == CHANCE:
+                        raise
+                    raise IllegalActionError(
+                        a, e.rule, f"agent {names[p]!r} (seat {p}) chose the illegal action "
+                        f"{e.action}: {e.rule}") from e
             except IllegalActionError as e:
-                if p == CHANCE:
+                if not forfeits or p == CHANCE:
                     raise
-                raise IllegalActionError(
-                    a, e.rule, f"agent {names[p]!r} (seat {p}) chose the illegal action "
-                    f"{e.action}: {e.rule}") from e
+                lost = Forfeit(p, "illegal_action", str(e), plies)
+                break
             if writer is not None:
                 writer.write_notation(p, text)
             if on_state is not None:
                 on_state(state, MoveEvent(plies, p, a, text, stats))
             plies += 1
-        out = writer.write_result(state) if writer is not None else outcome_of(state, plies)
+        if lost is not None:
+            out = _forfeit_outcome(n, lost, plies)
+        elif writer is not None:
+            out = writer.write_result(state)
+        else:
+            out = outcome_of(state, plies)
     finally:
         if writer is not None:
             writer.close()
     return GameResult(out.returns, out.winners, out.end_reason, out.places, out.plies, names,
-                      seed)
+                      seed, lost, tuple(spent), tuple(moves), tuple(longest))
+
+
+def _add_time(spent: list[float], longest: list[float], seat: int, took: float) -> None:
+    spent[seat] += took
+    longest[seat] = max(longest[seat], took)
+
+
+def _late(took: float, limit: float, margin: float, stopped: bool = False) -> str:
+    what = "was stopped after" if stopped else "took"
+    return (f"a move {what} {took:.3f} s; the budget is {limit:g} s and the margin "
+            f"{margin:g} s")
+
+
+def _describe_error(e: BaseException) -> str:
+    text = str(e)
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def _forfeit_outcome(n: int, lost: Forfeit, plies: int) -> Outcome:
+    """The outcome of a game forfeited by ``lost.seat``: it loses to every other seat, which
+    share the win."""
+    returns = tuple(-1.0 if s == lost.seat else 1.0 / (n - 1) for s in range(n))
+    places = tuple(1 if s == lost.seat else 0 for s in range(n))
+    winners = tuple(s for s in range(n) if s != lost.seat)
+    return Outcome(returns, winners, FORFEIT, places, plies)
 
 
 def _action_id(action: Any, name: str, seat: int) -> int:
@@ -228,20 +429,35 @@ def deal_seed(seed: int, deal: int) -> int:
 
 
 def schedule(
-    agent_specs: Sequence[str], games: int, players_per_game: int, seed: int
+    agent_specs: Sequence[str], games: int, players_per_game: int, seed: int,
+    gauntlet: str | None = None,
 ) -> list[_GameTask]:
     """The tournament's games, in game-id order.
 
-    Every group of ``players_per_game`` agents (all pairs, triples or quadruples, in
-    :func:`itertools.combinations` order) plays ``ceil(games / k)`` deals, ``k =
-    players_per_game``, each deal once per cyclic seat rotation (rotation ``r`` seats the
-    group's agents ``r, r+1, ...``), so ``games`` is rounded up to a multiple of ``k``.
-    Game ids are ``"<group:03d>-<deal:04d>-<rotation>"``.
+    Round robin: every group of ``players_per_game`` agents (all pairs, triples or quadruples,
+    in :func:`itertools.combinations` order) plays. Gauntlet (``gauntlet`` names one of
+    ``agent_specs``, the candidate): only the groups that hold the candidate, i.e. the
+    candidate with every combination of ``players_per_game - 1`` other agents. Each group plays
+    ``ceil(games / k)`` deals, ``k = players_per_game``, each deal once per cyclic seat
+    rotation (rotation ``r`` seats the group's agents ``r, r+1, ...``: duplicate play), so
+    ``games`` is rounded up to a multiple of ``k``. Game ids are
+    ``"<group:03d>-<deal:04d>-<rotation>"``.
+
+    Raises:
+        ValueError: ``gauntlet`` is not one of ``agent_specs``.
     """
     k = players_per_game
     deals = math.ceil(games / k)
+    if gauntlet is None:
+        groups = list(itertools.combinations(range(len(agent_specs)), k))
+    else:
+        if gauntlet not in agent_specs:
+            raise ValueError(f"gauntlet agent {gauntlet!r} is not one of the agents")
+        c = list(agent_specs).index(gauntlet)
+        others = [i for i in range(len(agent_specs)) if i != c]
+        groups = [tuple(sorted((c, *combo))) for combo in itertools.combinations(others, k - 1)]
     tasks = []
-    for gi, group in enumerate(itertools.combinations(range(len(agent_specs)), k)):
+    for gi, group in enumerate(groups):
         for d in range(deals):
             s = deal_seed(seed, d)
             for r in range(k):
@@ -252,6 +468,7 @@ def schedule(
 
 
 _WORKER_CACHE: dict[str, Any] = {}
+_WARMED: set[str] = set()
 
 
 def _worker_init() -> None:
@@ -279,32 +496,72 @@ def _sigint_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str
-               ) -> GameResult:
-    """Worker: play one scheduled game and write its record; returns its result."""
+def _warm_up(game: Game, spec: str) -> None:
+    """Before the first timed game of ``spec`` in this process, let one of its agents make
+    one untimed move (as chess engines get ``isready`` before the clock starts), so loading
+    compiled code does not count against its first move's budget. Errors are left to the
+    real games."""
+    if spec in _WARMED:
+        return
+    _WARMED.add(spec)
+    with contextlib.suppress(Exception):
+        state = game.new_initial_state(seed=0)
+        while state.current_player == CHANCE:
+            state.draw()
+        agent = make_agent(spec)
+        agent.reset(0)
+        agent.act(state)
+
+
+def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str,
+               time_margin: float = DEFAULT_TIME_MARGIN) -> dict[str, Any]:
+    """Worker: play one scheduled game (forfeits on), write its record; returns its entry of
+    the results log (:func:`_log_entry`)."""
     key = json.dumps([game_name, rules], sort_keys=True)
     game = _WORKER_CACHE.get(key)
     if game is None:
         game = make_game(game_name, **rules)
         _WORKER_CACHE.clear()
         _WORKER_CACHE[key] = game
+    limits = [time_budget(spec) for spec in task.seats]
+    for spec, limit in zip(task.seats, limits, strict=True):
+        if limit is not None:
+            _warm_up(game, spec)
     agents = [make_agent(spec) for spec in task.seats]
-    return play_game(game, agents, task.seed, record_path=path, meta=_task_meta(task))
+    res = play_game(game, agents, task.seed, record_path=path, meta=_task_meta(task),
+                    time_limits=limits, time_margin=time_margin, forfeits=True)
+    return _log_entry(task, _outcome(res), res.forfeit, res)
 
 
 def _task_meta(task: _GameTask) -> dict[str, Any]:
     return {"id": task.game_id, "deal": task.deal, "rotation": task.rotation}
 
 
+def _log_entry(task: _GameTask, out: Outcome, forfeit: Forfeit | None,
+               res: GameResult | None) -> dict[str, Any]:
+    """One line of ``results.jsonl``: the game's result, its forfeit, and the time each seat
+    used (None for a game recovered from its record alone)."""
+    return {
+        "id": task.game_id, "deal": task.deal, "rotation": task.rotation,
+        "seats": list(task.seats), "places": list(out.places), "winners": list(out.winners),
+        "end_reason": out.end_reason, "plies": out.plies,
+        "forfeit": None if forfeit is None else forfeit.to_json(),
+        "time_s": None if res is None else [round(t, 6) for t in res.time_s],
+        "moves": None if res is None else list(res.moves),
+        "max_move_s": None if res is None else [round(t, 6) for t in res.max_move_s],
+    }
+
+
 def _kept_outcome(
     path: Path, task: _GameTask, game_name: str, rules: dict[str, Any]
-) -> tuple[Outcome | None, str | None]:
-    """``(outcome, None)`` when ``path`` holds a valid finished record of ``task``: its header
-    is the one :func:`play_game` writes for the task, and it replays (every action legal, the
-    draws those of the deal's seeded deck, the result line that of the replayed game).
-    Otherwise ``(None, why)``, ``why`` None when there is no record at all."""
+) -> tuple[Outcome | None, list[int] | None, str | None]:
+    """``(outcome, moves, None)`` when ``path`` holds a valid finished record of ``task``: its
+    header is the one :func:`play_game` writes for the task, and it replays (every action
+    legal, the draws those of the deal's seeded deck, the result line that of the replayed
+    game); ``moves`` counts each seat's actions. Otherwise ``(None, None, why)``, ``why`` None
+    when there is no record at all."""
     if not path.exists():
-        return None, None
+        return None, None, None
     try:
         h = read_header(path)
         seeds = agent_seeds(task.seed, len(task.seats))
@@ -314,20 +571,23 @@ def _kept_outcome(
         if got != want:
             names = ("game", "rules", "seed", "players", "agent_seeds", "meta")
             diff = [n for n, a, b in zip(names, got, want, strict=True) if a != b]
-            return None, f"line 1: the header is not this game's (it differs in: " \
+            return None, None, f"line 1: the header is not this game's (it differs in: " \
                 f"{', '.join(diff)})"
         plies = [0]
+        moves = [0] * len(task.seats)
 
         def count(state: Any, event: MoveEvent | None) -> None:
             if event is not None:
                 plies[0] += 1
+                if event.player != CHANCE:
+                    moves[event.player] += 1
 
         state = replay_record(path, on_state=count, seeded_draws=True)
-        return outcome_of(state, plies[0]), None
+        return outcome_of(state, plies[0]), moves, None
     except RecordError as e:
-        return None, f"line {e.line}: field {e.field!r}: {e.reason}"
+        return None, None, f"line {e.line}: field {e.field!r}: {e.reason}"
     except OSError as e:
-        return None, f"cannot read the record: {e.strerror or e}"
+        return None, None, f"cannot read the record: {e.strerror or e}"
 
 
 def tournament_config(
@@ -337,6 +597,9 @@ def tournament_config(
     seed: int,
     game_name: str,
     rules: dict[str, Any],
+    gauntlet: str | None = None,
+    sprt: dict[str, Any] | None = None,
+    time_margin: float = DEFAULT_TIME_MARGIN,
 ) -> dict[str, Any]:
     """The settings that define a tournament's games (``out_dir/config.json``)."""
     return {
@@ -344,9 +607,12 @@ def tournament_config(
         "game": game_name,
         "rules": rules,
         "agents": list(agent_specs),
+        "gauntlet": gauntlet,
         "games_per_group": games,
         "players_per_game": players_per_game,
         "seed": seed,
+        "sprt": sprt,
+        "time_margin_s": float(time_margin),
     }
 
 
@@ -359,18 +625,47 @@ def run_tournament(
     seed: int = 0,
     rules: dict[str, Any] | None = None,
     game_name: str = "taluva",
-    bootstrap: int = 1000,
+    bootstrap: int = 0,
     progress: bool = True,
+    *,
+    gauntlet: str | None = None,
+    sprt: Any = None,
+    time_margin: float = DEFAULT_TIME_MARGIN,
+    plots: bool = True,
 ) -> dict[str, Any]:
-    """Round-robin tournament: every group of ``players_per_game`` agents plays ``games``
-    games (rounded up to a multiple of the seat rotations, see :func:`schedule`).
+    """Round-robin or gauntlet tournament: every group of ``players_per_game`` agents (with a
+    gauntlet, every group that holds the candidate) plays ``games`` games, on shared deals,
+    each deal once per seat rotation (``games`` rounded up to a multiple of the rotations, see
+    :func:`schedule`).
 
-    Writes, under ``out_dir``: ``config.json`` (the settings), ``games/<id>.jsonl`` (every
-    game record) and ``results.json`` (the table of :func:`taluva_ai.ratings.tournament_table`).
-    Resumable: run again with the same arguments, it keeps the games whose records are complete
-    and plays the rest. The table is computed from the records in game-id order, so it depends
-    neither on ``concurrency`` nor on the order in which games finish: the same seed and
-    settings give identical records and table.
+    Writes, under ``out_dir`` (docs/tournaments.md): ``config.json`` (the settings),
+    ``games/<id>.jsonl`` (every finished game's record), ``results.jsonl`` (one line per
+    finished game, appended as it ends: result, forfeit, time used), ``results.json`` (the
+    table of :func:`taluva_ai.ratings.tournament_table`), ``timing.json`` (time used per
+    agent), ``summary.md`` and, with ``plots``, ``ratings.png`` and ``scores.png``
+    (:mod:`taluva_ai.reports`).
+
+    Resumable: run again with the same arguments (or :func:`resume_tournament`), it keeps the
+    finished games and plays the rest; no game is played or counted twice. Every kept record
+    is checked by replaying it (:func:`taluva_ai.records.replay_record`, with the deal's
+    draws); one that fails is named in a warning line on stderr and its game is played again.
+    A forfeited game has no record; its line in ``results.jsonl`` keeps it. The table is
+    computed from the results in game-id order, so it depends neither on ``concurrency`` nor
+    on the order in which games finish: the same seed and settings give identical records and
+    ``results.json`` (time forfeits aside: they measure the machine, as ``timing.json`` and
+    the time fields of ``results.jsonl`` do).
+
+    Agents: a spec with ``time=S`` (e.g. ``mcts:time=0.5``) declares a budget of ``S`` seconds
+    per move; a move that takes longer than ``S + time_margin`` forfeits the game, as does an
+    exception raised by an agent or an illegal action: the game is recorded as lost by that
+    seat (``end_reason`` ``"forfeit"``, with the reason) and the tournament goes on.
+
+    SPRT: with ``sprt`` (two agents, 2 players per game), deals are counted in order and the
+    test (:class:`taluva_ai.sprt.SPRT`) is updated after each complete pair; the tournament
+    stops as soon as the LLR leaves its bounds (``games`` is then the maximum). The baseline
+    is the first agent and the candidate the second (with a gauntlet, the candidate is the
+    gauntlet agent). Games finished in parallel after the decision keep their records but are
+    not counted.
 
     Args:
         agent_specs: distinct agent specs (``"random"``, ``"greedy:epsilon=0.1"``,
@@ -382,33 +677,41 @@ def run_tournament(
         seed: tournament seed (deals and agent seeds derive from it).
         rules: the game's options other than ``num_players`` (e.g. ``{"ranked": True}``).
         game_name: registered game name.
-        bootstrap: bootstrap resamples for the Elo intervals.
+        bootstrap: bootstrap resamples for ``elo_ci95_bootstrap`` (0: none; the Wald
+            intervals are always given).
         progress: show a tqdm progress bar (on stderr).
+        gauntlet: the candidate's spec for a gauntlet (added to ``agent_specs`` when not in
+            it), or None for a round robin.
+        sprt: an :class:`taluva_ai.sprt.SPRT` (or its ``to_json()`` dict), or None.
+        time_margin: seconds a move may exceed its agent's ``time=`` budget (>= 0).
+        plots: write ``ratings.png`` and ``scores.png`` (needs matplotlib).
 
-    Every kept record is checked by replaying it (:func:`taluva_ai.records.replay_record`,
-    with the deal's draws); one that fails is named in a warning line on stderr and its game
-    is played again, so the table never rests on a corrupted record. The run directory is
-    locked (``out_dir/.lock``) while the tournament runs: a second tournament on the same
-    directory fails at once. On KeyboardInterrupt (SIGINT, and SIGTERM, which is turned into
-    one while the tournament runs) the worker processes are stopped and the games in progress
-    discarded; finished records are kept for the resume.
+    On KeyboardInterrupt (SIGINT, and SIGTERM, which is turned into one while the tournament
+    runs) the worker processes are stopped and the games in progress discarded; finished
+    games are kept for the resume. The run directory is locked (``out_dir/.lock``) while the
+    tournament runs: a second tournament on the same directory fails at once.
 
     Returns:
         The results table (also written to ``out_dir/results.json``).
 
     Raises:
         ValueError: bad arguments (unknown agent, duplicate specs, too few agents, bad rules,
-            a negative ``bootstrap``, an empty ``out_dir``).
+            a negative ``bootstrap`` or ``time_margin``, an SPRT without exactly two agents
+            and 2 players per game, an empty ``out_dir``).
         RunConfigError: ``out_dir`` holds a tournament made with other settings, is in use by
             another tournament, or holds something else where the tournament's files go
             (e.g. ``out_dir/games`` is a file, ``config.json`` is unreadable).
         OSError: a file of the run directory cannot be written (e.g. no permission).
     """
-    from tqdm import tqdm
-
-    from taluva_ai.ratings import tournament_table
+    from taluva_ai.sprt import SPRT, parse_sprt
 
     specs = [str(s).strip() for s in agent_specs]
+    if gauntlet is not None:
+        gauntlet = str(gauntlet).strip()
+        if not gauntlet:
+            raise ValueError("gauntlet: empty agent spec")
+        if gauntlet not in specs:
+            specs.append(gauntlet)
     if any(not s for s in specs):
         raise ValueError(f"agent specs must not be empty, got {list(agent_specs)}")
     if len(set(specs)) != len(specs):
@@ -417,18 +720,31 @@ def run_tournament(
         raise ValueError(f"players_per_game must be 2, 3 or 4, got {players_per_game}")
     if len(specs) < players_per_game:
         raise ValueError(f"{len(specs)} agents for games of {players_per_game} players")
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
+    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
+        raise ValueError(f"games must be >= 1, got {games!r}")
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     if not isinstance(bootstrap, int) or isinstance(bootstrap, bool) or bootstrap < 0:
         raise ValueError(f"bootstrap must be an integer >= 0, got {bootstrap!r}")
+    if isinstance(time_margin, bool) or not isinstance(time_margin, (int, float)) or not (
+        math.isfinite(time_margin) and time_margin >= 0
+    ):
+        raise ValueError(f"time_margin must be a number of seconds >= 0, got {time_margin!r}")
     if str(out_dir) == "":
         raise ValueError("out_dir: empty path")
+    if isinstance(sprt, dict):
+        sprt = parse_sprt([f"{k}={v}" for k, v in sprt.items()])
+    if sprt is not None:
+        if not isinstance(sprt, SPRT):
+            raise ValueError(f"sprt must be an SPRT or its settings dict, got {sprt!r}")
+        if len(specs) != 2 or players_per_game != 2:
+            raise ValueError("an SPRT compares two agents in 2-player games, got "
+                             f"{len(specs)} agents and {players_per_game} players per game")
     for s in specs:
         make_agent(s)  # raises ValueError for an unknown agent or a bad parameter
+        time_budget(s)  # and for a bad time=
     opts = dict(rules or {})
     if opts.get("num_players", players_per_game) != players_per_game:
         raise ValueError("rules' num_players differs from players_per_game")
@@ -437,124 +753,467 @@ def run_tournament(
     full_rules = game.options()
 
     out = Path(out_dir)
-    config = tournament_config(specs, games, players_per_game, seed, game_name, full_rules)
+    config = tournament_config(specs, games, players_per_game, seed, game_name, full_rules,
+                               gauntlet, None if sprt is None else sprt.to_json(),
+                               float(time_margin))
     if out.exists() and not out.is_dir():
         raise RunConfigError(f"{out}: not a directory; give a directory as the run directory")
     out.mkdir(parents=True, exist_ok=True)
+    run = _Run(out, config, specs, concurrency, bootstrap, progress, plots, sprt)
     with _run_lock(out), _sigterm_as_interrupt():
-        return _run_locked(out, config, specs, games, players_per_game, concurrency, seed,
-                           game_name, full_rules, bootstrap, progress, tqdm, tournament_table)
+        return run.run()
 
 
-def _run_locked(
-    out: Path, config: dict[str, Any], specs: list[str], games: int, players_per_game: int,
-    concurrency: int, seed: int, game_name: str, full_rules: dict[str, Any], bootstrap: int,
-    progress: bool, tqdm: Any, tournament_table: Any,
+def resume_tournament(
+    out_dir: str | Path, concurrency: int = 1, bootstrap: int = 0, progress: bool = True,
+    plots: bool = True,
 ) -> dict[str, Any]:
-    """The tournament, once its run directory is made and locked."""
-    cfg_path = out / "config.json"
-    games_dir = out / "games"
-    results_path = out / "results.json"
-    if cfg_path.exists():
-        try:
-            old = json.loads(cfg_path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError, RecursionError) as e:
-            raise RunConfigError(f"{cfg_path}: unreadable ({e}); use another --out") from None
-        except OSError as e:
-            raise RunConfigError(f"{cfg_path}: unreadable ({e.strerror or e}); use another "
-                                 "--out") from None
-        if not isinstance(old, dict):
-            raise RunConfigError(f"{cfg_path}: unreadable (a JSON {type(old).__name__}, not "
-                                 "a tournament's settings object); use another --out")
-        if old != config:
-            keys = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
-            raise RunConfigError(
-                f"{out} holds a tournament made with other settings (they differ in: "
-                f"{', '.join(keys)}); use another output directory or the same arguments"
-            )
-    if games_dir.exists() and not games_dir.is_dir():
-        raise RunConfigError(f"{games_dir}: not a directory (the tournament keeps its records "
-                             "there); move it away or use another --out")
-    if results_path.exists() and not results_path.is_file():
-        raise RunConfigError(f"{results_path}: not a file (the tournament writes its table "
-                             "there); move it away or use another --out")
-    for path in (results_path, out):
-        if path.exists() and not os.access(path, os.W_OK):
-            raise PermissionError(13, "Permission denied", str(path))
-    tasks = schedule(specs, games, players_per_game, seed)
-    paths = {t.game_id: games_dir / f"{t.game_id}.jsonl" for t in tasks}
-    for path in paths.values():
-        if path.exists() and not path.is_file():
-            raise RunConfigError(f"{path}: not a file (the record of a game goes there); move "
-                                 "it away or use another --out")
-    games_dir.mkdir(exist_ok=True)
-    if not cfg_path.exists():
-        _write_atomic(cfg_path, json.dumps(config, indent=2) + "\n")
-    for part in games_dir.glob(".*.part"):  # records of games interrupted while played
-        part.unlink(missing_ok=True)
+    """Finish (or recompute) the tournament of ``out_dir`` with the settings of its
+    ``config.json``: the games already finished are kept, the others played.
 
-    outcomes: dict[str, Outcome] = {}
-    todo = []
-    for t in tasks:
-        kept, why = _kept_outcome(paths[t.game_id], t, game_name, full_rules)
-        if kept is not None:
-            outcomes[t.game_id] = kept
-            continue
-        if why is not None:
-            print(f"{paths[t.game_id]}: {why}; playing this game again", file=sys.stderr)
-        todo.append(t)
-    bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not progress,
-               desc="games", unit="game", dynamic_ncols=True)
+    Raises:
+        RunConfigError: ``out_dir`` holds no readable tournament ``config.json`` of this
+            format.
+        ValueError, OSError: as :func:`run_tournament`.
+    """
+    path = Path(out_dir) / CONFIG_FILE
+    cfg = read_config(path)
+    if cfg.get("format") != TOURNAMENT_FORMAT:
+        raise RunConfigError(f"{path}: format {cfg.get('format')!r}, not "
+                             f"{TOURNAMENT_FORMAT!r}; this version cannot resume it")
+    keys = ("game", "rules", "agents", "gauntlet", "games_per_group", "players_per_game",
+            "seed", "sprt", "time_margin_s")
+    missing = [k for k in keys if k not in cfg]
+    if missing or not isinstance(cfg["rules"], dict):
+        raise RunConfigError(f"{path}: not a tournament's settings (missing: "
+                             f"{', '.join(missing) or 'rules'})")
+    rules = {k: v for k, v in cfg["rules"].items() if k != "num_players"}
+    return run_tournament(
+        cfg["agents"], cfg["games_per_group"], out_dir, cfg["players_per_game"],
+        concurrency=concurrency, seed=cfg["seed"], rules=rules, game_name=cfg["game"],
+        bootstrap=bootstrap, progress=progress, gauntlet=cfg["gauntlet"], sprt=cfg["sprt"],
+        time_margin=cfg["time_margin_s"], plots=plots)
+
+
+#: Keys of a tournament file (TOML) and the types of their values.
+TOURNAMENT_FILE_KEYS: dict[str, tuple[type, ...]] = {
+    "agents": (list,), "gauntlet": (str, dict), "games": (int,), "players_per_game": (int,),
+    "concurrency": (int,), "seed": (int,), "out": (str,), "sprt": (dict,),
+    "time_margin": (int, float), "bootstrap": (int,), "rules": (dict,),
+}
+
+
+def read_tournament_file(path: str | Path) -> dict[str, Any]:
+    """The settings of a tournament file (TOML, read with :mod:`tomllib`; docs/tournaments.md).
+
+    Top-level keys (all optional): ``agents`` (a list of specs, or of tables ``{agent =
+    "mcts", sims = 400, ...}`` whose other keys are the agent's parameters), ``gauntlet`` (a
+    spec or such a table), ``games``, ``players_per_game``, ``concurrency``, ``seed``,
+    ``out``, ``time_margin``, ``bootstrap``, ``sprt`` (a table: ``elo0``, ``elo1``, ``alpha``,
+    ``beta``, ``model``) and ``rules`` (a table of the game's options, e.g.
+    ``tiles_per_player = 12``).
+
+    Returns:
+        The settings, agents and gauntlet as spec strings (``"mcts:sims=400,..."``).
+
+    Raises:
+        ValueError: the file is not valid TOML, has an unknown key or a value of a wrong
+            type; the message names the file and the key.
+        OSError: the file cannot be read.
+    """
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    p = Path(path)
     try:
-        if concurrency == 1 or len(todo) <= 1:
-            for t in todo:
-                res = _play_task(game_name, full_rules, t, str(paths[t.game_id]))
-                outcomes[t.game_id] = _outcome(res)
-                bar.update(1)
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{p}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{p}: not UTF-8 text: {e}") from None
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in TOURNAMENT_FILE_KEYS:
+            raise ValueError(f"{p}: unknown key {key!r}; known: "
+                             f"{', '.join(TOURNAMENT_FILE_KEYS)}")
+        want = TOURNAMENT_FILE_KEYS[key]
+        if isinstance(value, bool) or not isinstance(value, want):
+            words: dict[type, str] = {str: "a string", dict: "a table", list: "an array"}
+            names = " or ".join("a number" if t is float else "an integer" if t is int
+                                else words[t] for t in want if not (t is int and float in want))
+            raise ValueError(f"{p}: {key} must be {names}, got {value!r}")
+        if key == "agents":
+            items = cast(list[Any], value)
+            out[key] = [_spec_of(item, f"{p}: agents[{i}]") for i, item in enumerate(items)]
+        elif key == "gauntlet":
+            out[key] = _spec_of(value, f"{p}: gauntlet")
         else:
-            _play_parallel(todo, paths, game_name, full_rules, concurrency, outcomes, bar)
-    finally:
-        bar.close()
+            out[key] = value
+    return out
 
-    games_done = []
-    for t in tasks:
-        res_t = outcomes[t.game_id]
-        games_done.append(
-            {"id": t.game_id, "group": [specs[i] for i in t.group], "seats": list(t.seats),
-             "places": list(res_t.places), "winners": list(res_t.winners),
-             "end_reason": res_t.end_reason}
-        )
-    table = tournament_table(specs, games_done, players_per_game, bootstrap=bootstrap,
-                             seed=seed)
-    table = {"config": config, "records_sha256": _records_digest(paths, tasks), **table}
-    _write_atomic(results_path, json.dumps(table, indent=2) + "\n")
-    return table
+
+def _spec_of(item: Any, where: str) -> str:
+    """An agent spec from a tournament file's entry: a string, or a table ``{agent = name,
+    key = value, ...}``."""
+    if isinstance(item, str):
+        return item
+    if not isinstance(item, dict) or not isinstance(item.get("agent"), str):
+        raise ValueError(f"{where}: an agent is a spec string or a table with an 'agent' name, "
+                         f"got {item!r}")
+    params = []
+    for key, v in item.items():
+        if key == "agent":
+            continue
+        if isinstance(v, bool):
+            text = "true" if v else "false"
+        elif isinstance(v, (int, float)):
+            text = repr(v)
+        elif isinstance(v, str) and not any(c in v for c in ",=:"):
+            text = v
+        else:
+            raise ValueError(f"{where}: parameter {key} = {v!r} must be a number, a boolean "
+                             "or a string without ',', '=' or ':'")
+        params.append(f"{key}={text}")
+    return item["agent"] + (":" + ",".join(params) if params else "")
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """A tournament's ``config.json``.
+
+    Raises:
+        RunConfigError: missing, unreadable, not an object, or of another format.
+    """
+    if not path.exists():
+        raise RunConfigError(f"{path}: no such file; is {path.parent} a tournament's run "
+                             "directory?")
+    try:
+        cfg = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
+        raise RunConfigError(f"{path}: unreadable ({e}); use another --out") from None
+    except OSError as e:
+        raise RunConfigError(f"{path}: unreadable ({e.strerror or e}); use another "
+                             "--out") from None
+    if not isinstance(cfg, dict):
+        raise RunConfigError(f"{path}: unreadable (a JSON {type(cfg).__name__}, not "
+                             "a tournament's settings object); use another --out")
+    return cfg
+
+
+class _SprtWatch:
+    """The sequential test over the deals of a 2-agent tournament, in deal order: after each
+    deal whose both games are finished, the candidate's pentanomial counts and LLR are updated;
+    ``decided_deal`` is the first deal at which the LLR left its bounds."""
+
+    def __init__(self, sprt: Any, tasks: Sequence[_GameTask], candidate: str) -> None:
+        self.sprt = sprt
+        self.candidate = candidate
+        self.deals: dict[int, list[str]] = {}
+        for t in tasks:
+            self.deals.setdefault(t.deal, []).append(t.game_id)
+        self.next = 0
+        self.counts = [0] * 5
+        self.decided_deal: int | None = None
+
+    def update(self, done: dict[str, dict[str, Any]]) -> bool:
+        """Advance over the finished deals; True once the test is decided."""
+        from taluva_ai.ratings import pair_points
+
+        while (self.decided_deal is None and self.next in self.deals
+               and all(g in done for g in self.deals[self.next])):
+            entries = [done[g] for g in self.deals[self.next]]
+            if all(e["winners"] and min(e["places"]) >= 0 for e in entries):
+                pts = sum(pair_points(e["places"], e["seats"].index(self.candidate))
+                          for e in entries)
+                self.counts[round(2 * pts)] += 1
+                if self.sprt.decision(self.sprt.llr(self.counts)) is not None:
+                    self.decided_deal = self.next
+            self.next += 1
+        return self.decided_deal is not None
+
+
+class _Run:
+    """One tournament in its locked run directory."""
+
+    def __init__(self, out: Path, config: dict[str, Any], specs: list[str], concurrency: int,
+                 bootstrap: int, progress: bool, plots: bool, sprt: Any) -> None:
+        self.out = out
+        self.config = config
+        self.specs = specs
+        self.concurrency = concurrency
+        self.bootstrap = bootstrap
+        self.progress = progress
+        self.plots = plots
+        self.sprt = sprt
+        self.game_name: str = config["game"]
+        self.rules: dict[str, Any] = config["rules"]
+        self.margin: float = config["time_margin_s"]
+        self.games_dir = out / GAMES_DIR
+        self.log_path = out / LOG_FILE
+
+    def _check_dir(self) -> None:
+        out = self.out
+        cfg_path = out / CONFIG_FILE
+        results_path = out / TABLE_FILE
+        if cfg_path.exists():
+            old = read_config(cfg_path)
+            if old != self.config:
+                keys = sorted(k for k in set(old) | set(self.config)
+                              if old.get(k) != self.config.get(k))
+                raise RunConfigError(
+                    f"{out} holds a tournament made with other settings (they differ in: "
+                    f"{', '.join(keys)}); use another output directory or the same arguments"
+                )
+        if self.games_dir.exists() and not self.games_dir.is_dir():
+            raise RunConfigError(f"{self.games_dir}: not a directory (the tournament keeps its "
+                                 "records there); move it away or use another --out")
+        for path, what in ((results_path, "writes its table"),
+                           (self.log_path, "appends its results")):
+            if path.exists() and not path.is_file():
+                raise RunConfigError(f"{path}: not a file (the tournament {what} there); "
+                                     "move it away or use another --out")
+        for path in (results_path, self.log_path, out):
+            if path.exists() and not os.access(path, os.W_OK):
+                raise PermissionError(13, "Permission denied", str(path))
+
+    def run(self) -> dict[str, Any]:
+        from tqdm import tqdm
+
+        self._check_dir()
+        cfg = self.config
+        tasks = schedule(self.specs, cfg["games_per_group"], cfg["players_per_game"],
+                         cfg["seed"], cfg["gauntlet"])
+        paths = {t.game_id: self.games_dir / f"{t.game_id}.jsonl" for t in tasks}
+        for path in paths.values():
+            if path.exists() and not path.is_file():
+                raise RunConfigError(f"{path}: not a file (the record of a game goes there); "
+                                     "move it away or use another --out")
+        self.games_dir.mkdir(exist_ok=True)
+        cfg_path = self.out / CONFIG_FILE
+        if not cfg_path.exists():
+            _write_atomic(cfg_path, json.dumps(cfg, indent=2) + "\n")
+        for part in self.games_dir.glob(".*.part"):  # records of games interrupted while played
+            part.unlink(missing_ok=True)
+
+        logged = self._read_log({t.game_id for t in tasks})
+        done: dict[str, dict[str, Any]] = {}
+        todo = []
+        for t in tasks:
+            entry = self._kept(t, paths[t.game_id], logged.get(t.game_id))
+            if entry is not None:
+                done[t.game_id] = entry
+            else:
+                todo.append(t)
+        baseline = candidate = None
+        watch = None
+        if self.sprt is not None:
+            candidate = cfg["gauntlet"] or self.specs[1]
+            baseline = next(s for s in self.specs if s != candidate)
+            watch = _SprtWatch(self.sprt, tasks, candidate)
+            if watch.update(done):
+                todo = []
+        with self.log_path.open("a", encoding="utf-8") as log:
+            for t in tasks:  # games kept from their records alone: logged now
+                if t.game_id in done and t.game_id not in logged:
+                    _append(log, done[t.game_id])
+            bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not
+                       self.progress, desc="games", unit="game", dynamic_ncols=True)
+            stream = _play_stream(todo, paths, self.game_name, self.rules, self.concurrency,
+                                  self.margin)
+            try:
+                for t, entry in stream:
+                    _append(log, entry)
+                    done[t.game_id] = entry
+                    bar.update(1)
+                    if watch is not None and watch.update(done):
+                        break
+            finally:
+                stream.close()  # stops the workers when the loop ends early
+                bar.close()
+        if watch is not None and watch.decided_deal is not None:
+            counted = [t for t in tasks if t.deal <= watch.decided_deal]
+        else:
+            counted = tasks
+        _write_atomic(self.log_path, "".join(
+            json.dumps(done[t.game_id]) + "\n" for t in tasks if t.game_id in done))
+        return self._finish(counted, done, paths, baseline, candidate)
+
+    def _read_log(self, ids: set[str]) -> dict[str, dict[str, Any]]:
+        """The entries of ``results.jsonl`` by game id (the last line of a game wins). A line
+        cut by a crash (the last one, without its newline) is dropped quietly; another line
+        that is not an entry is named in a warning and dropped."""
+        if not self.log_path.exists():
+            return {}
+        try:
+            raw = self.log_path.read_bytes()
+        except OSError as e:
+            raise RunConfigError(f"{self.log_path}: unreadable ({e.strerror or e}); use "
+                                 "another --out") from None
+        lines = raw.split(b"\n")
+        out: dict[str, dict[str, Any]] = {}
+        for i, line in enumerate(lines):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+                ok = isinstance(entry, dict) and entry.get("id") in ids and _entry_ok(entry)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                ok = False
+            if not ok:
+                if i < len(lines) - 1:  # a complete line that is not an entry
+                    print(f"{self.log_path}: line {i + 1}: not a result entry of this "
+                          "tournament; ignored", file=sys.stderr)
+                continue
+            out[entry["id"]] = entry
+        return out
+
+    def _kept(self, task: _GameTask, path: Path, entry: dict[str, Any] | None
+              ) -> dict[str, Any] | None:
+        """The finished game of ``task``, as its log entry, or None to play it (again)."""
+        outcome, moves, why = _kept_outcome(path, task, self.game_name, self.rules)
+        if outcome is not None:
+            fresh = _log_entry(task, outcome, None, None)
+            fresh["moves"] = moves
+            if entry is not None and all(entry[k] == fresh[k] for k in (
+                    "seats", "places", "winners", "end_reason", "plies", "deal", "rotation",
+                    "moves")):
+                return entry  # the logged line, with the time used
+            return fresh  # a game whose line was lost with the process: no time known
+        if (why is None and entry is not None and entry.get("forfeit") is not None
+                and entry["seats"] == list(task.seats) and entry["deal"] == task.deal
+                and entry["rotation"] == task.rotation):
+            return entry  # a forfeited game: no record, its log line keeps it
+        if why is not None:
+            print(f"{path}: {why}; playing this game again", file=sys.stderr)
+        return None
+
+    def _finish(self, counted: list[_GameTask], done: dict[str, dict[str, Any]],
+                paths: dict[str, Path], baseline: str | None, candidate: str | None
+                ) -> dict[str, Any]:
+        from taluva_ai.ratings import tournament_table
+        from taluva_ai.reports import write_reports
+
+        games_done = []
+        for t in counted:
+            e = done[t.game_id]
+            g = {"id": t.game_id, "group": [self.specs[i] for i in t.group],
+                 "seats": list(t.seats), "deal": t.deal, "places": list(e["places"]),
+                 "winners": list(e["winners"]), "end_reason": e["end_reason"]}
+            if e.get("forfeit") is not None:
+                g["forfeit"] = e["forfeit"]
+            games_done.append(g)
+        sprt_agents = None if baseline is None or candidate is None else (baseline, candidate)
+        table = tournament_table(self.specs, games_done, self.config["players_per_game"],
+                                 bootstrap=self.bootstrap, seed=self.config["seed"],
+                                 sprt=self.sprt, sprt_agents=sprt_agents)
+        if "sprt" in table:
+            table["sprt"]["games"] = len(counted)
+            table["sprt"]["max_games"] = len(paths)
+        table = {"config": self.config,
+                 "records_sha256": _records_digest(paths, counted, done), **table}
+        timing = _timing(self.specs, counted, done, self.margin)
+        _write_atomic(self.out / TABLE_FILE, json.dumps(table, indent=2) + "\n")
+        _write_atomic(self.out / TIMING_FILE, json.dumps(timing, indent=2) + "\n")
+        write_reports(self.out, table, timing=timing, plots=self.plots)
+        return table
+
+
+def _entry_ok(e: dict[str, Any]) -> bool:
+    """A ``results.jsonl`` line has the fields and types :func:`_log_entry` writes."""
+    def ints(v: Any) -> bool:
+        return isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool)
+                                           for x in v)
+
+    f = e.get("forfeit")
+    return (isinstance(e.get("seats"), list) and ints(e.get("places"))
+            and ints(e.get("winners")) and isinstance(e.get("end_reason"), str)
+            and isinstance(e.get("plies"), int) and isinstance(e.get("deal"), int)
+            and isinstance(e.get("rotation"), int)
+            and (f is None or (isinstance(f, dict) and isinstance(f.get("seat"), int)
+                               and isinstance(f.get("reason"), str)))
+            and len(e["places"]) == len(e["seats"]))
+
+
+def _append(log: Any, entry: dict[str, Any]) -> None:
+    """Append one line to the results log and push it to the disk (a crash loses at most
+    the line being written, which the resume drops)."""
+    log.write(json.dumps(entry) + "\n")
+    log.flush()
+    os.fsync(log.fileno())
+
+
+def _timing(specs: Sequence[str], counted: Sequence[_GameTask],
+            done: dict[str, dict[str, Any]], margin: float) -> dict[str, Any]:
+    """``timing.json``: per agent, decisions, seconds spent, mean and longest move over the
+    counted games whose time was measured, the budget (``time=``) and the forfeit limit.
+    Wall-clock figures, kept out of ``results.json`` so that identical runs give identical
+    tables."""
+    out: dict[str, Any] = {}
+    for s in specs:
+        budget = time_budget(s)
+        out[s] = {"games_timed": 0, "moves": 0, "time_s": 0.0, "mean_move_s": None,
+                  "max_move_s": None, "budget_s": budget,
+                  "limit_s": None if budget is None else budget + margin}
+    for t in counted:
+        e = done[t.game_id]
+        if e.get("time_s") is None:
+            continue
+        for seat, s in enumerate(e["seats"]):
+            a = out[s]
+            a["games_timed"] += 1
+            a["moves"] += e["moves"][seat]
+            a["time_s"] += e["time_s"][seat]
+            m = e["max_move_s"][seat]
+            a["max_move_s"] = m if a["max_move_s"] is None else max(a["max_move_s"], m)
+    for a in out.values():
+        if a["moves"]:
+            a["mean_move_s"] = round(a["time_s"] / a["moves"], 6)
+        a["time_s"] = round(a["time_s"], 3)
+    return {"agents": out, "margin_s": margin,
+            "note": "wall-clock seconds in act(); differ between identical runs"}
 
 
 def _outcome(res: GameResult) -> Outcome:
     return Outcome(res.returns, res.winners, res.end_reason, res.places, res.plies)
 
 
-def _play_parallel(
+def _play_stream(
     todo: Sequence[_GameTask], paths: dict[str, Path], game_name: str, rules: dict[str, Any],
-    concurrency: int, outcomes: dict[str, Outcome], bar: Any,
-) -> None:
-    """Play ``todo`` in ``concurrency`` worker processes. On any exception (a game's error,
-    KeyboardInterrupt) the queued games are cancelled and the workers stopped before it
-    propagates: no worker outlives the tournament."""
+    concurrency: int, margin: float,
+) -> Generator[tuple[_GameTask, dict[str, Any]], None, None]:
+    """Play ``todo``, yielding ``(task, log entry)`` as each game ends: in this process when
+    ``concurrency`` is 1, else in ``concurrency`` worker processes, with at most
+    ``2 * concurrency`` games queued at a time (so an SPRT stops soon after its decision).
+    When the generator is closed early or an exception (a worker's error, KeyboardInterrupt)
+    passes through, the queued games are cancelled and the workers stopped: no worker
+    outlives the tournament."""
+    if concurrency == 1 or len(todo) <= 1:
+        for t in todo:
+            yield t, _play_task(game_name, rules, t, str(paths[t.game_id]), margin)
+        return
     ctx = multiprocessing.get_context("spawn")
     ex = ProcessPoolExecutor(max_workers=concurrency, mp_context=ctx, initializer=_worker_init)
-    futures: dict[Future[GameResult], str] = {}
+    pending: dict[Future[dict[str, Any]], _GameTask] = {}
+    queue = iter(todo)
     try:
-        with _sigint_blocked():  # the workers are started by the submits
-            for t in todo:
-                fut = ex.submit(_play_task, game_name, rules, t, str(paths[t.game_id]))
-                futures[fut] = t.game_id
-        for fut in as_completed(futures):
-            outcomes[futures[fut]] = _outcome(fut.result())
-            bar.update(1)
+        while True:
+            with _sigint_blocked():  # workers are started by the submits
+                while len(pending) < 2 * concurrency:
+                    nxt = next(queue, None)
+                    if nxt is None:
+                        break
+                    fut = ex.submit(_play_task, game_name, rules, nxt,
+                                    str(paths[nxt.game_id]), margin)
+                    pending[fut] = nxt
+            if not pending:
+                break
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in sorted(finished, key=lambda f: pending[f].game_id):
+                t = pending.pop(fut)
+                yield t, fut.result()
     except BaseException:
-        for fut in futures:
+        for fut in pending:
             fut.cancel()
         procs = list((getattr(ex, "_processes", None) or {}).values())
         ex.shutdown(wait=False, cancel_futures=True)
@@ -622,11 +1281,16 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _records_digest(paths: dict[str, Path], tasks: Sequence[_GameTask]) -> str:
-    """SHA-256 over every record's bytes in game-id order (identical runs, identical digest)."""
+def _records_digest(paths: dict[str, Path], tasks: Sequence[_GameTask],
+                    done: dict[str, dict[str, Any]]) -> str:
+    """SHA-256 over every counted game in game-id order: its record's bytes, or for a
+    forfeited game (no record) its forfeit line (identical runs, identical digest)."""
     h = hashlib.sha256()
     for t in tasks:
         h.update(t.game_id.encode())
-        h.update(paths[t.game_id].read_bytes())
+        f = done[t.game_id].get("forfeit")
+        if f is not None:
+            h.update(json.dumps(f, sort_keys=True).encode())
+        else:
+            h.update(paths[t.game_id].read_bytes())
     return h.hexdigest()
-

@@ -85,6 +85,13 @@ def _rule_options(parser: argparse.ArgumentParser) -> None:
                    "engine's, which never binds in practice)")
 
 
+def _rule_default_args() -> argparse.Namespace:
+    """The rule options' defaults, as parsed from an empty command line."""
+    p = argparse.ArgumentParser(add_help=False)
+    _rule_options(p)
+    return p.parse_args([])
+
+
 def _rules_from_args(args: argparse.Namespace, num_players: int) -> dict[str, Any]:
     """The RuleSet keyword options of the parsed rule flags."""
     opts: dict[str, Any] = {
@@ -101,6 +108,9 @@ def _rules_from_args(args: argparse.Namespace, num_players: int) -> dict[str, An
     if args.board_radius is not None:
         opts["board_radius"] = args.board_radius
     return opts
+
+
+_RULE_DEFAULTS = _rule_default_args()
 
 
 def _make_game(opts: dict[str, Any]) -> Any:
@@ -261,8 +271,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def format_table(table: dict[str, Any]) -> str:
-    """The tournament table as text: head-to-head pairs, groups (3-4 players), agent ratings
-    sorted by Elo."""
+    """The tournament table as text: head-to-head pairs (with pentanomial counts for 2
+    players), groups (3-4 players), agent ratings sorted by Elo, first-seat advantage, seat
+    win rates, forfeits and the SPRT."""
     lines = [f"{table['games']} games; endings: "
              + ", ".join(f"{k} {v}" for k, v in table["end_reasons"].items())]
     lines.append("")
@@ -274,71 +285,177 @@ def format_table(table: dict[str, Any]) -> str:
         lines.append(f"  {a} vs {b}: {p['wins'][a]}-{p['draws']}-{p['wins'][b]}"
                      f"  score {'-' if sc is None else f'{sc:.3f}'}  ({p['games']} games"
                      f"{trunc})")
+        if "pentanomial" in p and p["paired"]["pairs"]:
+            q = p["paired"]
+            lines.append(f"    pairs (LL LD DD+WL DW WW, the first's): "
+                         f"{' '.join(str(c) for c in p['pentanomial'])}; paired Elo "
+                         f"{_num(q['elo'])} {_interval(q['elo_ci95'])}, nElo {_num(q['nelo'])}"
+                         f", LOS {_num(q['los'], '.3f')}")
     for g in table.get("groups", []):
         wins = ", ".join(f"{k} {v}" for k, v in g["wins"].items())
         lines.append(f"  group {' / '.join(g['agents'])}: {g['games']} games; wins: {wins}; "
                      f"shared wins {g['draws']}")
     lines.append("")
     has_os = any("openskill" in v for v in table["agents"].values())
-    head = f"  {'agent':<24} {'elo':>8}  {'95% interval':<18} {'score':>6} {'games':>6}"
+    w = max([24, *(len(a) for a in table["agents"])])
+    head = (f"  {'agent':<{w}} {'elo':>8}  {'95% interval':<18} {'los next':>8} {'score':>6} "
+            f"{'games':>6}")
     if has_os:
         head += f"  {'mu':>7} {'sigma':>6} {'ordinal':>8}"
     lines.append(f"ratings (Elo anchored: {table['elo_anchor']} = 0):")
     lines.append(head)
-    order = sorted(table["agents"].items(), key=lambda kv: -(kv[1]["elo"] or 0.0))
-    flat = False
-    for name, a in order:
-        lo, hi = a["elo_ci95"]
-        ci = "-" if lo is None else f"[{lo:.1f}, {hi:.1f}]"
-        if lo is not None and lo == hi and name != table["elo_anchor"]:
-            ci += " *"
-            flat = True
+    from taluva_ai.reports import ranked_agents
+
+    order = ranked_agents(table)
+    for r, (name, a) in enumerate(order):
+        nxt = order[r + 1][0] if r + 1 < len(order) else None
+        los = table.get("los", {}).get(name, {}).get(nxt) if nxt else None
         score = "-" if a["score"] is None else f"{a['score']:.3f}"
-        row = f"  {name:<24} {a['elo']:>8.1f}  {ci:<18} {score:>6} {a['games']:>6}"
+        row = (f"  {name:<{w}} {a['elo']:>8.1f}  {_interval(a['elo_ci95']):<18} "
+               f"{_num(los, '.3f'):>8} {score:>6} {a['games']:>6}")
         if has_os:
             o = a["openskill"]
             row += f"  {o['mu']:>7.2f} {o['sigma']:>6.2f} {o['ordinal']:>8.2f}"
         lines.append(row)
-    if flat:
-        lines.append("  * every bootstrap resample gives the same results (e.g. a perfect "
-                     "score): the interval cannot show the uncertainty; the Elo gap is set by "
-                     "the prior of one virtual draw per pair")
+    fs = table.get("first_seat")
+    if fs:
+        lines.append(f"first-seat advantage: {_num(fs['elo'])} Elo {_interval(fs['elo_ci95'])}"
+                     "; win rate by seat: " + ", ".join(
+                         f"{s['seat']}: {_num(s['win_rate'], '.3f')}" for s in table["seats"]))
+    if table.get("forfeits"):
+        lines.append("")
+        lines.append(f"forfeits: {len(table['forfeits'])}")
+        for f in table["forfeits"]:
+            lines.append(f"  {f['id']} {f['agent']} (seat {f['seat']}), {f['reason']} at ply "
+                         f"{f['ply']}: {f['detail']}")
+    sp = table.get("sprt")
+    if sp:
+        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "not decided"}
+        lines.append("")
+        lines.append(f"SPRT {sp['candidate']} vs {sp['baseline']}: elo0={sp['elo0']:g} "
+                     f"elo1={sp['elo1']:g} ({sp['model']}) alpha={sp['alpha']:g} "
+                     f"beta={sp['beta']:g}")
+        lines.append(f"  LLR {sp['llr']:.2f} [{sp['lower_bound']:.2f}, {sp['upper_bound']:.2f}]"
+                     f": {verdict[sp['decision']]} after {sp['games']} games (max "
+                     f"{sp['max_games']}); pairs (LL LD DD+WL DW WW, the candidate's): "
+                     f"{' '.join(str(c) for c in sp['pentanomial'])}")
     return "\n".join(lines)
 
 
-def _cmd_tournament(args: argparse.Namespace) -> int:
-    from taluva_ai.arena import run_tournament
+def _num(x: float | None, fmt: str = ".1f") -> str:
+    return "-" if x is None else format(x, fmt)
 
-    if args.games < 1:
-        raise _ArgError(f"--games must be >= 1, got {args.games}")
-    if args.concurrency < 1:
-        raise _ArgError(f"--concurrency must be >= 1, got {args.concurrency}")
-    if args.bootstrap < 0:
-        raise _ArgError(f"--bootstrap must be >= 0 (0: no intervals), got {args.bootstrap}")
-    if not args.out.strip():
-        raise _ArgError("--out: empty directory name")
-    rules = _rules_from_args(args, args.players_per_game)
-    _make_game(rules)  # validates the rule options
+
+def _interval(pair: list[float | None]) -> str:
+    lo, hi = pair
+    return "-" if lo is None or hi is None else f"[{lo:.1f}, {hi:.1f}]"
+
+
+#: Defaults of the tournament settings that a command line or a tournament file may set.
+_TOURNAMENT_DEFAULTS: dict[str, Any] = {
+    "games": 20, "players_per_game": 2, "concurrency": 1, "seed": 0, "bootstrap": 0,
+    "time_margin": None,
+}
+
+def _tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The tournament's settings: built-in defaults, then the --config file, then the flags
+    given on the command line (each overriding the one before)."""
+    from taluva_ai.arena import DEFAULT_TIME_MARGIN, read_tournament_file
+
+    settings = dict(_TOURNAMENT_DEFAULTS, time_margin=DEFAULT_TIME_MARGIN, rules={})
+    if args.config is not None:
+        try:
+            settings.update(read_tournament_file(args.config))
+        except ValueError as e:
+            raise _ArgError(f"--config: {e}") from None
+        except OSError as e:
+            raise _ArgError(f"--config: {args.config}: {e.strerror or e}") from None
+    for key in ("agents", "gauntlet", "games", "players_per_game", "concurrency", "seed",
+                "out", "bootstrap", "time_margin"):
+        value = getattr(args, key)
+        if value is not None:
+            settings[key] = value
+    if args.sprt is not None:
+        settings["sprt"] = args.sprt
+    k = settings["players_per_game"]
+    if k not in (2, 3, 4):
+        raise _ArgError(f"players_per_game must be 2, 3 or 4, got {k}")
+    defaults = _rules_from_args(_RULE_DEFAULTS, k)
+    given = {key: v for key, v in _rules_from_args(args, k).items() if defaults.get(key) != v}
+    settings["rules"] = {**settings["rules"], **given, "num_players": k}
+    return settings
+
+
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    from taluva_ai.arena import resume_tournament, run_tournament
+    from taluva_ai.sprt import parse_sprt
+
+    if args.sprt is not None:
+        try:
+            args.sprt = parse_sprt(args.sprt).to_json()
+        except ValueError as e:
+            raise _ArgError(f"--{e}") from None
+    if args.resume is not None:
+        given = [f"--{a.replace('_', '-')}" for a in ("agents", "gauntlet", "config", "games",
+                                                      "players_per_game", "seed", "out",
+                                                      "sprt", "time_margin")
+                 if getattr(args, a) is not None]
+        if given or _rules_from_args(args, 2) != _rules_from_args(_RULE_DEFAULTS, 2):
+            raise _ArgError(f"--resume DIR takes the settings from DIR/config.json; with it "
+                            f"give only --concurrency, --bootstrap, --no-plots, --no-progress "
+                            f"(got {', '.join(given) or 'rule options'})")
+        settings = {"out": args.resume, "concurrency": args.concurrency or 1,
+                    "bootstrap": args.bootstrap or 0}
+    else:
+        settings = _tournament_settings(args)
+        if not settings.get("agents") and not settings.get("gauntlet"):
+            raise _ArgError("give the agents: --agents A B ... (or --gauntlet A --agents ..., "
+                            "or a --config file, or --resume DIR)")
+        if settings.get("out") is None:
+            raise _ArgError("give the run directory: --out DIR (or out = ... in --config)")
+    out = str(settings["out"])
+    if args.resume is None and settings["games"] < 1:
+        raise _ArgError(f"--games must be >= 1, got {settings['games']}")
+    if settings["concurrency"] < 1:
+        raise _ArgError(f"--concurrency must be >= 1, got {settings['concurrency']}")
+    if settings["bootstrap"] < 0:
+        raise _ArgError(f"--bootstrap must be >= 0 (0: no bootstrap intervals), got "
+                        f"{settings['bootstrap']}")
+    if not out.strip():
+        raise _ArgError(f"--{'resume' if args.resume is not None else 'out'}: empty directory "
+                        "name")
     try:
-        table = run_tournament(
-            args.agents, args.games, args.out, players_per_game=args.players_per_game,
-            concurrency=args.concurrency, seed=args.seed, rules=rules,
-            bootstrap=args.bootstrap, progress=not args.no_progress,
-        )
+        if args.resume is not None:
+            table = resume_tournament(out, concurrency=settings["concurrency"],
+                                      bootstrap=settings["bootstrap"],
+                                      progress=not args.no_progress, plots=not args.no_plots)
+        else:
+            _make_game(settings["rules"])  # validates the rule options
+            rules = {key: v for key, v in settings["rules"].items() if key != "num_players"}
+            table = run_tournament(
+                settings.get("agents") or [], settings["games"], out,
+                players_per_game=settings["players_per_game"],
+                concurrency=settings["concurrency"], seed=settings["seed"], rules=rules,
+                bootstrap=settings["bootstrap"], progress=not args.no_progress,
+                gauntlet=settings.get("gauntlet"), sprt=settings.get("sprt"),
+                time_margin=settings["time_margin"], plots=not args.no_plots,
+            )
     except RunConfigError as e:
         raise _ArgError(str(e)) from None
-    except IllegalActionError as e:  # an agent failed during a game
+    except IllegalActionError as e:  # a chance outcome the game refused: a broken game
         raise _RunError(str(e)) from None
     except (ValueError, ImportError, AttributeError) as e:
         raise _ArgError(str(e)) from None
     except BrokenPipeError:
         raise
     except OSError as e:
-        print(f"{e.filename or args.out}: {_os_reason(e, e.filename or args.out)}",
-              file=sys.stderr)
+        print(f"{e.filename or out}: {_os_reason(e, e.filename or out)}", file=sys.stderr)
         return 1
     print(format_table(table))
-    print(f"\nrecords: {Path(args.out) / 'games'}  table: {Path(args.out) / 'results.json'}")
+    d = Path(out)
+    print(f"\nrecords: {d / 'games'}  table: {d / 'results.json'}  summary: "
+          f"{d / 'summary.md'}" + ("" if args.no_plots else
+                                   f"  plots: {d / 'ratings.png'}, {d / 'scores.png'}"))
     return 0
 
 
@@ -472,32 +589,66 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=_cmd_replay)
 
     tour = sub.add_parser(
-        "tournament", help="round robin between agents, with Elo (and openskill) ratings",
-        description="Round-robin tournament: every pair of agents (or group of 3 or 4 with "
-        "--players-per-game) plays --games games on shared deals, each deal once per seat "
-        "rotation (so --games is rounded up to a multiple of the players per game). Writes "
-        "OUT/config.json, every record to OUT/games/<id>.jsonl and the table to "
-        "OUT/results.json, then prints it: head-to-head results and per-agent Elo with a 95% "
-        "bootstrap interval (the first agent anchored at 0), plus openskill ratings for 3-4 "
-        "players. Interrupted? Run the same command again: finished games are kept. A "
-        "different command with the same OUT is refused.",
+        "tournament", help="round robin or gauntlet between agents, with Elo, SPRT, "
+        "openskill and reports",
+        description="Tournament between agents on shared deals (duplicate play): every pair "
+        "of agents (or group of 3 or 4 with --players-per-game) plays --games games, each "
+        "deal once per seat rotation (so --games is rounded up to a multiple of the players "
+        "per game); with --gauntlet only the candidate's groups play. Writes OUT/config.json, "
+        "every record to OUT/games/<id>.jsonl, one line per finished game to "
+        "OUT/results.jsonl, the table to OUT/results.json, OUT/summary.md and the plots "
+        "OUT/ratings.png and OUT/scores.png, then prints the table: head to head (with "
+        "pentanomial counts of the paired games for 2 players), Elo with 95% intervals and "
+        "LOS from a maximum-likelihood fit with a first-seat advantage term (the first agent "
+        "anchored at 0), openskill ratings and win rates per seat for 3-4 players. An agent "
+        "whose spec has time=S must move within S seconds plus --time-margin; an agent that "
+        "exceeds it, raises or plays an illegal move forfeits the game, and the tournament "
+        "goes on. With --sprt (two agents) the tournament stops as soon as the test decides. "
+        "Interrupted? Run the same command again, or --resume OUT: finished games are kept. "
+        "A different command with the same OUT is refused. See docs/tournaments.md.",
         epilog="example:\n"
         "  taluva tournament --agents random greedy --games 20 --out runs/demo\n"
         "  taluva tournament --agents random greedy greedy:epsilon=0.2 --games 200 "
-        "--concurrency 2 --seed 1 --players-per-game 3 --out runs/t3",
+        "--concurrency 2 --seed 1 --players-per-game 3 --out runs/t3\n"
+        "  taluva tournament --gauntlet mcts:sims=400,rollout=greedy --agents random greedy "
+        "--games 100 --out runs/g1\n"
+        "  taluva tournament --agents greedy mcts:sims=100,rollout=greedy --games 2000 "
+        "--sprt elo0=0 elo1=50 alpha=0.05 beta=0.05 --out runs/s1\n"
+        "  taluva tournament --config tournament.toml\n"
+        "  taluva tournament --resume runs/t3 --concurrency 2",
         formatter_class=_FORMATTER)
-    tour.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
-                      help=agents_help + "; distinct; the first is the Elo anchor")
-    tour.add_argument("--games", type=int, default=20,
-                      help="games per pair or group (default 20)")
-    tour.add_argument("--players-per-game", type=int, choices=(2, 3, 4), default=2,
+    tour.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
+                      help=agents_help + "; distinct; the first is the Elo anchor (and the "
+                      "SPRT baseline)")
+    tour.add_argument("--gauntlet", default=None, metavar="AGENT",
+                      help="gauntlet: AGENT (the candidate) plays every group of the --agents, "
+                      "which do not play each other")
+    tour.add_argument("--config", default=None, metavar="FILE",
+                      help="read the settings from a TOML file (docs/tournaments.md); flags on "
+                      "the command line override it")
+    tour.add_argument("--games", type=int, default=None,
+                      help="games per pair or group (default 20; with --sprt the maximum)")
+    tour.add_argument("--players-per-game", type=int, choices=(2, 3, 4), default=None,
                       help="players in each game (default 2)")
-    tour.add_argument("--concurrency", type=int, default=1,
+    tour.add_argument("--concurrency", type=int, default=None,
                       help="worker processes (default 1); results do not depend on it")
-    tour.add_argument("--seed", type=_seed, default=0, help="tournament seed (default 0)")
-    tour.add_argument("--out", required=True, metavar="DIR", help="run directory")
-    tour.add_argument("--bootstrap", type=int, default=1000,
-                      help="bootstrap resamples for the Elo intervals (default 1000)")
+    tour.add_argument("--seed", type=_seed, default=None, help="tournament seed (default 0)")
+    tour.add_argument("--out", default=None, metavar="DIR", help="run directory")
+    tour.add_argument("--resume", default=None, metavar="DIR",
+                      help="finish the interrupted tournament of DIR with the settings of "
+                      "DIR/config.json")
+    tour.add_argument("--sprt", nargs="+", default=None, metavar="KEY=VALUE",
+                      help="sequential probability ratio test of the second agent (or the "
+                      "gauntlet's) against the first: elo0=E0 elo1=E1 [alpha=0.05] "
+                      "[beta=0.05] [model=normalized|logistic] (fishtest's formulas)")
+    tour.add_argument("--time-margin", type=float, default=None, metavar="S",
+                      help="seconds a move may exceed its agent's time= budget before it "
+                      "forfeits (default 0.5)")
+    tour.add_argument("--bootstrap", type=int, default=None,
+                      help="also give percentile bootstrap intervals over deals (N resamples; "
+                      "default 0: none)")
+    tour.add_argument("--no-plots", action="store_true",
+                      help="no ratings.png and scores.png")
     tour.add_argument("--no-progress", action="store_true", help="no progress bar")
     _rule_options(tour)
     tour.set_defaults(func=_cmd_tournament)

@@ -106,10 +106,13 @@ def test_tiny_tournament_same_across_concurrency_and_resumable(tmp_path: Path) -
     assert json.loads(text) == r1
     assert sorted(_tree(tmp_path / "c1")) == [f"000-000{d}-{r}.jsonl" for d in (0, 1)
                                               for r in (0, 1)]
-    pair = r1["pairs"][0]
+    pair = dict(r1["pairs"][0])
+    paired = pair.pop("paired")
     assert pair == {"agents": ["random", "greedy"], "games": 4,
                     "wins": {"random": 0, "greedy": 4}, "draws": 0, "truncated": 0,
-                    "score": {"random": 0.0, "greedy": 1.0}}
+                    "score": {"random": 0.0, "greedy": 1.0},
+                    "pentanomial": [2, 0, 0, 0, 0], "incomplete_pairs": 0}
+    assert paired["pairs"] == 2 and paired["los"] == 0.0
     # 4-0 with one virtual draw: 400 log10(4.5 / 0.5)
     assert r1["agents"]["greedy"]["elo"] == round(400 * math.log10(9.0), 1) == 381.7
     assert r1["agents"]["random"]["elo"] == 0.0

@@ -279,7 +279,8 @@ def test_bench_out_is_checked_first_and_the_figures_are_never_lost(
         (lambda d: (d / "games" / "000-0000-1.jsonl").mkdir(parents=True), [],
          "{d}/games/000-0000-1.jsonl: not a file (the record of a game goes there); move it "
          "away or use another --out"),
-        (None, ["--bootstrap", "-1"], "--bootstrap must be >= 0 (0: no intervals), got -1"),
+        (None, ["--bootstrap", "-1"], "--bootstrap must be >= 0 (0: no bootstrap intervals), got "
+         "-1"),
         (None, ["--agents", "random", " random "], "agent specs must be distinct, got "
          "['random', 'random']"),
     ],

@@ -1,0 +1,76 @@
+"""Agents that fail on purpose, for the forfeit tests (made by spec, e.g.
+``misbehaving_agents:Crasher:at=2``; the tests folder is on ``sys.path`` under pytest, and
+spawned worker processes inherit it).
+
+Each plays uniformly at random (seeded) until its decision number ``at`` (0-based, counted over
+its own decisions in the game), where it fails.
+"""
+
+from __future__ import annotations
+
+import time as _time
+
+import numpy as np
+
+from taluva_ai.agents import Agent
+from taluva_ai.protocol import GameState
+
+
+class _RandomUntil(Agent):
+    def __init__(self, seed: int | None = None, at: int = 0) -> None:
+        self.at = at
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.decisions = 0
+
+    def act(self, state: GameState) -> int:
+        n = self.decisions
+        self.decisions += 1
+        if n == self.at:
+            return self.fail(state)
+        legal = state.legal_actions()
+        return int(legal[self.rng.integers(legal.size)])
+
+    def fail(self, state: GameState) -> int:
+        raise NotImplementedError
+
+
+class Crasher(_RandomUntil):
+    """Raises ``RuntimeError("boom at decision N")``."""
+
+    def fail(self, state: GameState) -> int:
+        raise RuntimeError(f"boom at decision {self.at}")
+
+
+class Illegal(_RandomUntil):
+    """Returns an action id that is not an action (``num_actions + 5``)."""
+
+    def fail(self, state: GameState) -> int:
+        return int(state.legal_action_mask().size + 5)
+
+
+class Sleeper(_RandomUntil):
+    """Declares a budget of ``time`` seconds a move, then sleeps ``sleep`` seconds at decision
+    ``at``."""
+
+    def __init__(self, seed: int | None = None, at: int = 0, time: float = 0.05,
+                 sleep: float = 5.0) -> None:
+        self.time = time
+        self.sleep = sleep
+        super().__init__(seed, at)
+
+    def fail(self, state: GameState) -> int:
+        _time.sleep(self.sleep)
+        legal = state.legal_actions()
+        return int(legal[0])
+
+
+class BadReset(_RandomUntil):
+    """Raises in ``reset`` once a game starts (the constructor's reset passes)."""
+
+    def reset(self, seed: int | None = None) -> None:
+        if hasattr(self, "rng"):
+            raise ValueError("cannot reset")
+        super().reset(seed)

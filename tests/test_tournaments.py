@@ -1,0 +1,576 @@
+"""Evaluation tournaments (issue 6): statistics against known values, SPRT against the
+published fishtest formulas (expected values computed here independently), forfeits and time
+limits, resume after a hard kill, determinism across concurrency, config files, reports."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from scipy import linalg, optimize, stats
+
+from taluva_ai import make_game
+from taluva_ai.agents import make_agent
+from taluva_ai.arena import (
+    deal_seed,
+    play_game,
+    read_tournament_file,
+    run_tournament,
+    schedule,
+    time_budget,
+)
+from taluva_ai.cli import main
+from taluva_ai.ratings import fit_elo, seat_pairwise_scores, tournament_table
+from taluva_ai.records import replay_record
+from taluva_ai.sprt import SPRT, llr_logistic, llr_normalized, parse_sprt, pentanomial_elo
+
+ROOT = Path(__file__).resolve().parents[1]
+C = 400 / math.log(10)  # Elo per nat
+Z95 = 1.959963984540054
+
+
+# -- Elo: known values -------------------------------------------------------------------------
+
+
+def test_a_75_percent_score_is_190_8_elo_with_its_wald_interval_and_los() -> None:
+    w = np.zeros((3, 2, 2))
+    w[1, 1, 0], w[1, 0, 1] = 75, 25  # agent 1 scores 75 of 100 against agent 0
+    fit = fit_elo(w, prior_draws=0.0, first_seat=False)
+    assert fit.elo[1] == pytest.approx(400 * math.log10(3), abs=1e-6)
+    assert round(fit.elo[1], 1) == 190.8
+    se = C / math.sqrt(100 * 0.75 * 0.25)  # inverse Fisher information of the logit
+    assert fit.se[1] == pytest.approx(se, rel=1e-6)
+    lo, hi = fit.ci95()
+    assert (lo[1], hi[1]) == pytest.approx((fit.elo[1] - Z95 * se, fit.elo[1] + Z95 * se))
+    assert fit.los()[1, 0] == pytest.approx(stats.norm.cdf(fit.elo[1] / se), rel=1e-9)
+    # draws count half: 50 wins and 50 draws are a 75% score too
+    d = np.zeros((3, 2, 2))
+    d[1, 1, 0], d[1, 0, 1] = 75, 25
+    assert fit_elo(d, prior_draws=0.0, first_seat=False).elo[1] == pytest.approx(fit.elo[1])
+
+
+def test_the_first_seat_term_is_fitted_with_the_ratings() -> None:
+    # agent 1 first: wins 45 of 50; agent 0 first: wins 30 of 50. Closed form:
+    # r + h = logit(0.9), h - r = logit(0.6)
+    w = np.zeros((3, 2, 2))
+    w[2, 1, 0], w[0, 0, 1] = 45, 5
+    w[2, 0, 1], w[0, 1, 0] = 30, 20
+    fit = fit_elo(w, prior_draws=0.0)
+    logit = lambda p: C * math.log(p / (1 - p))  # noqa: E731
+    assert fit.elo[1] == pytest.approx((logit(0.9) - logit(0.6)) / 2, abs=1e-5)
+    assert fit.first_seat == pytest.approx((logit(0.9) + logit(0.6)) / 2, abs=1e-5)
+    # standard errors: the inverse of the Fisher information of (r, h) in nats
+    v = [50 * 0.9 * 0.1, 50 * 0.6 * 0.4]  # binomial information of each logit
+    info = np.array([[v[0] + v[1], v[0] - v[1]], [v[0] - v[1], v[0] + v[1]]])
+    cov = np.linalg.inv(info) * C**2
+    assert fit.se[1] == pytest.approx(math.sqrt(cov[0, 0]), rel=1e-6)
+    assert fit.first_seat_se == pytest.approx(math.sqrt(cov[1, 1]), rel=1e-6)
+
+
+def test_seat_pairwise_scores_split_comparisons_by_first_seat() -> None:
+    # seats hold agents 2, 0, 1; agent 2 (seat 0) wins, agents 0 and 1 share second place
+    w = seat_pairwise_scores(3, [2, 0, 1], [0, 1, 1])
+    assert w[2].tolist() == [[0, 0, 0], [0, 0, 0], [1, 1, 0]]  # seat 0 against the others
+    assert w[1].tolist() == [[0, 0.5, 0], [0.5, 0, 0], [0, 0, 0]]  # neither first
+    assert w[0].tolist() == [[0, 0, 0], [0, 0, 0], [0, 0, 0]]  # nobody beat seat 0
+
+
+def test_pentanomial_elo_of_a_75_percent_score() -> None:
+    r = pentanomial_elo([0, 0, 50, 0, 50])  # pairs of 1 and 2 points: 75%
+    assert r["pairs"] == 100
+    assert r["elo"] == pytest.approx(190.8, abs=0.1)
+    # independently: regularized counts, per-game mean, variance of the pair mean
+    n = np.array([1e-3, 1e-3, 50, 1e-3, 50])
+    a = np.arange(5) / 4
+    p = n / n.sum()
+    mu = (p * a).sum()
+    var = (p * (a - mu) ** 2).sum()
+    se = math.sqrt(var / n.sum())
+    assert r["score"] == pytest.approx(mu)
+    assert r["elo"] == pytest.approx(-400 * math.log10(1 / mu - 1))
+    assert r["elo_ci95"][0] == pytest.approx(-400 * math.log10(1 / (mu - Z95 * se) - 1))
+    assert r["los"] == pytest.approx(stats.norm.cdf((mu - 0.5) / se))
+    assert r["nelo"] == pytest.approx((mu - 0.5) / math.sqrt(2 * var) * 800 / math.log(10))
+
+
+def _game(gid: str, deal: int, seats: list[str], places: list[int]) -> dict[str, Any]:
+    winners = [s for s, p in enumerate(places) if p == 0]
+    return {"id": gid, "group": sorted(seats), "seats": seats, "deal": deal,
+            "places": places, "winners": winners, "end_reason": "tiles_out"}
+
+
+def test_table_pentanomial_seats_and_scores_of_hand_made_games() -> None:
+    games = [
+        _game("0-0", 0, ["a", "b"], [0, 1]), _game("0-1", 0, ["b", "a"], [1, 0]),  # a: WW
+        _game("1-0", 1, ["a", "b"], [0, 1]), _game("1-1", 1, ["b", "a"], [0, 1]),  # a: WL
+        _game("2-0", 2, ["a", "b"], [0, 0]), _game("2-1", 2, ["b", "a"], [0, 1]),  # a: DL
+        _game("3-0", 3, ["a", "b"], [1, 0]), _game("3-1", 3, ["b", "a"], [0, 1]),  # a: LL
+        _game("4-0", 4, ["a", "b"], [-1, -1]), _game("4-1", 4, ["b", "a"], [0, 1]),
+    ]
+    games[8]["winners"], games[8]["end_reason"] = [], "truncated"
+    t = tournament_table(["a", "b"], games, 2)
+    pair = t["pairs"][0]
+    assert pair["pentanomial"] == [1, 1, 1, 0, 1]  # LL, LD, WL, -, WW
+    assert pair["incomplete_pairs"] == 1
+    assert pair["wins"] == {"a": 3, "b": 5} and pair["draws"] == 1 and pair["truncated"] == 1
+    assert pair["score"] == {"a": round(3.5 / 9, 4), "b": round(5.5 / 9, 4)}
+    assert t["seats"] == [{"seat": 0, "games": 9, "wins": 7, "win_rate": round(7 / 9, 4)},
+                          {"seat": 1, "games": 9, "wins": 3, "win_rate": round(3 / 9, 4)}]
+    assert t["agents"]["a"]["seats"] == [{"games": 4, "wins": 3, "win_rate": 0.75},
+                                         {"games": 5, "wins": 1, "win_rate": 0.2}]
+    assert t["score_matrix"] == {"agents": ["a", "b"], "score": [[None, 0.3889],
+                                                                 [0.6111, None]]}
+    assert t["los"]["a"]["b"] == pytest.approx(1 - t["los"]["b"]["a"], abs=1e-4)
+    assert t["agents"]["a"]["elo_ci95"] == [0.0, 0.0]
+    assert t["first_seat"]["elo"] > 0  # seat 0 won 7 of 9
+    boot = tournament_table(["a", "b"], games, 2, bootstrap=200, seed=1)
+    lo, hi = boot["agents"]["b"]["elo_ci95_bootstrap"]
+    assert lo < boot["agents"]["b"]["elo"] < hi
+    assert boot["agents"]["a"]["elo_ci95_bootstrap"] == [0.0, 0.0]
+    assert boot == tournament_table(["a", "b"], games, 2, bootstrap=200, seed=1)  # seeded
+
+
+# -- SPRT: fishtest's formulas, checked against an independent computation ----------------------
+
+
+def _independent_llr(counts: list[int], model: str, elo0: float, elo1: float) -> float:
+    """LLR by direct constrained maximum likelihood (SLSQP), not by the secular equation:
+    regularized counts (0 -> 1e-3), scores i / (len - 1); under H the expected score is
+    L(elo) (logistic) or the t-value (mu - 1/2) / sigma is nelo / (800 / ln 10), times
+    sqrt(2) for pairs (normalized)."""
+    n = np.array([c if c else 1e-3 for c in counts], dtype=np.float64)
+    a = np.arange(n.size) / (n.size - 1)
+
+    def mle(elo: float) -> np.ndarray:
+        if model == "logistic":
+            s = 1 / (1 + 10 ** (-elo / 400))
+
+            def cons(q: np.ndarray) -> float:
+                return float((q * a).sum() - s)
+        else:
+            t = elo / (800 / math.log(10)) * (math.sqrt(2) if n.size == 5 else 1.0)
+
+            def cons(q: np.ndarray) -> float:
+                mu = (q * a).sum()
+                return float(mu - 0.5 - t * math.sqrt((q * (a - mu) ** 2).sum()))
+
+        res = optimize.minimize(
+            lambda q: -(n * np.log(q)).sum(), n / n.sum(), method="SLSQP",
+            bounds=[(1e-15, 1.0)] * n.size,
+            constraints=[{"type": "eq", "fun": lambda q: q.sum() - 1.0},
+                         {"type": "eq", "fun": cons}],
+            options={"ftol": 1e-15, "maxiter": 500})
+        assert res.success, res.message
+        return np.asarray(res.x)
+
+    return float((n * (np.log(mle(elo1)) - np.log(mle(elo0)))).sum())
+
+
+@pytest.mark.parametrize(("counts", "model", "elo0", "elo1"), [
+    ([39, 2226, 31451, 2412, 40], "normalized", 0.764, 3.439),  # fishtest's own example
+    ([39, 2226, 31451, 2412, 40], "logistic", 0.2, 0.9),
+    ([10789, 19328, 33806, 19402, 10543], "logistic", -3.0, 1.0),
+    ([3, 10, 21, 14, 2], "normalized", 0.0, 10.0),
+    ([0, 4, 9, 12, 5], "logistic", 0.0, 50.0),  # a zero count: regularized
+    ([40, 25, 55], "normalized", -5.0, 5.0),  # trinomial L, D, W
+])
+def test_llr_matches_an_independent_maximum_likelihood(counts: list[int], model: str,
+                                                       elo0: float, elo1: float) -> None:
+    mine = (llr_logistic if model == "logistic" else llr_normalized)(elo0, elo1, counts)
+    assert mine == pytest.approx(_independent_llr(counts, model, elo0, elo1), abs=2e-6)
+
+
+def test_sprt_bounds_and_parsing() -> None:
+    s = parse_sprt(["elo0=0", "elo1=10", "alpha=0.05", "beta=0.1"])
+    assert s == SPRT(0.0, 10.0, 0.05, 0.1, "normalized")
+    assert s.lower_bound == pytest.approx(math.log(0.1 / 0.95))
+    assert s.upper_bound == pytest.approx(math.log(0.9 / 0.05))
+    assert s.llr([0, 0, 0, 0, 0]) == 0.0
+    for tokens, message in [(["elo0=0"], "elo1 missing"), (["elo0=1", "elo1=1"], "elo0 < elo1"),
+                            (["elo0=0", "elo1=5", "alpha=0.7", "beta=0.5"], "alpha + beta"),
+                            (["elo0=0", "elo1=5", "model=bayes"], "model must be one of"),
+                            (["elo0=0", "elo1=x"], "elo1='x' is not a number"),
+                            (["elo0", "elo1=5"], "is not key=value"),
+                            (["elo0=0", "elo1=5", "gamma=1"], "unknown key 'gamma'")]:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            parse_sprt(tokens)
+
+
+def _newton_llr_logistic(counts: list[int], elo0: float, elo1: float) -> float:
+    """The logistic LLR by damped Newton steps on the primal problem, in the null space of
+    its linear constraints (sum q = 1, sum q a = s): a convex problem, solved here without the
+    secular equation."""
+    n = np.array([c if c else 1e-3 for c in counts], dtype=np.float64)
+    a = np.arange(n.size) / (n.size - 1)
+    p = n / n.sum()
+    basis = linalg.null_space(np.vstack([np.ones(n.size), a]))
+
+    def mle(s: float) -> np.ndarray:
+        k = n.size - 1 if s > 0.5 else 0  # a feasible interior start: uniform + one extreme
+        w = (s - 0.5) / (a[k] - 0.5)
+        q0 = (1 - w) / n.size + w * (np.arange(n.size) == k)
+
+        def f(y: np.ndarray) -> float:
+            q = q0 + basis @ y
+            return math.inf if (q <= 0).any() else float(-(p * np.log(q)).sum())
+
+        y = np.zeros(basis.shape[1])
+        for _ in range(200):
+            q = q0 + basis @ y
+            g = -basis.T @ (p / q)
+            if np.abs(g).max() < 1e-14:
+                break
+            d = np.linalg.solve(basis.T @ ((p / q**2)[:, None] * basis), -g)
+            t = 1.0
+            while f(y + t * d) > f(y) + 1e-4 * t * (g @ d) and t > 1e-20:
+                t /= 2
+            y = y + t * d
+        return np.asarray(q0 + basis @ y)
+
+    s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (elo0, elo1))
+    return float((n * (np.log(mle(s1)) - np.log(mle(s0)))).sum())
+
+
+def _first_decision(pairs: list[int], llr_of: Any) -> tuple[int, str, list[float]]:
+    lo, hi = math.log(0.05 / 0.95), math.log(0.95 / 0.05)  # Wald's bounds, alpha = beta = 5%
+    counts = [0] * 5
+    seen = []
+    for x in pairs:
+        counts[x] += 1
+        seen.append(llr_of(counts))
+        if seen[-1] >= hi or seen[-1] <= lo:
+            return len(seen), "H1" if seen[-1] >= hi else "H0", seen
+    raise AssertionError("no decision in the stream")
+
+
+@pytest.mark.parametrize(("probs", "want"), [
+    ([0.05, 0.15, 0.35, 0.3, 0.15], "H1"),
+    ([0.1, 0.25, 0.4, 0.2, 0.05], "H0"),
+])
+def test_sprt_decisions_on_synthetic_streams_match_the_formulas(probs: list[float],
+                                                                want: str) -> None:
+    sprt = SPRT(0.0, 40.0, 0.05, 0.05, "logistic")
+    pairs = [int(x) for x in np.random.default_rng(7).choice(5, size=400, p=probs)]
+    n, decision, llrs = _first_decision(pairs, sprt.llr)
+    n2, decision2, llrs2 = _first_decision(pairs, lambda c: _newton_llr_logistic(c, 0.0, 40.0))
+    assert (n, decision) == (n2, decision2) == (n, want)
+    assert llrs == pytest.approx(llrs2, abs=1e-9)  # the same LLR after every pair
+    assert sprt.decision(llrs[-1]) == want and sprt.decision(llrs[-2]) is None
+
+
+def test_sprt_decision_on_a_stream_in_normalized_elo() -> None:
+    sprt = SPRT(0.0, 25.0)  # normalized, alpha = beta = 0.05
+    probs = [0.05, 0.15, 0.35, 0.3, 0.15]
+    pairs = [int(x) for x in np.random.default_rng(3).choice(5, size=400, p=probs)]
+    n, decision, llrs = _first_decision(pairs, sprt.llr)
+    assert decision == "H1"
+    counts = np.bincount(pairs[:n], minlength=5).tolist()
+    before = np.bincount(pairs[: n - 1], minlength=5).tolist()
+    assert _independent_llr(counts, "normalized", 0.0, 25.0) == pytest.approx(llrs[-1],
+                                                                               abs=1e-5)
+    assert _independent_llr(before, "normalized", 0.0, 25.0) == pytest.approx(llrs[-2],
+                                                                               abs=1e-5)
+    assert llrs[-1] >= sprt.upper_bound > llrs[-2]
+
+
+# -- agents' budgets, forfeits -------------------------------------------------------------------
+
+BAD = "misbehaving_agents:"
+
+
+def test_time_budget_of_a_spec() -> None:
+    assert time_budget("mcts:sims=10,time=0.25") == 0.25
+    assert time_budget(f"{BAD}Sleeper:time=2") == 2.0
+    assert time_budget("greedy:epsilon=0.1") is None and time_budget("random") is None
+    with pytest.raises(ValueError, match="time must be a positive number"):
+        time_budget("mcts:time=-1")
+
+
+def test_play_game_forfeits_an_exception_an_illegal_action_and_a_late_move() -> None:
+    game = make_game("taluva", tiles_per_player=3)
+    res = play_game(game, [make_agent(f"{BAD}Crasher:at=2"), make_agent("random")], 4,
+                    forfeits=True)
+    assert res.end_reason == "forfeit" and res.winners == (1,) and res.places == (1, 0)
+    assert res.returns == (-1.0, 1.0)
+    f = res.forfeit
+    assert f is not None and (f.seat, f.reason, f.ply) == (0, "exception", 7)
+    assert f.detail == "RuntimeError: boom at decision 2"
+    assert res.moves == (3, 2) and res.plies == 7
+
+    res = play_game(game, [make_agent("random"), make_agent(f"{BAD}Illegal:at=1")], 4,
+                    forfeits=True)
+    assert res.forfeit is not None and res.forfeit.reason == "illegal_action"
+    assert res.forfeit.seat == 1 and res.forfeit.ply == 5
+    assert "agent 'misbehaving_agents:Illegal:at=1' (seat 1) chose" in res.forfeit.detail
+
+    res = play_game(game, [make_agent("random"), make_agent(f"{BAD}BadReset")], 4,
+                    forfeits=True)
+    assert res.forfeit is not None and res.forfeit.detail == "reset: ValueError: cannot reset"
+    assert (res.forfeit.seat, res.forfeit.ply, res.plies) == (1, 0, 0)
+
+    sleeper = f"{BAD}Sleeper:at=1,time=0.05,sleep=3"
+    t0 = time.perf_counter()
+    res = play_game(game, [make_agent(sleeper), make_agent("random")], 4,
+                    time_limits=[0.05, None], time_margin=0.1)
+    took = time.perf_counter() - t0
+    assert res.forfeit is not None and res.forfeit.reason == "time" and res.forfeit.ply == 2
+    assert res.forfeit.detail.startswith("a move was stopped after 0.1")
+    assert res.forfeit.detail.endswith("the budget is 0.05 s and the margin 0.1 s")
+    assert took < 2.0  # stopped at the limit, not after the 3 s sleep
+    assert 0.15 <= res.max_move_s[0] < 1.0
+    with pytest.raises(RuntimeError, match="boom"):  # outside tournaments errors propagate
+        play_game(game, [make_agent(f"{BAD}Crasher:at=0"), make_agent("random")], 4)
+
+
+def test_forfeits_in_a_tournament_are_recorded_and_it_goes_on(tmp_path: Path) -> None:
+    crasher = f"{BAD}Crasher:at=2"
+    sleeper = f"{BAD}Sleeper:at=1,time=0.05,sleep=5"
+    specs = ["random", crasher, sleeper]
+    kw: dict[str, Any] = {"rules": {"tiles_per_player": 3}, "seed": 2, "progress": False,
+                          "plots": False, "time_margin": 0.15}
+    r = run_tournament(specs, 2, tmp_path, **kw)
+    assert r["games"] == 6 and r["end_reasons"] == {"forfeit": 6}
+    got = [(f["id"], f["agent"], f["seat"], f["reason"], f["ply"]) for f in r["forfeits"]]
+    assert got == [
+        ("000-0000-0", crasher, 1, "exception", 10),  # random first: the crasher's 3rd move
+        ("000-0000-1", crasher, 0, "exception", 7),
+        ("001-0000-0", sleeper, 1, "time", 5),
+        ("001-0000-1", sleeper, 0, "time", 2),
+        ("002-0000-0", sleeper, 1, "time", 5),  # the sleeper fails before the crasher
+        ("002-0000-1", sleeper, 0, "time", 2),
+    ]
+    assert all(f["detail"] == "RuntimeError: boom at decision 2" for f in r["forfeits"][:2])
+    assert r["agents"]["random"]["wins"] == 4 and r["agents"][sleeper]["wins"] == 0
+    assert r["pairs"][2]["wins"] == {crasher: 2, sleeper: 0}
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == []  # no record
+    log = (tmp_path / "results.jsonl").read_text()
+    assert [json.loads(line)["forfeit"]["reason"] for line in log.splitlines()] == [
+        "exception", "exception", "time", "time", "time", "time"]
+    timing = json.loads((tmp_path / "timing.json").read_text())
+    assert timing["agents"][sleeper]["budget_s"] == 0.05
+    assert timing["agents"][sleeper]["limit_s"] == pytest.approx(0.2)
+    assert timing["agents"][sleeper]["max_move_s"] >= 0.2
+    summary = (tmp_path / "summary.md").read_text()
+    assert "## Forfeits" in summary and "| 000-0000-1 | `misbehaving_agents:Crasher:at=2` | 0 " \
+        "| exception | 7 | RuntimeError: boom at decision 2 |" in summary
+    # resumed: the forfeits are kept from the log, nothing is played again
+    again = run_tournament(specs, 2, tmp_path, **kw)
+    assert again == r
+    assert (tmp_path / "results.jsonl").read_text() == log  # the same times: not played again
+
+
+# -- whole tournaments: determinism, kill and resume ------------------------------------------
+
+SPECS = ["random", "greedy", "greedy:epsilon=0.3"]
+SETTINGS: dict[str, Any] = {"games": 10, "seed": 11, "rules": {"tiles_per_player": 8},
+                            "progress": False, "plots": False}
+CLI = ["tournament", "--agents", *SPECS, "--games", "10", "--seed", "11", "--tiles-per-player",
+       "8", "--no-progress", "--no-plots"]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tournament played uninterrupted, in this process."""
+    out = tmp_path_factory.mktemp("reference")
+    run_tournament(SPECS, out_dir=out, concurrency=1, **SETTINGS)
+    return out
+
+
+def _records(d: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((d / "games").iterdir())}
+
+
+def _log_without_time(d: Path) -> list[dict[str, Any]]:
+    drop = ("time_s", "max_move_s")
+    return [{k: v for k, v in json.loads(line).items() if k not in drop}
+            for line in (d / "results.jsonl").read_text().splitlines()]
+
+
+def test_same_seed_same_tournament_with_concurrency_1_and_2(reference: Path,
+                                                            tmp_path: Path) -> None:
+    run_tournament(SPECS, out_dir=tmp_path, concurrency=2, **SETTINGS)
+    assert _records(tmp_path) == _records(reference)
+    assert len(_records(reference)) == 30
+    assert (tmp_path / "results.json").read_bytes() == (reference / "results.json").read_bytes()
+    assert _log_without_time(tmp_path) == _log_without_time(reference)
+
+
+def test_a_killed_tournament_resumes_with_no_game_lost_or_counted_twice(
+    reference: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "taluva_ai.cli", *CLI, "--concurrency", "2",
+                             "--out", str(out)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(out.glob("games/*.jsonl"))) < 3 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        os.killpg(proc.pid, signal.SIGKILL)  # the power goes: no clean-up at all
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    assert not (out / "results.json").exists()  # killed mid-way
+    kept = {p.name: (p.stat().st_ino, p.read_bytes()) for p in out.glob("games/*.jsonl")}
+    assert 3 <= len(kept) < 30
+    assert main(["tournament", "--resume", str(out), "--no-progress", "--no-plots"]) == 0
+    for name, (inode, data) in kept.items():  # finished games were kept, not played again
+        assert (out / "games" / name).stat().st_ino == inode
+        assert (out / "games" / name).read_bytes() == data
+    assert _records(out) == _records(reference)
+    assert not list(out.glob("games/.*.part"))
+    ids = [e["id"] for e in _log_without_time(out)]
+    assert ids == sorted(set(ids)) and len(ids) == 30  # every game once
+    assert _log_without_time(out) == _log_without_time(reference)
+    assert (out / "results.json").read_bytes() == (reference / "results.json").read_bytes()
+    for rec in (out / "games").iterdir():
+        assert replay_record(rec, seeded_draws=True).is_terminal()
+
+
+def test_sprt_stops_when_decided_the_same_with_concurrency_1_and_2(tmp_path: Path) -> None:
+    kw: dict[str, Any] = {"rules": {"tiles_per_player": 4}, "seed": 0, "progress": False,
+                          "plots": False, "sprt": SPRT(0.0, 50.0)}
+    specs = ["greedy:epsilon=0.5", "greedy"]
+    r1 = run_tournament(specs, 400, tmp_path / "c1", concurrency=1, **kw)
+    sp = r1["sprt"]
+    assert (sp["baseline"], sp["candidate"], sp["decision"]) == (specs[0], specs[1], "H1")
+    assert sp["games"] == r1["games"] == 2 * sum(sp["pentanomial"]) < sp["max_games"] == 400
+    # the LLR crossed the bound at the last pair counted, not before
+    entries = [json.loads(line) for line in (tmp_path / "c1" / "results.jsonl").read_text()
+               .splitlines()]
+    counts = [0] * 5
+    llrs = []
+    for d in range(sp["games"] // 2):
+        pair = [e for e in entries if e["deal"] == d]
+        pts = sum(1.0 if e["places"][e["seats"].index("greedy")] < e["places"][
+            1 - e["seats"].index("greedy")] else 0.5 if len(set(e["places"])) == 1 else 0.0
+            for e in pair)
+        counts[round(2 * pts)] += 1
+        llrs.append(SPRT(0.0, 50.0).llr(counts))
+    assert counts == sp["pentanomial"]
+    assert llrs[-1] == pytest.approx(sp["llr"], abs=1e-4) and llrs[-1] >= sp["upper_bound"]
+    assert all(sp["lower_bound"] < v < sp["upper_bound"] for v in llrs[:-1])
+    r2 = run_tournament(specs, 400, tmp_path / "c2", concurrency=2, **kw)
+    assert r2 == r1
+    assert ((tmp_path / "c1" / "results.json").read_bytes()
+            == (tmp_path / "c2" / "results.json").read_bytes())
+    with pytest.raises(ValueError, match="an SPRT compares two agents"):
+        run_tournament(["random", *specs], 4, tmp_path / "x", **kw)
+
+
+# -- schedules, config files, the command line, reports ----------------------------------------
+
+
+def test_gauntlet_schedule_plays_only_the_candidates_groups() -> None:
+    t = schedule(["a", "b", "c", "d"], 2, 2, seed=1, gauntlet="c")
+    assert [x.seats for x in t] == [("a", "c"), ("c", "a"), ("b", "c"), ("c", "b"),
+                                    ("c", "d"), ("d", "c")]
+    assert {x.seed for x in t} == {deal_seed(1, 0)}
+    t3 = schedule(["a", "b", "c", "d"], 3, 3, seed=1, gauntlet="a")
+    assert [x.group for x in t3[::3]] == [(0, 1, 2), (0, 1, 3), (0, 2, 3)]
+    with pytest.raises(ValueError, match="not one of the agents"):
+        schedule(["a", "b"], 2, 2, 0, gauntlet="z")
+
+
+def test_tournament_file(tmp_path: Path) -> None:
+    f = tmp_path / "t.toml"
+    f.write_text('games = 4\nplayers_per_game = 3\nagents = ["random", {agent = "greedy", '
+                 'epsilon = 0.25}]\ngauntlet = {agent = "mcts", sims = 8, rollout = "random",'
+                 ' reuse_tree = true}\n[sprt]\nelo0 = 0\nelo1 = 5\n[rules]\ntiles_per_player '
+                 '= 3\n')
+    assert read_tournament_file(f) == {
+        "games": 4, "players_per_game": 3, "agents": ["random", "greedy:epsilon=0.25"],
+        "gauntlet": "mcts:sims=8,rollout=random,reuse_tree=true",
+        "sprt": {"elo0": 0, "elo1": 5}, "rules": {"tiles_per_player": 3}}
+    for text, message in [("gamez = 3", "unknown key 'gamez'"),
+                          ("games = '3'", "games must be an integer, got '3'"),
+                          ("agents = [{sims = 3}]", r"agents\[0\]: an agent is"),
+                          ("games = [", "not valid TOML")]:
+        f.write_text(text)
+        with pytest.raises(ValueError, match=message):
+            read_tournament_file(f)
+
+
+def test_cli_gauntlet_from_a_config_file_with_3_players_writes_the_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "t.toml"
+    out = tmp_path / "g"
+    f.write_text(f'agents = ["random", "greedy", "greedy:epsilon=0.5"]\ngauntlet = "greedy"\n'
+                 f'games = 3\nplayers_per_game = 3\nseed = 4\nout = "{out}"\n[rules]\n'
+                 'tiles_per_player = 3\n')
+    assert main(["tournament", "--config", str(f), "--games", "6", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    table = json.loads((out / "results.json").read_text())
+    assert table["config"]["gauntlet"] == "greedy" and table["config"]["games_per_group"] == 6
+    assert table["games"] == 6  # one group of three (the only one), 2 deals x 3 rotations
+    assert len(table["seats"]) == 3 and "openskill" in table["agents"]["greedy"]
+    log = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    for s in range(3):  # the seat win rates are those of the log
+        wins = sum(s in e["winners"] for e in log)
+        assert table["seats"][s]["wins"] == wins
+    assert "ratings (Elo anchored: random = 0):" in printed
+    assert "first-seat advantage:" in printed
+    for name in ("ratings.png", "scores.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    md = (out / "summary.md").read_text()
+    for part in ("# Tournament: gauntlet of `greedy`, 3 players per game", "## Ratings",
+                 "| mu | sigma | ordinal |", "## Seats", "## Time used", "![ratings]"):
+        assert part in md
+    assert main(["tournament", "--resume", str(out), "--no-progress", "--no-plots"]) == 0
+    assert json.loads((out / "results.json").read_text()) == table
+
+
+def test_resume_refuses_a_run_of_another_format(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "config.json").write_text('{"format": "taluva-ai-tournament/1"}')
+    with pytest.raises(SystemExit):
+        main(["tournament", "--resume", str(tmp_path), "--no-progress"])
+    assert capsys.readouterr().err == (
+        f"taluva tournament: error: {tmp_path / 'config.json'}: format "
+        "'taluva-ai-tournament/1', not 'taluva-ai-tournament/2'; this version cannot resume "
+        "it\n")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--resume", "R", "--agents", "random", "greedy"], "--resume DIR takes the settings "
+     "from DIR/config.json; with it give only --concurrency, --bootstrap, --no-plots, "
+     "--no-progress (got --agents)"),
+    (["--resume", "R", "--ranked"], "(got rule options)"),
+    (["--resume", "R"], "{R}/config.json: no such file"),
+    (["--agents", "random", "greedy", "--out", "x", "--sprt", "elo0=0"], "--sprt: elo1 "
+     "missing"),
+    (["--out", "x"], "give the agents"),
+    (["--agents", "random", "greedy"], "give the run directory: --out DIR"),
+    (["--agents", "random", "greedy", "--out", "x", "--time-margin", "-1"], "time_margin must "
+     "be a number of seconds >= 0, got -1.0"),
+    (["--agents", "random", "mcts:time=0", "--out", "x"], "time must be positive"),
+    (["--agents", "random", "greedy", "--out", "x", "--config", "nofile.toml"],
+     "--config: nofile.toml: No such file or directory"),
+    (["--agents", "random", "greedy", "--out", "x", "--config", "T"], "sprt: unknown key "
+     "'elo2'; known: elo0, elo1, alpha, beta, model"),
+])
+def test_tournament_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                   argv: list[str], message: str) -> None:
+    (tmp_path / "T").write_text("[sprt]\nelo0 = 0\nelo2 = 5\n")
+    argv = [str(tmp_path / a) if a in ("R", "x", "T") else a for a in argv]
+    with pytest.raises(SystemExit) as info:
+        main(["tournament", *argv, "--no-progress"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0]
+    assert message.replace("{R}", str(tmp_path / "R")) in err[0]
+    assert not (tmp_path / "x").exists()
