@@ -186,8 +186,10 @@ def evaluate(net: PolicyValueNet, cfg: Config, games: int, seed: int) -> dict[st
 def greedy_demonstrations(cfg: Config, games: int, seed: int
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The greedy player's decisions in ``games`` games against ``cfg.opponents`` (its seat
-    rotating), as ``(planes float16[N, C, S, S], mask bool[N, A], view action int64[N])`` in
-    the env's encoding; decisions whose action falls outside the view are dropped."""
+    rotating), in the env's encoding: ``(planes float16[N, C, S, S], mask bool[N, A],
+    best bool[N, A])`` where ``best`` marks every legal id of the greedy score's maximum (the
+    player breaks such ties at random, so all of them are targets). Decisions none of whose
+    best actions lie in the view are dropped."""
     from taluva_ai import make_game
     from taluva_ai.agents import make_agent
     from taluva_ai.games.taluva.encoding import encode, engine_to_view
@@ -195,7 +197,7 @@ def greedy_demonstrations(cfg: Config, games: int, seed: int
     n = len(cfg.opponents) + 1
     game = make_game("taluva", num_players=n)
     _, _, _, hexqr, _ = game.kernel_args()
-    planes, masks, acts = [], [], []
+    planes, masks, bests = [], [], []
     for g in range(games):
         state = game.new_initial_state(seed=seed + g)
         seat = g % n
@@ -207,39 +209,50 @@ def greedy_demonstrations(cfg: Config, games: int, seed: int
             if p < 0:
                 state.draw()
                 continue
-            a = int(players[p].act(state))
             if p == seat:
                 x, m, (qc, rc), _ = encode(state, view_radius=cfg.view_radius)
-                vid = engine_to_view(a, game.num_cells, hexqr, qc, rc, cfg.view_radius)
-                if vid >= 0:
+                ids, values = state.heuristic_values()
+                best = np.zeros(m.size, dtype=bool)
+                for a in ids[values == values.max()]:
+                    vid = engine_to_view(int(a), game.num_cells, hexqr, qc, rc,
+                                         cfg.view_radius)
+                    if vid >= 0:
+                        best[vid] = True
+                if best.any():
                     planes.append(x.astype(np.float16))
                     masks.append(m.astype(bool))
-                    acts.append(vid)
-            state.apply(a)
-    return np.stack(planes), np.stack(masks), np.asarray(acts, dtype=np.int64)
+                    bests.append(best)
+            state.apply(int(players[p].act(state)))
+    return np.stack(planes), np.stack(masks), np.stack(bests)
 
 
 def warm_start(net: nn.Module, opt: torch.optim.Optimizer, cfg: Config) -> dict[str, float]:
-    """Behaviour cloning: fit the policy head to the greedy player's moves (cross-entropy over
-    the legal ids), as AlphaGo's supervised policy preceded its RL stage (Silver et al. 2016).
-    Returns the number of samples and the final loss and accuracy on them."""
-    x, m, a = greedy_demonstrations(cfg, cfg.warm_start_games, seed=cfg.seed + 500_000)
-    size, mb = len(a), 256
-    loss_v, acc = 0.0, 0.0
+    """Behaviour cloning: fit the policy to the greedy player's choices (cross-entropy to the
+    uniform distribution over its best-scored legal ids), as AlphaGo's supervised policy
+    preceded its RL stage (Silver et al. 2016). Returns the number of samples and, for the
+    last epoch, the mean loss and the share of samples whose argmax is one of the best ids."""
+    x, m, best = greedy_demonstrations(cfg, cfg.warm_start_games, seed=cfg.seed + 500_000)
+    size, mb = len(x), 256
+    target_all = best / best.sum(axis=1, keepdims=True)
+    stats = {"warm_start_samples": size}
     for _ in range(cfg.warm_start_epochs):
         perm = torch.randperm(size)
+        losses, hits = [], 0
         for i in range(0, size, mb):
             idx = perm[i:i + mb].numpy()
             logits, _ = net(torch.from_numpy(x[idx].astype(np.float32)))
-            logits = masked_logits(logits, torch.from_numpy(m[idx]))
-            target = torch.from_numpy(a[idx])
-            loss = nn.functional.cross_entropy(logits, target)
+            logp = torch.log_softmax(masked_logits(logits, torch.from_numpy(m[idx])), dim=1)
+            target = torch.from_numpy(target_all[idx].astype(np.float32))
+            loss = -(target * logp).sum(dim=1).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
-            loss_v = loss.item()
-            acc = (logits.argmax(dim=1) == target).float().mean().item()
-    return {"warm_start_samples": size, "warm_start_loss": loss_v, "warm_start_accuracy": acc}
+            losses.append(loss.item())
+            hits += int(torch.from_numpy(best[idx]).gather(
+                1, logp.argmax(dim=1, keepdim=True)).sum())
+        stats["warm_start_loss"] = float(np.mean(losses))
+        stats["warm_start_accuracy"] = hits / size
+    return stats
 
 
 def train(cfg: Config) -> dict[str, Any]:
