@@ -47,6 +47,29 @@ def test_smoke_run(tmp_path: Path) -> None:
     assert torch.equal(ml[1], logits[1])  # no legal id: a reset step keeps its logits
 
 
+def test_warm_start_shaping_and_seats(tmp_path: Path) -> None:
+    ppo = _load()
+    cfg = ppo.Config(num_envs=4, num_steps=8, total_steps=32, channels=8, blocks=1,
+                     eval_games=4, eval_every=0, threads=1, shaping=0.5,
+                     warm_start_games=2, warm_start_epochs=1, out=str(tmp_path / "run"))
+    env = ppo.SeatedVectorEnv(4, cfg)
+    assert env.seat_of.tolist() == [0, 0, 1, 1]
+    obs = env.reset(seed=0)
+    assert env.potential(obs["observation"]).tolist() == [0.0] * 4  # nothing built yet
+    planes = obs["observation"].copy()
+    planes[0, env._temples] = 2 / 3  # slot 0 built one temple
+    planes[1, env._towers + 1] = 0.0  # slot 1 (the opponent) built both towers
+    assert env.potential(planes).tolist() == [1.0, -2.0, 0.0, 0.0]
+    ppo.train(cfg)
+    lines = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text()
+             .splitlines()]
+    first = lines[0]
+    assert first["update"] == 0 and first["warm_start_samples"] > 20
+    assert 0.0 <= first["warm_start_accuracy"] <= 1.0
+    assert set(first) >= {"eval_win_rate", "eval_win_rate/seat0", "eval_win_rate/seat1"}
+    assert (tmp_path / "run" / "curve.png").stat().st_size > 0
+
+
 def test_maskable_ppo_runs() -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib")
     import gymnasium as gym
