@@ -18,7 +18,7 @@ def _alphazero_agent(**params: object) -> Agent:
     except ImportError as e:
         raise ValueError(f"the az agent needs PyTorch: pip install 'taluva-ai[train]' ({e})") \
             from None
-    return AlphaZeroAgent(**params)  # type: ignore[arg-type]
+    return AlphaZeroAgent(**params)
 
 
 register_agent("az", _alphazero_agent)

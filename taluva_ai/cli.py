@@ -450,7 +450,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"{e.filename or ''}: {_os_reason(e, e.filename)}", file=sys.stderr)
         return 1
-    out = Path(args.resume or args.out)
+    out = Path(str(args.resume or args.out))
     print(f"finished iteration {state['iteration']}; best network: iteration "
           f"{state['best_iteration']} ({out / 'best.pt'}); metrics: {out / 'metrics.jsonl'}")
     return 0

@@ -68,6 +68,8 @@ class NetEncoder(ABC):
         action_channels: network policy channels per pixel; ``num_actions = channels * S^2``
             network ids, ``id = channel * S^2 + row * S + col``.
         valid: ``bool[S, S]`` pixels that are board (the rest are always zero).
+        binary_planes: ``bool[Cs]``: planes that hold only 0 and 1 (the replay buffer stores
+            them as bits).
         num_symmetries: symmetry transforms (Taluva: 6 rotations), index 0 the identity.
     """
 
@@ -79,6 +81,7 @@ class NetEncoder(ABC):
     num_globals: int
     action_channels: int
     valid: np.ndarray
+    binary_planes: np.ndarray
     num_symmetries: int
 
     @property
@@ -154,6 +157,10 @@ class TaluvaEncoder(NetEncoder):
         self.spatial_planes = E.num_planes(num_players) - self.num_globals
         self.action_channels = E.NUM_ACTION_CHANNELS
         self.valid = self.view.valid
+        names = E.plane_names(num_players)[:self.spatial_planes]
+        self.binary_planes = np.array(
+            [not (n == "level" or n.startswith("huts/") or n == "settlement/size")
+             for n in names], dtype=bool)
         ss = self.side * self.side
         zero = np.zeros((E.num_planes(num_players), self.side, self.side), dtype=np.float32)
         self._static = np.stack([E.action_permutation(zero, k) for k in range(6)])
@@ -173,9 +180,9 @@ class TaluvaEncoder(NetEncoder):
         player = state.current_player
         if player < 0:
             raise ValueError("the encoder needs a decision state (not a chance node or the end)")
-        planes, _, center, _ = E.encode(state, view_radius=self.view_radius)  # type: ignore[arg-type]
+        planes, _, center, _ = E.encode(state, view_radius=self.view_radius)
         spatial = planes[:self.spatial_planes].astype(np.uint8)
-        glob = E.global_features(state)  # type: ignore[arg-type]
+        glob = E.global_features(state)
         legal = state.legal_actions()
         game = state.game  # type: ignore[attr-defined]
         net_ids = np.empty(legal.size, dtype=np.int64)

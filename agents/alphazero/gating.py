@@ -78,7 +78,7 @@ def play_match(agent: str, opponent: str, games: int, out: Path, seed: int, conc
     """
     from taluva_ai.arena import run_tournament
 
-    specs = [opponent, agent] + fillers(num_players, [opponent, agent])
+    specs = [opponent, agent, *fillers(num_players, [opponent, agent])]
     table = run_tournament(specs, games, out, players_per_game=num_players,
                            concurrency=concurrency, seed=seed, rules=rules,
                            game_name=game_name, bootstrap=200, progress=progress)

@@ -156,7 +156,7 @@ class AZNet(nn.Module):
 
     def forward(self, spatial: torch.Tensor, globals_: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor]:
-        valid = self.valid
+        valid: torch.Tensor = self.valid  # type: ignore[assignment]
         e = self.globals_mlp(globals_)
         x = self.stem(spatial) + self.stem_global(e)[:, :, None, None]
         x = torch.relu(self.stem_bn(x)) * valid
@@ -213,8 +213,9 @@ def save_checkpoint(path: str | Path, net: AZNet, encoder: NetEncoder, config: N
                     game: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
     """Write a checkpoint atomically (a temporary file renamed onto ``path``): the weights and
     what they are for, ``{"format", "net": NetConfig fields, "sizes", "encoder":
-    encoder.spec(), "encoder_options", "game": {"name", "options"}, "meta", "state_dict"}``; only tensors and
-    plain values, so :func:`load_checkpoint` reads it with ``weights_only=True``."""
+    encoder.spec(), "encoder_options", "game": {"name", "options"}, "meta", "state_dict"}``;
+    only tensors and plain values, so :func:`load_checkpoint` reads it with
+    ``weights_only=True``."""
     path = Path(path)
     payload = {
         "format": CHECKPOINT_FORMAT,

@@ -305,7 +305,7 @@ def play_expert_games(game: Game, encoder: NetEncoder, games: Sequence[tuple[int
                 actions = ids
             else:
                 a = int(agent.act(state))
-                actions, probs = agent.root_policy()  # type: ignore[attr-defined]
+                actions, probs = agent.root_policy()
             if actions.size > 1:
                 outside += record_sample(builder, encoder, state, np.asarray(actions),
                                          np.asarray(probs), index)

@@ -105,7 +105,8 @@ class Trainer:
         self.net = net
         self.cfg = cfg
         self.device = device
-        decay, no_decay = [], []
+        decay: list[torch.nn.Parameter] = []
+        no_decay: list[torch.nn.Parameter] = []
         for name, p in net.named_parameters():
             (decay if p.ndim > 1 and "bn" not in name else no_decay).append(p)
         groups = [{"params": decay, "weight_decay": cfg.weight_decay},
@@ -524,22 +525,27 @@ class TrainingRun:
                  for w in range(nw)]
         fn = expert_task if expert else selfplay_task
         t0 = time.perf_counter()
-        pool = self._pool()
-        futures: list[Future[dict[str, Any]]] = [pool.submit(fn, task) for task in tasks]
-        with tqdm(total=games, desc=f"{'expert' if expert else 'self-play'} {k}", unit="game",
-                  leave=False, disable=not self.progress, dynamic_ncols=True) as bar:
-            pending = set(futures)
-            while pending:
-                finished, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
-                for f in finished:
-                    f.result()  # raises a worker's error here
-                n = 0
-                for task in tasks:
-                    with contextlib.suppress(OSError, ValueError):
-                        n += int(Path(task["progress"]).read_text() or 0)
-                bar.n = n
-                bar.refresh()
-        stats = [f.result() for f in futures]
+        if self.workers == 1:  # in this process: no worker start-up
+            torch.set_num_threads(1)
+            stats = [fn(tasks[0])]
+        else:
+            pool = self._pool()
+            futures: list[Future[dict[str, Any]]] = [pool.submit(fn, task) for task in tasks]
+            with tqdm(total=games, desc=f"{'expert' if expert else 'self-play'} {k}",
+                      unit="game", leave=False, disable=not self.progress,
+                      dynamic_ncols=True) as bar:
+                pending = set(futures)
+                while pending:
+                    finished, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
+                    for f in finished:
+                        f.result()  # raises a worker's error here
+                    n = 0
+                    for task in tasks:
+                        with contextlib.suppress(OSError, ValueError):
+                            n += int(Path(task["progress"]).read_text() or 0)
+                    bar.n = n
+                    bar.refresh()
+            stats = [f.result() for f in futures]
         wall = time.perf_counter() - t0
         summaries = sorted((s for st in stats for s in st["summaries"]), key=lambda s: s["game"])
         samples = sum(st["samples"] for st in stats)
