@@ -33,6 +33,15 @@ from taluva_ai.games.taluva import TaluvaGame  # noqa: E402
 SMALL = NetConfig("tiny", channels=8, blocks=1, global_hidden=8, value_hidden=8)
 
 
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Small batches: one torch thread (several spin-wait on a busy machine)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 def positions(num_players: int, games: int, seed: int = 0):
     """Decision states along seeded random games."""
     game = TaluvaGame(num_players=num_players)

@@ -74,6 +74,15 @@ class SampleSet:
         out[~binary] = self.ints[i]
         return out
 
+    def example(self, i: int, k: int, encoder: NetEncoder
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sample ``i`` under symmetry ``k``: ``(spatial uint8[Cs, S, S], ids int64[k_i],
+        target float32[k_i])``: the turned planes, the legal network ids of the turned
+        position and the policy target over them."""
+        lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
+        return (encoder.transform_spatial(self.spatial(i, encoder), k),
+                self.ids[k, lo:hi].astype(np.int64), self.target[lo:hi])
+
     def save(self, path: str | Path) -> None:
         """Write a compressed ``.npz`` atomically (a temporary file renamed onto ``path``)."""
         path = Path(path)
@@ -276,12 +285,10 @@ class ReplayBuffer:
         for b in range(batch_size):
             s = self.sets[int(which[b])][1]
             i = int(picks[b] - starts[which[b]])
-            k = int(syms[b])
-            spatial[b] = enc.transform_spatial(s.spatial(i, enc), k)
+            sp, ids, t = s.example(i, int(syms[b]), enc)
+            spatial[b] = sp
             glob[b] = s.globals[i]
             value[b] = s.value[i]
-            lo, hi = int(s.offsets[i]), int(s.offsets[i + 1])
-            ids = s.ids[k, lo:hi].astype(np.int64)
             mask[b, ids] = True
-            target[b, ids] = s.target[lo:hi]
+            target[b, ids] = t
         return Batch(spatial, glob, mask, target, value)
