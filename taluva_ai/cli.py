@@ -433,12 +433,18 @@ def _cmd_train(args: argparse.Namespace) -> int:
         raise _ArgError("a new run needs --config TOML and --out DIR (or --resume DIR)")
     elif not args.out.strip():
         raise _ArgError("--out: empty directory name")
+    config = importlib.import_module("taluva_ai.agents.alphazero.config")  # no torch: fast
+    if args.config is not None:
+        try:
+            config.load_config(args.config)  # a bad config fails before torch is imported
+        except config.ConfigError as e:
+            raise _ArgError(str(e)) from None
     try:
         train = importlib.import_module("taluva_ai.agents.alphazero.train")
     except ImportError as e:
         raise _ArgError(f"training needs PyTorch and TensorBoard: pip install -e '.[train]' "
                         f"({e})") from None
-    config_error = importlib.import_module("taluva_ai.agents.alphazero.config").ConfigError
+    config_error = config.ConfigError
     checkpoint_error = importlib.import_module("taluva_ai.agents.alphazero.net").CheckpointError
     try:
         state = train.train_main(args.config, args.out, args.resume,

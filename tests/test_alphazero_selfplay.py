@@ -138,12 +138,12 @@ def test_augmentation_turns_planes_and_policy_together() -> None:
     expansions = 0
     for i, (st, target_by_action) in enumerate(states):
         _, _, center, _ = E.encode(st)
-        sp0, ids0, t0 = samples.example(i, 0, enc)
+        _, ids0, t0 = samples.example(i, 0, enc)
         expansions += int((ids0 >= E.CH_EXPAND * 729).any())
         for k in range(6):
             rot = E.rotated_state(st, k)
             c2 = rotate_hex(center[0], center[1], k)
-            planes, mask, _, out = E.encode(rot, center=c2)
+            planes, mask, _, _ = E.encode(rot, center=c2)
             sp, ids, t = samples.example(i, k, enc)
             np.testing.assert_array_equal(sp, planes[:enc.spatial_planes])
             assert sorted(ids.tolist()) == np.flatnonzero(mask).tolist()
@@ -206,7 +206,7 @@ def test_expert_heuristic_targets_are_the_softmax_of_the_heuristic() -> None:
 
 
 def test_sample_files_round_trip_and_bad_files_are_named(tmp_path) -> None:
-    _, enc, samples, _, _ = selfplay(root="puct", games=2)
+    samples = selfplay(root="puct", games=2)[2]
     samples.save(tmp_path / "s.npz")
     back = SampleSet.load(tmp_path / "s.npz")
     for name in ("bits", "ints", "globals", "value", "offsets", "ids", "target", "game"):

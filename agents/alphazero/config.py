@@ -17,7 +17,7 @@ import dataclasses
 import math
 import sys
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,55 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+
+#: Named network sizes.
+PRESETS: dict[str, dict[str, int]] = {
+    "tiny": {"channels": 16, "blocks": 3, "global_hidden": 32, "value_hidden": 32},
+    "small": {"channels": 32, "blocks": 6, "global_hidden": 64, "value_hidden": 64},
+    "medium": {"channels": 64, "blocks": 10, "global_hidden": 128, "value_hidden": 128},
+}
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Network size: a preset, any field of which may be overridden.
+
+    Attributes:
+        preset: ``tiny``, ``small`` or ``medium`` (:data:`PRESETS`).
+        channels: trunk channels ``C``; blocks: residual blocks; global_hidden: ``H``;
+            value_hidden: ``V``. 0 means the preset's value.
+
+    Raises:
+        ValueError: unknown preset or a negative size.
+    """
+
+    preset: str = "tiny"
+    channels: int = 0
+    blocks: int = 0
+    global_hidden: int = 0
+    value_hidden: int = 0
+
+    def __post_init__(self) -> None:
+        if self.preset not in PRESETS:
+            raise ValueError(f"net preset must be one of {', '.join(PRESETS)}, got "
+                             f"{self.preset!r}")
+        for f in fields(self):
+            if f.name != "preset":
+                v = getattr(self, f.name)
+                if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                    raise ValueError(f"net {f.name} must be an integer >= 0, got {v!r}")
+
+    def sizes(self) -> dict[str, int]:
+        """The resolved sizes ``{"channels", "blocks", "global_hidden", "value_hidden"}``."""
+        base = dict(PRESETS[self.preset])
+        for k in base:
+            v = getattr(self, k)
+            if v:
+                base[k] = v
+        if base["channels"] < 1:
+            raise ValueError("net channels must be >= 1")
+        return base
 
 
 class ConfigError(ValueError):
@@ -422,7 +471,6 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
     """Make the game, encoder, network size and agent specs once, turning their errors into
     ConfigErrors."""
     from taluva_ai.agents import make_agent
-    from taluva_ai.agents.alphazero.net import NetConfig
     from taluva_ai.protocol import make_game
 
     try:

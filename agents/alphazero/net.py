@@ -28,7 +28,7 @@ Presets (:data:`PRESETS`): ``tiny`` (16 channels, 3 blocks), ``small`` (32, 6), 
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -36,63 +36,19 @@ import numpy as np
 import torch
 from torch import nn
 
+from taluva_ai.agents.alphazero.config import PRESETS, NetConfig
 from taluva_ai.agents.alphazero.encoder import NetEncoder
+
+__all__ = ["PRESETS", "AZNet", "CheckpointError", "NetConfig", "build_net", "load_checkpoint",
+           "masked_log_softmax", "net_from_checkpoint", "parameter_count", "resolve_device",
+           "save_checkpoint"]
 
 #: Checkpoint ``format`` field.
 CHECKPOINT_FORMAT = "taluva-ai-az-checkpoint/1"
 
-#: Named network sizes.
-PRESETS: dict[str, dict[str, int]] = {
-    "tiny": {"channels": 16, "blocks": 3, "global_hidden": 32, "value_hidden": 32},
-    "small": {"channels": 32, "blocks": 6, "global_hidden": 64, "value_hidden": 64},
-    "medium": {"channels": 64, "blocks": 10, "global_hidden": 128, "value_hidden": 128},
-}
-
-
 class CheckpointError(ValueError):
     """A checkpoint that cannot be used: unreadable, not a checkpoint, or made for another
     network shape or encoding (the message says which)."""
-
-
-@dataclass(frozen=True)
-class NetConfig:
-    """Network size: a preset, any field of which may be overridden.
-
-    Attributes:
-        preset: ``tiny``, ``small`` or ``medium`` (:data:`PRESETS`).
-        channels: trunk channels ``C``; blocks: residual blocks; global_hidden: ``H``;
-            value_hidden: ``V``. 0 means the preset's value.
-
-    Raises:
-        ValueError: unknown preset or a negative size.
-    """
-
-    preset: str = "tiny"
-    channels: int = 0
-    blocks: int = 0
-    global_hidden: int = 0
-    value_hidden: int = 0
-
-    def __post_init__(self) -> None:
-        if self.preset not in PRESETS:
-            raise ValueError(f"net preset must be one of {', '.join(PRESETS)}, got "
-                             f"{self.preset!r}")
-        for f in fields(self):
-            if f.name != "preset":
-                v = getattr(self, f.name)
-                if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                    raise ValueError(f"net {f.name} must be an integer >= 0, got {v!r}")
-
-    def sizes(self) -> dict[str, int]:
-        """The resolved sizes ``{"channels", "blocks", "global_hidden", "value_hidden"}``."""
-        base = dict(PRESETS[self.preset])
-        for k in base:
-            v = getattr(self, k)
-            if v:
-                base[k] = v
-        if base["channels"] < 1:
-            raise ValueError("net channels must be >= 1")
-        return base
 
 
 class FiLMBlock(nn.Module):
