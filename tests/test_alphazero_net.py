@@ -57,13 +57,14 @@ def positions(num_players: int, games: int, seed: int = 0):
             s.apply(int(legal[rng.integers(legal.size)]))
 
 
-def save_small(path, num_players: int = 2, config: NetConfig = SMALL, seed: int = 0):
+def save_small(path, num_players: int = 2, config: NetConfig = SMALL, seed: int = 0,
+               meta: dict | None = None):
     torch.manual_seed(seed)
     enc = make_encoder("taluva", num_players)
     net = build_net(enc, config)
     game = TaluvaGame(num_players=num_players)
     save_checkpoint(path, net, enc, config, {"name": "taluva", "options": game.options()},
-                    {"iteration": 0})
+                    meta or {"iteration": 0})
     return net, enc
 
 
@@ -281,7 +282,21 @@ def test_az_agent_by_name_plays_legal_moves_and_checks_its_checkpoint(tmp_path) 
         make_agent(f"az:path={tmp_path}/nothing.pt", seed=0)
     with pytest.raises(ValueError, match="priors from the network"):
         make_agent(f"az:path={path},prior=heuristic", seed=0)
+    assert agent.stats()["leaf"] == {"rollout": "none", "lambda": 0.0, "samples": 8}
     three = TaluvaGame(num_players=3).new_initial_state(seed=0)
     three.draw()
     with pytest.raises(ValueError, match="2-player games, this game has 3"):
         agent.act(three)
+
+
+def test_az_agent_values_leaves_as_the_runs_selfplay_did_unless_told(tmp_path) -> None:
+    path = tmp_path / "mixed.pt"
+    save_small(path, meta={"iteration": 3, "leaf": {"rollout": "greedy", "lambda": 0.25,
+                                                     "samples": 4}})
+    agent = make_agent(f"az:path={path},sims=4", seed=0)
+    assert agent.leaf == {"rollout": "greedy", "lambda": 0.25, "samples": 4}
+    assert agent.evaluator.rollout == "greedy" and agent.evaluator.rollout_lambda == 0.25
+    pure = make_agent(f"az:path={path},sims=4,rollout=none", seed=0)
+    assert pure.leaf["rollout"] == "none" and pure.evaluator.rollout_lambda == 0.0
+    half = make_agent(f"az:path={path},sims=4,rollout=random", seed=0)
+    assert half.leaf == {"rollout": "random", "lambda": 0.5, "samples": 4}

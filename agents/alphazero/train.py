@@ -472,7 +472,10 @@ class TrainingRun:
         save_checkpoint(ckpt, net, self.encoder, self.net_config,
                         {"name": self.game.name, "options": self.game.options()},
                         {"iteration": k, "seed": cfg.seed,
-                         "parameters": parameter_count(net)})
+                         "parameters": parameter_count(net),
+                         "leaf": {"rollout": cfg.selfplay.rollout,
+                                  "lambda": cfg.selfplay.rollout_lambda,
+                                  "samples": cfg.selfplay.rollout_samples}})
         torch.save({"optimizer": trainer.optimizer.state_dict()},
                    self.out / "checkpoints" / f".trainer_{k:04d}.pt.part")
         os.replace(self.out / "checkpoints" / f".trainer_{k:04d}.pt.part",
