@@ -239,3 +239,53 @@ def test_train_help_and_argument_errors(capsys) -> None:
         assert info.value.code == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and message in err[0] and err[0].startswith("taluva train: error:")
+
+
+def _comparable(line: dict) -> dict:
+    """A metrics line without its timings and speeds."""
+    drop = {"wall_s", "positions_per_s", "decisions_per_s", "sims_per_s",
+            "sims_per_s_per_worker", "phase_seconds", "elapsed_s"}
+    out = {}
+    for k, v in line.items():
+        if k in drop:
+            continue
+        out[k] = _comparable(v) if isinstance(v, dict) else v
+    return out
+
+
+@pytest.mark.slow
+def test_same_config_same_run_and_a_resumed_run_equals_an_uninterrupted_one(tmp_path,
+                                                                           monkeypatch) -> None:
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    cfg = load_config(CONFIGS / "tiny.toml")
+    a, b = tmp_path / "a", tmp_path / "b"
+    TrainingRun(a, cfg, progress=False).run()
+
+    real = TrainingRun._iteration
+
+    def interrupted(self, k, *args):
+        if k == 1:
+            self._play(1, Path(args[3]["best"]), 1, expert=False)  # some of iteration 1
+            raise KeyboardInterrupt
+        return real(self, k, *args)
+
+    monkeypatch.setattr(TrainingRun, "_iteration", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        TrainingRun(b, cfg, progress=False).run()
+    monkeypatch.setattr(TrainingRun, "_iteration", real)
+    TrainingRun(b, progress=False).run()
+
+    la = [json.loads(x) for x in (a / "metrics.jsonl").read_text().splitlines()]
+    lb = [json.loads(x) for x in (b / "metrics.jsonl").read_text().splitlines()]
+    assert [_comparable(x) for x in la] == [_comparable(x) for x in lb]
+    for k in (0, 1):
+        sa = torch.load(a / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        sb = torch.load(b / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        for name, t in sa["state_dict"].items():
+            assert torch.equal(t, sb["state_dict"][name]), (k, name)
+    for rec in ("records/iter_0001/game_0000.jsonl",
+                "gating/iter_0001/round_0/games/000-0000-0.jsonl"):
+        # the same games; the gating records name the networks by their paths
+        assert (a / rec).read_text().replace(str(a.resolve()), "RUN") == \
+            (b / rec).read_text().replace(str(b.resolve()), "RUN")
