@@ -268,6 +268,7 @@ class MCTSAgent(Agent):
         n_players = tree.num_players
         path = np.zeros(4096, dtype=np.int32)
         gumbel = cfg.root == "gumbel"
+        self._root_value = np.zeros(n_players)
         if tree.kind[0] == UNEXPANDED:
             self._expand(tree, 0, root_state)
             if self.evaluator.gives_priors:
@@ -277,8 +278,6 @@ class MCTSAgent(Agent):
                 self._root_value = np.asarray(values[0], dtype=np.float64)[:n_players]
         elif tree.N[0] > 0:
             self._root_value = tree.W[0] / tree.N[0]
-        else:
-            self._root_value = np.zeros(n_players)
         budget_sims = cfg.sims if sims is None else int(sims)
         if budget_sims < 1:
             raise ValueError(f"sims must be at least 1, got {budget_sims}")

@@ -328,7 +328,8 @@ class TrainingRun:
             d = self.out / sub
             if d.is_dir():
                 for child in d.iterdir():
-                    if child.name.startswith("iter_") and int(child.name[5:]) > done:
+                    num = child.name[5:]
+                    if child.name.startswith("iter_") and num.isdigit() and int(num) > done:
                         shutil.rmtree(child)
         ck = self.out / "checkpoints"
         if ck.is_dir():
