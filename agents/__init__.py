@@ -1,4 +1,4 @@
-"""Agents (imported as ``taluva_ai.agents``): random, greedy, and later MCTS and AlphaZero,
+"""Agents (imported as ``taluva_ai.agents``): random, greedy, MCTS and AlphaZero (``az``),
 behind one interface (:class:`Agent`) and made by name (:func:`make_agent`)."""
 
 from taluva_ai.agents.base import Agent, known_agents, make_agent, parse_agent_spec, register_agent
@@ -9,6 +9,19 @@ from taluva_ai.agents.simple import GreedyAgent, RandomAgent
 register_agent("random", RandomAgent)
 register_agent("greedy", GreedyAgent)
 register_agent("mcts", MCTSAgent)
+
+
+def _alphazero_agent(**params: object) -> Agent:
+    """``az:path=...``: imported on first use (it needs PyTorch, the ``train`` extra)."""
+    try:
+        from taluva_ai.agents.alphazero.agent import AlphaZeroAgent
+    except ImportError as e:
+        raise ValueError(f"the az agent needs PyTorch: pip install 'taluva-ai[train]' ({e})") \
+            from None
+    return AlphaZeroAgent(**params)
+
+
+register_agent("az", _alphazero_agent)
 
 __all__ = [
     "Agent",

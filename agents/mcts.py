@@ -12,11 +12,17 @@ game is reached only through the protocol (``clone``, ``apply``, ``legal_actions
 - Budget: ``sims`` simulations, or ``time`` seconds per move; temperature; Dirichlet noise at
   the root; tree reuse between moves; ``leaf_batch`` leaves collected with virtual loss and
   evaluated together.
+- Root selection: PUCT, or Gumbel sequential halving (``root=gumbel``; Danihelka et al. 2022,
+  :mod:`mcts_gumbel`) for low simulation counts.
+- :meth:`MCTSAgent.search_steps` is the search as a generator that hands out its leaf batches
+  and takes their evaluations back, so a caller can run many searches (many games) at once
+  and evaluate all their leaves in one network call (AlphaZero self-play, KataGo-style).
 """
 
 from __future__ import annotations
 
 import time as _time
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -24,6 +30,12 @@ import numpy as np
 
 from taluva_ai.agents.base import Agent
 from taluva_ai.agents.evaluators import Evaluator, RolloutEvaluator
+from taluva_ai.agents.mcts_gumbel import (
+    completed_q,
+    considered_visits,
+    improved_policy,
+    score_considered,
+)
 from taluva_ai.agents.mcts_tree import (
     CHANCE as K_CHANCE,
 )
@@ -34,6 +46,7 @@ from taluva_ai.agents.mcts_tree import (
     Tree,
     add_virtual_loss,
     backup,
+    descend,
     seed_numba,
     select_leaf,
 )
@@ -62,6 +75,13 @@ class MCTSConfig:
         prior_temperature: softmax temperature of the heuristic priors.
         compiled: run whole simulations in compiled code when the game allows it (UCT with
             rollouts, ``leaf_batch=1``; agents/mcts_compiled.py); False forces the Python loop.
+        root: ``puct`` (the root selects like every node) or ``gumbel`` (Gumbel sequential
+            halving at the root, Danihelka et al. 2022; needs priors; replaces Dirichlet
+            noise; the move is the best survivor, sampled through the Gumbel noise when
+            ``temperature > 0``, and :meth:`MCTSAgent.root_policy` is the improved policy).
+        gumbel_m: actions considered at the root by Gumbel sequential halving (paper: 16).
+        gumbel_c_visit, gumbel_c_scale: ``sigma(q) = (c_visit + max N) c_scale q`` on values
+            rescaled to [0, 1] (mctx defaults 50 and 0.1).
     """
 
     sims: int = 400
@@ -79,6 +99,10 @@ class MCTSConfig:
     prior: str = "heuristic"
     prior_temperature: float = 10.0
     compiled: bool = True
+    root: str = "puct"
+    gumbel_m: int = 16
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 0.1
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -94,7 +118,7 @@ class MCTSConfig:
         import math
 
         for name in ("time", "c", "fpu", "temperature", "dirichlet_alpha", "dirichlet_frac",
-                     "prior_temperature"):
+                     "prior_temperature", "gumbel_c_visit", "gumbel_c_scale"):
             v = getattr(self, name)
             if v is not None and not math.isfinite(v):
                 raise ValueError(f"mcts parameter {name} must be finite, got {v!r}")
@@ -119,13 +143,22 @@ class MCTSConfig:
             raise ValueError(f"prior must be 'heuristic' or 'none', got {self.prior!r}")
         if self.temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        if self.root not in ("puct", "gumbel"):
+            raise ValueError(f"root must be 'puct' or 'gumbel', got {self.root!r}")
+        if self.gumbel_m < 1:
+            raise ValueError(f"gumbel_m must be at least 1, got {self.gumbel_m}")
+        if self.gumbel_c_visit < 0 or self.gumbel_c_scale < 0:
+            raise ValueError("gumbel_c_visit and gumbel_c_scale must be >= 0")
+        if self.root == "gumbel" and self.reuse_tree:
+            raise ValueError("root=gumbel plans each move from a fresh root: use reuse_tree=false")
 
 
 _FIELD_TYPES: dict[str, Any] = {
     "sims": int, "time": (int, float), "rollout": str, "c": (int, float), "fpu": (int, float),
     "chance": str, "temperature": (int, float), "dirichlet_alpha": (int, float),
     "dirichlet_frac": (int, float), "reuse_tree": bool, "leaf_batch": int, "samples": int,
-    "prior": str, "prior_temperature": (int, float), "compiled": bool,
+    "prior": str, "prior_temperature": (int, float), "compiled": bool, "root": str,
+    "gumbel_m": int, "gumbel_c_visit": (int, float), "gumbel_c_scale": (int, float),
 }
 
 
@@ -158,10 +191,18 @@ class MCTSAgent(Agent):
             cfg.rollout, seed, cfg.samples,
             cfg.prior_temperature if cfg.prior == "heuristic" else None,
         )
+        if cfg.root == "gumbel" and not self.evaluator.gives_priors:
+            raise ValueError("root=gumbel needs priors: use prior=heuristic or an evaluator "
+                             "that gives priors (a network)")
         self.tree: Tree | None = None
         self._root_history: list[int] | None = None
         self._orders: dict[int, np.ndarray] = {}  # child order of nodes awaiting priors
         self._last: dict[str, Any] = {}
+        self._policy: tuple[np.ndarray, np.ndarray] | None = None
+        self._root_value = np.zeros(0)
+        self._g_noise = np.zeros(0)
+        self._g_logits = np.zeros(0)
+        self._g_table: tuple[int, ...] = ()
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -189,27 +230,64 @@ class MCTSAgent(Agent):
                                    np.random.default_rng(int(self.rng.integers(2**31 - 1))))
         tree = self._root_tree(state) if not hidden else Tree(self._num_players(state))
         self.search(state, tree)
-        action = self._choose(tree, state)
+        action = self.choose(tree, state)
         self._remember(state, tree, action)
         return action
 
-    def search(self, root_state: GameState, tree: Tree) -> None:
-        """Run the budgeted simulations from ``root_state`` into ``tree``."""
+    def search(self, root_state: GameState, tree: Tree, sims: int | None = None,
+               noise: bool = True) -> None:
+        """Run the budgeted simulations from ``root_state`` into ``tree``, evaluating leaves
+        with this agent's evaluator (see :meth:`search_steps` for the arguments)."""
+        steps = self.search_steps(root_state, tree, sims=sims, noise=noise)
+        try:
+            leaves = next(steps)
+            while True:
+                leaves = steps.send(self.evaluator.evaluate(leaves))
+        except StopIteration:
+            pass
+
+    def search_steps(
+        self, root_state: GameState, tree: Tree, sims: int | None = None, noise: bool = True
+    ) -> Generator[list[GameState], tuple[Sequence[np.ndarray | None], np.ndarray], None]:
+        """The search as a generator: it yields lists of leaf states to evaluate and must be
+        sent back, for each list, what :meth:`Evaluator.evaluate` returns for it
+        (``(priors, values)``). :meth:`search` drives it with the agent's evaluator; a
+        self-play driver runs many at once and evaluates all their leaves in one batch.
+
+        Args:
+            root_state: the position (not modified).
+            tree: the search tree (a fresh ``Tree`` or a reused subtree).
+            sims: simulations for this search instead of ``config.sims`` (playout cap
+                randomisation changes it move by move); ignored when ``config.time`` is set.
+            noise: apply the configured root exploration (Dirichlet noise; with
+                ``root=gumbel``, Gumbel noise when the temperature is positive).
+        """
         cfg = self.config
         seed_numba(int(self.rng.integers(2**31 - 1)))
         self._orders = {}
         n_players = tree.num_players
         path = np.zeros(4096, dtype=np.int32)
+        gumbel = cfg.root == "gumbel"
+        self._root_value = np.zeros(n_players)
         if tree.kind[0] == UNEXPANDED:
             self._expand(tree, 0, root_state)
             if self.evaluator.gives_priors:
-                priors, _ = self.evaluator.evaluate([root_state])
+                priors, values = yield [root_state]
                 if priors[0] is not None:
                     self._set_priors(tree, 0, priors[0])
-        self._root_noise(tree)
+                self._root_value = np.asarray(values[0], dtype=np.float64)[:n_players]
+        elif tree.N[0] > 0:
+            self._root_value = tree.W[0] / tree.N[0]
+        budget_sims = cfg.sims if sims is None else int(sims)
+        if budget_sims < 1:
+            raise ValueError(f"sims must be at least 1, got {budget_sims}")
+        if gumbel:
+            self._gumbel_setup(tree, budget_sims, noise)
+        elif noise:
+            self._root_noise(tree)
         deadline = None if cfg.time is None else _time.perf_counter() + cfg.time
         done = 0
-        budget = cfg.sims if deadline is None else 1 << 62
+        budget = budget_sims if deadline is None else 1 << 62
         puct = self.evaluator.gives_priors
         if self._compiled_ok(root_state):
             from taluva_ai.agents.mcts_compiled import search_compiled
@@ -218,6 +296,7 @@ class MCTSAgent(Agent):
                             cfg.rollout == "greedy", cfg.samples,
                             int(self.rng.integers(2**31 - 1)), deadline=deadline)
             return
+        gumbel_root = gumbel and tree.kind[0] == DECISION and int(tree.n_children[0]) > 1
         while done < budget:
             if deadline is not None and _time.perf_counter() >= deadline and done > 0:
                 break
@@ -225,10 +304,19 @@ class MCTSAgent(Agent):
             leaves: list[tuple[np.ndarray, GameState]] = []
             pending: list[tuple[np.ndarray, np.ndarray]] = []
             for _ in range(batch):
-                depth = select_leaf(tree.first_child, tree.n_children, tree.kind, tree.to_move,
+                if gumbel_root:
+                    path[0] = 0
+                    path[1] = self._gumbel_child(tree)
+                    depth = descend(tree.first_child, tree.n_children, tree.kind, tree.to_move,
                                     tree.N, tree.W, tree.prior, tree.vloss, cfg.c, puct,
-                                    cfg.fpu, cfg.chance == "sample", path)
+                                    cfg.fpu, cfg.chance == "sample", path, 2)
+                else:
+                    depth = select_leaf(tree.first_child, tree.n_children, tree.kind,
+                                        tree.to_move, tree.N, tree.W, tree.prior, tree.vloss,
+                                        cfg.c, puct, cfg.fpu, cfg.chance == "sample", path)
                 p = path[:depth].copy()
+                if batch > 1:
+                    add_virtual_loss(tree.vloss, p, depth, 1.0)
                 s = root_state.clone()
                 if hasattr(s, "record_history"):
                     s.record_history = False  # a throw-away copy: no undo snapshots
@@ -243,19 +331,55 @@ class MCTSAgent(Agent):
                 if tree.kind[leaf] == UNEXPANDED:
                     self._expand(tree, leaf, s)
                 leaves.append((p, s))
-                if batch > 1:
-                    add_virtual_loss(tree.vloss, p, depth, 1.0)
             if leaves:
-                priors, values = self.evaluator.evaluate([s for _, s in leaves])
+                priors, values = yield [s for _, s in leaves]
                 for (p, _), pr, v in zip(leaves, priors, values, strict=True):
-                    if batch > 1:
-                        add_virtual_loss(tree.vloss, p, p.size, -1.0)
                     if pr is not None:
                         self._set_priors(tree, int(p[-1]), pr)
-                    pending.append((p, v))
+                    pending.append((p, np.asarray(v, dtype=np.float64)))
             for p, v in pending:
-                backup(tree.N, tree.W, p, p.size, v.astype(np.float64)[:n_players])
+                if batch > 1:
+                    add_virtual_loss(tree.vloss, p, p.size, -1.0)
+                backup(tree.N, tree.W, p, p.size, v[:n_players])
             done += batch
+
+    # -- Gumbel root (Danihelka et al. 2022; mcts_gumbel.py) ----------------------------------
+
+    def _gumbel_setup(self, tree: Tree, sims: int, noise: bool) -> None:
+        """Draw the root's Gumbel noise (zeros without noise or at temperature 0) and fix the
+        root logits and the sequential-halving schedule for ``sims`` simulations."""
+        k = int(tree.n_children[0])
+        f = int(tree.first_child[0])
+        self._g_logits = np.log(np.maximum(tree.prior[f:f + k], 1e-30))
+        if noise and self.config.temperature > 0:
+            self._g_noise = self.rng.gumbel(size=k)
+        else:
+            self._g_noise = np.zeros(k)
+        self._g_table = considered_visits(min(self.config.gumbel_m, k), sims)
+
+    def _gumbel_sigma(self, tree: Tree) -> np.ndarray:
+        f, k = int(tree.first_child[0]), int(tree.n_children[0])
+        p = int(tree.to_move[0])
+        n = tree.N[f:f + k]
+        q = np.where(n > 0, tree.W[f:f + k, p] / np.maximum(n, 1.0), 0.0)
+        prior = np.exp(self._g_logits - self._g_logits.max())
+        return completed_q(q, n, prior / prior.sum(), float(self._root_value[p]),
+                           self.config.gumbel_c_visit, self.config.gumbel_c_scale)
+
+    def _gumbel_child(self, tree: Tree) -> int:
+        """The root child the next simulation visits (``mctx``
+        ``gumbel_muzero_root_action_selection``); pending virtual visits count as visits."""
+        f, k = int(tree.first_child[0]), int(tree.n_children[0])
+        visits = tree.N[f:f + k] + tree.vloss[f:f + k]
+        index = int(visits.sum())
+        table = self._g_table
+        considered = table[min(index, len(table) - 1)]
+        score = score_considered(considered, self._g_noise, self._g_logits,
+                                 self._gumbel_sigma(tree), visits)
+        if not np.isfinite(score).any():  # past the schedule: the least visited survivor
+            score = score_considered(visits.min(), self._g_noise, self._g_logits,
+                                     self._gumbel_sigma(tree), visits)
+        return f + int(np.argmax(score))
 
     def _compiled_ok(self, state: GameState) -> bool:
         """Whole simulations run compiled (agents/mcts_compiled.py) for UCT with the default
@@ -307,23 +431,58 @@ class MCTSAgent(Agent):
 
     # -- move choice and statistics ---------------------------------------------------------
 
-    def _choose(self, tree: Tree, state: GameState) -> int:
+    def choose(self, tree: Tree, state: GameState, temperature: float | None = None) -> int:
+        """The move after a search of ``state`` into ``tree`` (sets :meth:`stats` and
+        :meth:`root_policy`): a proven win if there is one; with ``root=gumbel`` the survivor
+        of sequential halving of highest ``g + logits + sigma(q)``; else the most visited
+        child (``temperature`` 0; ties at random) or one sampled by visits^(1/temperature).
+
+        Args:
+            temperature: overrides ``config.temperature`` (a self-play schedule).
+        """
+        temp = self.config.temperature if temperature is None else float(temperature)
         kids = np.array(list(tree.children(0)), dtype=np.int64)
         visits = tree.N[kids]
         p = int(tree.to_move[0])
+        gumbel = self.config.root == "gumbel" and kids.size > 1 and \
+            self._g_noise.size == kids.size
+        if gumbel:
+            sigma = self._gumbel_sigma(tree)
+            self._policy = (tree.action[kids].copy(), improved_policy(self._g_logits, sigma))
+        else:
+            total = visits.sum()
+            self._policy = (tree.action[kids].copy(),
+                            visits / total if total > 0 else np.full(kids.size, 1 / kids.size))
         won = [int(c) for c in kids
                if tree.kind[c] == TERMINAL and tree.N[c] > 0 and tree.W[c, p] >= tree.N[c]]
         if won:  # a proven win beats any visit count
             self._last = self._stats(tree, won[0], state)
             return int(tree.action[won[0]])
-        if self.config.temperature == 0:
+        if gumbel:
+            noise = self._g_noise if temp > 0 else np.zeros(kids.size)
+            score = score_considered(visits.max(), noise, self._g_logits, sigma, visits)
+            pick = int(kids[int(np.argmax(score))])
+        elif temp == 0:
             best = np.flatnonzero(visits == visits.max())
             pick = int(kids[best[self.rng.integers(best.size)]])
         else:
-            w = visits ** (1.0 / self.config.temperature)
+            w = visits ** (1.0 / temp)
             pick = int(kids[self.rng.choice(kids.size, p=w / w.sum())])
         self._last = self._stats(tree, pick, state)
         return int(tree.action[pick])
+
+    def root_policy(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(actions int64[k], probabilities float64[k])`` of the last :meth:`choose`: the
+        root's legal actions and the search policy, the AlphaZero training target (visit
+        shares; with ``root=gumbel`` the improved policy ``softmax(logits + sigma(completed
+        q))``).
+
+        Raises:
+            RuntimeError: no move chosen yet.
+        """
+        if self._policy is None:
+            raise RuntimeError("root_policy(): no move chosen yet")
+        return self._policy
 
     def _stats(self, tree: Tree, pick: int, state: GameState) -> dict[str, Any]:
         """Root statistics; moves in the game's notation (``action_to_string``)."""

@@ -160,10 +160,18 @@ def select_leaf(first_child, n_children, kind, to_move, N, W, prior, vloss, c, p
     Returns:
         Path length.
     """
-    node = 0
-    depth = 0
-    path[depth] = node
-    depth += 1
+    path[0] = 0
+    return descend(first_child, n_children, kind, to_move, N, W, prior, vloss, c, puct, fpu,
+                   sample_chance, path, 1)
+
+
+@njit(cache=True)
+def descend(first_child, n_children, kind, to_move, N, W, prior, vloss, c, puct, fpu,
+            sample_chance, path, depth):
+    """Continue a selection from ``path[:depth]`` (root first, already chosen, e.g. a root
+    child picked by Gumbel sequential halving) down to an unexpanded or terminal node, by the
+    rules of :func:`select_leaf`. Returns the path length."""
+    node = path[depth - 1]
     while kind[node] == 1 or kind[node] == 2:
         f = first_child[node]
         k = n_children[node]

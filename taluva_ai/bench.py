@@ -15,6 +15,9 @@ repeated, and the median of the repeats is reported. One process, one thread.
 - ``mcts.sims_per_s`` (``--mcts``): MCTS simulations per second in one process from a fixed
   2-player midgame (20 tiles placed by seeded random play, tile step), UCT with uniformly random
   rollouts to the end (``mcts:prior=none,rollout=random``), ``sims`` simulations per search.
+- ``net`` (``--net``, needs PyTorch): per AlphaZero network preset (2 players, default view),
+  the parameter count and the CPU inference latency (ms per forward pass, median) and
+  throughput (positions per second) at several batch sizes, with the torch thread count.
 """
 
 from __future__ import annotations
@@ -249,13 +252,64 @@ def bench_mcts(sims: int = 2000, repeats: int = 5) -> dict[str, Any]:
             "spec": spec}
 
 
+def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,
+              min_seconds: float = 0.2) -> dict[str, Any]:
+    """The ``net`` section: ``{preset: {"parameters": int, "latency_ms": {batch: float},
+    "positions_per_s": {batch: float}}, "threads": int, "device": "cpu", "batch_sizes": [...]}``.
+
+    Each repeat times forward passes (``torch.inference_mode``, eval mode) for at least
+    ``min_seconds``; the median over repeats is reported. Inputs are encoded positions of a
+    2-player midgame (:func:`midgame_state`).
+    """
+    import importlib
+
+    import torch
+
+    enc_mod = importlib.import_module("taluva_ai.agents.alphazero.encoder")
+    net_mod = importlib.import_module("taluva_ai.agents.alphazero.net")
+    encoder = enc_mod.make_encoder("taluva", 2)
+    e = encoder.encode(midgame_state())
+    out: dict[str, Any] = {}
+    for preset in net_mod.PRESETS:
+        net = net_mod.build_net(encoder, net_mod.NetConfig(preset)).eval()
+        lat: dict[str, float] = {}
+        thr: dict[str, float] = {}
+        for b in batch_sizes:
+            sp = torch.from_numpy(np.repeat(e.spatial[None], b, axis=0)).float()
+            gl = torch.from_numpy(np.repeat(e.globals[None], b, axis=0))
+            times = []
+            with torch.inference_mode():
+                net(sp, gl)  # warm-up
+                for _ in range(repeats):
+                    n = 0
+                    t0 = time.perf_counter()
+                    while True:
+                        net(sp, gl)
+                        n += 1
+                        dt = time.perf_counter() - t0
+                        if dt >= min_seconds:
+                            break
+                    times.append(dt / n)
+            med = statistics.median(times)
+            lat[str(b)] = round(med * 1e3, 3)
+            thr[str(b)] = round(b / med, 1)
+        out[preset] = {"parameters": net_mod.parameter_count(net), "latency_ms": lat,
+                       "positions_per_s": thr}
+    out["threads"] = torch.get_num_threads()
+    out["device"] = "cpu"
+    out["batch_sizes"] = list(batch_sizes)
+    return out
+
+
 def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bool = True,
-              mcts: bool = False, mcts_sims: int = 2000, env: bool = False) -> dict[str, Any]:
-    """DESIGN.md's JSON shape: ``{"engine": ..., "mcts": ..., "env": ..., "machine": ...}``,
-    each section present when asked for (``env`` needs the ``envs`` extra).
+              mcts: bool = False, mcts_sims: int = 2000, env: bool = False,
+              net: bool = False) -> dict[str, Any]:
+    """DESIGN.md's JSON shape: ``{"engine": ..., "mcts": ..., "env": ..., "net": ...,
+    "machine": ...}``, each section present when asked for (``env`` needs the ``envs`` extra,
+    ``net`` PyTorch).
 
     Raises:
-        ImportError: ``env`` without gymnasium installed.
+        ImportError: ``env`` without gymnasium or ``net`` without torch installed.
     """
     out: dict[str, Any] = {}
     if engine:
@@ -267,5 +321,7 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
 
         bench_env = importlib.import_module("taluva_ai.envs.bench").bench_env
         out["env"] = bench_env((1, 64, 256, 1024), repeats=repeats)
+    if net:
+        out["net"] = bench_net(repeats=repeats)
     out["machine"] = machine_info()
     return out

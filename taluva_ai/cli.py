@@ -1,4 +1,4 @@
-"""The ``taluva`` command: play, replay, tournament, bench (``taluva <command> --help``).
+"""The ``taluva`` command: play, replay, tournament, bench, train (``taluva <command> --help``).
 
 Exit codes: 0 success; 1 a record that fails to replay, a file that cannot be read or written,
 or an agent that fails during a game; 2 bad arguments (unknown agent, invalid rule option, a
@@ -469,12 +469,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         raise _ArgError("--games, --repeats and --mcts-sims must be >= 1")
     if args.out is not None:
         _check_output_path("--out", args.out)
-    engine = args.engine or not (args.mcts or args.env)
+    engine = args.engine or not (args.mcts or args.env or args.net)
     try:
         res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
-                        mcts_sims=args.mcts_sims, env=args.env)
+                        mcts_sims=args.mcts_sims, env=args.env, net=args.net)
     except ImportError as e:
-        raise _ArgError(f"--env needs the envs extra (pip install -e '.[envs]'): {e}") from None
+        raise _ArgError(f"--env needs the envs extra (pip install -e '.[envs]') and --net the "
+                        f"train extra (pip install -e '.[train]'): {e}") from None
     text = json.dumps(res, indent=2)
     if args.json:
         print(text, flush=True)  # the figures first: a failing --out loses nothing
@@ -484,6 +485,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if "env" in res:
         for b, v in res["env"]["steps_per_s"].items():
             print(f"env: batch {b}: {v:.0f} steps/s (random actions, planes and mask each step)")
+    if "net" in res:
+        nt = res["net"]
+        for preset, v in nt.items():
+            if isinstance(v, dict):
+                figs = ", ".join(f"batch {b}: {v['latency_ms'][b]:.2f} ms "
+                                 f"({v['positions_per_s'][b]:.0f} pos/s)" for b in v["latency_ms"])
+                print(f"net {preset} ({v['parameters']:,} parameters, {nt['threads']} threads): "
+                      f"{figs}")
     if "mcts" in res:
         mc = res["mcts"]
         print(f"mcts ({mc['spec']}, median of {mc['repeats']} searches from a 2-player "
@@ -525,6 +534,51 @@ def _print_engine_bench(e: dict[str, Any]) -> None:
           f"(mean over {e['positions']['build']} positions)")
 
 
+# -- train ------------------------------------------------------------------------------------
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    import importlib
+
+    if args.resume is not None:
+        if args.config is not None or args.out is not None:
+            raise _ArgError("--resume DIR continues a run with its own config: give no "
+                            "--config or --out")
+        if not args.resume.strip():
+            raise _ArgError("--resume: empty directory name")
+    elif args.config is None or args.out is None:
+        raise _ArgError("a new run needs --config TOML and --out DIR (or --resume DIR)")
+    elif not args.out.strip():
+        raise _ArgError("--out: empty directory name")
+    config = importlib.import_module("taluva_ai.agents.alphazero.config")  # no torch: fast
+    if args.config is not None:
+        try:
+            config.load_config(args.config)  # a bad config fails before torch is imported
+        except config.ConfigError as e:
+            raise _ArgError(str(e)) from None
+    try:
+        train = importlib.import_module("taluva_ai.agents.alphazero.train")
+    except ImportError as e:
+        raise _ArgError(f"training needs PyTorch and TensorBoard: pip install -e '.[train]' "
+                        f"({e})") from None
+    config_error = config.ConfigError
+    checkpoint_error = importlib.import_module("taluva_ai.agents.alphazero.net").CheckpointError
+    try:
+        state = train.train_main(args.config, args.out, args.resume,
+                                 progress=not args.no_progress)
+    except (config_error, RunConfigError) as e:
+        raise _ArgError(str(e)) from None
+    except checkpoint_error as e:
+        raise _RunError(str(e)) from None
+    except OSError as e:
+        print(f"{e.filename or ''}: {_os_reason(e, e.filename)}", file=sys.stderr)
+        return 1
+    out = Path(str(args.resume or args.out))
+    print(f"finished iteration {state['iteration']}; best network: iteration "
+          f"{state['best_iteration']} ({out / 'best.pt'}); metrics: {out / 'metrics.jsonl'}")
+    return 0
+
+
 # -- parser -----------------------------------------------------------------------------------
 
 
@@ -535,12 +589,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="taluva",
         description="Taluva engine tools: play a game, check a game record, run a tournament "
-        "with ratings, measure the engine's speed.",
+        "with ratings, measure the engine's speed, train an AlphaZero network.",
         epilog="examples:\n"
         "  taluva play --players greedy random --seed 7 --record game.jsonl\n"
         "  taluva replay game.jsonl\n"
         "  taluva tournament --agents random greedy --games 20 --out runs/demo\n"
-        "  taluva bench --json\n\n"
+        "  taluva bench --json\n"
+        "  taluva train --config experiments/configs/demo.toml --out runs/demo\n\n"
         "Run 'taluva <command> --help' for a command's options.",
         formatter_class=_FORMATTER,
     )
@@ -676,7 +731,33 @@ def build_parser() -> argparse.ArgumentParser:
                        help="VectorEnv steps/s at batch 1, 64, 256, 1024 (needs taluva-ai[envs])")
     bench.add_argument("--mcts-sims", type=int, default=2000,
                        help="simulations per timed search (default 2000)")
+    bench.add_argument("--net", action="store_true",
+                       help="AlphaZero network presets: parameters, CPU inference latency and "
+                       "throughput at batch 1, 16, 64, 256 (needs taluva-ai[train])")
     bench.set_defaults(func=_cmd_bench)
+
+    train = sub.add_parser(
+        "train", help="AlphaZero training: self-play, replay, training, gating",
+        description="Train a network by self-play (docs/alphazero.md). A new run reads a TOML "
+        "config (experiments/configs/*.toml) and writes everything into the run directory "
+        "--out: the config, metrics.jsonl, TensorBoard logs (tb/), checkpoints (best.pt, "
+        "latest.pt, checkpoints/), self-play samples and sample game records, gating and "
+        "anchor tournaments. A killed run continues with --resume DIR, losing at most the "
+        "iteration in progress. The trained network plays as 'az:path=DIR/best.pt'. Needs "
+        "taluva-ai[train].",
+        epilog="example:\n"
+        "  taluva train --config experiments/configs/demo.toml --out runs/demo\n"
+        "  taluva train --resume runs/demo\n"
+        "  taluva tournament --agents greedy az:path=runs/demo/best.pt,sims=200,"
+        "rollout=greedy,lambda=0.5 --games 200 --out runs/demo_eval",
+        formatter_class=_FORMATTER)
+    train.add_argument("--config", metavar="TOML", default=None,
+                       help="config file of a new run")
+    train.add_argument("--out", metavar="DIR", default=None, help="run directory of a new run")
+    train.add_argument("--resume", metavar="DIR", default=None,
+                       help="continue the run in DIR (its config.toml)")
+    train.add_argument("--no-progress", action="store_true", help="no progress bars")
+    train.set_defaults(func=_cmd_train)
     return p
 
 
@@ -712,6 +793,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except KeyboardInterrupt:
         hint = " (run the same command again to resume)" if args.command == "tournament" else ""
+        if args.command == "train":
+            hint = f" (continue with: taluva train --resume {args.resume or args.out})"
         print(f"\n{parser.prog} {args.command}: interrupted{hint}", file=sys.stderr)
         return 130
 

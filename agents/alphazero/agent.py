@@ -1,0 +1,135 @@
+"""The ``az`` agent: MCTS with a trained network's priors and values.
+
+``az:path=runs/demo/best.pt,sims=200`` plays a checkpoint of ``taluva train``;
+``az:path=...,sims=200,rollout=greedy,lambda=0.5`` mixes greedy rollouts into the leaf values
+(AlphaGo's ``V = (1 - lambda) v_net + lambda z_rollout``; :mod:`.evaluator`). Without
+``rollout`` and ``lambda`` in the spec, the agent values leaves as the run's self-play did (the
+checkpoint records it: ``meta["leaf"]``); ``rollout=none`` asks for the network alone.
+
+The search is :class:`~taluva_ai.agents.mcts.MCTSAgent` (PUCT, chance nodes, max^n value
+vectors, virtual-loss leaf batches); every MCTS parameter may be given (``c``, ``fpu``,
+``leaf_batch``, ``root=gumbel``, ``temperature``...), except the heuristic-prior ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from taluva_ai.agents.alphazero.encoder import NetEncoder, make_encoder
+from taluva_ai.agents.alphazero.evaluator import NetEvaluator
+from taluva_ai.agents.alphazero.net import (
+    AZNet,
+    CheckpointError,
+    load_checkpoint,
+    net_from_checkpoint,
+    resolve_device,
+)
+from taluva_ai.agents.mcts import MCTSAgent
+from taluva_ai.protocol import GameState
+
+#: ``az`` defaults that differ from ``mcts``'s.
+AZ_DEFAULTS: dict[str, Any] = {"sims": 200, "c": 1.25, "leaf_batch": 8}
+
+_CACHE: dict[tuple[str, int, str], tuple[AZNet, NetEncoder, dict[str, Any]]] = {}
+
+
+def load_net(path: str | Path, device: torch.device) -> tuple[AZNet, NetEncoder, dict[str, Any]]:
+    """The network of a checkpoint, its encoder and the checkpoint's payload (cached per file
+    version and device, so the games of a tournament load a checkpoint once per process).
+
+    Raises:
+        CheckpointError: see :func:`~.net.load_checkpoint` and :func:`~.net.net_from_checkpoint`.
+    """
+    p = Path(path).resolve()
+    if not p.is_file():
+        raise CheckpointError(f"checkpoint {path}: no such file")
+    key = (str(p), p.stat().st_mtime_ns, str(device))
+    if key not in _CACHE:
+        payload = load_checkpoint(p)
+        game = payload.get("game", {})
+        enc_spec = payload.get("encoder", {})
+        try:
+            encoder = make_encoder(str(game.get("name")), int(enc_spec.get("num_players", 0)),
+                                   **payload.get("encoder_options", {}))
+        except (ValueError, TypeError) as e:
+            raise CheckpointError(f"checkpoint {path}: {e}") from None
+        net, _ = net_from_checkpoint(payload, p, encoder)
+        net.to(device).eval()
+        _CACHE.clear()  # one network per process is the common case; keep memory bounded
+        _CACHE[key] = (net, encoder, payload)
+    return _CACHE[key]
+
+
+class AlphaZeroAgent(MCTSAgent):
+    """MCTS guided by a network checkpoint (see the module docstring).
+
+    Args:
+        seed: seeds the search, the rollouts and the chance samples.
+        path: the checkpoint (``best.pt`` of a run directory, or any ``checkpoints/*.pt``).
+        rollout: ``none``, ``greedy`` or ``random``: the rollout mixed into the leaf values
+            (default: the one the checkpoint's self-play used, else ``none``); ``lambda``: its
+            weight in [0, 1] (default: the checkpoint's, else 0.5 with a rollout and 0
+            without).
+        samples: tile placements sampled per greedy-rollout decision (default: the
+            checkpoint's, else 8).
+        device: ``auto`` (CUDA when available), ``cpu``, ``cuda``, ``cuda:1``...
+        threads: torch CPU threads for this process (default 1: tournaments run one agent
+            per core; 0 leaves torch's setting).
+        **params: :class:`~taluva_ai.agents.mcts.MCTSConfig` fields (defaults ``sims=200``,
+            ``c=1.25``, ``leaf_batch=8``).
+
+    Raises:
+        ValueError: no ``path``, a bad parameter, or a checkpoint that cannot be used
+            (:class:`~.net.CheckpointError`, which names what is wrong).
+    """
+
+    name = "az"
+
+    def __init__(self, seed: int | None = None, path: str | None = None,
+                 rollout: str | None = None, samples: int | None = None, device: str = "auto",
+                 threads: int = 1, **params: Any) -> None:
+        if not path:
+            raise ValueError("az needs a checkpoint: az:path=runs/<name>/best.pt")
+        lam = params.pop("lambda", None)
+        for bad in ("prior", "prior_temperature", "compiled"):
+            if bad in params:
+                raise ValueError(f"az takes its priors from the network: no {bad} parameter")
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+            raise ValueError(f"threads must be an integer >= 0, got {threads!r}")
+        if threads:
+            torch.set_num_threads(threads)
+        dev = resolve_device(str(device))
+        net, encoder, payload = load_net(path, dev)
+        leaf = dict(payload.get("meta", {}).get("leaf") or {})
+        if rollout is None and lam is None:
+            rollout = str(leaf.get("rollout", "none"))
+            lam = leaf.get("lambda")
+        if rollout is None:
+            rollout = "none"
+        if lam is None:
+            lam = 0.5 if rollout != "none" else 0.0
+        if samples is None:
+            samples = int(leaf.get("samples", 8))
+        if isinstance(lam, bool) or not isinstance(lam, (int, float)):
+            raise ValueError(f"lambda must be a number in [0, 1], got {lam!r}")
+        self.leaf = {"rollout": rollout, "lambda": float(lam), "samples": samples}
+        self.encoder = encoder
+        self.checkpoint = dict(payload.get("meta", {}))
+        self.path = str(path)
+        evaluator = NetEvaluator(net, encoder, dev, rollout=str(rollout),
+                                 rollout_lambda=float(lam), samples=samples, seed=seed)
+        super().__init__(seed=seed, evaluator=evaluator, **{**AZ_DEFAULTS, **params})
+
+    def stats(self) -> dict[str, Any]:
+        """MCTS statistics of the last move, and ``leaf``: how leaves were valued."""
+        return {**super().stats(), "leaf": dict(self.leaf)}
+
+    def act(self, state: GameState) -> int:
+        n = len(state.returns())
+        if n != self.encoder.num_players:
+            raise ValueError(f"checkpoint {self.path} is for {self.encoder.num_players}-player "
+                             f"games, this game has {n} players")
+        return super().act(state)

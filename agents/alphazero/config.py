@@ -1,0 +1,573 @@
+"""Training-run configuration: TOML files (``experiments/configs/*.toml``) read into frozen
+dataclasses, every key checked before any work starts.
+
+A config file has top-level keys (:class:`RunConfig`: ``seed``, ``iterations``, ``workers``,
+``device``, ``torch_threads``) and the sections ``[game]``, ``[encoder]``, ``[net]``,
+``[warm_start]``, ``[selfplay]``, ``[replay]``, ``[train]``, ``[gating]``, ``[anchors]``; each
+section's keys are the fields of its dataclass below, and every key is optional (the
+defaults are those of the dataclass). docs/alphazero.md lists them all.
+
+An unknown section or key, a value of the wrong type or out of range fails with a
+:class:`ConfigError` naming the file, the section and the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+import typing
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+#: Named network sizes.
+PRESETS: dict[str, dict[str, int]] = {
+    "tiny": {"channels": 16, "blocks": 3, "global_hidden": 32, "value_hidden": 32},
+    "small": {"channels": 32, "blocks": 6, "global_hidden": 64, "value_hidden": 64},
+    "medium": {"channels": 64, "blocks": 10, "global_hidden": 128, "value_hidden": 128},
+}
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Network size: a preset, any field of which may be overridden.
+
+    Attributes:
+        preset: ``tiny``, ``small`` or ``medium`` (:data:`PRESETS`).
+        channels: trunk channels ``C``; blocks: residual blocks; global_hidden: ``H``;
+            value_hidden: ``V``. 0 means the preset's value.
+
+    Raises:
+        ValueError: unknown preset or a negative size.
+    """
+
+    preset: str = "tiny"
+    channels: int = 0
+    blocks: int = 0
+    global_hidden: int = 0
+    value_hidden: int = 0
+
+    def __post_init__(self) -> None:
+        if self.preset not in PRESETS:
+            raise ValueError(f"net preset must be one of {', '.join(PRESETS)}, got "
+                             f"{self.preset!r}")
+        for f in fields(self):
+            if f.name != "preset":
+                v = getattr(self, f.name)
+                if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                    raise ValueError(f"net {f.name} must be an integer >= 0, got {v!r}")
+
+    def sizes(self) -> dict[str, int]:
+        """The resolved sizes ``{"channels", "blocks", "global_hidden", "value_hidden"}``."""
+        base = dict(PRESETS[self.preset])
+        for k in base:
+            v = getattr(self, k)
+            if v:
+                base[k] = v
+        if base["channels"] < 1:
+            raise ValueError("net channels must be >= 1")
+        return base
+
+
+class ConfigError(ValueError):
+    """A training config that cannot be used; the message names the file, section and key."""
+
+
+@dataclass(frozen=True)
+class GameSection:
+    """``[game]``: the game and its rule options.
+
+    Attributes:
+        name: a registered game (``make_game(name, num_players=..., **rules)``).
+        num_players: seats (the network has one value output per seat).
+        rules: other rule options (e.g. ``{tiles_per_player = 12}``), checked by the game.
+    """
+
+    name: str = "taluva"
+    num_players: int = 2
+    rules: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EncoderSection:
+    """``[encoder]``: options of the game's network encoder (Taluva: ``view_radius``; 0 = the
+    encoding's default, 13)."""
+
+    view_radius: int = 0
+
+
+@dataclass(frozen=True)
+class NetSection:
+    """``[net]``: the network size (:class:`~.net.NetConfig`): a ``preset`` (tiny, small,
+    medium) and optional overrides (0 = the preset's value)."""
+
+    preset: str = "tiny"
+    channels: int = 0
+    blocks: int = 0
+    global_hidden: int = 0
+    value_hidden: int = 0
+
+
+@dataclass(frozen=True)
+class WarmStartSection:
+    """``[warm_start]``: supervised start from expert games (expert iteration; Anthony et al.
+    2017), iteration 0 of the run.
+
+    Attributes:
+        games: expert games to play (0: no warm start; iteration 0 is a random network).
+        expert: ``heuristic`` (targets: softmax of the game's one-ply heuristic values,
+            ``state.heuristic_values()``, at ``heuristic_temperature``; moves: the best one,
+            or with probability ``epsilon`` one sampled from the target), or an ``mcts:...``
+            agent spec (targets: its search policy; moves: its choices).
+        heuristic_temperature: softmax temperature in heuristic units (Taluva: a temple is
+            worth 100, a hut 3).
+        epsilon: share of heuristic moves sampled from the target instead of the best one.
+        steps: training steps on the expert data.
+    """
+
+    games: int = 0
+    expert: str = "heuristic"
+    heuristic_temperature: float = 10.0
+    epsilon: float = 0.2
+    steps: int = 0
+
+
+@dataclass(frozen=True)
+class SelfPlaySection:
+    """``[selfplay]``: games per iteration and the search that plays them.
+
+    Attributes:
+        games: self-play games per iteration (all workers together).
+        parallel_games: games played at once in one worker; their leaves are evaluated in
+            one network call.
+        sims: simulations of a full search; fast_sims: of a fast one.
+        full_search_prob: playout cap randomisation (KataGo; Wu 2019): each move is a full
+            search (recorded as a training sample, root noise on) with this probability, else
+            a fast search (not recorded, no noise). 1 records every move.
+        root: ``puct`` or ``gumbel`` (Gumbel sequential halving at the root, Danihelka et al.
+            2022; targets are the improved policy); gumbel_m: actions it considers.
+        c, fpu: PUCT constant and the value of unvisited children.
+        dirichlet_alpha, dirichlet_frac: root noise of full PUCT searches (AlphaZero).
+        temperature: move choice by visits^(1/T) for the first ``temperature_decisions``
+            decisions of a game, then ``final_temperature`` (0: the most visited). With
+            ``root=gumbel``, a positive temperature keeps the Gumbel noise in the choice.
+        leaf_batch: leaves one game's search collects (with virtual loss) per network call.
+        rollout, rollout_lambda, rollout_samples: leaf value mixing (``none``, ``greedy`` or
+            ``random``; :mod:`.evaluator`).
+        records: self-play games per iteration written as game records (JSON Lines).
+    """
+
+    games: int = 32
+    parallel_games: int = 16
+    sims: int = 64
+    fast_sims: int = 16
+    full_search_prob: float = 1.0
+    root: str = "puct"
+    gumbel_m: int = 16
+    c: float = 1.25
+    fpu: float = 0.0
+    dirichlet_alpha: float = 0.3
+    dirichlet_frac: float = 0.25
+    temperature: float = 1.0
+    temperature_decisions: int = 20
+    final_temperature: float = 0.0
+    leaf_batch: int = 4
+    rollout: str = "none"
+    rollout_lambda: float = 0.0
+    rollout_samples: int = 8
+    records: int = 2
+
+
+@dataclass(frozen=True)
+class ReplaySection:
+    """``[replay]``: the training window: samples of the most recent ``window_games``
+    self-play (and warm-start) games."""
+
+    window_games: int = 1000
+
+
+@dataclass(frozen=True)
+class TrainSection:
+    """``[train]``: the trainer.
+
+    Attributes:
+        steps: optimiser steps per iteration; batch_size: samples per step (each in a random
+            one of the encoder's symmetries).
+        optimizer: ``adamw`` or ``sgd`` (with ``momentum``, Nesterov); lr: learning rate;
+            weight_decay: decoupled (AdamW) or L2 (SGD).
+        value_weight: weight of the value loss (mean squared error per player slot) against
+            the policy loss (cross-entropy with the search policy).
+        max_grad_norm: gradient clipping (0: none).
+    """
+
+    steps: int = 100
+    batch_size: int = 128
+    optimizer: str = "adamw"
+    lr: float = 1e-3
+    momentum: float = 0.9
+    weight_decay: float = 1e-4
+    value_weight: float = 1.0
+    max_grad_norm: float = 5.0
+
+
+@dataclass(frozen=True)
+class GatingSection:
+    """``[gating]``: the candidate of each iteration plays the current best in paired games
+    (every deal once per seat rotation) and replaces it when it wins.
+
+    Attributes:
+        enabled: false promotes every candidate (AlphaZero); true gates (AlphaGo Zero).
+        games: games per round (rounded up to a multiple of the players).
+        rule: ``threshold`` (promote when the candidate's score >= ``threshold``; AlphaGo
+            Zero used 0.55) or ``sprt`` (sequential probability ratio test on the score,
+            ``elo0`` vs ``elo1`` with error rates ``alpha``, ``beta``, one round after another
+            until decided or ``max_rounds``; undecided keeps the best).
+        az: ``az`` agent parameters of both players (e.g. ``"sims=32"``).
+    """
+
+    enabled: bool = True
+    games: int = 20
+    rule: str = "threshold"
+    threshold: float = 0.55
+    elo0: float = 0.0
+    elo1: float = 50.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_rounds: int = 4
+    az: str = "sims=32"
+
+
+@dataclass(frozen=True)
+class AnchorsSection:
+    """``[anchors]``: the best network against fixed opponents, for the metrics (win rate and
+    Elo relative to each anchor).
+
+    Attributes:
+        opponents: agent specs (e.g. ``["random", "greedy", "mcts:sims=400,rollout=greedy"]``).
+        games: games against each (paired: each deal with both seatings).
+        every: play them every ``every`` iterations (0: only after the last iteration).
+        az: ``az`` parameters of the network's player (e.g. ``"sims=200,rollout=greedy,
+            lambda=0.5"``).
+    """
+
+    opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])
+    games: int = 20
+    every: int = 1
+    az: str = "sims=64"
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A whole training run (top-level keys and the sections).
+
+    Attributes:
+        seed: every random choice of the run derives from it.
+        iterations: training iterations after iteration 0 (the warm start or the initial
+            network).
+        workers: self-play and tournament processes (0: one per CPU core).
+        device: ``auto`` (CUDA when available), ``cpu``, ``cuda``...: where the network runs
+            in self-play and training.
+        torch_threads: torch CPU threads of the trainer (0: one per CPU core). The default
+            is 1: on a machine whose cores are busy, several torch threads spin-wait on each
+            other (measured up to 4x slower with 2 threads on a loaded 2-core machine);
+            raise it on a dedicated machine.
+    """
+
+    seed: int = 0
+    iterations: int = 4
+    workers: int = 0
+    device: str = "auto"
+    torch_threads: int = 1
+    game: GameSection = field(default_factory=GameSection)
+    encoder: EncoderSection = field(default_factory=EncoderSection)
+    net: NetSection = field(default_factory=NetSection)
+    warm_start: WarmStartSection = field(default_factory=WarmStartSection)
+    selfplay: SelfPlaySection = field(default_factory=SelfPlaySection)
+    replay: ReplaySection = field(default_factory=ReplaySection)
+    train: TrainSection = field(default_factory=TrainSection)
+    gating: GatingSection = field(default_factory=GatingSection)
+    anchors: AnchorsSection = field(default_factory=AnchorsSection)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON/TOML-ready nested dict (sections as tables)."""
+        return dataclasses.asdict(self)
+
+
+_SECTIONS: dict[str, type] = {
+    "game": GameSection, "encoder": EncoderSection, "net": NetSection,
+    "warm_start": WarmStartSection, "selfplay": SelfPlaySection, "replay": ReplaySection,
+    "train": TrainSection, "gating": GatingSection, "anchors": AnchorsSection,
+}
+
+
+def _check_value(where: str, key: str, value: Any, hint: Any) -> Any:
+    origin = typing.get_origin(hint)
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
+        return value
+    if hint is int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ConfigError(f"{where}: {key} must be an integer, got {value!r}")
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                not math.isfinite(value):
+            raise ConfigError(f"{where}: {key} must be a finite number, got {value!r}")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: {key} must be a string, got {value!r}")
+        return value
+    if origin is list:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: {key} must be a list of strings, got {value!r}")
+        return list(value)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: {key} must be a table, got {value!r}")
+        return dict(value)
+    raise AssertionError(f"unhandled type {hint!r}")  # pragma: no cover
+
+
+def _build(cls: type, data: dict[str, Any], where: str) -> Any:
+    hints = typing.get_type_hints(cls)
+    known = [f.name for f in dataclasses.fields(cls)]
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: "
+                          f"{', '.join(known)}")
+    kwargs = {k: _check_value(where, k, v, hints[k]) for k, v in data.items()}
+    return cls(**kwargs)
+
+
+def config_from_dict(data: dict[str, Any], source: str = "config") -> RunConfig:
+    """Build and check a :class:`RunConfig` from a nested dict (a parsed TOML file).
+
+    In ``[game]``, keys other than ``name`` and ``num_players`` are rule options (gathered
+    into ``rules``).
+
+    Raises:
+        ConfigError: an unknown section or key, a wrong type, a value out of range, or rule
+            and encoder options the game refuses.
+    """
+    top_known = [f.name for f in dataclasses.fields(RunConfig)]
+    unknown = sorted(set(data) - set(top_known))
+    if unknown:
+        raise ConfigError(f"{source}: unknown key(s) or section(s) {', '.join(unknown)}; "
+                          f"known: {', '.join(top_known)}")
+    kwargs: dict[str, Any] = {}
+    hints = typing.get_type_hints(RunConfig)
+    for key, value in data.items():
+        if key in _SECTIONS:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{source}: [{key}] must be a table, got {value!r}")
+            value = dict(value)
+            if key == "game":
+                rules = dict(value.pop("rules", {}) or {})
+                for k in list(value):
+                    if k not in ("name", "num_players"):
+                        rules[k] = value.pop(k)
+                value["rules"] = rules
+            kwargs[key] = _build(_SECTIONS[key], value, f"{source}: [{key}]")
+        else:
+            kwargs[key] = _check_value(source, key, value, hints[key])
+    cfg = RunConfig(**kwargs)
+    validate(cfg, source)
+    return cfg
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read and check a TOML config file.
+
+    Raises:
+        ConfigError: unreadable file, bad TOML, or a bad key or value (named).
+    """
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read the config ({e.strerror or e})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{p}: not valid TOML ({e})") from None
+    return config_from_dict(data, str(p))
+
+
+def _need(cond: bool, source: str, message: str) -> None:
+    if not cond:
+        raise ConfigError(f"{source}: {message}")
+
+
+def validate(cfg: RunConfig, source: str = "config") -> None:
+    """Range checks across the sections, and the game, encoder, network and agent specs built
+    once (so a bad option fails here, before any work).
+
+    Raises:
+        ConfigError: the first problem found, named.
+    """
+    s = source
+    _need(cfg.seed >= 0, s, f"seed must be >= 0, got {cfg.seed}")
+    _need(cfg.iterations >= 0, s, f"iterations must be >= 0, got {cfg.iterations}")
+    _need(cfg.workers >= 0, s, f"workers must be >= 0 (0: one per core), got {cfg.workers}")
+    _need(cfg.torch_threads >= 0, s, f"torch_threads must be >= 0, got {cfg.torch_threads}")
+    sp, tr, ga, an, ws = cfg.selfplay, cfg.train, cfg.gating, cfg.anchors, cfg.warm_start
+    _need(sp.games >= 1, s, "[selfplay] games must be >= 1")
+    _need(sp.parallel_games >= 1, s, "[selfplay] parallel_games must be >= 1")
+    _need(sp.sims >= 1 and sp.fast_sims >= 1, s, "[selfplay] sims and fast_sims must be >= 1")
+    _need(0.0 < sp.full_search_prob <= 1.0, s, "[selfplay] full_search_prob must lie in (0, 1]")
+    _need(sp.root in ("puct", "gumbel"), s, f"[selfplay] root must be 'puct' or 'gumbel', got "
+          f"{sp.root!r}")
+    _need(sp.gumbel_m >= 1, s, "[selfplay] gumbel_m must be >= 1")
+    _need(sp.c >= 0, s, "[selfplay] c must be >= 0")
+    _need(sp.dirichlet_alpha >= 0 and 0 <= sp.dirichlet_frac <= 1, s,
+          "[selfplay] dirichlet_alpha must be >= 0 and dirichlet_frac in [0, 1]")
+    _need(sp.temperature >= 0 and sp.final_temperature >= 0, s,
+          "[selfplay] temperatures must be >= 0")
+    _need(sp.temperature_decisions >= 0, s, "[selfplay] temperature_decisions must be >= 0")
+    _need(sp.leaf_batch >= 1, s, "[selfplay] leaf_batch must be >= 1")
+    _need(sp.rollout in ("none", "greedy", "random"), s,
+          f"[selfplay] rollout must be 'none', 'greedy' or 'random', got {sp.rollout!r}")
+    _need(0.0 <= sp.rollout_lambda <= 1.0, s, "[selfplay] rollout_lambda must lie in [0, 1]")
+    _need((sp.rollout == "none") == (sp.rollout_lambda == 0.0), s,
+          "[selfplay] rollout and rollout_lambda go together: rollout='none' with "
+          "rollout_lambda=0, or a rollout with rollout_lambda > 0")
+    _need(sp.rollout_samples >= 1, s, "[selfplay] rollout_samples must be >= 1")
+    _need(sp.records >= 0, s, "[selfplay] records must be >= 0")
+    _need(cfg.replay.window_games >= 1, s, "[replay] window_games must be >= 1")
+    _need(tr.steps >= 0 and tr.batch_size >= 1, s, "[train] steps >= 0 and batch_size >= 1")
+    _need(tr.optimizer in ("adamw", "sgd"), s,
+          f"[train] optimizer must be 'adamw' or 'sgd', got {tr.optimizer!r}")
+    _need(tr.lr > 0 and tr.weight_decay >= 0 and 0 <= tr.momentum < 1, s,
+          "[train] lr must be > 0, weight_decay >= 0, momentum in [0, 1)")
+    _need(tr.value_weight >= 0 and tr.max_grad_norm >= 0, s,
+          "[train] value_weight and max_grad_norm must be >= 0")
+    _need(ga.games >= 1 and ga.max_rounds >= 1, s, "[gating] games and max_rounds must be >= 1")
+    _need(ga.rule in ("threshold", "sprt"), s,
+          f"[gating] rule must be 'threshold' or 'sprt', got {ga.rule!r}")
+    _need(0.0 <= ga.threshold <= 1.0, s, "[gating] threshold must lie in [0, 1]")
+    _need(ga.elo1 > ga.elo0, s, "[gating] elo1 must be greater than elo0")
+    _need(0 < ga.alpha < 0.5 and 0 < ga.beta < 0.5, s, "[gating] alpha and beta must lie in "
+          "(0, 0.5)")
+    _need(an.games >= 1 and an.every >= 0, s, "[anchors] games must be >= 1 and every >= 0")
+    _need(len(set(an.opponents)) == len(an.opponents), s, "[anchors] opponents must be distinct")
+    _need(ws.games >= 0 and ws.steps >= 0, s, "[warm_start] games and steps must be >= 0")
+    _need(ws.heuristic_temperature > 0, s, "[warm_start] heuristic_temperature must be > 0")
+    _need(0.0 <= ws.epsilon <= 1.0, s, "[warm_start] epsilon must lie in [0, 1]")
+    _need(ws.expert == "heuristic" or ws.expert.split(":")[0] == "mcts", s,
+          f"[warm_start] expert must be 'heuristic' or an mcts:... spec, got {ws.expert!r}")
+    _need(cfg.device == "auto" or cfg.device.split(":")[0] in ("cpu", "cuda", "mps"), s,
+          f"device must be auto, cpu or cuda[:N], got {cfg.device!r}")
+    _build_parts(cfg, s)
+
+
+def _build_parts(cfg: RunConfig, s: str) -> None:
+    """Make the game, encoder, network size and agent specs once, turning their errors into
+    ConfigErrors."""
+    from taluva_ai.agents import make_agent
+    from taluva_ai.protocol import make_game
+
+    try:
+        game = make_game(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.rules)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ConfigError(f"{s}: [game]: {e}") from None
+    try:
+        make_encoder_for(cfg)
+    except ValueError as e:
+        raise ConfigError(f"{s}: [encoder]: {e}") from None
+    try:
+        NetConfig(**dataclasses.asdict(cfg.net)).sizes()
+    except ValueError as e:
+        raise ConfigError(f"{s}: [net]: {e}") from None
+    if cfg.warm_start.games and cfg.warm_start.expert == "heuristic":
+        state = game.new_initial_state(seed=0)
+        _need(hasattr(state, "heuristic_values"), s, "[warm_start] expert='heuristic' needs a "
+              "game with heuristic_values(); give an mcts:... expert")
+    if cfg.warm_start.games and cfg.warm_start.expert != "heuristic":
+        try:
+            agent = make_agent(cfg.warm_start.expert, seed=0)
+        except ValueError as e:
+            raise ConfigError(f"{s}: [warm_start] expert: {e}") from None
+        _need(hasattr(agent, "root_policy"), s, "[warm_start] expert must be an MCTS agent")
+    for op in cfg.anchors.opponents:
+        _need(not op.startswith("az:"), s, "[anchors] opponents are fixed agents, not az")
+        try:
+            make_agent(op, seed=0)
+        except ValueError as e:
+            raise ConfigError(f"{s}: [anchors] opponents: {e}") from None
+    for name, params in (("gating", cfg.gating.az), ("anchors", cfg.anchors.az)):
+        check_az_params(params, f"{s}: [{name}] az")
+
+
+def check_az_params(params: str, where: str) -> None:
+    """Check ``az`` agent parameters (``"sims=32,rollout=greedy"``) without a checkpoint.
+
+    Raises:
+        ConfigError: a malformed or unknown parameter, or ``path`` given (the run sets it).
+    """
+    from taluva_ai.agents.base import parse_agent_spec
+    from taluva_ai.agents.mcts import MCTSConfig
+
+    try:
+        _, p = parse_agent_spec("az:" + params if params else "az")
+    except ValueError as e:
+        raise ConfigError(f"{where}: {e}") from None
+    if "path" in p or "seed" in p:
+        raise ConfigError(f"{where}: path and seed are set by the run, not here")
+    own = {"rollout", "lambda", "samples", "device", "threads"}
+    mcts = {f.name for f in dataclasses.fields(MCTSConfig)} - {"prior", "prior_temperature",
+                                                               "compiled"}
+    bad = sorted(set(p) - own - mcts)
+    if bad:
+        raise ConfigError(f"{where}: unknown parameter(s) {', '.join(bad)}; known: "
+                          f"{', '.join(sorted(own | mcts))}")
+
+
+def make_encoder_for(cfg: RunConfig) -> Any:
+    """The run's network encoder (``[encoder]`` options, 0 meaning the default)."""
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+
+    opts = {k: v for k, v in dataclasses.asdict(cfg.encoder).items() if v}
+    return make_encoder(cfg.game.name, cfg.game.num_players, **opts)
+
+
+def config_to_toml(cfg: RunConfig) -> str:
+    """The config as TOML text (the run directory's ``config.toml``); reading it back gives
+    the same config."""
+    d = cfg.to_dict()
+    lines = []
+    for k, v in d.items():
+        if not isinstance(v, dict):
+            lines.append(f"{k} = {_toml_value(v)}")
+    for k, v in d.items():
+        if isinstance(v, dict):
+            lines.append("")
+            lines.append(f"[{k}]")
+            for kk, vv in v.items():
+                if kk == "rules":
+                    for rk, rv in vv.items():
+                        if rv is not None:
+                            lines.append(f"{rk} = {_toml_value(rv)}")
+                    continue
+                lines.append(f"{kk} = {_toml_value(vv)}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(v: Any) -> str:
+    import json
+
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise ConfigError(f"cannot write {v!r} to TOML")

@@ -1,0 +1,259 @@
+"""What the AlphaZero pipeline needs from a game to feed a network: the :class:`NetEncoder`.
+
+The pipeline (network, self-play, replay, trainer, agent) reaches a game only through the
+generic protocol (:mod:`taluva_ai.protocol`) plus one encoder per game, made by name with
+:func:`make_encoder` (``game.name`` -> encoder). An encoder turns a decision state into
+
+- ``spatial uint8[Cs, S, S]``: the board planes (small integers, stored as they are in the
+  replay buffer);
+- ``globals float32[G]``: facts about the whole position (supplies, the step, the tile in
+  hand...), which the network reads through an MLP and FiLM rather than as constant planes;
+- the legal actions of the player to move and their **network ids** (``-1`` where an action
+  has none, e.g. a Taluva action outside the view);
+
+from the view of the player to move, players ordered from that player (slot ``j`` is seat
+``(player + j) % n``), so one network with ``n`` value outputs serves every seat of an
+``n``-player game. It also gives the board symmetries as permutations of planes and network
+ids, for augmentation.
+
+Taluva's encoder (:class:`TaluvaEncoder`) is the view encoding of :mod:`taluva_ai.encoding`
+(docs/encoding.md): the view of radius ``R`` (default 13) recentred on the island, its
+``14 S^2`` action ids, and its 6 rotations. Its spatial planes are the encoding's first
+``23 + 3n`` planes; the constant planes (``12 + 4n``) are exactly :func:`global_features`
+(the same facts), so they are given as ``globals`` instead.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from taluva_ai.games.taluva.encoding import engine_to_view
+from taluva_ai.protocol import GameState
+
+
+@dataclass
+class Encoded:
+    """One encoded decision state.
+
+    Attributes:
+        spatial: ``uint8[Cs, S, S]`` board planes.
+        globals: ``float32[G]`` global features.
+        legal: ``int64[k]`` legal action ids of the game (``state.legal_actions()``, ascending).
+        net_ids: ``int64[k]`` network id of each legal action, ``-1`` where it has none.
+        player: the seat whose view this is (the player to move): value slot ``j`` is seat
+            ``(player + j) % n``.
+    """
+
+    spatial: np.ndarray
+    globals: np.ndarray
+    legal: np.ndarray
+    net_ids: np.ndarray
+    player: int
+
+
+class NetEncoder(ABC):
+    """A game's encoding for networks (see the module docstring).
+
+    Attributes:
+        name: encoding name; ``version``: bumped whenever planes or ids change meaning (a
+            checkpoint made with another version is refused).
+        num_players: seats ``n`` (value outputs).
+        spatial_planes: ``Cs``; side: ``S``; num_globals: ``G``.
+        action_channels: network policy channels per pixel; ``num_actions = channels * S^2``
+            network ids, ``id = channel * S^2 + row * S + col``.
+        valid: ``bool[S, S]`` pixels that are board (the rest are always zero).
+        binary_planes: ``bool[Cs]``: planes that hold only 0 and 1 (the replay buffer stores
+            them as bits).
+        num_symmetries: symmetry transforms (Taluva: 6 rotations), index 0 the identity.
+    """
+
+    name: str
+    version: int
+    num_players: int
+    spatial_planes: int
+    side: int
+    num_globals: int
+    action_channels: int
+    valid: np.ndarray
+    binary_planes: np.ndarray
+    num_symmetries: int
+
+    @property
+    def num_actions(self) -> int:
+        return self.action_channels * self.side * self.side
+
+    @abstractmethod
+    def encode(self, state: GameState) -> Encoded:
+        """Encode a decision state (not a chance or terminal one).
+
+        Raises:
+            ValueError: ``state`` is not at a decision node.
+        """
+
+    @abstractmethod
+    def transform_spatial(self, spatial: np.ndarray, k: int) -> np.ndarray:
+        """Planes ``[..., Cs, S, S]`` under symmetry ``k`` (a leading batch axis allowed)."""
+
+    @abstractmethod
+    def id_permutations(self, enc: Encoded) -> np.ndarray:
+        """``int64[num_symmetries, num_actions]``: row ``k`` maps a network id of this position
+        to the id of the same action in the position under symmetry ``k``."""
+
+    def options(self) -> dict[str, Any]:
+        """Keyword options that rebuild this encoder with :func:`make_encoder` (besides the
+        game name and ``num_players``)."""
+        return {}
+
+    def spec(self) -> dict[str, Any]:
+        """What a checkpoint records to check that it fits this encoder."""
+        return {"name": self.name, "version": self.version, "num_players": self.num_players,
+                "spatial_planes": self.spatial_planes, "side": self.side,
+                "num_globals": self.num_globals, "action_channels": self.action_channels}
+
+
+@njit(cache=True)
+def _engine_to_view_ids(ids, ncell, hexqr, qc, rc, vr, out):
+    for i in range(ids.shape[0]):
+        out[i] = engine_to_view(ids[i], ncell, hexqr, qc, rc, vr)
+
+
+class TaluvaEncoder(NetEncoder):
+    """Taluva's view encoding (docs/encoding.md) for networks.
+
+    ``Cs = 23 + 3n`` spatial planes (valid, level, terrain 6, same_tile 6, orientation 6, huts
+    n, temple n, tower n, settlement 3), ``G = 4n + 12`` globals
+    (:func:`taluva_ai.encoding.global_features`), ``14`` action channels on the ``S x S``
+    view (``S = 2R + 1``), 6 rotations.
+
+    Args:
+        num_players: 2 to 4.
+        view_radius: ``R`` (default 13, measured in docs/encoding.md).
+
+    Raises:
+        ValueError: bad ``num_players`` or ``view_radius``.
+    """
+
+    name = "taluva-view"
+    version = 1
+    num_symmetries = 6
+
+    def __init__(self, num_players: int = 2, view_radius: int | None = None) -> None:
+        from taluva_ai.games.taluva import encoding as E
+
+        if num_players not in (2, 3, 4):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        self._E = E
+        self.view_radius = E.DEFAULT_VIEW_RADIUS if view_radius is None else view_radius
+        self.view = E.make_view(self.view_radius)  # validates the radius
+        self.num_players = num_players
+        self.side = self.view.side
+        self.num_globals = E.num_globals(num_players)
+        self.spatial_planes = E.num_planes(num_players) - self.num_globals
+        self.action_channels = E.NUM_ACTION_CHANNELS
+        self.valid = self.view.valid
+        names = E.plane_names(num_players)[:self.spatial_planes]
+        self.binary_planes = np.array(
+            [not (n == "level" or n.startswith("huts/") or n == "settlement/size")
+             for n in names], dtype=bool)
+        ss = self.side * self.side
+        zero = np.zeros((E.num_planes(num_players), self.side, self.side), dtype=np.float32)
+        self._static = np.stack([E.action_permutation(zero, k) for k in range(6)])
+        self._pix = [E.pixel_permutation(self.view_radius, k) for k in range(6)]
+        self._planes = [E.plane_permutation(num_players, k)[:self.spatial_planes]
+                        for k in range(6)]
+        self._expand_from = E.CH_EXPAND * ss
+
+    def options(self) -> dict[str, Any]:
+        return {"view_radius": self.view_radius}
+
+    def spec(self) -> dict[str, Any]:
+        return {**super().spec(), "view_radius": self.view_radius}
+
+    def encode(self, state: GameState) -> Encoded:
+        E = self._E
+        player = state.current_player
+        if player < 0:
+            raise ValueError("the encoder needs a decision state (not a chance node or the end)")
+        planes, _, center, _ = E.encode(state, view_radius=self.view_radius)
+        spatial = planes[:self.spatial_planes].astype(np.uint8)
+        glob = E.global_features(state)
+        legal = state.legal_actions()
+        game = state.game  # type: ignore[attr-defined]
+        net_ids = np.empty(legal.size, dtype=np.int64)
+        _engine_to_view_ids(legal, game.num_cells, game.hexqr, center[0], center[1],
+                            self.view_radius, net_ids)
+        return Encoded(spatial, glob, legal, net_ids, int(player))
+
+    def transform_spatial(self, spatial: np.ndarray, k: int) -> np.ndarray:
+        k %= 6
+        if k == 0:
+            return spatial
+        s = self.side
+        flat = spatial.reshape(*spatial.shape[:-2], s * s)
+        out = np.empty_like(flat)
+        out[..., self._planes[k], :] = flat
+        res = np.empty_like(out)
+        res[..., self._pix[k]] = out
+        return res.reshape(spatial.shape)
+
+    def id_permutations(self, enc: Encoded) -> np.ndarray:
+        """Static permutations unless an expansion is legal. An expansion's id is keyed by its
+        settlement's smallest hex, which a rotation does not preserve: the turned action's id
+        is keyed by the smallest turned hex among the settlements with the same expansion
+        outcome (the engine lists only that one), as in
+        :func:`taluva_ai.encoding.action_permutation`, computed here for the legal expansion
+        ids only (the tests check that both agree)."""
+        ids = enc.net_ids[enc.net_ids >= 0]
+        exp = ids[ids >= self._expand_from]
+        if exp.size == 0:
+            return self._static
+        E = self._E
+        ss = self.side * self.side
+        full = np.zeros((E.num_planes(self.num_players), self.side, self.side),
+                        dtype=np.float32)
+        full[:self.spatial_planes] = enc.spatial
+        comps = E._own_settlements(full)
+        smallest = {comp[0]: i for i, comp in enumerate(comps)}
+        perms = self._static.copy()
+        targets: dict[tuple[int, int], frozenset[int]] = {}
+        for a in exp.tolist():
+            t = a // ss - E.CH_EXPAND
+            i = smallest[a % ss]
+            for j in range(len(comps)):
+                if (j, t) not in targets:
+                    targets[(j, t)] = E._expansion_targets(full, comps[j], t)
+            group = [j for j in range(len(comps)) if targets[(j, t)] == targets[(i, t)]]
+            base = (E.CH_EXPAND + t) * ss
+            for k in range(1, 6):
+                pix = self._pix[k]
+                perms[k, a] = base + min(int(pix[np.asarray(comps[j])].min()) for j in group)
+        return perms
+
+
+_ENCODERS: dict[str, Callable[..., NetEncoder]] = {"taluva": TaluvaEncoder}
+
+
+def register_encoder(game_name: str, factory: Callable[..., NetEncoder]) -> None:
+    """Register ``factory(num_players=..., **options)`` as the encoder of a game."""
+    _ENCODERS[game_name] = factory
+
+
+def make_encoder(game_name: str, num_players: int, **options: Any) -> NetEncoder:
+    """The network encoder of a registered game.
+
+    Raises:
+        ValueError: no encoder for that game, or bad options.
+    """
+    if game_name not in _ENCODERS:
+        raise ValueError(f"no network encoder for game {game_name!r}; known: "
+                         f"{', '.join(sorted(_ENCODERS))}")
+    try:
+        return _ENCODERS[game_name](num_players=num_players, **options)
+    except TypeError as e:
+        raise ValueError(f"encoder of {game_name!r}: {e}") from None

@@ -1,0 +1,260 @@
+"""The AlphaZero network: a residual tower over the board canvas with FiLM-conditioned global
+features, a policy head over the whole network action space and a value head with one output
+per player; checkpoints.
+
+Architecture (:class:`AZNet`; Silver et al. 2017 for the residual policy/value tower;
+Perez et al. 2018 for FiLM; KataGo, Wu 2019, for global pooling in the value head):
+
+- **inputs**: ``spatial float32[B, Cs, S, S]`` (the encoder's planes) and ``globals
+  float32[B, G]``;
+- **global MLP**: ``G -> H -> H`` (ReLU), giving the embedding ``e``;
+- **stem**: 3x3 convolution ``Cs -> C`` plus a per-channel bias from ``e``, batch norm, ReLU;
+- **tower**: ``blocks`` residual blocks, each ``conv3x3 - BN - FiLM(e) - ReLU - conv3x3 - BN
+  + skip - ReLU``, where FiLM scales and shifts every channel by ``(1 + gamma(e), beta(e))``;
+  off-board pixels (the corners of the square canvas) are zeroed after every block;
+- **policy head**: ``conv1x1 C -> C``, BN, ReLU, ``conv1x1 C -> action_channels`` plus a
+  per-channel bias from ``e``; flattened channel-major, these are the logits of the
+  ``action_channels * S^2`` network ids (``id = channel * S^2 + row * S + col``). Illegal ids
+  are masked by the caller (:func:`masked_log_softmax`);
+- **value head**: ``conv1x1 C -> C``, BN, ReLU, then the mean and the max over board pixels,
+  concatenated with ``e``, ``-> V`` (ReLU) ``-> n`` and ``tanh``: one value per player slot
+  (slot ``j`` = the seat ``j`` places after the player to move), on the game's returns scale
+  [-1, 1]. The same head serves 2, 3 or 4 players.
+
+Presets (:data:`PRESETS`): ``tiny`` (16 channels, 3 blocks), ``small`` (32, 6), ``medium``
+(64, 10); ``taluva bench --net`` gives their sizes and speeds.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from taluva_ai.agents.alphazero.config import PRESETS, NetConfig
+from taluva_ai.agents.alphazero.encoder import NetEncoder
+
+__all__ = ["PRESETS", "AZNet", "CheckpointError", "NetConfig", "build_net", "load_checkpoint",
+           "masked_log_softmax", "net_from_checkpoint", "parameter_count", "resolve_device",
+           "save_checkpoint"]
+
+#: Checkpoint ``format`` field.
+CHECKPOINT_FORMAT = "taluva-ai-az-checkpoint/1"
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used: unreadable, not a checkpoint, or made for another
+    network shape or encoding (the message says which)."""
+
+
+class FiLMBlock(nn.Module):
+    """Residual block ``conv3x3 - BN - FiLM - ReLU - conv3x3 - BN + x - ReLU``."""
+
+    def __init__(self, channels: int, hidden: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.film = nn.Linear(hidden, 2 * channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+        nn.init.zeros_(self.film.weight)
+        nn.init.zeros_(self.film.bias)
+
+    def forward(self, x: torch.Tensor, e: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+        gamma, beta = self.film(e).chunk(2, dim=1)
+        y = self.bn1(self.conv1(x))
+        y = torch.relu(y * (1.0 + gamma[:, :, None, None]) + beta[:, :, None, None])
+        y = self.bn2(self.conv2(y))
+        return torch.relu(x + y) * valid
+
+
+class AZNet(nn.Module):
+    """Policy-value network (see the module docstring).
+
+    Args:
+        encoder_spec: :meth:`NetEncoder.spec` (planes, side, globals, action channels,
+            players).
+        valid: ``bool[S, S]`` board pixels.
+        channels, blocks, global_hidden, value_hidden: sizes (:meth:`NetConfig.sizes`).
+
+    ``forward(spatial float32[B, Cs, S, S], globals float32[B, G])`` returns ``(logits
+    float32[B, action_channels * S^2], values float32[B, n])``.
+    """
+
+    def __init__(self, encoder_spec: dict[str, Any], valid: np.ndarray, channels: int,
+                 blocks: int, global_hidden: int, value_hidden: int) -> None:
+        super().__init__()
+        cs, g = int(encoder_spec["spatial_planes"]), int(encoder_spec["num_globals"])
+        self.side = int(encoder_spec["side"])
+        self.action_channels = int(encoder_spec["action_channels"])
+        self.num_players = int(encoder_spec["num_players"])
+        c, h = channels, global_hidden
+        self.register_buffer("valid", torch.as_tensor(np.asarray(valid, dtype=np.float32))
+                             [None, None], persistent=False)
+        self.num_valid = float(np.asarray(valid).sum())
+        self.globals_mlp = nn.Sequential(nn.Linear(g, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
+        self.stem = nn.Conv2d(cs, c, 3, padding=1, bias=False)
+        self.stem_global = nn.Linear(h, c)
+        self.stem_bn = nn.BatchNorm2d(c)
+        self.blocks = nn.ModuleList([FiLMBlock(c, h) for _ in range(blocks)])
+        self.policy_conv = nn.Sequential(nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c),
+                                         nn.ReLU())
+        self.policy_out = nn.Conv2d(c, self.action_channels, 1)
+        self.policy_global = nn.Linear(h, self.action_channels)
+        self.value_conv = nn.Sequential(nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c),
+                                        nn.ReLU())
+        self.value_fc = nn.Sequential(nn.Linear(2 * c + h, value_hidden), nn.ReLU(),
+                                      nn.Linear(value_hidden, self.num_players))
+
+    def forward(self, spatial: torch.Tensor, globals_: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        valid: torch.Tensor = self.valid  # type: ignore[assignment]
+        e = self.globals_mlp(globals_)
+        x = self.stem(spatial) + self.stem_global(e)[:, :, None, None]
+        x = torch.relu(self.stem_bn(x)) * valid
+        for block in self.blocks:
+            x = block(x, e, valid)
+        p = self.policy_out(self.policy_conv(x)) + self.policy_global(e)[:, :, None, None]
+        logits = p.flatten(1)
+        v = self.value_conv(x) * valid
+        mean = v.sum(dim=(2, 3)) / self.num_valid
+        vmax = v.masked_fill(valid == 0, float("-inf")).amax(dim=(2, 3))
+        values = torch.tanh(self.value_fc(torch.cat([mean, vmax, e], dim=1)))
+        return logits, values
+
+
+def build_net(encoder: NetEncoder, config: NetConfig) -> AZNet:
+    """A freshly initialised :class:`AZNet` for ``encoder`` of size ``config``."""
+    return AZNet(encoder.spec(), encoder.valid, **config.sizes())
+
+
+def parameter_count(net: nn.Module) -> int:
+    """Trainable parameters."""
+    return int(sum(p.numel() for p in net.parameters() if p.requires_grad))
+
+
+def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``log softmax`` over the legal ids only (``mask`` bool, same shape); illegal entries
+    are 0 in the result (never ``-inf``, so ``target * logp`` stays finite)."""
+    z = logits.masked_fill(~mask, float("-inf"))
+    logp = torch.log_softmax(z, dim=-1)
+    return torch.where(mask, logp, torch.zeros_like(logp))
+
+
+def resolve_device(device: str) -> torch.device:
+    """``auto`` -> CUDA when available, else CPU; otherwise ``torch.device(device)``.
+
+    Raises:
+        ValueError: an unknown device, or CUDA asked for where there is none.
+    """
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        d = torch.device(device)
+    except RuntimeError as e:
+        raise ValueError(f"device {device!r}: {e}") from None
+    if d.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r}: CUDA is not available on this machine")
+    return d
+
+
+# -- checkpoints ------------------------------------------------------------------------------
+
+
+def save_checkpoint(path: str | Path, net: AZNet, encoder: NetEncoder, config: NetConfig,
+                    game: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
+    """Write a checkpoint atomically (a temporary file renamed onto ``path``): the weights and
+    what they are for, ``{"format", "net": NetConfig fields, "sizes", "encoder":
+    encoder.spec(), "encoder_options", "game": {"name", "options"}, "meta", "state_dict"}``;
+    only tensors and plain values, so :func:`load_checkpoint` reads it with
+    ``weights_only=True``."""
+    path = Path(path)
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "net": asdict(config),
+        "sizes": config.sizes(),
+        "encoder": encoder.spec(),
+        "encoder_options": encoder.options(),
+        "game": game,
+        "meta": dict(meta or {}),
+        "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+    }
+    tmp = path.with_name(f".{path.name}.part")
+    try:
+        torch.save(payload, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Read a checkpoint with ``torch.load(..., weights_only=True)`` (no arbitrary code).
+
+    Raises:
+        CheckpointError: missing or unreadable file, or not a checkpoint of this format.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path}: no such file")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # pickle/zip errors of every kind
+        raise CheckpointError(f"checkpoint {path}: unreadable ({type(e).__name__}: "
+                              f"{str(e).splitlines()[0] if str(e) else ''})") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        got = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
+        raise CheckpointError(f"checkpoint {path}: not a taluva-ai AlphaZero checkpoint "
+                              f"(format {got!r}, expected {CHECKPOINT_FORMAT!r})")
+    return payload
+
+
+def check_compatible(payload: dict[str, Any], path: str | Path, encoder: NetEncoder | None = None,
+                     config: NetConfig | None = None) -> None:
+    """Check that a loaded checkpoint fits an encoder and a network size.
+
+    Raises:
+        CheckpointError: naming the encoding fields (name, version, players, view...) or the
+            network sizes that differ, with both values.
+    """
+    if encoder is not None:
+        want, got = encoder.spec(), payload.get("encoder", {})
+        diff = [f"{k} {got.get(k)!r} (expected {want[k]!r})" for k in want
+                if got.get(k) != want[k]]
+        if diff:
+            raise CheckpointError(f"checkpoint {path}: made for another encoding: "
+                                  f"{'; '.join(diff)}")
+    if config is not None:
+        want_s, got_s = config.sizes(), payload.get("sizes", {})
+        diff = [f"{k} {got_s.get(k)!r} (expected {want_s[k]!r})" for k in want_s
+                if got_s.get(k) != want_s[k]]
+        if diff:
+            raise CheckpointError(f"checkpoint {path}: made for another network shape: "
+                                  f"{'; '.join(diff)}")
+
+
+def net_from_checkpoint(payload: dict[str, Any], path: str | Path,
+                        encoder: NetEncoder) -> tuple[AZNet, NetConfig]:
+    """Build the network a checkpoint describes and load its weights.
+
+    Raises:
+        CheckpointError: the checkpoint does not fit ``encoder``, or its weights do not fit
+            the network it declares.
+    """
+    check_compatible(payload, path, encoder)
+    try:
+        config = NetConfig(**payload["net"])
+    except (TypeError, ValueError, KeyError) as e:
+        raise CheckpointError(f"checkpoint {path}: bad network description: {e}") from None
+    net = build_net(encoder, config)
+    try:
+        net.load_state_dict(payload["state_dict"])
+    except (RuntimeError, KeyError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise CheckpointError(f"checkpoint {path}: its weights do not fit the network it "
+                              f"declares ({first})") from None
+    return net, config

@@ -1,0 +1,294 @@
+"""Training samples, their files, and the replay buffer over a window of recent games.
+
+A sample is one recorded decision of a self-play (or expert) game:
+
+- ``spatial uint8[Cs, S, S]``, ``globals float32[G]``: the encoder's input, from the view of
+  the player to move;
+- the legal actions' network ids under every symmetry (``ids int16|int32[K, k]``; row 0 is
+  the position as played) and the policy target over them (``target float32[k]``, summing to
+  1): the search policy at the root;
+- ``value float32[n]``: the game's final returns by player slot (slot 0 = the player to move).
+
+A :class:`SampleSet` stores many samples with the ragged parts concatenated (``offsets``), and
+is one compressed ``.npz`` file on disk (:meth:`SampleSet.save`, written atomically). The
+:class:`ReplayBuffer` keeps the sets of the most recent ``window_games`` games and draws
+training batches, each sample under a random symmetry (the 6 rotations for Taluva; planes
+and policy ids turned together; Silver et al. 2017 used the 8 symmetries of Go the same way).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from taluva_ai.agents.alphazero.encoder import NetEncoder
+
+_FIELDS = ("bits", "ints", "globals", "value", "player", "game", "offsets", "ids", "target")
+
+
+@dataclass
+class SampleSet:
+    """Samples in arrays (``N`` samples, ``T`` legal ids in all, ``K`` symmetries).
+
+    The planes are stored compactly: the encoder's binary planes as bits, the others as bytes
+    (:meth:`spatial`; about 5 KB a 2-player Taluva sample instead of 21 KB).
+
+    Attributes:
+        bits: ``uint8[N, ceil(Cb S^2 / 8)]`` the ``Cb`` binary planes, packed
+            (``numpy.packbits``); ints: ``uint8[N, Cs - Cb, S, S]`` the other planes.
+        globals: ``float32[N, G]``; value: ``float32[N, n]``.
+        player: ``int8[N]`` the seat to move; game: ``int32[N]`` the game index in its run.
+        offsets: ``int64[N + 1]``: sample ``i``'s ids and targets are ``[offsets[i],
+            offsets[i + 1])``.
+        ids: ``int16|int32[K, T]`` network ids under each symmetry; target: ``float32[T]``.
+        games: number of games the samples come from.
+    """
+
+    bits: np.ndarray
+    ints: np.ndarray
+    globals: np.ndarray
+    value: np.ndarray
+    player: np.ndarray
+    game: np.ndarray
+    offsets: np.ndarray
+    ids: np.ndarray
+    target: np.ndarray
+    games: int
+
+    def __len__(self) -> int:
+        return int(self.globals.shape[0])
+
+    def spatial(self, i: int, encoder: NetEncoder) -> np.ndarray:
+        """``uint8[Cs, S, S]``: the planes of sample ``i``."""
+        enc = encoder
+        binary = enc.binary_planes
+        ss = enc.side * enc.side
+        out = np.empty((binary.size, enc.side, enc.side), dtype=np.uint8)
+        out[binary] = np.unpackbits(self.bits[i], count=int(binary.sum()) * ss).reshape(
+            -1, enc.side, enc.side)
+        out[~binary] = self.ints[i]
+        return out
+
+    def example(self, i: int, k: int, encoder: NetEncoder
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sample ``i`` under symmetry ``k``: ``(spatial uint8[Cs, S, S], ids int64[k_i],
+        target float32[k_i])``: the turned planes, the legal network ids of the turned
+        position and the policy target over them."""
+        lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
+        return (encoder.transform_spatial(self.spatial(i, encoder), k),
+                self.ids[k, lo:hi].astype(np.int64), self.target[lo:hi])
+
+    def save(self, path: str | Path) -> None:
+        """Write a compressed ``.npz`` atomically (a temporary file renamed onto ``path``)."""
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.part.npz")
+        try:
+            np.savez_compressed(tmp, games=np.int64(self.games),
+                                **{k: getattr(self, k) for k in _FIELDS})
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: str | Path) -> SampleSet:
+        """Read a file written by :meth:`save` (no pickles).
+
+        Raises:
+            ValueError: not a sample file (a missing or malformed array is named).
+            OSError: the file cannot be read.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in _FIELDS}
+                games = int(z["games"])
+        except KeyError as e:
+            raise ValueError(f"{path}: not a sample file (no array {e})") from None
+        except (ValueError, EOFError) as e:
+            raise ValueError(f"{path}: not a sample file ({e})") from None
+        s = cls(games=games, **arrays)
+        n = len(s)
+        if s.offsets.shape != (n + 1,) or s.ids.shape[1] != s.target.shape[0] or \
+                s.offsets[-1] != s.target.shape[0]:
+            raise ValueError(f"{path}: inconsistent sample arrays")
+        return s
+
+    @classmethod
+    def concatenate(cls, sets: Sequence[SampleSet]) -> SampleSet:
+        """One set holding all samples of ``sets`` in order."""
+        sets = [s for s in sets if len(s)] or list(sets[:1])
+        if not sets:
+            raise ValueError("nothing to concatenate")
+        offs = [np.zeros(1, dtype=np.int64)]
+        base = 0
+        for s in sets:
+            offs.append(s.offsets[1:] + base)
+            base += int(s.offsets[-1])
+        return cls(
+            bits=np.concatenate([s.bits for s in sets]),
+            ints=np.concatenate([s.ints for s in sets]),
+            globals=np.concatenate([s.globals for s in sets]),
+            value=np.concatenate([s.value for s in sets]),
+            player=np.concatenate([s.player for s in sets]),
+            game=np.concatenate([s.game for s in sets]),
+            offsets=np.concatenate(offs),
+            ids=np.concatenate([s.ids for s in sets], axis=1),
+            target=np.concatenate([s.target for s in sets]),
+            games=sum(s.games for s in sets),
+        )
+
+
+class SampleBuilder:
+    """Collects samples one by one (self-play workers) and makes a :class:`SampleSet`."""
+
+    def __init__(self, encoder: NetEncoder) -> None:
+        self.encoder = encoder
+        self.id_dtype = np.int16 if encoder.num_actions < 2**15 else np.int32
+        self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int,
+                              int]] = []  # (bits, ints, globals, ids, target, player, game)
+        self.values: dict[int, np.ndarray] = {}
+        self.games = 0
+
+    def add(self, spatial: np.ndarray, globals_: np.ndarray, ids: np.ndarray,
+            target: np.ndarray, player: int, game: int) -> None:
+        """One sample; its value is set when its game ends (:meth:`finish_game`).
+
+        Args:
+            ids: ``int[K, k]`` network ids of the legal actions under each symmetry.
+            target: ``float[k]`` the policy target (normalised here).
+        """
+        t = np.asarray(target, dtype=np.float64)
+        t = t / t.sum()
+        binary = self.encoder.binary_planes
+        b = spatial[binary]
+        if b.max(initial=0) > 1:
+            raise ValueError("a binary plane holds a value above 1")
+        self.rows.append((np.packbits(b.ravel()), spatial[~binary].copy(),
+                          np.asarray(globals_, dtype=np.float32),
+                          np.asarray(ids, dtype=self.id_dtype), t.astype(np.float32),
+                          int(player), int(game)))
+
+    def finish_game(self, game: int, returns: np.ndarray) -> None:
+        """Set the value targets of game ``game`` from its returns (by seat)."""
+        self.values[int(game)] = np.asarray(returns, dtype=np.float32)
+        self.games += 1
+
+    def build(self) -> SampleSet:
+        """The samples of the finished games (samples of unfinished games are dropped)."""
+        enc = self.encoder
+        rows = [r for r in self.rows if r[6] in self.values]
+        n = len(rows)
+        binary = enc.binary_planes
+        nbits = int(binary.sum()) * enc.side * enc.side
+        bits = np.zeros((n, (nbits + 7) // 8), dtype=np.uint8)
+        ints = np.zeros((n, int((~binary).sum()), enc.side, enc.side), dtype=np.uint8)
+        glob = np.zeros((n, enc.num_globals), dtype=np.float32)
+        value = np.zeros((n, enc.num_players), dtype=np.float32)
+        player = np.zeros(n, dtype=np.int8)
+        game = np.zeros(n, dtype=np.int32)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        for i, (bi, it, gl, ids, _, p, g) in enumerate(rows):
+            bits[i] = bi
+            ints[i] = it
+            glob[i] = gl
+            value[i] = np.roll(self.values[g], -p)  # by player slot, slot 0 = the mover
+            player[i] = p
+            game[i] = g
+            offsets[i + 1] = offsets[i] + ids.shape[1]
+        k = enc.num_symmetries
+        ids_all = np.zeros((k, int(offsets[-1])), dtype=self.id_dtype)
+        target = np.zeros(int(offsets[-1]), dtype=np.float32)
+        for i, (_, _, _, ids, t, _, _) in enumerate(rows):
+            ids_all[:, offsets[i]:offsets[i + 1]] = ids
+            target[offsets[i]:offsets[i + 1]] = t
+        return SampleSet(bits, ints, glob, value, player, game, offsets, ids_all, target,
+                         self.games)
+
+
+@dataclass
+class Batch:
+    """A training batch (NumPy; the trainer moves it to the device).
+
+    Attributes:
+        spatial: ``float32[B, Cs, S, S]``; globals: ``float32[B, G]``.
+        mask: ``bool[B, A]`` legal network ids; target: ``float32[B, A]`` policy targets.
+        value: ``float32[B, n]`` value targets by player slot.
+    """
+
+    spatial: np.ndarray
+    globals: np.ndarray
+    mask: np.ndarray
+    target: np.ndarray
+    value: np.ndarray
+
+
+class ReplayBuffer:
+    """The sample sets of the most recent ``window_games`` games (a whole set is dropped
+    once the newer sets hold at least ``window_games`` games without it).
+
+    Args:
+        encoder: the encoder the samples were made with (symmetries, sizes).
+        window_games: the window, in games.
+    """
+
+    def __init__(self, encoder: NetEncoder, window_games: int) -> None:
+        if window_games < 1:
+            raise ValueError(f"window_games must be >= 1, got {window_games}")
+        self.encoder = encoder
+        self.window_games = window_games
+        self.sets: deque[tuple[str, SampleSet]] = deque()
+
+    def add(self, name: str, samples: SampleSet) -> None:
+        """Add a set (``name``: where it came from, e.g. its file) and drop old ones."""
+        self.sets.append((name, samples))
+        while len(self.sets) > 1 and \
+                sum(s.games for _, s in list(self.sets)[1:]) >= self.window_games:
+            self.sets.popleft()
+
+    @property
+    def games(self) -> int:
+        return sum(s.games for _, s in self.sets)
+
+    def __len__(self) -> int:
+        return sum(len(s) for _, s in self.sets)
+
+    def names(self) -> list[str]:
+        return [n for n, _ in self.sets]
+
+    def sample(self, batch_size: int, rng: np.random.Generator) -> Batch:
+        """``batch_size`` samples drawn uniformly with replacement, each under a uniformly
+        drawn symmetry.
+
+        Raises:
+            ValueError: the buffer is empty.
+        """
+        sizes = np.array([len(s) for _, s in self.sets], dtype=np.int64)
+        total = int(sizes.sum())
+        if total == 0:
+            raise ValueError("the replay buffer is empty")
+        enc = self.encoder
+        picks = rng.integers(total, size=batch_size)
+        syms = rng.integers(enc.num_symmetries, size=batch_size)
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        which = np.searchsorted(starts, picks, side="right") - 1
+        spatial = np.empty((batch_size, enc.spatial_planes, enc.side, enc.side),
+                           dtype=np.float32)
+        glob = np.empty((batch_size, enc.num_globals), dtype=np.float32)
+        value = np.empty((batch_size, enc.num_players), dtype=np.float32)
+        mask = np.zeros((batch_size, enc.num_actions), dtype=bool)
+        target = np.zeros((batch_size, enc.num_actions), dtype=np.float32)
+        for b in range(batch_size):
+            s = self.sets[int(which[b])][1]
+            i = int(picks[b] - starts[which[b]])
+            sp, ids, t = s.example(i, int(syms[b]), enc)
+            spatial[b] = sp
+            glob[b] = s.globals[i]
+            value[b] = s.value[i]
+            mask[b, ids] = True
+            target[b, ids] = t
+        return Batch(spatial, glob, mask, target, value)

@@ -1,0 +1,445 @@
+"""Batched self-play: many games at once in one process, their leaves evaluated together.
+
+Each game has its own :class:`~taluva_ai.agents.mcts.MCTSAgent` (PUCT or Gumbel root, chance
+nodes, max^n values) whose search runs as a generator (:meth:`MCTSAgent.search_steps`): the
+driver advances every game's search to its next leaf batch, evaluates the leaves of all games
+in one :class:`~.evaluator.NetEvaluator` call (one network forward pass), hands each search its
+results, and repeats (KataGo's and Leela's multi-game batching). When a search ends the game
+plays its move and starts the next search; when a game ends a new one takes its place.
+
+Per move (:class:`~.config.SelfPlaySection`): playout cap randomisation (a full search with
+root noise whose position becomes a training sample, with probability ``full_search_prob``;
+otherwise a fast search that is not recorded; Wu 2019), a temperature schedule (visits^(1/T)
+for the first decisions, then the most visited), Dirichlet noise (PUCT) or Gumbel noise
+(``root=gumbel``). A decision with one legal action is played without a search and not
+recorded. Chance nodes draw the next tile of the game's seeded deck (``state.draw()``).
+
+:func:`selfplay_task` and :func:`expert_task` are the work of one worker process: they play
+their games and write a sample file (:class:`~.replay.SampleSet`) and a few game records.
+Game ``g`` of iteration ``i`` of a run of seed ``seed`` has game seed
+``SeedSequence([seed, i, g, 0])`` and agent seed ``SeedSequence([seed, i, g, 1])``; a worker
+plays games ``w, w + W, w + 2W...``. The games are the same for the same config; the number of
+workers and of parallel games changes which games share a batch, and so (through the shared
+random stream of the tree's child shuffles) the games themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from taluva_ai.agents.alphazero.config import RunConfig, SelfPlaySection, make_encoder_for
+from taluva_ai.agents.alphazero.encoder import NetEncoder
+from taluva_ai.agents.alphazero.evaluator import NetEvaluator
+from taluva_ai.agents.alphazero.replay import SampleBuilder
+from taluva_ai.agents.mcts import MCTSAgent
+from taluva_ai.agents.mcts_tree import Tree
+from taluva_ai.protocol import CHANCE, Game, GameState, make_game
+from taluva_ai.records import RecordWriter, outcome_of
+
+
+def game_seeds(seed: int, iteration: int, game: int) -> tuple[int, int]:
+    """``(game seed, agent seed)`` of game ``game`` of iteration ``iteration``."""
+    a = int(np.random.SeedSequence([seed, iteration, game, 0]).generate_state(1)[0])
+    b = int(np.random.SeedSequence([seed, iteration, game, 1]).generate_state(1)[0])
+    return a, b
+
+
+def worker_seed(seed: int, iteration: int, worker: int) -> int:
+    """Seed of worker ``worker``'s leaf evaluator (rollouts, chance samples) in iteration
+    ``iteration``."""
+    return int(np.random.SeedSequence([seed, iteration, worker, 2]).generate_state(1)[0])
+
+
+@dataclass
+class GameSummary:
+    """One finished game: ``decisions`` (actions of players), ``plies`` (chance included),
+    ``samples`` recorded, ``simulations`` searched, ``returns`` by seat, ``end_reason``."""
+
+    game: int
+    seed: int
+    decisions: int
+    plies: int
+    samples: int
+    simulations: int
+    returns: list[float]
+    end_reason: str
+    outside: int = 0
+
+
+@dataclass
+class _Slot:
+    game: int
+    seed: int
+    state: GameState
+    agent: MCTSAgent
+    rng: np.random.Generator
+    tree: Tree | None = None
+    steps: Any = None
+    request: list[GameState] | None = None
+    full: bool = False
+    sims: int = 0
+    decisions: int = 0
+    samples: int = 0
+    simulations: int = 0
+    outside: int = 0
+    history: list[int] = field(default_factory=list)
+
+
+def _advance_chance(state: GameState) -> None:
+    while state.current_player == CHANCE:
+        state.draw()
+
+
+def record_sample(builder: SampleBuilder, encoder: NetEncoder, state: GameState,
+                  actions: np.ndarray, probs: np.ndarray, game: int) -> int:
+    """Add the sample of a decision: ``state`` with the policy target ``probs`` over the
+    game's action ids ``actions`` (all legal). Actions without a network id are dropped from
+    the target (the rest renormalised). Returns how many were dropped."""
+    enc = encoder.encode(state)
+    order = np.argsort(actions)
+    pos = np.searchsorted(enc.legal, actions[order])
+    if pos.size != enc.legal.size or not np.array_equal(enc.legal[pos], actions[order]):
+        raise ValueError("the policy target is not over the legal actions")
+    full_target = np.zeros(enc.legal.size, dtype=np.float64)
+    full_target[pos] = probs[order]
+    inside = enc.net_ids >= 0
+    if not inside.any():
+        return int(enc.legal.size)
+    t = full_target[inside]
+    if t.sum() <= 0:
+        t = np.full(t.size, 1.0 / t.size)
+    perms = encoder.id_permutations(enc)
+    ids = perms[:, enc.net_ids[inside]]
+    builder.add(enc.spatial, enc.globals, ids, t, enc.player, game)
+    return int((~inside).sum())
+
+
+def write_record(path: Path, game: Game, seed: int, history: Sequence[int],
+                 players: Sequence[str], meta: dict[str, Any]) -> None:
+    """Write a game record (JSON Lines, :mod:`taluva_ai.records`) by replaying ``history``
+    (every action, chance outcomes included) from ``game.new_initial_state(seed)``."""
+    state = game.new_initial_state(seed=seed)
+    with RecordWriter(path, game, seed, list(players), meta=meta, atomic=True) as w:
+        for a in history:
+            w.write_action(state, a)
+            state.apply(a)
+        w.write_result(state)
+
+
+class SelfPlay:
+    """Plays self-play games with batched leaf evaluation (see the module docstring).
+
+    Args:
+        game: the game.
+        encoder: its network encoder.
+        evaluator: the leaf evaluator (a :class:`~.evaluator.NetEvaluator`).
+        cfg: the ``[selfplay]`` settings.
+    """
+
+    def __init__(self, game: Game, encoder: NetEncoder, evaluator: NetEvaluator,
+                 cfg: SelfPlaySection) -> None:
+        self.game = game
+        self.encoder = encoder
+        self.evaluator = evaluator
+        self.cfg = cfg
+
+    def _agent(self, seed: int) -> MCTSAgent:
+        c = self.cfg
+        return MCTSAgent(seed=seed, evaluator=self.evaluator, sims=c.sims, c=c.c, fpu=c.fpu,
+                         leaf_batch=c.leaf_batch, root=c.root, gumbel_m=c.gumbel_m,
+                         dirichlet_alpha=c.dirichlet_alpha if c.root == "puct" else 0.0,
+                         dirichlet_frac=c.dirichlet_frac, temperature=1.0)
+
+    def play(self, games: Sequence[tuple[int, int, int]], builder: SampleBuilder,
+             on_game: Callable[[GameSummary, _Slot], None] | None = None
+             ) -> list[GameSummary]:
+        """Play ``games`` (``(index, game seed, agent seed)`` each), ``parallel_games`` at a
+        time; add their samples to ``builder``. ``on_game(summary, slot)`` is called when a
+        game ends. Returns the summaries in the order the games ended."""
+        todo = deque(games)
+        slots: list[_Slot] = []
+        done: list[GameSummary] = []
+
+        def start_game() -> None:
+            index, gseed, aseed = todo.popleft()
+            state = self.game.new_initial_state(seed=gseed)
+            slots.append(_Slot(index, gseed, state, self._agent(aseed),
+                               np.random.default_rng(aseed)))
+
+        while todo and len(slots) < self.cfg.parallel_games:
+            start_game()
+        while slots:
+            for slot in list(slots):
+                while slot.request is None:
+                    if self._start_move(slot):
+                        continue
+                    summary = self._finish_game(slot, builder)
+                    done.append(summary)
+                    if on_game is not None:
+                        on_game(summary, slot)
+                    slots.remove(slot)
+                    if todo:
+                        start_game()  # its first search starts in the next round
+                    break
+            active = [s for s in slots if s.request is not None]
+            if not active:
+                continue
+            batch = [st for s in active for st in (s.request or [])]
+            priors, values = self.evaluator.evaluate(batch)
+            i = 0
+            for s in active:
+                k = len(s.request or [])
+                result = (priors[i:i + k], values[i:i + k])
+                i += k
+                try:
+                    s.request = s.steps.send(result)
+                except StopIteration:
+                    s.request = None
+                    self._finish_move(s, builder)
+        return done
+
+    def _start_move(self, slot: _Slot) -> bool:
+        """Begin the next search of a game (playing forced moves and chance outcomes on the
+        way). False when the game is over."""
+        c = self.cfg
+        st = slot.state
+        while True:
+            while st.current_player == CHANCE:
+                slot.history.append(st.draw())
+            if st.is_terminal():
+                return False
+            legal = st.legal_actions()
+            if legal.size > 1:
+                break
+            a = int(legal[0])
+            st.apply(a)
+            slot.history.append(a)
+            slot.decisions += 1
+        slot.full = c.full_search_prob >= 1.0 or slot.rng.random() < c.full_search_prob
+        slot.sims = c.sims if slot.full else c.fast_sims
+        slot.tree = Tree(len(st.returns()))
+        slot.steps = slot.agent.search_steps(st, slot.tree, sims=slot.sims, noise=slot.full)
+        try:
+            slot.request = next(slot.steps)
+        except StopIteration:  # pragma: no cover (a search always evaluates its root)
+            slot.request = None
+            self._finish_move(slot, None)
+        return True
+
+    def _finish_move(self, slot: _Slot, builder: SampleBuilder | None) -> None:
+        c = self.cfg
+        assert slot.tree is not None
+        temp = c.temperature if slot.decisions < c.temperature_decisions else \
+            c.final_temperature
+        action = slot.agent.choose(slot.tree, slot.state, temperature=temp)
+        slot.simulations += int(slot.tree.N[0])
+        if slot.full and builder is not None:
+            actions, probs = slot.agent.root_policy()
+            slot.outside += record_sample(builder, self.encoder, slot.state, actions, probs,
+                                          slot.game)
+            slot.samples += 1
+        slot.state.apply(action)
+        slot.history.append(action)
+        slot.decisions += 1
+        slot.tree = None
+        slot.steps = None
+
+    def _finish_game(self, slot: _Slot, builder: SampleBuilder) -> GameSummary:
+        returns = np.asarray(slot.state.returns(), dtype=np.float64)
+        builder.finish_game(slot.game, returns)
+        out = outcome_of(slot.state, len(slot.history))
+        return GameSummary(slot.game, slot.seed, slot.decisions, len(slot.history),
+                           slot.samples, slot.simulations, [float(x) for x in returns],
+                           out.end_reason, slot.outside)
+
+
+# -- expert games (warm start) ----------------------------------------------------------------
+
+
+def play_expert_games(game: Game, encoder: NetEncoder, games: Sequence[tuple[int, int, int]],
+                      builder: SampleBuilder, expert: str, temperature: float,
+                      epsilon: float, on_game: Callable[[GameSummary, list[int]], None]
+                      | None = None) -> list[GameSummary]:
+    """Expert games for the warm start (``[warm_start]``; expert iteration, Anthony et al.
+    2017): every decision with more than one legal action becomes a sample.
+
+    ``expert="heuristic"``: the target is the softmax of ``state.heuristic_values()`` at
+    ``temperature``; the move is the best one (ties at random), or with probability
+    ``epsilon`` one sampled from the target. Otherwise ``expert`` is an MCTS agent spec: the
+    target is its search policy, the move its choice.
+    """
+    from taluva_ai.agents import make_agent
+
+    done = []
+    for index, gseed, aseed in games:
+        rng = np.random.default_rng(aseed)
+        state = game.new_initial_state(seed=gseed)
+        agent = None if expert == "heuristic" else make_agent(expert, seed=aseed)
+        history: list[int] = []
+        decisions = samples = outside = 0
+        while True:
+            while state.current_player == CHANCE:
+                history.append(state.draw())
+            if state.is_terminal():
+                break
+            if agent is None:
+                ids, vals = state.heuristic_values()  # type: ignore[attr-defined]
+                z = (vals - vals.max()) / temperature
+                probs = np.exp(z)
+                probs /= probs.sum()
+                if rng.random() < epsilon:
+                    a = int(ids[rng.choice(ids.size, p=probs)])
+                else:
+                    best = np.flatnonzero(vals == vals.max())
+                    a = int(ids[best[rng.integers(best.size)]])
+                actions = ids
+            else:
+                a = int(agent.act(state))
+                actions, probs = agent.root_policy()
+            if actions.size > 1:
+                outside += record_sample(builder, encoder, state, np.asarray(actions),
+                                         np.asarray(probs), index)
+                samples += 1
+            state.apply(a)
+            history.append(a)
+            decisions += 1
+        returns = np.asarray(state.returns(), dtype=np.float64)
+        builder.finish_game(index, returns)
+        out = outcome_of(state, len(history))
+        summary = GameSummary(index, gseed, decisions, len(history), samples, 0,
+                              [float(x) for x in returns], out.end_reason, outside)
+        done.append(summary)
+        if on_game is not None:
+            on_game(summary, history)
+    return done
+
+
+# -- worker tasks -----------------------------------------------------------------------------
+
+
+def worker_init(torch_threads: int = 1) -> None:
+    """Initialise a worker process: SIGINT is left to the main process (which stops the
+    workers), torch uses ``torch_threads`` threads."""
+    import torch
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch.set_num_threads(max(1, torch_threads))
+
+
+def _task_setup(task: dict[str, Any]) -> tuple[RunConfig, Game, NetEncoder]:
+    from taluva_ai.agents.alphazero.config import config_from_dict
+
+    cfg = config_from_dict(task["config"], "run config")
+    game = make_game(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.rules)
+    return cfg, game, make_encoder_for(cfg)
+
+
+class _Progress:
+    """Counts a worker's finished games into its progress file (read by the main process's
+    progress bar)."""
+
+    def __init__(self, task: dict[str, Any]) -> None:
+        self.path = Path(task["progress"]) if task.get("progress") else None
+        self.done = 0
+
+    def game_done(self) -> None:
+        self.done += 1
+        if self.path is not None:
+            self.path.write_text(str(self.done), encoding="utf-8")
+
+
+def _write_task_outputs(task: dict[str, Any], builder: SampleBuilder,
+                        summaries: list[GameSummary], extra: dict[str, Any]) -> dict[str, Any]:
+    out = Path(task["out"])
+    samples = builder.build()
+    samples.save(out)
+    stats = {"worker": task["worker"], "games": len(summaries), "samples": len(samples),
+             "summaries": [s.__dict__ for s in summaries], **extra}
+    tmp = out.with_name(f".{out.name}.json.part")
+    tmp.write_text(json.dumps(stats) + "\n", encoding="utf-8")
+    os.replace(tmp, out.with_suffix(".json"))
+    return stats
+
+
+def selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
+    """One worker's share of an iteration's self-play.
+
+    ``task``: ``{"config": RunConfig.to_dict(), "iteration", "worker", "workers",
+    "checkpoint": path of the network to play, "out": sample file path, "records_dir",
+    "device", "threads"}``. Writes the sample file (and ``<out>.json`` with the game
+    summaries and the speed) and returns those statistics.
+    """
+    from taluva_ai.agents.alphazero.agent import load_net
+    from taluva_ai.agents.alphazero.net import resolve_device
+
+    t0 = time.perf_counter()
+    cfg, game, encoder = _task_setup(task)
+    device = resolve_device(task["device"])
+    net, _, _ = load_net(task["checkpoint"], device)
+    it, w, nw = task["iteration"], task["worker"], task["workers"]
+    sp = cfg.selfplay
+    evaluator = NetEvaluator(net, encoder, device, rollout=sp.rollout,
+                             rollout_lambda=sp.rollout_lambda, samples=sp.rollout_samples,
+                             seed=worker_seed(cfg.seed, it, w))
+    indices = list(range(w, sp.games, nw))
+    games = [(g, *game_seeds(cfg.seed, it, g)) for g in indices]
+    builder = SampleBuilder(encoder)
+    records_dir = Path(task["records_dir"])
+    names = [f"az-selfplay:iteration={it}"] * game.num_players
+    progress = _Progress(task)
+
+    def on_game(summary: GameSummary, slot: _Slot) -> None:
+        progress.game_done()
+        if summary.game < sp.records:
+            write_record(records_dir / f"game_{summary.game:04d}.jsonl", game, slot.seed,
+                         slot.history, names, {"iteration": it, "game": summary.game,
+                                               "samples": summary.samples})
+
+    t1 = time.perf_counter()
+    summaries = SelfPlay(game, encoder, evaluator, sp).play(games, builder, on_game)
+    seconds = time.perf_counter() - t1
+    summaries.sort(key=lambda s: s.game)
+    return _write_task_outputs(task, builder, summaries, {
+        "seconds": seconds, "setup_seconds": t1 - t0,
+        "evaluations": evaluator.evaluations,
+        "simulations": sum(s.simulations for s in summaries),
+        "decisions": sum(s.decisions for s in summaries),
+    })
+
+
+def expert_task(task: dict[str, Any]) -> dict[str, Any]:
+    """One worker's share of the warm-start expert games (``task`` as for
+    :func:`selfplay_task`, without a checkpoint)."""
+    t0 = time.perf_counter()
+    cfg, game, encoder = _task_setup(task)
+    w, nw = task["worker"], task["workers"]
+    ws = cfg.warm_start
+    games = [(g, *game_seeds(cfg.seed, 0, g)) for g in range(w, ws.games, nw)]
+    builder = SampleBuilder(encoder)
+    records_dir = Path(task["records_dir"])
+    names = [f"expert:{ws.expert}"] * game.num_players
+    progress = _Progress(task)
+
+    def on_game(summary: GameSummary, history: list[int]) -> None:
+        progress.game_done()
+        if summary.game < cfg.selfplay.records:
+            write_record(records_dir / f"game_{summary.game:04d}.jsonl", game, summary.seed,
+                         history, names, {"iteration": 0, "game": summary.game,
+                                          "samples": summary.samples})
+
+    summaries = play_expert_games(game, encoder, games, builder, ws.expert,
+                                  ws.heuristic_temperature, ws.epsilon, on_game)
+    return _write_task_outputs(task, builder, summaries, {
+        "seconds": time.perf_counter() - t0, "setup_seconds": 0.0, "evaluations": 0,
+        "simulations": 0, "decisions": sum(s.decisions for s in summaries),
+    })

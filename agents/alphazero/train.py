@@ -1,0 +1,642 @@
+"""The AlphaZero training loop (``taluva train``): self-play, replay, training, gating, anchors,
+in a resumable run directory.
+
+Iteration 0 makes the first network: a warm start on expert games (``[warm_start]``) or a
+random initialisation. Iteration ``k >= 1``:
+
+1. **self-play**: ``[selfplay] games`` games by the current best network, in ``workers``
+   processes (:func:`~.selfplay.selfplay_task`), each writing its samples to
+   ``selfplay/iter_<k>/worker_<w>.npz``;
+2. **replay**: the new samples join the buffer, which keeps the most recent
+   ``[replay] window_games`` games;
+3. **training**: ``[train] steps`` optimiser steps on batches drawn from the buffer, each
+   sample under a random symmetry, continuing from the previous iteration's weights and
+   optimiser state; the result is the candidate ``checkpoints/iter_<k>.pt``;
+4. **gating**: the candidate plays the best (``[gating]``) and replaces it when it wins;
+5. **anchors**: every ``[anchors] every`` iterations and after the last one, the best network
+   plays the fixed opponents; win rates and Elo go to the metrics.
+
+Run directory (docs/alphazero.md)::
+
+    config.toml, config.json   the config (config.toml is what --resume reads)
+    state.json                 the last finished iteration and the best network (written last)
+    metrics.jsonl              one line per finished iteration
+    best.pt, latest.pt         copies of the best and of the latest network
+    checkpoints/iter_<k>.pt    every iteration's network; trainer_<k>.pt its optimiser state
+    selfplay/iter_<k>/         sample files (+ .json statistics) of each worker
+    records/iter_<k>/          sample self-play game records (JSON Lines)
+    gating/iter_<k>/, anchors/iter_<k>/<opponent>/   tournaments (records, results.json)
+    tb/                        TensorBoard event files
+
+Everything an iteration writes is keyed by its number and ``state.json`` is replaced last, so
+a run killed at any point resumes (``taluva train --resume DIR``) from the last finished
+iteration, losing only the one in progress; every random choice derives from the seed and the
+iteration number, so the resumed run makes the same networks as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import shutil
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import numpy as np
+import torch
+
+from taluva_ai.agents.alphazero.config import (
+    RunConfig,
+    config_to_toml,
+    load_config,
+    make_encoder_for,
+)
+from taluva_ai.agents.alphazero.encoder import NetEncoder
+from taluva_ai.agents.alphazero.gating import gate, play_match
+from taluva_ai.agents.alphazero.net import (
+    AZNet,
+    NetConfig,
+    build_net,
+    load_checkpoint,
+    masked_log_softmax,
+    net_from_checkpoint,
+    parameter_count,
+    resolve_device,
+    save_checkpoint,
+)
+from taluva_ai.agents.alphazero.replay import Batch, ReplayBuffer, SampleSet
+from taluva_ai.errors import RunConfigError
+from taluva_ai.protocol import make_game
+
+try:  # POSIX
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+#: ``state.json`` ``format`` field.
+RUN_FORMAT = "taluva-ai-az-run/1"
+
+
+# -- trainer ----------------------------------------------------------------------------------
+
+
+class Trainer:
+    """Optimiser steps on replay batches: cross-entropy of the masked policy with the search
+    policy plus ``value_weight`` x the mean squared error of the value per player slot
+    (Silver et al. 2017); weight decay on convolution and linear weights only.
+
+    Args:
+        net: the network (trained in place).
+        cfg: the ``[train]`` settings.
+        device: where it trains.
+    """
+
+    def __init__(self, net: AZNet, cfg: Any, device: torch.device) -> None:
+        self.net = net
+        self.cfg = cfg
+        self.device = device
+        decay: list[torch.nn.Parameter] = []
+        no_decay: list[torch.nn.Parameter] = []
+        for name, p in net.named_parameters():
+            (decay if p.ndim > 1 and "bn" not in name else no_decay).append(p)
+        groups = [{"params": decay, "weight_decay": cfg.weight_decay},
+                  {"params": no_decay, "weight_decay": 0.0}]
+        self.optimizer: torch.optim.Optimizer
+        if cfg.optimizer == "adamw":
+            self.optimizer = torch.optim.AdamW(groups, lr=cfg.lr)
+        else:
+            self.optimizer = torch.optim.SGD(groups, lr=cfg.lr, momentum=cfg.momentum,
+                                             nesterov=cfg.momentum > 0)
+
+    def step(self, batch: Batch) -> dict[str, float]:
+        """One optimiser step; returns ``{"loss", "policy_loss", "value_loss",
+        "policy_entropy", "target_entropy"}`` (nats; the value loss per slot)."""
+        dev = self.device
+        net = self.net.train()
+        sp = torch.from_numpy(batch.spatial).to(dev)
+        gl = torch.from_numpy(batch.globals).to(dev)
+        mask = torch.from_numpy(batch.mask).to(dev)
+        target = torch.from_numpy(batch.target).to(dev)
+        z = torch.from_numpy(batch.value).to(dev)
+        logits, v = net(sp, gl)
+        logp = masked_log_softmax(logits, mask)
+        policy_loss = -(target * logp).sum(dim=1).mean()
+        value_loss = ((v - z) ** 2).mean()
+        loss = policy_loss + self.cfg.value_weight * value_loss
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if self.cfg.max_grad_norm > 0:
+            torch.nn.utils.clip_grad_norm_(net.parameters(), self.cfg.max_grad_norm)
+        self.optimizer.step()
+        with torch.no_grad():
+            p = logp.exp() * mask
+            entropy = -(p * logp).sum(dim=1).mean()
+            t_ent = -(target * torch.log(target.clamp_min(1e-12))).sum(dim=1).mean()
+        return {"loss": loss.item(), "policy_loss": policy_loss.item(),
+                "value_loss": value_loss.item(), "policy_entropy": entropy.item(),
+                "target_entropy": t_ent.item()}
+
+    def train(self, buffer: ReplayBuffer, steps: int, rng: np.random.Generator,
+              bar: Any = None) -> dict[str, float]:
+        """``steps`` steps on batches from ``buffer``; returns the mean of each figure."""
+        sums: dict[str, float] = {}
+        for _ in range(steps):
+            for k, v in self.step(buffer.sample(self.cfg.batch_size, rng)).items():
+                sums[k] = sums.get(k, 0.0) + v
+            if bar is not None:
+                bar.update(1)
+        self.net.eval()
+        return {k: v / max(steps, 1) for k, v in sums.items()}
+
+
+# -- run directory helpers --------------------------------------------------------------------
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.part")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _copy_atomic(src: Path, dst: Path) -> None:
+    tmp = dst.with_name(f".{dst.name}.part")
+    try:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def _run_lock(out: Path) -> Iterator[None]:
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunConfigError(f"{out} is in use by another training run (it holds "
+                                 f"{out / '.lock'})") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover
+        return os.cpu_count() or 1
+
+
+def _seed(*parts: int) -> int:
+    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
+
+
+def _spec_path(path: Path) -> str:
+    text = str(path.resolve())
+    if "," in text:
+        raise RunConfigError(f"{text}: a run directory whose path holds a comma cannot name "
+                             "its networks in agent specs; use another --out")
+    return text
+
+
+def _safe_name(spec: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in spec)
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+class TrainingRun:
+    """A training run in a run directory (see the module docstring).
+
+    Args:
+        out: the run directory.
+        config: the config for a new run; None to resume the run in ``out``.
+        progress: tqdm progress bars on stderr.
+
+    Raises:
+        RunConfigError: a new run into a directory that holds a run (resume it instead), a
+            resume of a directory that holds none, a directory in use by another run.
+        ConfigError: a bad config (checked before any work).
+    """
+
+    def __init__(self, out: str | Path, config: RunConfig | None = None,
+                 progress: bool = True) -> None:
+        self.out = Path(out)
+        self.progress = progress
+        if str(out) == "":
+            raise RunConfigError("the run directory is an empty path")
+        if self.out.exists() and not self.out.is_dir():
+            raise RunConfigError(f"{self.out}: not a directory")
+        cfg_path = self.out / "config.toml"
+        if config is None:
+            if not cfg_path.is_file():
+                raise RunConfigError(f"{self.out} holds no training run (no config.toml) to "
+                                     "resume; start one with --config and --out")
+            config = load_config(cfg_path)
+            self.resuming = True
+        else:
+            if cfg_path.exists() or (self.out / "state.json").exists():
+                raise RunConfigError(f"{self.out} already holds a training run; continue it "
+                                     f"with 'taluva train --resume {self.out}' or use another "
+                                     "--out")
+            self.resuming = False
+        self.cfg = config
+        self.workers = config.workers or _cpu_count()
+        self.device = resolve_device(config.device)
+        self.game = make_game(config.game.name, num_players=config.game.num_players,
+                              **config.game.rules)
+        self.encoder: NetEncoder = make_encoder_for(config)
+        self.net_config = NetConfig(**dataclasses.asdict(config.net))
+        self.pool: ProcessPoolExecutor | None = None
+
+    # -- public -------------------------------------------------------------------------------
+
+    def run(self) -> dict[str, Any]:
+        """Run (or continue) the training to ``iterations``; returns the final state
+        (``state.json``'s content)."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        with _run_lock(self.out), _sigterm_as_interrupt():
+            try:
+                return self._run()
+            finally:
+                self._stop_pool()
+
+    # -- setup --------------------------------------------------------------------------------
+
+    def _threads(self) -> int:
+        return self.cfg.torch_threads or _cpu_count()
+
+    def _load_state(self) -> dict[str, Any] | None:
+        path = self.out / "state.json"
+        if not path.exists():
+            return None
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise RunConfigError(f"{path}: unreadable ({e})") from None
+        if not isinstance(state, dict) or state.get("format") != RUN_FORMAT:
+            raise RunConfigError(f"{path}: not the state of a training run")
+        return state
+
+    def _prepare(self) -> dict[str, Any] | None:
+        """Write the config of a new run; for a resume, read the state and clear what the
+        interrupted iteration left."""
+        cfg_text = config_to_toml(self.cfg)
+        if not self.resuming:
+            _write_atomic(self.out / "config.toml", cfg_text)
+            _write_atomic(self.out / "config.json", json.dumps(self.cfg.to_dict(), indent=2)
+                          + "\n")
+        state = self._load_state()
+        done = -1 if state is None else int(state["iteration"])
+        for sub in ("selfplay", "records", "gating", "anchors"):
+            d = self.out / sub
+            if d.is_dir():
+                for child in d.iterdir():
+                    num = child.name[5:]
+                    if child.name.startswith("iter_") and num.isdigit() and int(num) > done:
+                        shutil.rmtree(child)
+        ck = self.out / "checkpoints"
+        if ck.is_dir():
+            for f in ck.iterdir():
+                stem = f.stem.split("_")[-1]
+                if (stem.isdigit() and int(stem) > done) or f.name.endswith(".part"):
+                    f.unlink()
+        metrics = self.out / "metrics.jsonl"
+        if metrics.exists():
+            keep = [line for line in metrics.read_text(encoding="utf-8").splitlines()
+                    if line.strip() and json.loads(line).get("iteration", -1) <= done]
+            _write_atomic(metrics, "".join(line + "\n" for line in keep))
+        return state
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self.pool is None:
+            import multiprocessing
+
+            from taluva_ai.agents.alphazero.selfplay import worker_init
+
+            # one torch thread per worker: self-play batches are small, and several threads
+            # per process on a busy machine spin-wait (measured 6x slower with 2 threads)
+            self.pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=worker_init, initargs=(1,))
+        return self.pool
+
+    def _stop_pool(self) -> None:
+        pool, self.pool = self.pool, None
+        if pool is None:
+            return
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(timeout=10)
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    def _run(self) -> dict[str, Any]:
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm import tqdm
+
+        state = self._prepare()
+        cfg = self.cfg
+        start = 0 if state is None else int(state["iteration"]) + 1
+        self.tb = SummaryWriter(str(self.out / "tb"), purge_step=start)
+        torch.set_num_threads(self._threads())
+        buffer = ReplayBuffer(self.encoder, cfg.replay.window_games)
+        if state is None:
+            torch.manual_seed(_seed(cfg.seed, 0, 1))
+            net = build_net(self.encoder, self.net_config).to(self.device)
+            trainer = Trainer(net, cfg.train, self.device)
+            state = {"format": RUN_FORMAT, "iteration": -1, "best": None,
+                     "best_iteration": None, "elapsed_s": 0.0, "promotions": []}
+        else:
+            net, trainer = self._restore(state, buffer)
+        bar = tqdm(total=cfg.iterations + 1, initial=start, desc="iterations", unit="it",
+                   disable=not self.progress, dynamic_ncols=True, position=0)
+        try:
+            for k in range(start, cfg.iterations + 1):
+                t0 = time.perf_counter()
+                line = self._iteration(k, net, trainer, buffer, state)
+                state["elapsed_s"] = round(state["elapsed_s"] + time.perf_counter() - t0, 3)
+                line["elapsed_s"] = state["elapsed_s"]
+                self._finish_iteration(k, line, state)
+                bar.update(1)
+        finally:
+            bar.close()
+            self.tb.close()
+        return state
+
+    def _restore(self, state: dict[str, Any], buffer: ReplayBuffer) -> tuple[AZNet, Trainer]:
+        k = int(state["iteration"])
+        path = self.out / "checkpoints" / f"iter_{k:04d}.pt"
+        payload = load_checkpoint(path)
+        net, _ = net_from_checkpoint(payload, path, self.encoder)
+        net.to(self.device).eval()
+        trainer = Trainer(net, self.cfg.train, self.device)
+        tpath = self.out / "checkpoints" / f"trainer_{k:04d}.pt"
+        if tpath.exists():
+            opt = torch.load(tpath, map_location=self.device, weights_only=True)
+            trainer.optimizer.load_state_dict(opt["optimizer"])
+        for j in range(0, k + 1):
+            self._add_samples(j, buffer)
+        return net, trainer
+
+    def _add_samples(self, k: int, buffer: ReplayBuffer) -> None:
+        d = self.out / "selfplay" / f"iter_{k:04d}"
+        if not d.is_dir():
+            return
+        files = sorted(d.glob("worker_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
+        if files:
+            sets = [SampleSet.load(f) for f in files]
+            buffer.add(f"iter_{k:04d}", SampleSet.concatenate(sets))
+
+    def _checkpoint_path(self, k: int) -> Path:
+        return self.out / "checkpoints" / f"iter_{k:04d}.pt"
+
+    def _az_spec(self, checkpoint: Path, params: str) -> str:
+        spec = f"az:path={_spec_path(checkpoint)}"
+        return spec + ("," + params if params else "")
+
+    def _iteration(self, k: int, net: AZNet, trainer: Trainer, buffer: ReplayBuffer,
+                   state: dict[str, Any]) -> dict[str, Any]:
+        cfg = self.cfg
+        line: dict[str, Any] = {"iteration": k}
+        phases: dict[str, float] = {}
+        torch.manual_seed(_seed(cfg.seed, k, 2))
+        rng = np.random.default_rng(_seed(cfg.seed, k, 3))
+        (self.out / "checkpoints").mkdir(exist_ok=True)
+
+        # 1. self-play (or the expert games of the warm start)
+        t = time.perf_counter()
+        if k == 0:
+            steps = cfg.warm_start.steps
+            if cfg.warm_start.games:
+                line["selfplay"] = self._play(0, None, cfg.warm_start.games, expert=True)
+        else:
+            steps = cfg.train.steps
+            line["selfplay"] = self._play(k, Path(state["best"]), cfg.selfplay.games,
+                                          expert=False)
+        phases["selfplay"] = time.perf_counter() - t
+        self._add_samples(k, buffer)
+
+        # 2. training
+        t = time.perf_counter()
+        if steps and len(buffer):
+            torch.set_num_threads(self._threads())
+            from tqdm import tqdm
+
+            with tqdm(total=steps, desc=f"train {k}", unit="step", leave=False,
+                      disable=not self.progress, dynamic_ncols=True) as tb:
+                res = trainer.train(buffer, steps, rng, tb)
+            line["train"] = {"steps": steps, **{n: round(v, 5) for n, v in res.items()},
+                             "buffer_games": buffer.games, "buffer_samples": len(buffer)}
+        phases["train"] = time.perf_counter() - t
+        ckpt = self._checkpoint_path(k)
+        save_checkpoint(ckpt, net, self.encoder, self.net_config,
+                        {"name": self.game.name, "options": self.game.options()},
+                        {"iteration": k, "seed": cfg.seed,
+                         "parameters": parameter_count(net),
+                         "leaf": {"rollout": cfg.selfplay.rollout,
+                                  "lambda": cfg.selfplay.rollout_lambda,
+                                  "samples": cfg.selfplay.rollout_samples}})
+        torch.save({"optimizer": trainer.optimizer.state_dict()},
+                   self.out / "checkpoints" / f".trainer_{k:04d}.pt.part")
+        os.replace(self.out / "checkpoints" / f".trainer_{k:04d}.pt.part",
+                   self.out / "checkpoints" / f"trainer_{k:04d}.pt")
+
+        # 3. gating
+        t = time.perf_counter()
+        promoted = True
+        if k > 0 and cfg.gating.enabled:
+            best = Path(state["best"])
+            res = gate(self._az_spec(ckpt, cfg.gating.az), self._az_spec(best, cfg.gating.az),
+                       cfg.gating, self.out / "gating" / f"iter_{k:04d}",
+                       _seed(cfg.seed, k, 4), self.workers, cfg.game.name,
+                       cfg.game.num_players, cfg.game.rules, self.progress)
+            promoted = res["promoted"]
+            line["gating"] = res
+        phases["gating"] = time.perf_counter() - t
+        if promoted:
+            state["best"] = str(ckpt)
+            state["best_iteration"] = k
+            state["promotions"].append(k)
+        line["best_iteration"] = state["best_iteration"]
+
+        # 4. anchors
+        t = time.perf_counter()
+        every = cfg.anchors.every
+        if (every and k % every == 0) or k == cfg.iterations:
+            line["anchors"] = self._anchors(k, Path(state["best"]))
+        phases["anchors"] = time.perf_counter() - t
+        line["phase_seconds"] = {n: round(v, 3) for n, v in phases.items()}
+        return line
+
+    def _play(self, k: int, checkpoint: Path | None, games: int, expert: bool
+              ) -> dict[str, Any]:
+        """Run the self-play (or expert) tasks of iteration ``k`` in the worker processes;
+        returns the iteration's self-play statistics."""
+        from tqdm import tqdm
+
+        from taluva_ai.agents.alphazero.selfplay import expert_task, selfplay_task
+
+        d = self.out / "selfplay" / f"iter_{k:04d}"
+        rec = self.out / "records" / f"iter_{k:04d}"
+        d.mkdir(parents=True, exist_ok=True)
+        rec.mkdir(parents=True, exist_ok=True)
+        nw = max(1, min(self.workers, games))
+        tasks = [{"config": self.cfg.to_dict(), "iteration": k, "worker": w, "workers": nw,
+                  "checkpoint": None if checkpoint is None else str(checkpoint),
+                  "out": str(d / f"worker_{w}.npz"), "records_dir": str(rec),
+                  "device": str(self.device), "progress": str(d / f".worker_{w}.progress")}
+                 for w in range(nw)]
+        fn = expert_task if expert else selfplay_task
+        t0 = time.perf_counter()
+        if self.workers == 1:  # in this process: no worker start-up
+            torch.set_num_threads(1)
+            stats = [fn(tasks[0])]
+        else:
+            pool = self._pool()
+            futures: list[Future[dict[str, Any]]] = [pool.submit(fn, task) for task in tasks]
+            with tqdm(total=games, desc=f"{'expert' if expert else 'self-play'} {k}",
+                      unit="game", leave=False, disable=not self.progress,
+                      dynamic_ncols=True) as bar:
+                pending = set(futures)
+                while pending:
+                    finished, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
+                    for f in finished:
+                        f.result()  # raises a worker's error here
+                    n = 0
+                    for task in tasks:
+                        with contextlib.suppress(OSError, ValueError):
+                            n += int(Path(task["progress"]).read_text() or 0)
+                    bar.n = n
+                    bar.refresh()
+            stats = [f.result() for f in futures]
+        wall = time.perf_counter() - t0
+        summaries = sorted((s for st in stats for s in st["summaries"]), key=lambda s: s["game"])
+        samples = sum(st["samples"] for st in stats)
+        sims = sum(st["simulations"] for st in stats)
+        decisions = [s["decisions"] for s in summaries]
+        reasons: dict[str, int] = {}
+        for s in summaries:
+            reasons[s["end_reason"]] = reasons.get(s["end_reason"], 0) + 1
+        worker_s = sum(st["seconds"] for st in stats)
+        return {
+            "games": len(summaries), "samples": samples, "workers": nw,
+            "wall_s": round(wall, 3),
+            "positions_per_s": round(samples / wall, 3) if wall else None,
+            "decisions_per_s": round(sum(decisions) / wall, 3) if wall else None,
+            "sims_per_s": round(sims / wall, 1) if wall else None,
+            "sims_per_s_per_worker": round(sims / worker_s, 1) if worker_s else None,
+            "evaluations": sum(st["evaluations"] for st in stats),
+            "game_length_mean": round(float(np.mean(decisions)), 3) if decisions else None,
+            "plies_mean": round(float(np.mean([s["plies"] for s in summaries])), 3)
+            if summaries else None,
+            "first_seat_score": round(float(np.mean([(s["returns"][0] + 1) / 2
+                                                     for s in summaries])), 4)
+            if summaries else None,
+            "outside_view_dropped": sum(s["outside"] for s in summaries),
+            "end_reasons": dict(sorted(reasons.items())),
+        }
+
+    def _anchors(self, k: int, best: Path) -> dict[str, Any]:
+        cfg = self.cfg
+        spec = self._az_spec(best, cfg.anchors.az)
+        out: dict[str, Any] = {}
+        for i, opp in enumerate(cfg.anchors.opponents):
+            h2h, table = play_match(
+                spec, opp, cfg.anchors.games,
+                self.out / "anchors" / f"iter_{k:04d}" / _safe_name(opp),
+                _seed(cfg.seed, k, 5, i), self.workers, cfg.game.name, cfg.game.num_players,
+                cfg.game.rules, self.progress)
+            entry = table["agents"][spec]
+            out[opp] = {"games": h2h["games"], "wins": h2h["wins"], "draws": h2h["draws"],
+                        "losses": h2h["losses"],
+                        "win_rate": round(h2h["wins"] / h2h["games"], 4) if h2h["games"]
+                        else None,
+                        "score": None if h2h["score"] is None else round(h2h["score"], 4),
+                        "elo": entry["elo"], "elo_ci95": entry["elo_ci95"]}
+        return out
+
+    def _finish_iteration(self, k: int, line: dict[str, Any], state: dict[str, Any]) -> None:
+        """Write the metrics line, TensorBoard scalars, best.pt / latest.pt, then state.json
+        (last: it is what makes the iteration finished)."""
+        with (self.out / "metrics.jsonl").open("a", encoding="utf-8") as f:
+            f.write(json.dumps(line) + "\n")
+        self._tensorboard(k, line)
+        ckpt = self._checkpoint_path(k)
+        _copy_atomic(ckpt, self.out / "latest.pt")
+        _copy_atomic(Path(state["best"]), self.out / "best.pt")
+        state["iteration"] = k
+        _write_atomic(self.out / "state.json", json.dumps(state, indent=2) + "\n")
+
+    def _tensorboard(self, k: int, line: dict[str, Any]) -> None:
+        tb = self.tb
+        for section in ("selfplay", "train", "gating"):
+            for name, v in (line.get(section) or {}).items():
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and \
+                        math.isfinite(v):
+                    tb.add_scalar(f"{section}/{name}", v, k)
+        for opp, res in (line.get("anchors") or {}).items():
+            for name in ("win_rate", "score", "elo"):
+                if res.get(name) is not None:
+                    tb.add_scalar(f"anchors/{name}/{opp}", res[name], k)
+        if line.get("gating"):
+            tb.add_scalar("gating/promoted", float(line["gating"]["promoted"]), k)
+        tb.add_scalar("best_iteration", line["best_iteration"], k)
+        tb.flush()
+
+
+def train_main(config: str | None, out: str | None, resume: str | None,
+               progress: bool = True) -> dict[str, Any]:
+    """``taluva train``: a new run (``config`` and ``out``) or a resumed one (``resume``).
+
+    Raises:
+        ConfigError, RunConfigError: see :class:`TrainingRun`.
+    """
+    if resume is not None:
+        run = TrainingRun(resume, None, progress)
+    else:
+        assert config is not None and out is not None
+        run = TrainingRun(out, load_config(config), progress)
+    print(f"taluva train: {run.out} ({'resuming' if run.resuming else 'new run'}), "
+          f"{run.workers} worker(s), device {run.device}", file=sys.stderr, flush=True)
+    return run.run()

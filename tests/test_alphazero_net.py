@@ -1,0 +1,302 @@
+"""AlphaZero network, encoder adapter and checkpoints: shapes, symmetries, masked policy,
+per-player values, checkpoint safety and the messages of incompatible checkpoints."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import taluva_ai.games.taluva.encoding as E  # noqa: E402
+from taluva_ai.agents import make_agent  # noqa: E402
+from taluva_ai.agents.alphazero.encoder import TaluvaEncoder, make_encoder  # noqa: E402
+from taluva_ai.agents.alphazero.evaluator import (  # noqa: E402
+    NetEvaluator,
+    legal_priors,
+    seats_to_slots,
+    slots_to_seats,
+)
+from taluva_ai.agents.alphazero.net import (  # noqa: E402
+    PRESETS,
+    CheckpointError,
+    NetConfig,
+    build_net,
+    load_checkpoint,
+    masked_log_softmax,
+    net_from_checkpoint,
+    parameter_count,
+    save_checkpoint,
+)
+from taluva_ai.games.taluva import TaluvaGame  # noqa: E402
+
+SMALL = NetConfig("tiny", channels=8, blocks=1, global_hidden=8, value_hidden=8)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Small batches: one torch thread (several spin-wait on a busy machine)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def positions(num_players: int, games: int, seed: int = 0):
+    """Decision states along seeded random games."""
+    game = TaluvaGame(num_players=num_players)
+    for g in range(games):
+        rng = np.random.default_rng(seed + g)
+        s = game.new_initial_state(seed=seed + g)
+        while not s.is_terminal():
+            if s.current_player < 0:
+                s.draw()
+                continue
+            yield s
+            legal = s.legal_actions()
+            s.apply(int(legal[rng.integers(legal.size)]))
+
+
+def save_small(path, num_players: int = 2, config: NetConfig = SMALL, seed: int = 0,
+               meta: dict | None = None):
+    torch.manual_seed(seed)
+    enc = make_encoder("taluva", num_players)
+    net = build_net(enc, config)
+    game = TaluvaGame(num_players=num_players)
+    save_checkpoint(path, net, enc, config, {"name": "taluva", "options": game.options()},
+                    meta or {"iteration": 0})
+    return net, enc
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_encoder_splits_the_view_planes_into_spatial_planes_and_globals(num_players) -> None:
+    enc = make_encoder("taluva", num_players)
+    assert enc.spatial_planes == 23 + 3 * num_players
+    assert enc.num_globals == 4 * num_players + 12
+    assert enc.spatial_planes + enc.num_globals == E.num_planes(num_players)
+    assert enc.num_actions == 14 * 27 * 27
+    s = next(p for i, p in enumerate(positions(num_players, 1)) if i == 9)
+    e = enc.encode(s)
+    planes, mask, _, _ = E.encode(s)
+    np.testing.assert_array_equal(e.spatial, planes[:enc.spatial_planes])
+    np.testing.assert_array_equal(e.globals, E.global_features(s))
+    # the constant planes are the globals, in the encoding's plane order
+    const = planes[enc.spatial_planes:][:, 13, 13]
+    assert sorted(const.tolist()) == sorted(e.globals.tolist())
+    np.testing.assert_array_equal(e.legal, s.legal_actions())
+    assert sorted(e.net_ids[e.net_ids >= 0].tolist()) == np.flatnonzero(mask).tolist()
+    assert e.player == s.current_player
+    names = E.plane_names(num_players)[:enc.spatial_planes]
+    assert [n for n, b in zip(names, enc.binary_planes, strict=True) if not b] == \
+        ["level"] + [f"huts/{j}" for j in range(num_players)] + ["settlement/size"]
+
+
+def test_encoder_refuses_chance_nodes_and_unknown_games() -> None:
+    s = TaluvaGame().new_initial_state(seed=0)
+    with pytest.raises(ValueError, match="decision state"):
+        make_encoder("taluva", 2).encode(s)
+    with pytest.raises(ValueError, match="no network encoder for game 'chess'"):
+        make_encoder("chess", 2)
+    with pytest.raises(ValueError, match="view_radius"):
+        TaluvaEncoder(2, view_radius=1)
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_symmetries_match_the_encodings_rotations(num_players: int) -> None:
+    """transform_spatial is rotate_planes on the spatial planes, and the id permutations (a
+    fast path for legal expansions) agree with action_permutation on every legal id."""
+    enc = make_encoder("taluva", num_players)
+    checked = expansions = 0
+    for i, s in enumerate(positions(num_players, 2, seed=40)):
+        if i % 5 or checked == 24:
+            continue
+        e = enc.encode(s)
+        planes, _, _, _ = E.encode(s)
+        perms = enc.id_permutations(e)
+        ids = e.net_ids[e.net_ids >= 0]
+        expansions += int((ids >= E.CH_EXPAND * 729).any())
+        for k in range(6):
+            np.testing.assert_array_equal(enc.transform_spatial(e.spatial, k),
+                                          E.rotate_planes(planes, k)[:enc.spatial_planes])
+            np.testing.assert_array_equal(perms[k, ids], E.action_permutation(planes, k)[ids])
+        checked += 1
+    assert checked == 24 and expansions >= 3
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_network_shapes_and_per_player_values(num_players: int) -> None:
+    enc = make_encoder("taluva", num_players)
+    net = build_net(enc, SMALL).eval()
+    sp = torch.zeros(3, enc.spatial_planes, 27, 27)
+    gl = torch.zeros(3, enc.num_globals)
+    with torch.no_grad():
+        logits, values = net(sp, gl)
+    assert logits.shape == (3, enc.num_actions)
+    assert values.shape == (3, num_players)
+    assert float(values.abs().max()) < 1.0  # tanh
+    assert logits.dtype == torch.float32
+
+
+def test_presets_grow_and_overrides_apply() -> None:
+    enc = make_encoder("taluva", 2)
+    counts = [parameter_count(build_net(enc, NetConfig(p))) for p in PRESETS]
+    assert counts == sorted(counts) and len(set(counts)) == 3
+    assert NetConfig("small", blocks=2).sizes() == {**PRESETS["small"], "blocks": 2}
+    with pytest.raises(ValueError, match="preset"):
+        NetConfig("huge")
+    with pytest.raises(ValueError, match="channels"):
+        NetConfig("tiny", channels=-1)
+
+
+def test_masked_log_softmax_is_a_distribution_over_legal_ids_only() -> None:
+    logits = torch.tensor([[1.0, 5.0, 2.0, 0.0]])
+    mask = torch.tensor([[True, False, True, False]])
+    lp = masked_log_softmax(logits, mask)
+    p = lp.exp() * mask
+    assert float(p.sum()) == pytest.approx(1.0)
+    assert float(lp[0, 1]) == 0.0 and torch.isfinite(lp).all()
+    assert float(p[0, 2] / p[0, 0]) == pytest.approx(float(np.exp(1.0)))
+
+
+def test_legal_priors_give_actions_outside_the_view_the_smallest_logit() -> None:
+    logits = np.array([0.0, 1.0, 3.0, -2.0])
+    pr = legal_priors(logits, np.array([1, -1, 2]))
+    w = np.exp(np.array([1.0, 1.0, 3.0]))
+    np.testing.assert_allclose(pr, w / w.sum())
+    np.testing.assert_allclose(legal_priors(logits, np.array([-1, -1])), [0.5, 0.5])
+
+
+def test_value_slots_and_seats() -> None:
+    v = np.array([0.9, -0.3, -0.6])  # slot 0 = the player to move (seat 2)
+    seats = slots_to_seats(v, 2)
+    np.testing.assert_allclose(seats, [-0.3, -0.6, 0.9])
+    np.testing.assert_allclose(seats_to_slots(seats, 2), v)
+
+
+def test_evaluator_mixes_rollouts_and_values_chance_nodes(tmp_path) -> None:
+    net, enc = save_small(tmp_path / "n.pt")
+    game = TaluvaGame()
+    s = game.new_initial_state(seed=3)
+    s.draw()
+    chance = game.new_initial_state(seed=4)  # a chance node
+    ev = NetEvaluator(net, enc, rollout="none", seed=1)
+    priors, values = ev.evaluate([s, chance])
+    assert priors[0] is not None and priors[0].shape == (s.legal_actions().size,)
+    assert priors[0].sum() == pytest.approx(1.0) and priors[1] is None
+    assert values.shape == (2, 2)
+    mixed = NetEvaluator(net, enc, rollout="greedy", rollout_lambda=1.0, seed=1)
+    _, v1 = mixed.evaluate([s])
+    assert sorted(v1[0].tolist()) == [-1.0, 1.0]  # lambda = 1: the rollout's returns
+    with pytest.raises(ValueError, match="rollout"):
+        NetEvaluator(net, enc, rollout="none", rollout_lambda=0.5)
+    with pytest.raises(ValueError, match="lambda"):
+        NetEvaluator(net, enc, rollout="greedy", rollout_lambda=1.5)
+
+
+def test_checkpoint_round_trip_with_weights_only(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "best.pt"
+    net, enc = save_small(path)
+    calls = []
+    real = torch.load
+
+    def spy(*a, **k):
+        calls.append(k.get("weights_only"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(torch, "load", spy)
+    payload = load_checkpoint(path)
+    assert calls == [True]
+    net2, cfg = net_from_checkpoint(payload, path, enc)
+    assert cfg == SMALL
+    for (k, a), (_, b) in zip(net.state_dict().items(), net2.state_dict().items(), strict=True):
+        assert torch.equal(a, b), k
+    assert not list(tmp_path.glob(".*.part"))  # written atomically
+
+
+def test_incompatible_checkpoints_say_what_differs(tmp_path) -> None:
+    path = tmp_path / "c.pt"
+    save_small(path, num_players=2)
+    payload = load_checkpoint(path)
+    with pytest.raises(CheckpointError, match=r"another encoding: num_players 2 \(expected 3\)"):
+        net_from_checkpoint(payload, path, make_encoder("taluva", 3))
+    with pytest.raises(CheckpointError, match=r"view_radius 13 \(expected 11\)"):
+        net_from_checkpoint(payload, path, make_encoder("taluva", 2, view_radius=11))
+    old = dict(payload, encoder={**payload["encoder"], "version": 0})
+    torch.save(old, tmp_path / "old.pt")
+    with pytest.raises(CheckpointError, match=r"version 0 \(expected 1\)"):
+        net_from_checkpoint(load_checkpoint(tmp_path / "old.pt"), "old.pt",
+                            make_encoder("taluva", 2))
+    # weights of another shape than the network the checkpoint declares
+    bad = dict(payload, net={**payload["net"], "channels": 16})
+    torch.save(bad, tmp_path / "bad.pt")
+    with pytest.raises(CheckpointError, match="weights do not fit"):
+        net_from_checkpoint(load_checkpoint(tmp_path / "bad.pt"), "bad.pt",
+                            make_encoder("taluva", 2))
+    from taluva_ai.agents.alphazero.net import check_compatible
+
+    with pytest.raises(CheckpointError, match=r"network shape: channels 8 \(expected 16\)"):
+        check_compatible(payload, path, config=NetConfig("tiny"))
+
+
+def test_unreadable_and_foreign_files_are_refused(tmp_path) -> None:
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="unreadable"):
+        load_checkpoint(tmp_path / "junk.pt")
+    torch.save({"weights": torch.zeros(2)}, tmp_path / "other.pt")
+    with pytest.raises(CheckpointError, match="not a taluva-ai AlphaZero checkpoint"):
+        load_checkpoint(tmp_path / "other.pt")
+    with pytest.raises(CheckpointError, match="no such file"):
+        load_checkpoint(tmp_path / "missing.pt")
+
+    class Evil:
+        def __reduce__(self):
+            return (print, ("pwned",))
+
+    torch.save({"format": "x", "obj": Evil()}, tmp_path / "evil.pt")
+    with pytest.raises(CheckpointError, match="unreadable"):  # weights_only refuses it
+        load_checkpoint(tmp_path / "evil.pt")
+
+
+def test_az_agent_by_name_plays_legal_moves_and_checks_its_checkpoint(tmp_path) -> None:
+    path = tmp_path / "best.pt"
+    save_small(path)
+    agent = make_agent(f"az:path={path},sims=12,leaf_batch=4,device=cpu", seed=5)
+    game = TaluvaGame()
+    s = game.new_initial_state(seed=1)
+    s.draw()
+    for _ in range(4):
+        a = agent.act(s)
+        assert a in set(s.legal_actions().tolist())
+        assert agent.stats()["simulations"] == 12
+        s.apply(a)
+        while s.current_player < 0:
+            s.draw()
+    same = make_agent(f"az:path={path},sims=12,leaf_batch=4,device=cpu", seed=5)
+    s2 = game.new_initial_state(seed=1)
+    s2.draw()
+    agent.reset(5)
+    assert agent.act(s2) == same.act(s2)
+    with pytest.raises(ValueError, match="needs a checkpoint"):
+        make_agent("az", seed=0)
+    with pytest.raises(ValueError, match="no such file"):
+        make_agent(f"az:path={tmp_path}/nothing.pt", seed=0)
+    with pytest.raises(ValueError, match="priors from the network"):
+        make_agent(f"az:path={path},prior=heuristic", seed=0)
+    assert agent.stats()["leaf"] == {"rollout": "none", "lambda": 0.0, "samples": 8}
+    three = TaluvaGame(num_players=3).new_initial_state(seed=0)
+    three.draw()
+    with pytest.raises(ValueError, match="2-player games, this game has 3"):
+        agent.act(three)
+
+
+def test_az_agent_values_leaves_as_the_runs_selfplay_did_unless_told(tmp_path) -> None:
+    path = tmp_path / "mixed.pt"
+    save_small(path, meta={"iteration": 3, "leaf": {"rollout": "greedy", "lambda": 0.25,
+                                                     "samples": 4}})
+    agent = make_agent(f"az:path={path},sims=4", seed=0)
+    assert agent.leaf == {"rollout": "greedy", "lambda": 0.25, "samples": 4}
+    assert agent.evaluator.rollout == "greedy" and agent.evaluator.rollout_lambda == 0.25
+    pure = make_agent(f"az:path={path},sims=4,rollout=none", seed=0)
+    assert pure.leaf["rollout"] == "none" and pure.evaluator.rollout_lambda == 0.0
+    half = make_agent(f"az:path={path},sims=4,rollout=random", seed=0)
+    assert half.leaf == {"rollout": "random", "lambda": 0.5, "samples": 4}

@@ -1,0 +1,232 @@
+"""Batched self-play, expert games, samples and the replay buffer: targets, values by player
+slot, augmentation that turns planes and policy together, records, determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import taluva_ai.games.taluva.encoding as E  # noqa: E402
+from taluva_ai.agents.alphazero.config import SelfPlaySection  # noqa: E402
+from taluva_ai.agents.alphazero.encoder import make_encoder  # noqa: E402
+from taluva_ai.agents.alphazero.evaluator import NetEvaluator  # noqa: E402
+from taluva_ai.agents.alphazero.net import NetConfig, build_net  # noqa: E402
+from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleBuilder, SampleSet  # noqa: E402
+from taluva_ai.agents.alphazero.selfplay import (  # noqa: E402
+    SelfPlay,
+    game_seeds,
+    play_expert_games,
+    record_sample,
+    write_record,
+)
+from taluva_ai.games.taluva import TaluvaGame  # noqa: E402
+from taluva_ai.games.taluva.hexgrid import rotate_hex  # noqa: E402
+from taluva_ai.records import replay_record  # noqa: E402
+
+SMALL = NetConfig("tiny", channels=8, blocks=1, global_hidden=8, value_hidden=8)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Small batches: one torch thread (several spin-wait on a busy machine)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def selfplay(num_players: int = 2, games: int = 2, seed: int = 0, **cfg):
+    """Self-play of a small random network (cached per arguments)."""
+    key = (num_players, games, seed, tuple(sorted(cfg.items())))
+    if key not in _PLAYED:
+        _PLAYED[key] = _selfplay(num_players, games, seed, **cfg)
+    return _PLAYED[key]
+
+
+_PLAYED: dict = {}
+
+
+def _selfplay(num_players: int, games: int, seed: int, **cfg):
+    torch.manual_seed(0)
+    enc = make_encoder("taluva", num_players)
+    net = build_net(enc, SMALL)
+    game = TaluvaGame(num_players=num_players)
+    settings = SelfPlaySection(**{"games": games, "parallel_games": 2, "sims": 6,
+                                  "fast_sims": 3, "full_search_prob": 0.5, "leaf_batch": 2,
+                                  **cfg})
+    ev = NetEvaluator(net, enc, seed=seed)
+    builder = SampleBuilder(enc)
+    ended = []
+    summaries = SelfPlay(game, enc, ev, settings).play(
+        [(g, *game_seeds(seed, 1, g)) for g in range(games)], builder,
+        lambda summary, slot: ended.append((summary, list(slot.history))))
+    return game, enc, builder.build(), summaries, ended
+
+
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
+def test_selfplay_games_make_consistent_samples(root: str) -> None:
+    games = 2 if root == "puct" else 1
+    game, enc, samples, summaries, ended = selfplay(root=root, games=games)
+    assert sorted(s.game for s in summaries) == list(range(games))
+    assert len(samples) == sum(s.samples for s in summaries) > 0
+    assert samples.games == games
+    # playout cap randomisation: about half the searched decisions are recorded
+    searched = sum(s.simulations for s in summaries)
+    assert 0 < len(samples) < sum(s.decisions for s in summaries)
+    assert searched > 0
+    returns = {s.game: np.array(s.returns) for s in summaries}
+    for i in range(len(samples)):
+        lo, hi = samples.offsets[i], samples.offsets[i + 1]
+        t = samples.target[lo:hi]
+        assert t.sum() == pytest.approx(1.0, abs=1e-5) and (t >= 0).all()
+        ids = samples.ids[:, lo:hi]
+        assert (ids >= 0).all() and (ids < enc.num_actions).all()
+        assert len(set(ids[0].tolist())) == ids.shape[1]
+        p = int(samples.player[i])
+        np.testing.assert_allclose(samples.value[i], np.roll(returns[samples.game[i]], -p))
+    # the records replay to the games' ends
+    for summary, history in ended:
+        s = game.new_initial_state(seed=summary.seed)
+        for a in history:
+            s.apply(a)
+        assert s.is_terminal() and s.returns().tolist() == summary.returns
+        assert len(history) == summary.plies
+
+
+def test_selfplay_is_deterministic() -> None:
+    _, _, a, sa, _ = selfplay(root="puct", games=2)
+    _, _, b, sb, _ = _selfplay(2, 2, 0, root="puct")
+    assert [s.__dict__ for s in sa] == [s.__dict__ for s in sb]
+    for name in ("bits", "ints", "globals", "value", "offsets", "ids", "target"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_records_of_selfplay_games_replay(tmp_path) -> None:
+    game, _, _, _, ended = selfplay(root="puct", games=2)
+    summary, history = ended[0]
+    path = tmp_path / "g.jsonl"
+    write_record(path, game, summary.seed, history, ["az", "az"], {"game": 0})
+    state = replay_record(path)
+    assert state.is_terminal() and state.returns().tolist() == summary.returns
+
+
+def test_augmentation_turns_planes_and_policy_together() -> None:
+    """A sample under rotation k is the encoding of the turned position: its planes, and its
+    legal ids are the turned position's legal ids with the same target mass."""
+    game = TaluvaGame()
+    enc = make_encoder("taluva", 2)
+    builder = SampleBuilder(enc)
+    states = []
+    rng = np.random.default_rng(3)
+    s = game.new_initial_state(seed=21)
+    while not s.is_terminal() and len(states) < 14:
+        if s.current_player < 0:
+            s.draw()
+            continue
+        legal = s.legal_actions()
+        if s.tiles_placed >= 8 and legal.size > 1:
+            probs = rng.random(legal.size)
+            record_sample(builder, enc, s, legal, probs / probs.sum(), 0)
+            states.append((s.clone(), dict(zip(legal.tolist(), probs / probs.sum(),
+                                                strict=True))))
+        s.apply(int(legal[rng.integers(legal.size)]))
+    builder.finish_game(0, np.zeros(2))
+    samples = builder.build()
+    assert len(samples) == len(states)
+    expansions = 0
+    for i, (st, target_by_action) in enumerate(states):
+        _, _, center, _ = E.encode(st)
+        _, ids0, t0 = samples.example(i, 0, enc)
+        expansions += int((ids0 >= E.CH_EXPAND * 729).any())
+        for k in range(6):
+            rot = E.rotated_state(st, k)
+            c2 = rotate_hex(center[0], center[1], k)
+            planes, mask, _, _ = E.encode(rot, center=c2)
+            sp, ids, t = samples.example(i, k, enc)
+            np.testing.assert_array_equal(sp, planes[:enc.spatial_planes])
+            assert sorted(ids.tolist()) == np.flatnonzero(mask).tolist()
+            np.testing.assert_allclose(t, t0)  # the same actions, in the same order
+            if st.step.name == "BUILD":  # the mass sits on the same actions, turned
+                outcome = {_outcome(E.rotated_state(_after(st, a), k)): p
+                           for a, p in target_by_action.items()}
+                for a, vid in zip(rot.legal_actions().tolist(), _view_ids(rot, c2),
+                                  strict=True):
+                    j = ids.tolist().index(vid)
+                    assert t[j] == pytest.approx(outcome[_outcome(_after(rot, a))], rel=1e-5)
+    assert expansions >= 2
+
+
+def _after(state, action):
+    s = state.clone()
+    s.apply(action)
+    return s
+
+
+def _outcome(state):
+    return state.cells.tobytes() + state.players.tobytes()
+
+
+def _view_ids(state, center):
+    from taluva_ai.agents.alphazero.encoder import _engine_to_view_ids
+
+    legal = state.legal_actions()
+    out = np.empty(legal.size, dtype=np.int64)
+    _engine_to_view_ids(legal, state.game.num_cells, state.game.hexqr, center[0], center[1],
+                        13, out)
+    return out
+
+
+def test_expert_heuristic_targets_are_the_softmax_of_the_heuristic() -> None:
+    game = TaluvaGame()
+    enc = make_encoder("taluva", 2)
+    builder = SampleBuilder(enc)
+    summaries = play_expert_games(game, enc, [(0, 5, 6)], builder, "heuristic", 10.0, 0.0)
+    samples = builder.build()
+    assert summaries[0].samples == len(samples) > 20
+    # replay the game to its 3rd recorded decision and check the target
+    s = game.new_initial_state(seed=5)
+    rng = np.random.default_rng(6)
+    recorded = 0
+    while True:
+        while s.current_player < 0:
+            s.draw()
+        ids, vals = s.heuristic_values()
+        if ids.size > 1:
+            if recorded == 2:
+                break
+            recorded += 1
+        best = np.flatnonzero(vals == vals.max())
+        rng.random()  # the epsilon draw
+        s.apply(int(ids[best[rng.integers(best.size)]]))
+    w = np.exp((vals - vals.max()) / 10.0)
+    lo, hi = samples.offsets[2], samples.offsets[3]
+    np.testing.assert_allclose(np.sort(samples.target[lo:hi]), np.sort(w / w.sum()), rtol=1e-5)
+
+
+def test_sample_files_round_trip_and_bad_files_are_named(tmp_path) -> None:
+    samples = selfplay(root="puct", games=2)[2]
+    samples.save(tmp_path / "s.npz")
+    back = SampleSet.load(tmp_path / "s.npz")
+    for name in ("bits", "ints", "globals", "value", "offsets", "ids", "target", "game"):
+        np.testing.assert_array_equal(getattr(back, name), getattr(samples, name))
+    np.savez(tmp_path / "bad.npz", x=np.zeros(2))
+    with pytest.raises(ValueError, match="not a sample file"):
+        SampleSet.load(tmp_path / "bad.npz")
+
+
+def test_replay_buffer_window_and_batches() -> None:
+    _, enc, samples, _, _ = selfplay(root="puct", games=2)
+    buf = ReplayBuffer(enc, window_games=3)
+    for i in range(3):
+        buf.add(f"iter_{i}", samples)  # 2 games each
+    assert buf.names() == ["iter_1", "iter_2"] and buf.games == 4
+    batch = buf.sample(32, np.random.default_rng(0))
+    assert batch.spatial.shape == (32, enc.spatial_planes, 27, 27)
+    assert batch.mask.shape == batch.target.shape == (32, enc.num_actions)
+    assert (batch.target[~batch.mask] == 0).all()
+    np.testing.assert_allclose(batch.target.sum(axis=1), 1.0, rtol=1e-5)
+    assert batch.value.shape == (32, 2)
+    with pytest.raises(ValueError, match="empty"):
+        ReplayBuffer(enc, 1).sample(4, np.random.default_rng(0))

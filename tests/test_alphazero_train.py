@@ -1,0 +1,291 @@
+"""``taluva train``: configs checked before any work, a real run killed and resumed, the run
+directory's contents, SPRT, the trainer, and ``bench --net``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from taluva_ai.agents.alphazero.config import (  # noqa: E402
+    ConfigError,
+    config_from_dict,
+    config_to_toml,
+    load_config,
+)
+from taluva_ai.agents.alphazero.gating import expected_score, sprt_bounds, sprt_llr  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "experiments" / "configs"
+
+
+def taluva(*args: str, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "taluva_ai.cli", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300, **kw)
+
+
+@pytest.mark.parametrize("name", ["tiny", "demo", "full"])
+def test_shipped_configs_load_and_round_trip(name: str) -> None:
+    cfg = load_config(CONFIGS / f"{name}.toml")
+    import tomllib
+
+    assert config_from_dict(tomllib.loads(config_to_toml(cfg))) == cfg
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[selfplay]\nsimz = 3\n", r"\[selfplay\]: unknown key\(s\) simz"),
+    ("itrations = 3\n", r"unknown key\(s\) or section\(s\) itrations"),
+    ("[network]\npreset = 'tiny'\n", r"unknown key\(s\) or section\(s\) network"),
+    ("[train]\nlr = 'fast'\n", r"\[train\]: lr must be a finite number"),
+    ("[selfplay]\nroot = 'best'\n", "root must be 'puct' or 'gumbel'"),
+    ("[game]\ntiles_per_player = 40\n", r"\[game\]"),
+    ("[net]\npreset = 'huge'\n", r"\[net\]: net preset must be one of"),
+    ("[gating]\naz = 'simz=3'\n", r"\[gating\] az: unknown parameter\(s\) simz"),
+    ("[anchors]\nopponents = ['nobody']\n", r"\[anchors\] opponents: unknown agent"),
+    ("[selfplay]\nrollout = 'greedy'\n", "rollout and rollout_lambda go together"),
+    ("seed = [1\n", "not valid TOML"),
+])
+def test_bad_configs_fail_before_any_work(tmp_path, text: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_config(path)
+
+
+def test_cli_refuses_a_bad_config_in_one_line_and_makes_nothing(tmp_path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text("[selfplay]\nsimz = 3\n")
+    out = tmp_path / "run"
+    res = taluva("train", "--config", str(path), "--out", str(out))
+    assert res.returncode == 2
+    assert res.stderr.strip().splitlines()[-1].startswith("taluva train: error:")
+    assert "simz" in res.stderr and "Traceback" not in res.stderr
+    assert not out.exists()
+    from taluva_ai.agents.alphazero.train import TrainingRun
+    from taluva_ai.errors import RunConfigError
+
+    with pytest.raises(RunConfigError, match="holds no training run"):
+        TrainingRun(tmp_path)
+
+
+def _wait_for(pred, timeout: float, proc: subprocess.Popen) -> None:
+    t0 = time.monotonic()
+    while not pred():
+        if proc.poll() is not None:
+            err = proc.stderr.read() if proc.stderr else ""
+            raise AssertionError(f"the run ended early: {err}")
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError("timed out")
+        time.sleep(0.1)
+
+
+def test_killed_run_resumes_losing_only_the_iteration_in_progress(tmp_path) -> None:
+    """A real ``taluva train`` process group is killed (SIGKILL) while iteration 1 runs; the
+    resumed run redoes iteration 1 only, and the run directory is complete."""
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "taluva_ai.cli", "train", "--config",
+         str(CONFIGS / "tiny.toml"), "--out", str(out), "--no-progress"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    try:
+        state = out / "state.json"
+        _wait_for(lambda: state.exists(), 240, proc)
+        _wait_for(lambda: (out / "selfplay" / "iter_0001").exists(), 60, proc)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+    st = json.loads(state.read_text())
+    assert st["iteration"] == 0
+    first = (out / "checkpoints" / "iter_0000.pt").read_bytes()
+
+    res = taluva("train", "--resume", str(out), "--no-progress")
+    assert res.returncode == 0, res.stderr
+    assert "resuming" in res.stderr and "finished iteration 1" in res.stdout
+    st = json.loads(state.read_text())
+    assert st["iteration"] == 1 and st["format"] == "taluva-ai-az-run/1"
+    assert (out / "checkpoints" / "iter_0000.pt").read_bytes() == first  # kept, not redone
+    lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [x["iteration"] for x in lines] == [0, 1]
+    last = lines[1]
+    for key in ("policy_loss", "value_loss", "policy_entropy"):
+        assert np.isfinite(last["train"][key])
+    sp = last["selfplay"]
+    assert sp["games"] == 2 and sp["samples"] > 0 and sp["sims_per_s"] > 0
+    assert sp["positions_per_s"] > 0 and sp["game_length_mean"] > 10
+    assert set(last["anchors"]) == {"random"} and last["anchors"]["random"]["games"] == 2
+    assert last["gating"]["games"] == 2
+    assert last["best_iteration"] == st["best_iteration"]
+    for name in ("config.toml", "config.json", "best.pt", "latest.pt",
+                 "checkpoints/trainer_0001.pt", "selfplay/iter_0001/worker_0.npz",
+                 "records/iter_0001/game_0000.jsonl", "gating/iter_0001/round_0/results.json",
+                 "anchors/iter_0001/random/results.json"):
+        assert (out / name).is_file(), name
+    assert list((out / "tb").glob("events.out.tfevents.*"))
+    assert not list(out.rglob("*.part"))
+    assert load_config(out / "config.toml") == load_config(CONFIGS / "tiny.toml")
+    # the record replays, and the trained network plays by name
+    from taluva_ai.agents import make_agent
+    from taluva_ai.agents.alphazero.train import TrainingRun
+    from taluva_ai.arena import play_game
+    from taluva_ai.errors import RunConfigError
+    from taluva_ai.games.taluva import TaluvaGame
+    from taluva_ai.records import replay_record
+
+    assert replay_record(out / "records" / "iter_0001" / "game_0000.jsonl").is_terminal()
+    torch.set_num_threads(1)
+    az = make_agent(f"az:path={out / 'best.pt'},sims=4,device=cpu", seed=1)
+    result = play_game(TaluvaGame(), [az, make_agent("random", seed=2)], seed=3)
+    assert result.winners
+    # a new run into the same directory is refused with the way to resume
+    with pytest.raises(RunConfigError, match="--resume"):
+        TrainingRun(out, load_config(CONFIGS / "tiny.toml"))
+
+
+def test_sprt_matches_the_gsprt_formula() -> None:
+    assert expected_score(0) == 0.5
+    assert expected_score(191.0) == pytest.approx(0.75, abs=0.001)
+    lo, hi = sprt_bounds(0.05, 0.05)
+    assert hi == pytest.approx(np.log(19)) and lo == pytest.approx(-np.log(19))
+    w, d, lost = 60, 20, 20
+    n = w + d + lost
+    s = (w + d / 2) / n
+    var = (w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + lost * s ** 2) / n
+    s0, s1 = expected_score(0), expected_score(50)
+    assert sprt_llr(w, d, lost, 0, 50) == pytest.approx(n * (s1 - s0) * (2 * s - s0 - s1)
+                                                     / (2 * var))
+    assert sprt_llr(60, 20, 20, 0, 50) > hi  # a 70% score decides for H1
+    assert sprt_llr(20, 20, 60, 0, 50) < lo
+    assert sprt_llr(0, 0, 0, 0, 50) == 0.0
+    assert np.isfinite(sprt_llr(10, 0, 0, 0, 50))  # no variance: one virtual draw
+
+
+def test_trainer_lowers_the_loss_on_a_fixed_batch() -> None:
+    from taluva_ai.agents.alphazero.config import TrainSection
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import NetConfig, build_net
+    from taluva_ai.agents.alphazero.replay import Batch
+    from taluva_ai.agents.alphazero.train import Trainer
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    enc = make_encoder("taluva", 2)
+    net = build_net(enc, NetConfig("tiny", channels=8, blocks=1))
+    rng = np.random.default_rng(0)
+    b = 8
+    mask = np.zeros((b, enc.num_actions), dtype=bool)
+    target = np.zeros((b, enc.num_actions), dtype=np.float32)
+    for i in range(b):
+        ids = rng.choice(enc.num_actions, 5, replace=False)
+        mask[i, ids] = True
+        target[i, ids[0]] = 1.0
+    batch = Batch(rng.integers(0, 2, (b, enc.spatial_planes, 27, 27)).astype(np.float32),
+                  rng.random((b, enc.num_globals)).astype(np.float32), mask, target,
+                  np.tile(np.array([[1.0, -1.0]], dtype=np.float32), (b, 1)))
+    tr = Trainer(net, TrainSection(lr=3e-3, batch_size=b), torch.device("cpu"))
+    first = tr.step(batch)
+    for _ in range(15):
+        last = tr.step(batch)
+    assert last["loss"] < 0.5 * first["loss"]
+    assert first["target_entropy"] == pytest.approx(0.0, abs=1e-6)
+    assert 0 < first["policy_entropy"] <= np.log(5) + 1e-5
+
+
+def test_bench_net_reports_sizes_and_speeds() -> None:
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import PRESETS, NetConfig, build_net, parameter_count
+    from taluva_ai.bench import bench_net
+
+    res = bench_net(batch_sizes=(1, 4), repeats=1, min_seconds=0.0)
+    enc = make_encoder("taluva", 2)
+    for preset in PRESETS:
+        r = res[preset]
+        assert r["parameters"] == parameter_count(build_net(enc, NetConfig(preset)))
+        assert set(r["latency_ms"]) == set(r["positions_per_s"]) == {"1", "4"}
+        assert r["positions_per_s"]["4"] == pytest.approx(4 / r["latency_ms"]["4"] * 1e3,
+                                                          rel=0.05)
+    assert res["device"] == "cpu" and res["batch_sizes"] == [1, 4]
+
+
+def test_train_help_and_argument_errors(capsys) -> None:
+    from taluva_ai.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(["train", "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: taluva train") and "taluva train --resume" in out
+    for argv, message in ((["train"], "needs --config TOML and --out DIR"),
+                          (["train", "--config", "x.toml"], "needs --config TOML and --out"),
+                          (["train", "--resume", "r", "--out", "o"], "give no --config or --out"),
+                          (["train", "--config", "missing.toml", "--out", "o"],
+                           "cannot read the config")):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0] and err[0].startswith("taluva train: error:")
+
+
+def _comparable(line: dict) -> dict:
+    """A metrics line without its timings and speeds."""
+    drop = {"wall_s", "positions_per_s", "decisions_per_s", "sims_per_s",
+            "sims_per_s_per_worker", "phase_seconds", "elapsed_s"}
+    out = {}
+    for k, v in line.items():
+        if k in drop:
+            continue
+        out[k] = _comparable(v) if isinstance(v, dict) else v
+    return out
+
+
+@pytest.mark.slow
+def test_same_config_same_run_and_a_resumed_run_equals_an_uninterrupted_one(tmp_path,
+                                                                           monkeypatch) -> None:
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    cfg = load_config(CONFIGS / "tiny.toml")
+    a, b = tmp_path / "a", tmp_path / "b"
+    TrainingRun(a, cfg, progress=False).run()
+
+    real = TrainingRun._iteration
+
+    def interrupted(self, k, *args):
+        if k == 1:
+            self._play(1, Path(args[3]["best"]), 1, expert=False)  # some of iteration 1
+            raise KeyboardInterrupt
+        return real(self, k, *args)
+
+    monkeypatch.setattr(TrainingRun, "_iteration", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        TrainingRun(b, cfg, progress=False).run()
+    monkeypatch.setattr(TrainingRun, "_iteration", real)
+    TrainingRun(b, progress=False).run()
+
+    la = [json.loads(x) for x in (a / "metrics.jsonl").read_text().splitlines()]
+    lb = [json.loads(x) for x in (b / "metrics.jsonl").read_text().splitlines()]
+    assert [_comparable(x) for x in la] == [_comparable(x) for x in lb]
+    for k in (0, 1):
+        sa = torch.load(a / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        sb = torch.load(b / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        for name, t in sa["state_dict"].items():
+            assert torch.equal(t, sb["state_dict"][name]), (k, name)
+    for rec in ("records/iter_0001/game_0000.jsonl",
+                "gating/iter_0001/round_0/games/000-0000-0.jsonl"):
+        # the same games; the gating records name the networks by their paths
+        assert (a / rec).read_text().replace(str(a.resolve()), "RUN") == \
+            (b / rec).read_text().replace(str(b.resolve()), "RUN")
