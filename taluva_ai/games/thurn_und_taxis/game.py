@@ -142,6 +142,16 @@ class ThurnUndTaxisGame:
         """
         return ThurnUndTaxisState(self, *new_arrays(self.num_players), seed=_check_seed(seed))
 
+    def state_from_position(self, text: str) -> ThurnUndTaxisState:
+        """The state a position string describes (:mod:`position`; no history).
+
+        Raises:
+            PositionError: a malformed or inconsistent position string (names the field).
+        """
+        from taluva_ai.games.thurn_und_taxis.position import parse_position
+
+        return parse_position(self, text)
+
     def action_to_string(self, action: int) -> str:
         """Notation of an action id (no position needed: ids have one meaning)."""
         return A.action_to_string(action)
@@ -638,6 +648,13 @@ class ThurnUndTaxisState:
         from taluva_ai.games.thurn_und_taxis.position import format_position
 
         return format_position(self)
+
+    def seat_summary(self, player: int) -> str:
+        """``12 points (carriage 5, tiles 9, 2 houses left)``: one seat's score, for the
+        ``taluva`` command's result lines."""
+        p = self._seat(player)
+        return (f"{self.scores()[p]} points (carriage {self.carriage(p) or '-'}, tiles "
+                f"{self.tile_points(p)}, {self.houses_left(p)} houses left)")
 
     def summary(self) -> str:
         """One line: ply, step, seat, and per seat score, houses left, carriage, route."""
