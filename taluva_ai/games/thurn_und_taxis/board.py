@@ -84,6 +84,12 @@ for _k, (_e, _n) in enumerate(_directed):
     EDGE_ID[_e, _n] = _k
 #: ``int64[22]``: number of roads at each city.
 DEGREE = ADJACENT.sum(axis=1).astype(np.int64)
+MAX_DEGREE = int(DEGREE.max())  # 7 (stuttgart)
+#: ``int64[22, 7]``: the neighbours of each city, ascending, padded with -1.
+NEIGHBOURS = np.full((NUM_CITIES, MAX_DEGREE), -1, dtype=np.int64)
+for _city in range(NUM_CITIES):
+    _nb = np.flatnonzero(ADJACENT[_city])
+    NEIGHBOURS[_city, : _nb.size] = _nb
 
 #: Copies of each city card (66 cards in all).
 COPIES = 3

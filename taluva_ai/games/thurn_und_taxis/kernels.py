@@ -49,6 +49,8 @@ from taluva_ai.games.thurn_und_taxis.board import (
     EDGE_NEW,
     GROUP_CITIES,
     HAND_KEEP,
+    MAX_DEGREE,
+    NEIGHBOURS,
     NUM_CITIES,
     NUM_PROVINCES,
     OF_ADMINISTRATOR,
@@ -134,7 +136,7 @@ MODE_ONE_PROVINCE = 1
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_total(cards, row):
     """Cards in row ``row`` of ``cards``."""
     s = 0
@@ -143,7 +145,7 @@ def row_total(cards, row):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def card_available(cards):
     """A card can come from the supply (directly or after a reshuffle of the discard pile)."""
     for c in range(NUM_CITIES):
@@ -152,7 +154,7 @@ def card_available(cards):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_carriage(players, p):
     """The next carriage value seat ``p`` can take (3..7), or 0 when it holds the 7 (§6)."""
     v = players[p, P_CARRIAGE]
@@ -198,12 +200,13 @@ def _list_extends(cards, route, players, p, base, out, n):
         e = lo if k == 0 else hi
         if k == 1 and hi == lo:
             break
-        for c in range(NUM_CITIES):
+        for j in range(MAX_DEGREE):  # edge ids of one end ascend with the new city
+            c = NEIGHBOURS[e, j]
+            if c < 0:
+                break
             if cards[L_HAND + p, c] > 0 and cards[L_ROUTE + p, c] == 0:
-                edge = EDGE_ID[e, c]
-                if edge >= 0:
-                    out[n] = base + edge
-                    n += 1
+                out[n] = base + EDGE_ID[e, c]
+                n += 1
     return n
 
 
@@ -301,15 +304,17 @@ def legal_actions(cards, route, houses, players, meta, rules, out):
             n = _list_extends(cards, route, players, p, A_CARRIER, out, n)
         out[n] = A_PASS
         n += 1
-        if players[p, P_ROUTE_LEN] >= 3:
+        length = players[p, P_ROUTE_LEN]
+        if length >= 3:
             out[n] = A_CLOSE_PER
             n += 1
+            touched = 0
+            for i in range(length):
+                touched |= 1 << CITY_PROVINCE[route[p, i]]
             for q in range(NUM_PROVINCES):
-                for c in range(NUM_CITIES):
-                    if cards[L_ROUTE + p, c] != 0 and CITY_PROVINCE[c] == q:
-                        out[n] = A_CLOSE_ONE + q
-                        n += 1
-                        break
+                if touched & (1 << q):
+                    out[n] = A_CLOSE_ONE + q
+                    n += 1
     elif step == S_HOUSE:
         for c in range(NUM_CITIES):
             if _house_legal(cards, houses, players, meta, p, c):
@@ -343,7 +348,7 @@ def legal_mask(cards, route, houses, players, meta, rules, mask, buf):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reshuffle_if_empty(cards, meta):
     """§3 Deck: when the supply is empty, the whole discard pile becomes the new supply (its
     order is left to the chance nodes that deal from it)."""
@@ -486,7 +491,7 @@ def _run(cards, route, houses, players, meta, rules):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _leave_hand(cards, p, c):
     """A card leaves seat ``p``'s hand (§9: the known multiset loses it if it holds it)."""
     cards[L_HAND + p, c] -= 1
@@ -851,8 +856,8 @@ def returns(players, meta, rules, out):
 @njit(cache=True)
 def random_playout(cards, route, houses, players, meta, rules, mask, seed):
     """Play the game to the end with uniformly random legal actions and chance outcomes drawn
-    from the supply (numba's stream seeded with ``seed``), computing the dense legal mask
-    (``bool[327]``) at every decision.
+    from the supply (numba's stream seeded with ``seed``), filling the dense legal mask
+    (``bool[327]``, clean on entry and on exit) at every decision.
 
     Returns:
         Number of decisions taken.
@@ -864,10 +869,14 @@ def random_playout(cards, route, houses, players, meta, rules, mask, seed):
         if meta[M_STEP] == S_CHANCE:
             apply_chance(cards, route, houses, players, meta, rules, sample_chance(cards))
             continue
-        n = legal_mask(cards, route, houses, players, meta, rules, mask, buf)
+        n = legal_actions(cards, route, houses, players, meta, rules, buf)
+        for j in range(n):
+            mask[buf[j]] = True
         a = buf[np.random.randint(n)]
         if not mask[a]:
             raise RuntimeError("legal mask inconsistent with the legal list")
+        for j in range(n):
+            mask[buf[j]] = False
         apply_action(cards, route, houses, players, meta, rules, a)
         decisions += 1
     return decisions
