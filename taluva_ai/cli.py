@@ -275,6 +275,10 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     path = Path(args.record)
     try:
         header = read_header(path)
+        for fmt, out_dir in (("svg", args.svg), ("png", args.png)):
+            if out_dir and header.game != "taluva":
+                raise _ArgError(f"--{fmt}: pictures are drawn for taluva records only; this "
+                                f"record is of {header.game}")
         players = list(header.players)
         show = _show(players) if args.show else None
         plies = [0]
@@ -297,9 +301,6 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     _print_result(state, players, plies[0])
     print(f"record OK: {args.record}")
     for fmt, out_dir in (("svg", args.svg), ("png", args.png)):
-        if out_dir and header.game != "taluva":
-            raise _ArgError(f"--{fmt}: pictures are drawn for taluva records only, this "
-                            f"record is of {header.game}")
         if out_dir:
             try:
                 from taluva_ai.games.taluva.draw import save_pictures
@@ -465,9 +466,9 @@ def _print_tnt_bench(e: dict[str, Any]) -> None:
     print(f"thurn_und_taxis engine (median of {e['repeats']} repeats, {e['games']} random "
           "games each):")
     for n, v in e["games_per_s"].items():
-        print(f"  {n} players: {v:9.1f} games/s   ({e['decisions_per_game'][n]:.1f} "
-              f"decisions/game, dense mask at each; {100 * e['truncated_share'][n]:.0f}% "
-              "stopped by max_rounds)")
+        print(f"  {n} players: {v:9.1f} games/s ({e['games_per_cpu_s'][n]:.1f} per CPU second; "
+              f"{e['decisions_per_game'][n]:.1f} decisions/game, dense mask at each; "
+              f"{100 * e['truncated_share'][n]:.0f}% stopped by max_rounds)")
     print(f"  legal mask: {e['legal_mask_us']:8.3f} us   apply: {e['apply_us']:8.3f} us  "
           f"(mean over {e['positions']} positions)")
     print(f"  greedy vs greedy: {e['greedy_games_per_s']:.1f} games/s")

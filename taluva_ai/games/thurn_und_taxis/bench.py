@@ -6,6 +6,8 @@ Measured after a warm-up, repeated, the median reported; one process, one thread
   legal mask (``bool[327]``) computed at every decision and chance outcomes drawn from the
   supply (:func:`kernels.random_playout`, game ``i`` seeded ``i``; default options, so
   ``max_rounds`` = 200).
+- ``games_per_cpu_s[n]``: the same games per second of this process's CPU time (the figure
+  that other processes sharing the machine do not bend; the wall-clock one does).
 - ``decisions_per_game[n]``, ``truncated_share[n]``: mean decisions of those games and the
   share that ``max_rounds`` stopped (uniformly random players rarely close a route, §8 asks
   how often the limit binds).
@@ -111,24 +113,26 @@ def collect_positions(games: int = 4, limit: int = 20000, seed: int = 0
     return (*out, acts)
 
 
-def _playouts(n: int, games: int) -> tuple[float, float, float]:
+def _playouts(n: int, games: int) -> tuple[float, float, float, float]:
+    """``(wall seconds, CPU seconds of this process, mean decisions, truncated share)``."""
     rules = TnTRules(num_players=n).as_array()
     mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     states = [new_arrays(n) for _ in range(games)]
     decisions = 0
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for i, s in enumerate(states):
         decisions += K.random_playout(*s, rules, mask, i)
-    dt = time.perf_counter() - t0
+    dt, dc = time.perf_counter() - t0, time.process_time() - c0
     truncated = sum(int(s[4][M_END] == EndReason.TRUNCATED) for s in states)
-    return dt, decisions / games, truncated / games
+    return dt, dc, decisions / games, truncated / games
 
 
 def bench_engine(games: int = 200, repeats: int = 5, mask_games: int = 4) -> dict[str, Any]:
     """The ``engine`` section for Thurn und Taxis (see the module docstring).
 
     Returns:
-        ``{"game": "thurn_und_taxis", "games_per_s": {"2", "3", "4"}, "decisions_per_game":
+        ``{"game": "thurn_und_taxis", "games_per_s": {"2", "3", "4"}, "games_per_cpu_s": {...},
+        "decisions_per_game":
         {...}, "truncated_share": {...}, "legal_mask_us", "apply_us", "greedy_games_per_s",
         "positions", "repeats", "games"}``.
 
@@ -139,15 +143,18 @@ def bench_engine(games: int = 200, repeats: int = 5, mask_games: int = 4) -> dic
         if v < 1:
             raise ValueError(f"{name} must be >= 1, got {v}")
     games_per_s: dict[str, float] = {}
+    games_per_cpu_s: dict[str, float] = {}
     decisions: dict[str, float] = {}
     truncated: dict[str, float] = {}
     for n in (2, 3, 4):
         _playouts(n, 1)  # warm-up: loads the compiled kernels
-        rates = []
+        rates, cpu_rates = [], []
         for _ in range(repeats):
-            dt, dec, tr = _playouts(n, games)
+            dt, dc, dec, tr = _playouts(n, games)
             rates.append(games / dt)
+            cpu_rates.append(games / max(dc, 1e-9))
         games_per_s[str(n)] = round(statistics.median(rates), 1)
+        games_per_cpu_s[str(n)] = round(statistics.median(cpu_rates), 1)
         decisions[str(n)] = round(dec, 1)
         truncated[str(n)] = round(tr, 3)
     C, R, H, P, M, A = collect_positions(mask_games)
@@ -178,6 +185,7 @@ def bench_engine(games: int = 200, repeats: int = 5, mask_games: int = 4) -> dic
     return {
         "game": "thurn_und_taxis",
         "games_per_s": games_per_s,
+        "games_per_cpu_s": games_per_cpu_s,
         "decisions_per_game": decisions,
         "truncated_share": truncated,
         "legal_mask_us": round(statistics.median(mask_us), 3),
