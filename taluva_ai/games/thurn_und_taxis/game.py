@@ -111,6 +111,8 @@ class ThurnUndTaxisGame:
     name = "thurn_und_taxis"
     num_actions = A.NUM_ACTIONS
     max_chance_outcomes = NUM_CITIES
+    #: Shape of :meth:`ThurnUndTaxisState.observation_tensor` (:mod:`encoding`).
+    observation_tensor_shape = (536,)
 
     def __init__(self, rules: TnTRules | None = None, **options: Any) -> None:
         if rules is not None and options:
@@ -497,6 +499,17 @@ class ThurnUndTaxisState:
             "chance_to_hand": bool(self.meta[M_STEP] == S_CHANCE
                                    and self.meta[M_CHANCE_TO] == TO_HAND),
         }
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        """``float32[536]`` in ``[0, 1]``: :meth:`observation` for networks, seats rotated so
+        ``player`` comes first (:mod:`encoding`). Optional protocol method (envs use it).
+
+        Raises:
+            ValueError: not a seat of this game.
+        """
+        from taluva_ai.games.thurn_und_taxis.encoding import encode
+
+        return encode(self.observation(player), self.num_players, self.game.rules.max_rounds)
 
     def unseen_cards(self, player: int) -> np.ndarray:
         """``int64[22]``: per city, the cards ``player`` cannot locate: all 3 copies less the
