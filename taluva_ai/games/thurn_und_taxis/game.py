@@ -511,6 +511,12 @@ class ThurnUndTaxisState:
 
         return encode(self.observation(player), self.num_players, self.game.rules.max_rounds)
 
+    def chance_visible_to(self, player: int) -> bool:
+        """At a chance node: whether ``player`` will see its outcome (a card going to the
+        display, or to ``player``'s own hand), so that information-set search branches on it.
+        A card dealt to another seat's hand is hidden (§9). Optional protocol method."""
+        return bool(self.meta[M_CHANCE_TO] != TO_HAND or self.meta[M_PLAYER] == player)
+
     def unseen_cards(self, player: int) -> np.ndarray:
         """``int64[22]``: per city, the cards ``player`` cannot locate: all 3 copies less the
         display, the discard pile, every route, ``player``'s hand and the other seats' known
