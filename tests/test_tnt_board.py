@@ -30,10 +30,10 @@ from tests.tnt_helpers import legal_strings, scenario
 
 
 def test_the_registry_knows_both_games() -> None:
-    assert known_games() == ["taluva", "thurn_und_taxis"]
+    assert {"taluva", "thurn_und_taxis"} <= set(known_games())
     assert make_game("thurn_und_taxis").name == "thurn_und_taxis"
     assert make_game("taluva").name == "taluva"
-    with pytest.raises(KeyError, match="known: taluva, thurn_und_taxis"):
+    with pytest.raises(KeyError, match=r"unknown game 'chess'; known: .*taluva, thurn_und_taxis"):
         make_game("chess")
 
 
