@@ -351,12 +351,16 @@ def legal_mask(cards, route, houses, players, meta, rules, mask, buf):
 @njit(cache=True, inline="always")
 def _reshuffle_if_empty(cards, meta):
     """§3 Deck: when the supply is empty, the whole discard pile becomes the new supply (its
-    order is left to the chance nodes that deal from it)."""
-    if row_total(cards, L_SUPPLY) == 0 and row_total(cards, L_DISCARD) > 0:
-        for c in range(NUM_CITIES):
-            cards[L_SUPPLY, c] = cards[L_DISCARD, c]
-            cards[L_DISCARD, c] = 0
-        meta[M_RESHUFFLES] += 1
+    order is left to the chance nodes that deal from it). Returns the supply's size."""
+    n = row_total(cards, L_SUPPLY)
+    if n == 0:
+        n = row_total(cards, L_DISCARD)
+        if n > 0:
+            for c in range(NUM_CITIES):
+                cards[L_SUPPLY, c] = cards[L_DISCARD, c]
+                cards[L_DISCARD, c] = 0
+            meta[M_RESHUFFLES] += 1
+    return n
 
 
 @njit(cache=True)
@@ -366,8 +370,7 @@ def _begin_chance(cards, meta, to, count, resume):
     meta[M_CHANCE_TO] = to
     meta[M_CHANCE_LEFT] = count
     meta[M_RESUME] = resume
-    _reshuffle_if_empty(cards, meta)
-    if count > 0 and row_total(cards, L_SUPPLY) > 0:
+    if count > 0 and _reshuffle_if_empty(cards, meta) > 0:
         meta[M_STEP] = S_CHANCE
     else:
         meta[M_CHANCE_LEFT] = 0
@@ -384,8 +387,8 @@ def apply_chance(cards, route, houses, players, meta, rules, city):
         cards[L_DISPLAY, city] += 1
     meta[M_CHANCE_LEFT] -= 1
     meta[M_PLY] += 1
-    _reshuffle_if_empty(cards, meta)  # as soon as the last card is taken
-    if meta[M_CHANCE_LEFT] > 0 and row_total(cards, L_SUPPLY) > 0:
+    left = _reshuffle_if_empty(cards, meta)  # as soon as the last card is taken
+    if meta[M_CHANCE_LEFT] > 0 and left > 0:
         return
     meta[M_CHANCE_LEFT] = 0
     meta[M_STEP] = T_RESUME
@@ -455,8 +458,8 @@ def _run(cards, route, houses, players, meta, rules):
             else:  # no card available at all: the draw is skipped
                 meta[M_STEP] = T_AFTER_DRAW1
         elif s == T_AFTER_DRAW1:
-            can_draw = row_total(cards, L_DISPLAY) > 0 or card_available(cards)
-            if (meta[M_FORCED] == 1 or meta[M_OFFICIAL] == OF_NONE) and can_draw:
+            if (meta[M_FORCED] == 1 or meta[M_OFFICIAL] == OF_NONE) and (
+                    row_total(cards, L_DISPLAY) > 0 or card_available(cards)):
                 meta[M_STEP] = S_DRAW2
             else:
                 meta[M_STEP] = T_ENTER_PLAY
