@@ -26,8 +26,9 @@ from taluva_ai.games.thurn_und_taxis.board import (
     NUM_CITIES,
     NUM_STACKS,
     OFFICIALS,
-    PROVINCES,
+    STACK_ID,
     STACK_SIZE,
+    STACK_VALUES,
     STACKS,
 )
 from taluva_ai.games.thurn_und_taxis.rules import TnTRules
@@ -313,8 +314,6 @@ class ThurnUndTaxisState:
         Raises:
             KeyError: not a stack id.
         """
-        from taluva_ai.games.thurn_und_taxis.board import STACK_ID, STACK_VALUES
-
         s = STACK_ID[stack]
         taken = int(self.meta[M_STACK_TAKEN + s])
         return [int(v) for v in STACK_VALUES[s, taken: int(STACK_SIZE[s])]]
@@ -708,4 +707,4 @@ def _cards_text(row: np.ndarray) -> str:
     return " ".join(items) if items else "(empty)"
 
 
-__all__ = ["PROVINCES", "ThurnUndTaxisGame", "ThurnUndTaxisState"]
+__all__ = ["Arrays", "ThurnUndTaxisGame", "ThurnUndTaxisState"]

@@ -227,7 +227,7 @@ def _list_plays(cards, route, players, p, out, n):
 
 
 @njit(cache=True)
-def _house_legal(cards, houses, players, meta, p, c):
+def _house_legal(cards, houses, meta, p, c):
     """City ``c`` may take the next house of the close in progress (§4). Picks follow a
     canonical order (provinces ascending in per_province, cities ascending in one_province)
     so that every set of houses is reached by one sequence of picks only; a pick must leave
@@ -317,7 +317,7 @@ def legal_actions(cards, route, houses, players, meta, rules, out):
                     n += 1
     elif step == S_HOUSE:
         for c in range(NUM_CITIES):
-            if _house_legal(cards, houses, players, meta, p, c):
+            if _house_legal(cards, houses, meta, p, c):
                 out[n] = A_HOUSE + c
                 n += 1
     elif step == S_CARRIAGE:
@@ -611,7 +611,7 @@ def _settle_houses(cards, houses, players, meta):
         only = -1
         count = 0
         for c in range(NUM_CITIES):
-            if _house_legal(cards, houses, players, meta, p, c):
+            if _house_legal(cards, houses, meta, p, c):
                 count += 1
                 only = c
                 if count > 1:
