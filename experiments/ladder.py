@@ -93,7 +93,7 @@ def plot(tables: dict[str, Any], path: Path, game: str = "taluva") -> None:
         ax.errorbar(elo, range(len(names)), xerr=[lo, hi], fmt="o", capsize=4)
         ax.set_yticks(range(len(names)), names, fontsize=8)
         ax.set_xlabel(f"Elo ({t.get('elo_anchor', 'random')} = 0), 95% interval")
-        title = "Taluva" if game == "taluva" else game.replace("_", " ").title()
+        title = {"taluva": "Taluva", "thurn_und_taxis": "Thurn und Taxis"}.get(game, game)
         ax.set_title(f"{title} ladder, {key}")
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
