@@ -3,12 +3,14 @@ behind one interface (:class:`Agent`) and made by name (:func:`make_agent`)."""
 
 from taluva_ai.agents.base import Agent, known_agents, make_agent, parse_agent_spec, register_agent
 from taluva_ai.agents.evaluators import Evaluator, RolloutEvaluator
+from taluva_ai.agents.ismcts import ISMCTSAgent, ISMCTSConfig
 from taluva_ai.agents.mcts import MCTSAgent, MCTSConfig
 from taluva_ai.agents.simple import GreedyAgent, RandomAgent
 
 register_agent("random", RandomAgent)
 register_agent("greedy", GreedyAgent)
 register_agent("mcts", MCTSAgent)
+register_agent("ismcts", ISMCTSAgent)
 
 
 def _alphazero_agent(**params: object) -> Agent:
@@ -27,6 +29,8 @@ __all__ = [
     "Agent",
     "Evaluator",
     "GreedyAgent",
+    "ISMCTSAgent",
+    "ISMCTSConfig",
     "MCTSAgent",
     "MCTSConfig",
     "RandomAgent",

@@ -1,5 +1,7 @@
 """Environments (imported as ``taluva_ai.envs``): the Gymnasium env ``taluva_ai/Taluva-v0``, the
-native batched :class:`TaluvaVectorEnv` and the PettingZoo AEC env (docs/envs.md).
+native batched :class:`TaluvaVectorEnv` and the PettingZoo AEC env (docs/envs.md); for any
+protocol game with an observation tensor, :class:`GameEnv` and :func:`game_aec_env`, with
+``taluva_ai/ThurnUndTaxis-v0`` (docs/thurn_und_taxis.md).
 
 Importing this package registers ``taluva_ai/Taluva-v0`` with Gymnasium (``gymnasium.make``
 and, through ``vector_entry_point``, ``gymnasium.make_vec(...,
@@ -8,18 +10,28 @@ vectorization_mode="vector_entry_point")``). Needs ``pip install 'taluva-ai[envs
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium
 
+from taluva_ai.envs.game_env import GameEnv, ThurnUndTaxisEnv
 from taluva_ai.envs.taluva_env import TaluvaEnv
 from taluva_ai.envs.vector import EnvStateError, TaluvaVectorEnv
 
 ENV_ID = "taluva_ai/Taluva-v0"
+TNT_ENV_ID = "taluva_ai/ThurnUndTaxis-v0"
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(
         id=ENV_ID,
         entry_point="taluva_ai.envs.taluva_env:TaluvaEnv",
         vector_entry_point="taluva_ai.envs.vector:TaluvaVectorEnv",
+        disable_env_checker=False,
+    )
+if TNT_ENV_ID not in gymnasium.registry:
+    gymnasium.register(
+        id=TNT_ENV_ID,
+        entry_point="taluva_ai.envs.game_env:ThurnUndTaxisEnv",
         disable_env_checker=False,
     )
 
@@ -31,4 +43,13 @@ def aec_env(**kwargs: object) -> object:
     return TaluvaAECEnv(**kwargs)
 
 
-__all__ = ["ENV_ID", "EnvStateError", "TaluvaEnv", "TaluvaVectorEnv", "aec_env"]
+def game_aec_env(game: str = "thurn_und_taxis", **kwargs: Any) -> Any:
+    """The PettingZoo AEC env of a protocol game with an observation tensor
+    (:class:`taluva_ai.envs.game_pettingzoo.GameAECEnv`; Thurn und Taxis by default)."""
+    from taluva_ai.envs.game_pettingzoo import GameAECEnv
+
+    return GameAECEnv(game, **kwargs)
+
+
+__all__ = ["ENV_ID", "TNT_ENV_ID", "EnvStateError", "GameEnv", "TaluvaEnv", "TaluvaVectorEnv",
+           "ThurnUndTaxisEnv", "aec_env", "game_aec_env"]

@@ -38,6 +38,7 @@ class LadderConfig:
     seed: int = 1
     concurrency: int = 1
     out: str = "runs/ladder"
+    game: str = "taluva"  # any registered game, e.g. thurn_und_taxis
 
 
 SMOKE = LadderConfig(
@@ -54,9 +55,10 @@ def run(cfg: LadderConfig) -> dict[str, Any]:
         agents = cfg.agents if n == 2 else cfg.multiplayer_agents
         games = cfg.games if n == 2 else cfg.multiplayer_games
         tables[f"{n}p"] = run_tournament(agents, games, out / f"{n}p", players_per_game=n,
-                                         concurrency=cfg.concurrency, seed=cfg.seed)
+                                         concurrency=cfg.concurrency, seed=cfg.seed,
+                                         game_name=cfg.game)
     (out / "ladder.md").write_text(markdown(tables), encoding="utf-8")
-    plot(tables, out / "ladder.png")
+    plot(tables, out / "ladder.png", cfg.game)
     (out / "ladder_config.json").write_text(json.dumps(asdict(cfg), indent=2), encoding="utf-8")
     return tables
 
@@ -75,7 +77,7 @@ def markdown(tables: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def plot(tables: dict[str, Any], path: Path) -> None:
+def plot(tables: dict[str, Any], path: Path, game: str = "taluva") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -90,8 +92,9 @@ def plot(tables: dict[str, Any], path: Path) -> None:
         hi = [r[1]["elo_ci95"][1] - r[1]["elo"] for r in rows]
         ax.errorbar(elo, range(len(names)), xerr=[lo, hi], fmt="o", capsize=4)
         ax.set_yticks(range(len(names)), names, fontsize=8)
-        ax.set_xlabel("Elo (random = 0), 95% interval")
-        ax.set_title(f"Taluva ladder, {key}")
+        ax.set_xlabel(f"Elo ({t.get('elo_anchor', 'random')} = 0), 95% interval")
+        title = {"taluva": "Taluva", "thurn_und_taxis": "Thurn und Taxis"}.get(game, game)
+        ax.set_title(f"{title} ladder, {key}")
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -106,10 +109,11 @@ def main() -> None:
     p.add_argument("--games", type=int, default=None, help="games per pair (2 players)")
     p.add_argument("--agents", nargs="+", default=None, help="2-player ladder agents")
     p.add_argument("--players", nargs="+", type=int, default=None, help="player counts")
+    p.add_argument("--game", default="taluva", help="the game (default taluva)")
     p.add_argument("--smoke", action="store_true", help="a tiny ladder (seconds)")
     args = p.parse_args()
     cfg = SMOKE if args.smoke else LadderConfig()
-    cfg.out, cfg.concurrency = args.out, args.concurrency
+    cfg.out, cfg.concurrency, cfg.game = args.out, args.concurrency, args.game
     if args.games:
         cfg.games = args.games
     if args.agents:

@@ -9,7 +9,7 @@ from taluva_ai.errors import (
     RunConfigError,
     WrongStepError,
 )
-from taluva_ai.protocol import CHANCE, TERMINAL, make_game
+from taluva_ai.protocol import CHANCE, TERMINAL, known_games, make_game
 
 __version__ = "0.1.0"
 
@@ -23,5 +23,6 @@ __all__ = [
     "RecordError",
     "RunConfigError",
     "WrongStepError",
+    "known_games",
     "make_game",
 ]

@@ -233,13 +233,20 @@ def midgame_state(seed: int = 3, tiles: int = 20) -> Any:
     return state
 
 
-def bench_mcts(sims: int = 2000, repeats: int = 5) -> dict[str, Any]:
-    """``{"sims_per_s": median, "sims": sims, "repeats": repeats, "spec": agent spec}``."""
+def bench_mcts(sims: int = 2000, repeats: int = 5, game: str = "taluva") -> dict[str, Any]:
+    """``{"sims_per_s": median, "sims": sims, "repeats": repeats, "spec": agent spec}``, from
+    the game's fixed midgame (Thurn und Taxis: ``games.thurn_und_taxis.bench.midgame_state``;
+    its hidden information makes MCTS search one determinization per move)."""
     import importlib
 
     agents = importlib.import_module("taluva_ai.agents")  # by name: the core imports no agent
     spec = f"mcts:sims={sims},prior=none,rollout=random"
-    state = midgame_state()
+    if game == "thurn_und_taxis":
+        from taluva_ai.games.thurn_und_taxis.bench import midgame_state as tnt_midgame
+
+        state = tnt_midgame()
+    else:
+        state = midgame_state()
     agent = agents.make_agent(spec, seed=0)
     agent.act(state)  # warm-up: compile
     rates = []
@@ -303,19 +310,31 @@ def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,
 
 def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bool = True,
               mcts: bool = False, mcts_sims: int = 2000, env: bool = False,
-              net: bool = False) -> dict[str, Any]:
+              net: bool = False, game: str = "taluva") -> dict[str, Any]:
     """DESIGN.md's JSON shape: ``{"engine": ..., "mcts": ..., "env": ..., "net": ...,
     "machine": ...}``, each section present when asked for (``env`` needs the ``envs`` extra,
-    ``net`` PyTorch).
+    ``net`` PyTorch). ``game``: ``"taluva"`` or ``"thurn_und_taxis"`` (its engine section:
+    ``taluva_ai.games.thurn_und_taxis.bench``).
 
     Raises:
         ImportError: ``env`` without gymnasium or ``net`` without torch installed.
+        ValueError: an unknown game, or ``env`` for a game without a vector env.
     """
+    if game not in ("taluva", "thurn_und_taxis"):
+        raise ValueError(f"no benchmark for game {game!r}; known: taluva, thurn_und_taxis")
+    if env and game != "taluva":
+        raise ValueError("--env measures the Taluva VectorEnv; Thurn und Taxis has no "
+                         "batched env")
     out: dict[str, Any] = {}
     if engine:
-        out["engine"] = bench_engine(games, repeats, mask_games)
+        if game == "thurn_und_taxis":
+            from taluva_ai.games.thurn_und_taxis.bench import bench_engine as tnt_engine
+
+            out["engine"] = tnt_engine(games, repeats)
+        else:
+            out["engine"] = bench_engine(games, repeats, mask_games)
     if mcts:
-        out["mcts"] = bench_mcts(mcts_sims, repeats)
+        out["mcts"] = bench_mcts(mcts_sims, repeats, game)
     if env:
         import importlib
 

@@ -62,8 +62,26 @@ def _check_output_path(option: str, value: str) -> Path:
     return path
 
 
+def _game_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", default="taluva", metavar="NAME",
+                        help="the game: taluva (default) or thurn_und_taxis "
+                        "(docs/thurn_und_taxis.md)")
+
+
 def _rule_options(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("rule options (docs/rules.md; defaults are the standard rules)")
+    _game_option(parser)
+    t = parser.add_argument_group("Thurn und Taxis options (--game thurn_und_taxis; "
+                                  "docs/thurn_und_taxis.md)")
+    t.add_argument("--all-provinces-rule", choices=("all", "exclude_baiern"), default=None,
+                   help="all_provinces tile: a house in all 9 provinces (all, the rulebook) "
+                   "or in the 8 other than Baiern (exclude_baiern)")
+    t.add_argument("--no-route-tile-fallback", action="store_true",
+                   help="an empty route-length stack gives nothing (no fallback to shorter)")
+    t.add_argument("--max-rounds", type=int, default=None, metavar="N",
+                   help="engine limit: stop after N rounds without an end trigger "
+                   "(default 200)")
+    g = parser.add_argument_group("Taluva rule options (docs/rules.md; defaults are the "
+                                  "standard rules)")
     g.add_argument("--tiles-per-player", type=int, default=None, metavar="K",
                    help="play K tiles per player (12 is the BGA practice); default: all 48")
     g.add_argument("--ranked", action="store_true",
@@ -92,8 +110,39 @@ def _rule_default_args() -> argparse.Namespace:
     return p.parse_args([])
 
 
+_TALUVA_FLAGS = {
+    "tiles_per_player": ("--tiles-per-player", None), "ranked": ("--ranked", False),
+    "no_new_hut_isolated": ("--no-new-hut-isolated", False),
+    "no_lake_building": ("--no-lake-building", False),
+    "tiebreak_towers_first": ("--tiebreak-towers-first", False),
+    "destroyed_huts_return": ("--destroyed-huts-return", False),
+    "early_victory_kinds": ("--early-victory-kinds", 2), "tile_preview": ("--tile-preview", False),
+    "board_radius": ("--board-radius", None),
+}
+_TNT_FLAGS = {
+    "all_provinces_rule": ("--all-provinces-rule", None),
+    "no_route_tile_fallback": ("--no-route-tile-fallback", False),
+    "max_rounds": ("--max-rounds", None),
+}
+
+
 def _rules_from_args(args: argparse.Namespace, num_players: int) -> dict[str, Any]:
-    """The RuleSet keyword options of the parsed rule flags."""
+    """The game's keyword options of the parsed rule flags (flags of another game refused)."""
+    game = args.game
+    foreign = {**(_TALUVA_FLAGS if game != "taluva" else {}),
+               **(_TNT_FLAGS if game != "thurn_und_taxis" else {})}
+    for dest, (flag, default) in foreign.items():
+        if getattr(args, dest) != default:
+            raise _ArgError(f"{flag} is not an option of --game {game}")
+    if game != "taluva":
+        opts_t: dict[str, Any] = {"num_players": num_players}
+        if args.all_provinces_rule is not None:
+            opts_t["all_provinces_rule"] = args.all_provinces_rule
+        if args.no_route_tile_fallback:
+            opts_t["route_tile_fallback"] = False
+        if args.max_rounds is not None:
+            opts_t["max_rounds"] = args.max_rounds
+        return opts_t
     opts: dict[str, Any] = {
         "num_players": num_players,
         "tiles_per_player": args.tiles_per_player,
@@ -113,11 +162,13 @@ def _rules_from_args(args: argparse.Namespace, num_players: int) -> dict[str, An
 _RULE_DEFAULTS = _rule_default_args()
 
 
-def _make_game(opts: dict[str, Any]) -> Any:
+def _make_game(opts: dict[str, Any], name: str = "taluva") -> Any:
     from taluva_ai.protocol import make_game
 
     try:
-        return make_game("taluva", **opts)
+        return make_game(name, **opts)
+    except KeyError as e:
+        raise _ArgError(f"--game: {e.args[0] if e.args else e}") from None
     except (ValueError, TypeError) as e:
         raise _ArgError(str(e)) from None
 
@@ -125,6 +176,9 @@ def _make_game(opts: dict[str, Any]) -> Any:
 def _seat_line(state: GameState, seat: int, name: str) -> str:
     """``seat 0  greedy   built 3 temples, 2 towers, 14 huts (2 destroyed), active``."""
     parts = [f"seat {seat}  {name:<12}"]
+    summary = getattr(state, "seat_summary", None)
+    if summary is not None:  # a game's own one-line account of a seat
+        return "  ".join([*parts, summary(seat)])
     built = getattr(state, "built", None)
     if built is not None:
         b = built(seat)
@@ -186,7 +240,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         raise _ArgError(f"--players: give 2 to 4 agents, got {len(args.players)}")
     if args.record is not None:
         _check_output_path("--record", args.record)
-    game = _make_game(_rules_from_args(args, len(args.players)))
+    game = _make_game(_rules_from_args(args, len(args.players)), args.game)
     agents = []
     for spec in args.players:
         try:
@@ -196,7 +250,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     seed = args.seed
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-    print(f"taluva: {len(agents)} players, seed {seed}")
+    print(f"{args.game}: {len(agents)} players, seed {seed}")
     shown: list[GameState] = []
     show = _show(args.players) if args.show else None
 
@@ -231,6 +285,10 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     path = Path(args.record)
     try:
         header = read_header(path)
+        for fmt, out_dir in (("svg", args.svg), ("png", args.png)):
+            if out_dir and header.game != "taluva":
+                raise _ArgError(f"--{fmt}: pictures are drawn for taluva records only; this "
+                                f"record is of {header.game}")
         players = list(header.players)
         show = _show(players) if args.show else None
         plies = [0]
@@ -380,7 +438,8 @@ def _tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
     k = settings["players_per_game"]
     if k not in (2, 3, 4):
         raise _ArgError(f"players_per_game must be 2, 3 or 4, got {k}")
-    defaults = _rules_from_args(_RULE_DEFAULTS, k)
+    defaults = _rules_from_args(argparse.Namespace(**{**vars(_RULE_DEFAULTS),
+                                                      "game": args.game}), k)
     given = {key: v for key, v in _rules_from_args(args, k).items() if defaults.get(key) != v}
     settings["rules"] = {**settings["rules"], **given, "num_players": k}
     return settings
@@ -400,6 +459,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
                                                       "players_per_game", "seed", "out",
                                                       "sprt", "time_margin")
                  if getattr(args, a) is not None]
+        if args.game != "taluva":
+            given.append("--game")
         if given or _rules_from_args(args, 2) != _rules_from_args(_RULE_DEFAULTS, 2):
             raise _ArgError(f"--resume DIR takes the settings from DIR/config.json; with it "
                             f"give only --concurrency, --bootstrap, --no-plots, --no-progress "
@@ -430,7 +491,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
                                       bootstrap=settings["bootstrap"],
                                       progress=not args.no_progress, plots=not args.no_plots)
         else:
-            _make_game(settings["rules"])  # validates the rule options
+            _make_game(settings["rules"], args.game)  # validates the game and its options
             rules = {key: v for key, v in settings["rules"].items() if key != "num_players"}
             table = run_tournament(
                 settings.get("agents") or [], settings["games"], out,
@@ -439,6 +500,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
                 bootstrap=settings["bootstrap"], progress=not args.no_progress,
                 gauntlet=settings.get("gauntlet"), sprt=settings.get("sprt"),
                 time_margin=settings["time_margin"], plots=not args.no_plots,
+                game_name=args.game,
             )
     except RunConfigError as e:
         raise _ArgError(str(e)) from None
@@ -470,9 +532,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.out is not None:
         _check_output_path("--out", args.out)
     engine = args.engine or not (args.mcts or args.env or args.net)
+    if args.game not in ("taluva", "thurn_und_taxis"):
+        raise _ArgError(f"--game: no benchmark for {args.game!r}; known: taluva, "
+                        "thurn_und_taxis")
+    if args.env and args.game != "taluva":
+        raise _ArgError("--env measures the Taluva VectorEnv; use it without --game")
     try:
         res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
-                        mcts_sims=args.mcts_sims, env=args.env, net=args.net)
+                        mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game)
     except ImportError as e:
         raise _ArgError(f"--env needs the envs extra (pip install -e '.[envs]') and --net the "
                         f"train extra (pip install -e '.[train]'): {e}") from None
@@ -480,7 +547,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(text, flush=True)  # the figures first: a failing --out loses nothing
         return _write_bench(args.out, text)
-    if "engine" in res:
+    if "engine" in res and res["engine"].get("game") == "thurn_und_taxis":
+        _print_tnt_bench(res["engine"])
+    elif "engine" in res:
         _print_engine_bench(res["engine"])
     if "env" in res:
         for b, v in res["env"]["steps_per_s"].items():
@@ -521,6 +590,18 @@ def _write_bench(out: str | None, text: str) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def _print_tnt_bench(e: dict[str, Any]) -> None:
+    print(f"thurn_und_taxis engine (median of {e['repeats']} repeats, {e['games']} random "
+          "games each):")
+    for n, v in e["games_per_s"].items():
+        print(f"  {n} players: {v:9.1f} games/s ({e['games_per_cpu_s'][n]:.1f} per CPU second; "
+              f"{e['decisions_per_game'][n]:.1f} decisions/game, dense mask at each; "
+              f"{100 * e['truncated_share'][n]:.0f}% stopped by max_rounds)")
+    print(f"  legal mask: {e['legal_mask_us']:8.3f} us   apply: {e['apply_us']:8.3f} us  "
+          f"(mean over {e['positions']} positions)")
+    print(f"  greedy vs greedy: {e['greedy_games_per_s']:.1f} games/s")
 
 
 def _print_engine_bench(e: dict[str, Any]) -> None:
@@ -718,6 +799,7 @@ def build_parser() -> argparse.ArgumentParser:
         "runs/bench.json",
         formatter_class=_FORMATTER)
     bench.add_argument("--json", action="store_true", help="print the figures as JSON only")
+    _game_option(bench)
     bench.add_argument("--games", type=int, default=200,
                        help="random games per player count and repeat (default 200)")
     bench.add_argument("--repeats", type=int, default=5, help="repeats (default 5)")

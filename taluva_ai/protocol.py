@@ -104,6 +104,13 @@ def register_game(name: str, factory: Callable[..., Game]) -> None:
     _REGISTRY[name] = factory
 
 
+def known_games() -> list[str]:
+    """Names of the registered games, sorted (the built-in ones included)."""
+    import taluva_ai.games  # noqa: F401  (registers the built-in games)
+
+    return sorted(_REGISTRY)
+
+
 def make_game(name: str = "taluva", **options: Any) -> Game:
     """Make a registered game with the given options.
 
