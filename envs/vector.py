@@ -48,6 +48,7 @@ from taluva_ai.envs.core import (
     sample_masked,
     seat_kinds,
 )
+from taluva_ai.errors import ActionOutOfRangeError
 from taluva_ai.games.taluva import RuleSet, TaluvaGame
 from taluva_ai.games.taluva.encoding import DEFAULT_VIEW_RADIUS, make_view, num_planes
 from taluva_ai.games.taluva.state import M_END, M_PLAYER, M_STEP, new_arrays
@@ -84,7 +85,7 @@ def check_action_batch(actions: Any, num_envs: int, num_actions: int) -> np.ndar
 
     Raises:
         ValueError: wrong shape or a non-integer dtype.
-        IndexError: an id outside ``0 .. num_actions - 1``.
+        ActionOutOfRangeError: (an ``IndexError``) an id outside ``0 .. num_actions - 1``.
     """
     a = np.asarray(actions)
     if a.shape != (num_envs,):
@@ -93,8 +94,10 @@ def check_action_batch(actions: Any, num_envs: int, num_actions: int) -> np.ndar
         raise ValueError(f"actions must be integers, got dtype {a.dtype}")
     bad = np.flatnonzero((a < 0) | (a >= num_actions))
     if bad.size:
-        raise IndexError(f"action {int(a[bad[0]])} of env {int(bad[0])} is outside the action "
-                         f"space 0..{num_actions - 1}")
+        raise ActionOutOfRangeError(
+            int(a[bad[0]]), f"view action ids run from 0 to {num_actions - 1}",
+            f"action {int(a[bad[0]])} of env {int(bad[0])} is outside the action space "
+            f"0..{num_actions - 1}")
     return a.astype(np.int64)
 
 
@@ -295,7 +298,7 @@ class TaluvaVectorEnv(VectorEnv):
             EnvStateError: called before ``reset``; or (autoreset DISABLED) a game that has
                 ended is stepped again.
             ValueError: actions of the wrong shape or dtype.
-            IndexError: an id outside the action space.
+            ActionOutOfRangeError: (an ``IndexError``) an id outside the action space.
             taluva_ai.errors.IllegalActionError: an action masked out in its game.
         """
         from taluva_ai.errors import IllegalActionError

@@ -289,3 +289,20 @@ def test_same_config_same_run_and_a_resumed_run_equals_an_uninterrupted_one(tmp_
         # the same games; the gating records name the networks by their paths
         assert (a / rec).read_text().replace(str(a.resolve()), "RUN") == \
             (b / rec).read_text().replace(str(b.resolve()), "RUN")
+
+
+def test_train_refuses_a_directory_that_holds_something_else(tmp_path, capsys) -> None:
+    """A tournament's run directory (or any non-empty one) is never taken over by training."""
+    from taluva_ai.cli import main
+
+    out = tmp_path / "t1"
+    out.mkdir()
+    (out / "config.json").write_text('{"format": "taluva-ai-tournament/2"}')
+    with pytest.raises(SystemExit) as info:
+        main(["train", "--config", str(ROOT / "experiments" / "configs" / "tiny.toml"),
+              "--out", str(out)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "is not empty (it holds config.json...)" in err
+    assert (out / "config.json").read_text() == '{"format": "taluva-ai-tournament/2"}'
+    assert sorted(p.name for p in out.iterdir()) == ["config.json"]

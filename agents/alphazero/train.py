@@ -275,6 +275,10 @@ class TrainingRun:
                 raise RunConfigError(f"{self.out} already holds a training run; continue it "
                                      f"with 'taluva train --resume {self.out}' or use another "
                                      "--out")
+            if self.out.is_dir() and any(self.out.iterdir()):
+                raise RunConfigError(f"{self.out} is not empty (it holds "
+                                     f"{', '.join(sorted(p.name for p in self.out.iterdir())[:4])}"
+                                     "...); a new training run needs a new or empty --out")
             self.resuming = False
         self.cfg = config
         self.workers = config.workers or _cpu_count()

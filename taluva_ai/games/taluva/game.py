@@ -78,7 +78,7 @@ class TaluvaGame:
     def __init__(self, rules: RuleSet | None = None, **options: Any) -> None:
         if rules is not None and options:
             raise TypeError("give either a RuleSet or keyword options, not both")
-        self.rules = rules if rules is not None else RuleSet(**options)
+        self.rules = rules if rules is not None else RuleSet.from_dict(options)
         self.board: Board = make_board(self.rules.board_radius)
         self.num_players = self.rules.num_players
         self.num_cells = self.board.num_cells
