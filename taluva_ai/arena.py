@@ -760,7 +760,7 @@ def run_tournament(
         raise RunConfigError(f"{out}: not a directory; give a directory as the run directory")
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(out, config, specs, concurrency, bootstrap, progress, plots, sprt)
-    with _run_lock(out), _sigterm_as_interrupt():
+    with run_lock(out), sigterm_as_interrupt():
         return run.run()
 
 
@@ -1241,11 +1241,12 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 @contextlib.contextmanager
-def _run_lock(out: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``out/.lock`` (``fcntl.flock``, non-blocking).
+def run_lock(out: Path, holder: str = "tournament") -> Iterator[None]:
+    """Hold an exclusive lock on ``out/.lock`` (``fcntl.flock``, non-blocking), for a run
+    directory (a tournament's, or a training run's with ``holder="training run"``).
 
     Raises:
-        RunConfigError: another tournament holds it.
+        RunConfigError: another run holds it.
     """
     if fcntl is None:  # pragma: no cover
         yield
@@ -1256,7 +1257,7 @@ def _run_lock(out: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise RunConfigError(
-                f"{out} is in use by another tournament (it holds {out / '.lock'}); wait for "
+                f"{out} is in use by another {holder} (it holds {out / '.lock'}); wait for "
                 "it to finish or use another --out") from None
         yield
     finally:
@@ -1264,9 +1265,10 @@ def _run_lock(out: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """While the tournament runs, SIGTERM raises KeyboardInterrupt in the main thread, so it
-    stops the workers and leaves the run directory resumable like Ctrl-C."""
+def sigterm_as_interrupt() -> Iterator[None]:
+    """While a run (a tournament, a training run) lasts, SIGTERM raises KeyboardInterrupt in
+    the main thread, so it stops the workers and leaves the run directory resumable like
+    Ctrl-C."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

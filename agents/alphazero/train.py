@@ -42,14 +42,10 @@ import json
 import math
 import os
 import shutil
-import signal
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -75,13 +71,9 @@ from taluva_ai.agents.alphazero.net import (
     save_checkpoint,
 )
 from taluva_ai.agents.alphazero.replay import Batch, ReplayBuffer, SampleSet
+from taluva_ai.arena import run_lock, sigterm_as_interrupt
 from taluva_ai.errors import RunConfigError
 from taluva_ai.protocol import make_game
-
-try:  # POSIX
-    import fcntl
-except ImportError:  # pragma: no cover
-    fcntl = None  # type: ignore[assignment]
 
 #: ``state.json`` ``format`` field.
 RUN_FORMAT = "taluva-ai-az-run/1"
@@ -182,39 +174,6 @@ def _copy_atomic(src: Path, dst: Path) -> None:
         raise
 
 
-@contextlib.contextmanager
-def _run_lock(out: Path) -> Iterator[None]:
-    if fcntl is None:  # pragma: no cover
-        yield
-        return
-    fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise RunConfigError(f"{out} is in use by another training run (it holds "
-                                 f"{out / '.lock'})") from None
-        yield
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def _cpu_count() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -295,7 +254,7 @@ class TrainingRun:
         """Run (or continue) the training to ``iterations``; returns the final state
         (``state.json``'s content)."""
         self.out.mkdir(parents=True, exist_ok=True)
-        with _run_lock(self.out), _sigterm_as_interrupt():
+        with run_lock(self.out, "training run"), sigterm_as_interrupt():
             try:
                 return self._run()
             finally:
