@@ -28,6 +28,7 @@ Presets (:data:`PRESETS`): ``tiny`` (16 channels, 3 blocks), ``small`` (32, 6), 
 from __future__ import annotations
 
 import os
+import pickle
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -203,7 +204,11 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"checkpoint {path}: no such file")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # pickle/zip errors of every kind
+    except pickle.UnpicklingError:  # not a torch file, or one holding more than weights
+        raise CheckpointError(f"checkpoint {path}: unreadable (not a PyTorch file of tensors "
+                              "and plain data; taluva-ai loads checkpoints with "
+                              "weights_only=True only)") from None
+    except Exception as e:  # zip and other errors of every kind
         raise CheckpointError(f"checkpoint {path}: unreadable ({type(e).__name__}: "
                               f"{str(e).splitlines()[0] if str(e) else ''})") from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
