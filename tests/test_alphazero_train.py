@@ -306,3 +306,13 @@ def test_train_refuses_a_directory_that_holds_something_else(tmp_path, capsys) -
     assert "is not empty (it holds config.json...)" in err
     assert (out / "config.json").read_text() == '{"format": "taluva-ai-tournament/2"}'
     assert sorted(p.name for p in out.iterdir()) == ["config.json"]
+
+
+def test_az_parameter_values_in_a_config_are_checked_before_any_work() -> None:
+    from taluva_ai.agents.alphazero.config import ConfigError, check_az_params
+
+    check_az_params("sims=24,rollout=greedy,lambda=0.5", "[gating] az")  # fine
+    with pytest.raises(ConfigError, match=r"\[gating\] az: mcts parameter sims='abc' must be"):
+        check_az_params("sims=abc", "[gating] az")
+    with pytest.raises(ConfigError, match=r"lambda must be a number in \[0, 1\], got 2"):
+        check_az_params("lambda=2", "[anchors] az")

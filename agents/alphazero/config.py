@@ -527,6 +527,13 @@ def check_az_params(params: str, where: str) -> None:
     if bad:
         raise ConfigError(f"{where}: unknown parameter(s) {', '.join(bad)}; known: "
                           f"{', '.join(sorted(own | mcts))}")
+    try:  # the values too, before any work (MCTSConfig checks types and ranges)
+        MCTSConfig(**{k: v for k, v in p.items() if k in mcts and k not in own})
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"{where}: {e}") from None
+    lam = p.get("lambda", 0.0)
+    if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1:
+        raise ConfigError(f"{where}: lambda must be a number in [0, 1], got {lam!r}")
 
 
 def make_encoder_for(cfg: RunConfig) -> Any:
