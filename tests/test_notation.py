@@ -531,3 +531,32 @@ def test_failed_apply_leaves_history_untouched():
     s.draw()
     s.undo()
     assert s.history() == []
+
+
+_ONE_TILE = ("taluva=1;players=2;step=chance;player=1;tile=CS;drawn=1;placed=1;ply=3;end=none;"
+             "nelim=0;best=0;worst=1;drawfor=1;setup=0;bbox=-1,0,0,1;"
+             "seats=19.3.2.0.0.-1.-1.-1/20.3.2.0.0.-1.-1.-1;"
+             "deck=CSRCCRJRSCCJCRRJJCJCCJCLRRSJJCLRLLJRRSJLSLCSCCSCJJLCRCLJJSJCCJSSRLSJSJJSJSJCSR"
+             "SJSRLSCJJLRJJSJCCJ;cells=0,0:1V0../-1,1:1C0h0/0,1:1S0..")
+
+
+@pytest.mark.parametrize("edit, field, reason", [
+    (("0,0:1V0..", "0,0:1V0h1", "20.3.2", "19.3.2"), "cells", "a building stands on a volcano"),
+    (("0,1:1S0..", "0,1:1S0W1", "20.3.2", "20.3.1"), "cells", "a tower stands below level 3"),
+    (("0,1:1S0..", "0,1:1V0..",), "cells", "a tile shows more than one volcano"),
+    (("0,1:1S0..", "0,1:3S0..",), "cells", "a hex at level L shows a tile placed before"),
+    (("placed=1", "placed=0"), "placed", "the island has hexes, but no tile is placed"),
+])
+def test_position_strings_of_impossible_islands_are_refused(edit, field, reason) -> None:
+    from taluva_ai import make_game
+    from taluva_ai.errors import PositionError
+    from taluva_ai.games.taluva.position import parse_position
+
+    game = make_game("taluva")
+    assert parse_position(game, _ONE_TILE).to_position_string() == _ONE_TILE
+    text = _ONE_TILE
+    for old, new in zip(edit[::2], edit[1::2], strict=True):
+        assert old in text
+        text = text.replace(old, new, 1)
+    with pytest.raises(PositionError, match=f"field '{field}': {reason}"):
+        parse_position(game, text)

@@ -287,7 +287,7 @@ def _header(**changes: object) -> str:
          "num_players must be an integer, got {'a': [1]}"),
         (_header(rules=1), "rules", "expected an object of rule options"),
         (_header(rules={"name": "x"}), "rules", "unknown rule option 'name'"),
-        (_header(rules={"num_players": 2, "speed": 3}), "rules", "unknown rule option 'speed'"),
+        (_header(rules={"num_players": 2, "speed": 3}), "rules", "unknown rule option(s): speed"),
         ('{"type": "header", "seed": ' + "1" * 5000 + "}", "json", "not valid JSON: "),
         ("[" * 100_000, "json", "not valid JSON: nested too deeply"),
     ],

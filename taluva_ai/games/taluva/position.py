@@ -262,9 +262,26 @@ def _check_consistency(
                 raise PositionError("seats", f"seat {p}: {name} in supply, on the board"
                                     f"{' and destroyed' if j == 0 else ''} add up to {total}, "
                                     f"not {start[j]}")
+    if occ.any() and placed < 1:
+        raise PositionError("placed", "the island has hexes, but no tile is placed")
+    if not occ.any() and placed > 0:
+        raise PositionError("cells", f"{placed} tile(s) placed, but the island is empty")
     if occ.any():
-        if int(cells[occ, C_TILE].max()) >= max(placed, 1):
+        if int(cells[occ, C_TILE].max()) >= placed:
             raise PositionError("cells", f"a tile index is not below placed={placed}")
+        top = cells[occ].astype(np.int64)
+        if (top[:, C_TILE] < top[:, C_LEVEL] - 1).any():
+            raise PositionError("cells", "a hex at level L shows a tile placed before L - 1 "
+                                "others (its tile index is below L - 1)")
+        volcano = top[:, C_TERRAIN] == Terrain.VOLCANO
+        if (volcano & (top[:, C_BUILDING] != 0)).any():
+            raise PositionError("cells", "a building stands on a volcano")
+        if ((top[:, C_BUILDING] == 3) & (top[:, C_LEVEL] < 3)).any():
+            raise PositionError("cells", "a tower stands below level 3")
+        if (np.bincount(top[:, C_TILE], minlength=placed) > 3).any():
+            raise PositionError("cells", "a tile shows more than 3 hexes")
+        if (np.bincount(top[volcano, C_TILE], minlength=placed) > 1).any():
+            raise PositionError("cells", "a tile shows more than one volcano")
         if (cells[occ & (cells[:, C_BUILDING] != 0), C_OWNER] >= n).any():
             raise PositionError("cells", f"a building's owner is not a seat 0..{n - 1}")
         b = game.board
