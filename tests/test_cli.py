@@ -361,12 +361,17 @@ def test_ctrl_c_stops_a_parallel_tournament_and_its_workers(tmp_path: Path) -> N
     out = tmp_path / "run"
     proc = subprocess.Popen(
         [sys.executable, "-m", "taluva_ai.cli", "tournament", "--agents", "random", "greedy",
-         "--games", "400", "--concurrency", "2", "--no-progress", "--out", str(out)],
+         "--games", "2000", "--concurrency", "2", "--no-progress", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        deadline = time.monotonic() + 90
-        while not list(out.glob("games/*.jsonl")) and time.monotonic() < deadline:
+        # wait until games are being played (workers started and compiled; on a loaded
+        # machine with a cold Numba cache that takes a while)
+        results = out / "results.jsonl"
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None and (
+                not results.exists() or len(results.read_text().splitlines()) < 2):
             time.sleep(0.05)
+        assert proc.poll() is None, "the tournament ended before it could be interrupted"
         children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
         os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole process group
         _, err = proc.communicate(timeout=60)
