@@ -50,7 +50,7 @@ from taluva_ai.envs.core import (
 )
 from taluva_ai.games.taluva import RuleSet, TaluvaGame
 from taluva_ai.games.taluva.encoding import DEFAULT_VIEW_RADIUS, make_view, num_planes
-from taluva_ai.games.taluva.state import M_END, M_PLAYER, M_STEP, new_arrays
+from taluva_ai.games.taluva.state import M_END, M_PLAYER, M_STEP, NUM_META, new_arrays
 from taluva_ai.games.taluva.tiles import full_tile_set
 
 END_TRUNCATED = 4
@@ -170,7 +170,7 @@ class TaluvaVectorEnv(VectorEnv):
         self._cells = np.zeros((b, h, 5), dtype=np.int8)
         self._players = np.zeros((b, 4, 8), dtype=np.int16)
         self._deck = np.zeros((b, 48), dtype=np.int8)
-        self._meta = np.zeros((b, 16), dtype=np.int32)
+        self._meta = np.zeros((b, NUM_META), dtype=np.int32)
         self._rng = np.zeros((b, 1), dtype=np.uint64)
         self._center = np.zeros((b, 2), dtype=np.int64)
         self._obs = np.zeros((b, c, s, s), dtype=np.float32)

@@ -91,7 +91,7 @@ def collect_positions(
 
     Returns:
         ``(tile, build)``, each ``{"cells": int8[N, H, 5], "players": int16[N, 4, 8],
-        "meta": int32[N, 16]}``.
+        "meta": int32[N, 32]}``.
     """
     tiles: dict[str, list[np.ndarray]] = {"cells": [], "players": [], "meta": []}
     builds: dict[str, list[np.ndarray]] = {"cells": [], "players": [], "meta": []}

@@ -23,8 +23,9 @@ import numpy as np
 from numba import njit
 
 from taluva_ai.games.taluva import kernels as K
+from taluva_ai.games.taluva import solo_kernels as SK
 from taluva_ai.games.taluva.heuristic import rollout as _rollout
-from taluva_ai.games.taluva.state import M_DRAWN, M_PLAYER, M_STEP
+from taluva_ai.games.taluva.state import M_BOTTOM, M_DRAWN, M_PLAYER, M_STEP
 
 
 @njit(cache=True)
@@ -79,4 +80,32 @@ def terminal_values(s, k, out):
     K.returns(s[1], s[3], k[0], out)
 
 
+@njit(cache=True)
+def solo_chance(s, outcomes, probs):
+    """:func:`chance` of the solo variant: the unseen tiles exclude the known ones put under
+    the draw pile (``unplaceable="bottom"``)."""
+    deck = s[2]
+    d = s[3][M_DRAWN]
+    end = deck.shape[0] - s[3][M_BOTTOM]
+    counts = np.zeros(25, dtype=np.int64)
+    for i in range(d, end):
+        counts[deck[i]] += 1
+    total = end - d
+    n = 0
+    for t in range(25):
+        if counts[t] > 0:
+            outcomes[n] = t
+            probs[n] = counts[t] / total
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def solo_rollout(s, k, greedy, samples, seed, out):
+    """:func:`rollout` of the solo variant: ``out[0]`` the final score."""
+    out[0] = SK.rollout(s[0], s[1], s[2], s[3], k[0], k[1], k[2], k[3], greedy, samples, seed)
+
+
 KERNELS = (copy, to_move, legal, chance, apply, rollout, terminal_values)
+#: The same interface for a solo game (SOLO.md): its chance outcomes and rollouts.
+SOLO_KERNELS = (copy, to_move, legal, solo_chance, apply, solo_rollout, terminal_values)
