@@ -593,6 +593,12 @@ class TaluvaState:
                 rules, nbr, cell_of, hexqr, origin, policy == "greedy", samples, seed, out)
         return out
 
+    def value_normalization(self) -> tuple[float, float]:
+        """``(offset, scale)`` that bring :meth:`returns` to search's [-1, 1] scale as
+        ``(return - offset) / scale`` (optional protocol method, read by MCTS): ``(0, 1)``;
+        solo ``(40, 20)``: a score of 40 (the lowest win, SOLO.md 5) is 0 and 20 points are 1."""
+        return (40.0, 20.0) if self.game.rules.solo else (0.0, 1.0)
+
     def search_kernels(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...], tuple[Any, ...]]:
         """``(state arrays, constants, kernels)`` for a compiled search loop (optional protocol
         method; :mod:`search_kernels` gives the kernels' signatures). The arrays are copies."""
@@ -647,6 +653,40 @@ class TaluvaState:
         from taluva_ai.games.taluva.solo import result_band
 
         return result_band(self.score())
+
+    def placement_class(self, action: int | str) -> dict[str, Any]:
+        """Solo: the contacts and the class of a level-1 placement of the tile in hand
+        (SOLO.md 0, 3.1), without applying it: ``{"matching": M, "non_matching": U,
+        "terrains": T (letters, e.g. "JV"), "volcano_contacts": V-V contacts left out of M
+        (volcano_in_T=False), "class": 1-4}``.
+
+        Raises:
+            ValueError: not a solo game; WrongStepError: not at a tile step;
+            IllegalActionError: not a legal level-1 placement here.
+        """
+        from taluva_ai.games.taluva.tiles import TERRAIN_LETTER, Terrain
+
+        self._solo_only("placement_class()")
+        if self.meta[M_STEP] != _TILE:
+            raise WrongStepError(action, "placement_class() needs the tile step")
+        a = self.parse_action(action) if isinstance(action, str) else int(action)
+        legal = self.legal_actions()
+        if a not in set(legal.tolist()) or a >= 6 * self.game.num_cells:
+            raise IllegalActionError(self.game.action_to_string(a) if a >= 0 else str(a),
+                                     "not a legal placement of the tile in hand")
+        v, o = divmod(a, 6)
+        if self.cells[v, C_LEVEL] != 0:
+            raise IllegalActionError(self.game.action_to_string(a),
+                                     "classes are for level-1 placements (SOLO.md 3.1)")
+        rules, nbr, _, hexqr, _ = self.game.kernel_args()
+        cells, players, meta = self.cells.copy(), self.players.copy(), self.meta.copy()
+        K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, int(meta[M_TILE]))
+        m, u, tmask, vv = SK.contacts(cells, rules, nbr, v, nbr[v, (o + 4) % 6],
+                                      nbr[v, (o + 5) % 6])
+        letters = "".join(TERRAIN_LETTER[Terrain(t)] for t in (2, 3, 4, 5, 6, 1)
+                          if (tmask >> t) & 1)
+        return {"matching": int(m), "non_matching": int(u), "terrains": letters,
+                "volcano_contacts": int(vv), "class": int(SK.contact_class(rules, m, u, tmask))}
 
     def solo_counts(self) -> dict[str, Any]:
         """Solo: the public counters of the position: ``draw_pile`` (tiles in it, those put

@@ -2,7 +2,7 @@
 
 A game that offers ``state.search_kernels()`` lets MCTS run whole simulations in compiled code
 (``agents/mcts_compiled.py``) instead of stepping the game through Python. The interface is
-generic: a state is a tuple of arrays, the game's constants another tuple, and seven
+generic: a state is a tuple of arrays, the game's constants another tuple, and eight
 Numba-compiled functions with these signatures:
 
 ==========================================  =============================================
@@ -14,6 +14,9 @@ Numba-compiled functions with these signatures:
 ``rollout(s, k, greedy, samples, seed,      play to the end in place, returns per seat into
 out)``                                      ``out`` (float64); seed -1 continues the stream
 ``terminal_values(s, k, out)``              returns per seat at the end
+``values(s, k, out, vals) -> n``            legal action ids into ``out`` with their
+                                            one-ply heuristic values into ``vals``
+                                            (float64): the priors of PUCT
 ==========================================  =============================================
 """
 
@@ -24,6 +27,7 @@ from numba import njit
 
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva import solo_kernels as SK
+from taluva_ai.games.taluva.heuristic import action_values as _action_values
 from taluva_ai.games.taluva.heuristic import rollout as _rollout
 from taluva_ai.games.taluva.state import M_BOTTOM, M_DRAWN, M_PLAYER, M_STEP
 
@@ -81,6 +85,17 @@ def terminal_values(s, k, out):
 
 
 @njit(cache=True)
+def values(s, k, out, vals):
+    return _action_values(s[0], s[1], s[3], k[0], k[1], k[2], k[3], k[4], out, vals)
+
+
+@njit(cache=True)
+def solo_values(s, k, out, vals):
+    """:func:`values` of the solo variant: the one-ply running-score values."""
+    return SK.action_values(s[0], s[1], s[2], s[3], k[0], k[1], k[2], k[3], out, vals)
+
+
+@njit(cache=True)
 def solo_chance(s, outcomes, probs):
     """:func:`chance` of the solo variant: the unseen tiles exclude the known ones put under
     the draw pile (``unplaceable="bottom"``)."""
@@ -106,6 +121,7 @@ def solo_rollout(s, k, greedy, samples, seed, out):
     out[0] = SK.rollout(s[0], s[1], s[2], s[3], k[0], k[1], k[2], k[3], greedy, samples, seed)
 
 
-KERNELS = (copy, to_move, legal, chance, apply, rollout, terminal_values)
-#: The same interface for a solo game (SOLO.md): its chance outcomes and rollouts.
-SOLO_KERNELS = (copy, to_move, legal, solo_chance, apply, solo_rollout, terminal_values)
+KERNELS = (copy, to_move, legal, chance, apply, rollout, terminal_values, values)
+#: The same interface for a solo game (SOLO.md): its chance outcomes, rollouts and values.
+SOLO_KERNELS = (copy, to_move, legal, solo_chance, apply, solo_rollout, terminal_values,
+                solo_values)

@@ -11,7 +11,7 @@ level 1, the first with its volcano on the origin.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,8 +20,6 @@ from taluva_ai.games.taluva import solo_kernels as SK
 from taluva_ai.games.taluva.hexgrid import DIRECTIONS
 from taluva_ai.games.taluva.state import (
     C_LEVEL,
-    C_TERRAIN,
-    CHANCE,
     M_DRAWN,
     M_FACE_UP,
     M_ISLAND,
@@ -334,7 +332,7 @@ def setup_arrays(game: TaluvaGame, placements: Sequence[Placement], deck: np.nda
         ValueError: the deck does not start with the placements' tiles, or two placements
             share a hex or lie off the board.
     """
-    rules, nbr, cell_of, hexqr, origin = game.kernel_args()
+    rules, nbr, _, hexqr, _ = game.kernel_args()
     k = len(placements)
     if not 1 <= k <= NUM_TILES - SOLO_STACK - 1:
         raise ValueError(f"a starting island has 1 to {NUM_TILES - SOLO_STACK - 1} tiles, "
@@ -364,7 +362,6 @@ def setup_arrays(game: TaluvaGame, placements: Sequence[Placement], deck: np.nda
     meta[M_FACE_UP] = -1
     meta[M_STEP] = Step.CHANCE
     meta[M_PENDING] = PENDING_REVEAL_SETUP
-    assert CHANCE == -1 and int(cells[cell_of[board.radius, board.radius], C_TERRAIN]) >= 0
     return cells, players, d, meta
 
 
@@ -405,7 +402,7 @@ def solo_deck(island_tiles: Sequence[int], rest: np.ndarray | Sequence[int] | No
     return np.concatenate([head, tail, others]).astype(np.int8)
 
 
-def parse_island(island: Sequence[object]) -> list[Placement]:
+def parse_island(island: Sequence[Any]) -> list[Placement]:
     """Placements from ``(tile, (q, r), orientation)`` triples, where ``tile`` is a type id or
     a name such as ``"JC"`` and ``orientation`` 0..5 or one of ``N NW SW S SE NE``; or from
     strings ``"JC@q,r:O"``.
@@ -423,11 +420,11 @@ def parse_island(island: Sequence[object]) -> list[Placement]:
                 tile: object = name
                 vq, vr, o = int(q_s), int(r_s), o_s
             else:
-                tile, (vq, vr), o = item  # type: ignore[misc]
+                tile, (vq, vr), o = item
             t = parse_tile(tile) if isinstance(tile, str) else int(tile)  # type: ignore[call-overload]
             if not 0 <= t < NUM_TILE_TYPES:
                 raise ValueError(f"tile type {t} out of range 0..24")
-            oi = ORIENTATION_NAMES.index(o) if isinstance(o, str) else int(o)  # type: ignore[call-overload]
+            oi = ORIENTATION_NAMES.index(o) if isinstance(o, str) else int(o)
             if not 0 <= oi < 6:
                 raise ValueError(f"orientation {o!r} out of range")
             out.append((t, (int(vq), int(vr)), oi))

@@ -987,13 +987,45 @@ def running_score(cells, players, meta, rules, nbr, cell_of):
 
 
 @njit(cache=True)
-def action_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, values):
-    """The legal actions and their one-ply values: the running score right after each.
+def _placement_value(cells, players, deck, meta, rules, nbr, cell_of, hexqr, a, saved,
+                     saved_players, saved_meta):
+    """One-ply value of tile placement ``a``: the running score once the placement and what it
+    triggers are resolved (a piece boxed; a bonus tile earned counts as taken, from the face-up
+    tile when it is on offer, else from the draw pile). The state is restored."""
+    v = a // 6
+    o = a % 6
+    c1 = nbr[v, (o + 4) % 6]
+    c2 = nbr[v, (o + 5) % 6]
+    saved[0, :] = cells[v, :]
+    saved[1, :] = cells[c1, :]
+    saved[2, :] = cells[c2, :]
+    saved_players[:, :] = players
+    saved_meta[:] = meta
+    _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, a)
+    if meta[M_STEP] == S_BONUS:
+        if meta[M_BONUS_SRC] & SRC_BIT_FACE_UP:
+            meta[M_STACK] -= 1
+        else:
+            meta[M_PILE] -= 1
+    val = running_score(cells, players, meta, rules, nbr, cell_of)
+    cells[v, :] = saved[0, :]
+    cells[c1, :] = saved[1, :]
+    cells[c2, :] = saved[2, :]
+    players[:, :] = saved_players
+    meta[:] = saved_meta
+    return val
 
-    Tile placements and builds are applied to the board and taken back. ``bonus:pile`` is
-    valued with one tile fewer in the draw pile, ``bonus:faceup`` with one fewer in the bonus
-    stack (the tile is taken), ``stop`` and the box choices at the running score (a boxed piece
-    scores as one in the supply).
+
+@njit(cache=True)
+def action_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, values):
+    """The legal actions and their one-ply values: the running score right after each
+    (the greedy player; docs/solo.md).
+
+    Tile placements are valued by :func:`_placement_value` (their trigger included: a bonus
+    tile earned counts as taken); builds are applied and taken back; ``bonus:pile`` is valued
+    with one tile fewer in the draw pile, ``bonus:faceup`` with one fewer in the bonus stack,
+    ``stop`` and the box choices at the running score (a boxed piece scores as one in the
+    supply).
 
     Args:
         ids: ``int64[>= 8H]`` receives the legal ids (ascending); values: ``float64[>= 8H]``.
@@ -1011,21 +1043,8 @@ def action_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, v
     if step == S_TILE:
         saved = np.empty((3, cells.shape[1]), dtype=cells.dtype)
         for j in range(n):
-            a = ids[j]
-            v = a // 6
-            o = a % 6
-            c1 = nbr[v, (o + 4) % 6]
-            c2 = nbr[v, (o + 5) % 6]
-            saved[0, :] = cells[v, :]
-            saved[1, :] = cells[c1, :]
-            saved[2, :] = cells[c2, :]
-            K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, meta[M_TILE])
-            values[j] = running_score(cells, players, meta, rules, nbr, cell_of)
-            cells[v, :] = saved[0, :]
-            cells[c1, :] = saved[1, :]
-            cells[c2, :] = saved[2, :]
-            players[:, :] = saved_players
-            meta[:] = saved_meta
+            values[j] = _placement_value(cells, players, deck, meta, rules, nbr, cell_of, hexqr,
+                                         ids[j], saved, saved_players, saved_meta)
     elif step == S_BUILD:
         saved_cells = cells.copy()
         for j in range(n):
@@ -1083,28 +1102,13 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samp
         elif step == S_TILE:
             n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
             k = min(samples, n)
-            saved_players[:, :] = players
-            saved_meta[:] = meta
             for j in range(k):  # partial Fisher-Yates: ids[:k] is a uniform sample
                 r = j + np.random.randint(n - j)
                 t = ids[j]
                 ids[j] = ids[r]
                 ids[r] = t
-                a = ids[j]
-                v = a // 6
-                o = a % 6
-                c1 = nbr[v, (o + 4) % 6]
-                c2 = nbr[v, (o + 5) % 6]
-                saved[0, :] = cells[v, :]
-                saved[1, :] = cells[c1, :]
-                saved[2, :] = cells[c2, :]
-                K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, meta[M_TILE])
-                vals[j] = running_score(cells, players, meta, rules, nbr, cell_of)
-                cells[v, :] = saved[0, :]
-                cells[c1, :] = saved[1, :]
-                cells[c2, :] = saved[2, :]
-                players[:, :] = saved_players
-                meta[:] = saved_meta
+                vals[j] = _placement_value(cells, players, deck, meta, rules, nbr, cell_of,
+                                           hexqr, ids[j], saved, saved_players, saved_meta)
             a = _argmax_random(ids, vals, k)
         else:
             n = action_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, vals)
