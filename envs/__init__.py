@@ -1,5 +1,7 @@
 """Environments (imported as ``taluva_ai.envs``): the Gymnasium env ``taluva_ai/Taluva-v0``, the
-native batched :class:`TaluvaVectorEnv` and the PettingZoo AEC env (docs/envs.md).
+native batched :class:`TaluvaVectorEnv` and the PettingZoo AEC env (docs/envs.md); the solo
+variant's single-agent env ``taluva_ai/TaluvaSolo-v0`` and :class:`TaluvaSoloVectorEnv`
+(docs/solo.md).
 
 Importing this package registers ``taluva_ai/Taluva-v0`` with Gymnasium (``gymnasium.make``
 and, through ``vector_entry_point``, ``gymnasium.make_vec(...,
@@ -10,16 +12,26 @@ from __future__ import annotations
 
 import gymnasium
 
+from taluva_ai.envs.solo_env import TaluvaSoloEnv, TaluvaSoloVectorEnv
 from taluva_ai.envs.taluva_env import TaluvaEnv
 from taluva_ai.envs.vector import EnvStateError, TaluvaVectorEnv
 
 ENV_ID = "taluva_ai/Taluva-v0"
+#: The solo variant (docs/solo.md).
+SOLO_ENV_ID = "taluva_ai/TaluvaSolo-v0"
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(
         id=ENV_ID,
         entry_point="taluva_ai.envs.taluva_env:TaluvaEnv",
         vector_entry_point="taluva_ai.envs.vector:TaluvaVectorEnv",
+        disable_env_checker=False,
+    )
+if SOLO_ENV_ID not in gymnasium.registry:
+    gymnasium.register(
+        id=SOLO_ENV_ID,
+        entry_point="taluva_ai.envs.solo_env:TaluvaSoloEnv",
+        vector_entry_point="taluva_ai.envs.solo_env:TaluvaSoloVectorEnv",
         disable_env_checker=False,
     )
 
@@ -31,4 +43,5 @@ def aec_env(**kwargs: object) -> object:
     return TaluvaAECEnv(**kwargs)
 
 
-__all__ = ["ENV_ID", "EnvStateError", "TaluvaEnv", "TaluvaVectorEnv", "aec_env"]
+__all__ = ["ENV_ID", "SOLO_ENV_ID", "EnvStateError", "TaluvaEnv", "TaluvaSoloEnv",
+           "TaluvaSoloVectorEnv", "TaluvaVectorEnv", "aec_env"]

@@ -12,6 +12,11 @@ repeated, and the median of the repeats is reported. One process, one thread.
   the dense mask), timed in a Numba-compiled loop over positions collected along seeded random
   2-player games, so no Python overhead is counted.
 - ``decisions_per_game[n]``: mean decisions (tile and build steps) of those random games.
+- ``solo.games_per_s`` (``--solo``): random full games of the solo variant (default solo
+  rules, docs/solo.md) per second, dense legal mask (``bool[14H + 6]``) at every decision
+  (:func:`kernels.random_playout`, the same loop); game ``i`` starts from
+  ``new_initial_state(seed=i)`` (making the states is not timed); chance nodes take the
+  seeded deck's next tile. ``solo.decisions_per_game``: their mean decisions.
 - ``mcts.sims_per_s`` (``--mcts``): MCTS simulations per second in one process from a fixed
   2-player midgame (20 tiles placed by seeded random play, tile step), UCT with uniformly random
   rollouts to the end (``mcts:prior=none,rollout=random``), ``sims`` simulations per search.
@@ -249,10 +254,31 @@ def bench_mcts(sims: int = 2000, repeats: int = 5) -> dict[str, Any]:
             "spec": spec}
 
 
+def bench_solo(games: int = 200, repeats: int = 5) -> dict[str, Any]:
+    """The ``solo`` section (module docstring): ``{"games_per_s": float,
+    "decisions_per_game": float, "repeats": int, "games": int}``.
+
+    Raises:
+        ValueError: ``games`` or ``repeats`` below 1.
+    """
+    if games < 1 or repeats < 1:
+        raise ValueError("games and repeats must be >= 1")
+    game = TaluvaGame(solo=True)
+    _playouts(game, 2)  # warm-up: the kernels are compiled or loaded
+    rates, decisions = [], 0.0
+    for _ in range(repeats):
+        dt, decisions = _playouts(game, games)
+        rates.append(games / dt)
+    return {"games_per_s": round(statistics.median(rates), 3),
+            "decisions_per_game": round(decisions, 3), "repeats": repeats, "games": games}
+
+
 def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bool = True,
-              mcts: bool = False, mcts_sims: int = 2000, env: bool = False) -> dict[str, Any]:
-    """DESIGN.md's JSON shape: ``{"engine": ..., "mcts": ..., "env": ..., "machine": ...}``,
-    each section present when asked for (``env`` needs the ``envs`` extra).
+              mcts: bool = False, mcts_sims: int = 2000, env: bool = False,
+              solo: bool = False) -> dict[str, Any]:
+    """DESIGN.md's JSON shape: ``{"engine": ..., "solo": ..., "mcts": ..., "env": ...,
+    "machine": ...}``, each section present when asked for (``env`` needs the ``envs``
+    extra).
 
     Raises:
         ImportError: ``env`` without gymnasium installed.
@@ -260,6 +286,8 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
     out: dict[str, Any] = {}
     if engine:
         out["engine"] = bench_engine(games, repeats, mask_games)
+    if solo:
+        out["solo"] = bench_solo(games, repeats)
     if mcts:
         out["mcts"] = bench_mcts(mcts_sims, repeats)
     if env:

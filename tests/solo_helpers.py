@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from taluva_ai.games.taluva import TaluvaGame, TaluvaState
+from taluva_ai.games.taluva import Step, TaluvaGame, TaluvaState
 from taluva_ai.games.taluva.solo import _placement
 from taluva_ai.games.taluva.state import (
     M_ASIDE,
@@ -22,10 +22,12 @@ from taluva_ai.games.taluva.state import (
     M_BOXED_TOWERS,
     M_DRAWN,
     M_FACE_UP,
+    M_FACE_USED,
     M_ISLAND,
     M_PILE,
     M_SOURCE,
     M_STACK,
+    M_STEP,
     M_TURN_TILES,
     P_DESTROYED,
     P_HUTS,
@@ -76,13 +78,23 @@ def solo_position(
     supply: tuple[int, int, int] | None = None,
     destroyed: int = 0,
     turn_tiles: int = 1,
+    offer: tuple[str, ...] = ("pile",),
+    upcoming: tuple[str, ...] = (),
 ) -> TaluvaState:
     """A hand-built solo position (building owner 0): ``hexes`` as in
-    :func:`tests.helpers.make_position`, the solo counters as given (no tile under the pile),
-    the unseen tiles consistent with them. ``supply`` defaults to the starting pieces less
-    those on the board and the boxed ones."""
-    s = make_position(game, hexes, step=step, tile=tile)
+    :func:`tests.helpers.make_position`, ``step`` one of ``chance tile build bonus box``
+    (``offer``: the bonus sources on offer at the bonus step), the solo counters as given (no
+    tile under the pile), the unseen tiles consistent with them. ``supply`` defaults to the
+    starting pieces less those on the board and the boxed ones. A face-up ``source`` marks
+    the face-up tile as used this turn. ``upcoming``: the next unseen tiles of the deck (what
+    ``draw()`` gives), in order."""
+    base_step = "build" if step in ("bonus", "box") else step
+    s = make_position(game, hexes, step=base_step, tile=tile)
     m = s.meta
+    if step in ("bonus", "box"):
+        m[M_STEP] = Step.BONUS if step == "bonus" else Step.BOX
+        m[M_BONUS_SRC] = sum({"pile": 1, "faceup": 2}[o] for o in offer) if step == "bonus" \
+            else 0
     if supply is not None:
         s.players[0, [P_HUTS, P_TEMPLES, P_TOWERS]] = supply
     else:
@@ -95,9 +107,18 @@ def solo_position(
     m[M_ASIDE] = aside
     m[M_BOXED_HUTS], m[M_BOXED_TEMPLES], m[M_BOXED_TOWERS] = boxed
     m[M_SOURCE] = SOURCES[source]
-    m[M_TURN_TILES] = turn_tiles if step in ("tile", "build") else 0
-    m[M_BONUS_SRC] = 0
+    m[M_TURN_TILES] = turn_tiles if step != "chance" else 0
+    if step != "bonus":
+        m[M_BONUS_SRC] = 0
+    m[M_FACE_USED] = int(source == "faceup")
     m[M_ISLAND] = 7
     face_down = stack - (0 if face_up is None else 1)
-    m[M_DRAWN] = NUM_TILES - pile - face_down
+    drawn = NUM_TILES - pile - face_down
+    m[M_DRAWN] = drawn
+    for k, name in enumerate(upcoming):
+        t = parse_tile(name)
+        p = drawn + k
+        later = [j for j in range(p, NUM_TILES) if s.deck[j] == t]
+        j = later[0] if later else next(j for j in range(p) if s.deck[j] == t)
+        s.deck[p], s.deck[j] = s.deck[j], s.deck[p]
     return s

@@ -221,8 +221,10 @@ def _connected(n: int, edges: list[tuple[int, int]]) -> bool:
     return len(seen) == n
 
 
-#: Search nodes after which a random layout of 7 drawn tiles is given up (then redrawn).
-RANDOM_LAYOUT_BUDGET = 20_000
+#: Candidate lists the search may build before it gives up 7 drawn tiles (then redrawn).
+RANDOM_LAYOUT_BUDGET = 60
+#: Candidates tried per tile and parent at each search node.
+RANDOM_LAYOUT_TRIES = 3
 
 
 def random_island(rng: np.random.Generator, shape: str = "windmill",
@@ -233,8 +235,9 @@ def random_island(rng: np.random.Generator, shape: str = "windmill",
     taken in the generator's order lays them out, the centre tile's volcano on the origin,
     each new tile touching exactly one tile already placed (its parent; arms on the centre and
     outer tiles on distinct arms for the windmill) with exactly one matching contact, not V-V.
-    When no layout is found within :data:`RANDOM_LAYOUT_BUDGET` search nodes the tiles go back,
-    the 48 are reshuffled and 7 redrawn.
+    At most :data:`RANDOM_LAYOUT_TRIES` candidates are tried per tile and parent; when no
+    layout is found within :data:`RANDOM_LAYOUT_BUDGET` candidate lists the tiles go back, the
+    48 are reshuffled and 7 redrawn.
 
     Returns:
         ``(placements, deck)``: the island, and the deck ``int8[48]`` with the island's tiles
@@ -264,16 +267,20 @@ def _search_layout(tiles: list[int], rng: np.random.Generator,
             if max(abs(dq), abs(dr), abs(dq + dr)) <= 3]
 
     def candidates(tile: int, parent: int, placed: list[Placement],
-                   occupied: set[tuple[int, int]]) -> list[Placement]:
+                   owner: dict[tuple[int, int], int]) -> list[Placement]:
+        """Placements of ``tile`` touching exactly the placed tile ``parent``, with exactly one
+        matching contact, not V-V (``owner``: placed hex -> tile index), in random order."""
         out = []
         pq, pr = placed[parent][1]
         for dq, dr in ring:
             for o in range(6):
                 p: Placement = (tile, (pq + dq, pr + dr), o)
-                if any(h in occupied for h in placement_hexes(p)):
+                hexes = placement_hexes(p)
+                if any(h in owner for h in hexes):
                     continue
-                touching = [i for i in range(len(placed)) if joins(placed[i], p)[0] > 0]
-                if touching != [parent]:
+                touched = {owner.get((q + eq, r + er), -1) for q, r in hexes
+                           for eq, er in DIRECTIONS} - {-1}
+                if touched != {parent}:
                     continue
                 _, m, vv = joins(placed[parent], p)
                 if m == 1 and not vv:
@@ -281,21 +288,23 @@ def _search_layout(tiles: list[int], rng: np.random.Generator,
         return [out[i] for i in rng.permutation(len(out))]
 
     def go(placed: list[Placement], used: list[int],
-           occupied: set[tuple[int, int]]) -> list[Placement] | None:
+           owner: dict[tuple[int, int], int]) -> list[Placement] | None:
         k = len(placed)
         if k == 7:
             return placed
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
         parents = [windmill_parent[k]] if shape == "windmill" else \
             [int(x) for x in rng.permutation(k)]
         for i in (int(x) for x in rng.permutation(7)):
             if i in used:
                 continue
             for parent in parents:
-                for p in candidates(tiles[i], parent, placed, occupied):
-                    res = go([*placed, p], [*used, i], occupied | set(placement_hexes(p)))
+                budget[0] -= 1
+                if budget[0] < 0:
+                    return None
+                for p in candidates(tiles[i], parent, placed, owner)[:RANDOM_LAYOUT_TRIES]:
+                    grown = dict(owner)
+                    grown.update({h: k for h in placement_hexes(p)})
+                    res = go([*placed, p], [*used, i], grown)
                     if res is not None or budget[0] < 0:
                         return res
         return None
@@ -303,7 +312,7 @@ def _search_layout(tiles: list[int], rng: np.random.Generator,
     for first in (int(x) for x in rng.permutation(7)):
         for o in (int(x) for x in rng.permutation(6)):
             p0: Placement = (tiles[first], (0, 0), o)
-            res = go([p0], [first], set(placement_hexes(p0)))
+            res = go([p0], [first], {h: 0 for h in placement_hexes(p0)})
             if res is not None:
                 return _order_of(tiles, res), res
             if budget[0] < 0:

@@ -981,6 +981,13 @@ def running_score(cells, players, meta, rules, nbr, cell_of):
     return score(cells, players, meta, rules, nbr, cell_of, lines)
 
 
+@njit(cache=True)
+def batch_running_score(cells_b, players_b, meta_b, rules, nbr, cell_of, out):
+    """:func:`running_score` of every game of a batch into ``out int64[B]``."""
+    for i in range(cells_b.shape[0]):
+        out[i] = running_score(cells_b[i], players_b[i], meta_b[i], rules, nbr, cell_of)
+
+
 # ---------------------------------------------------------------------------------------------
 # One-ply values (the greedy player) and rollouts
 # ---------------------------------------------------------------------------------------------
