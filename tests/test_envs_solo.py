@@ -40,8 +40,11 @@ def play(env, seed, rng):
 
 
 def test_check_env_passes():
-    env = gym.make("taluva_ai/TaluvaSolo-v0")
-    check_env(env.unwrapped, skip_render_check=True)
+    # as for Taluva-v0 (tests/test_envs.py): Gymnasium's checker samples one action before a
+    # reset, from the position before it, so the check runs in penalty mode
+    env = gym.make("taluva_ai/TaluvaSolo-v0", illegal_action="penalty", render_mode="ansi")
+    check_env(env.unwrapped)
+    check_env(TaluvaSoloEnv(reward="shaped", illegal_action="penalty"))
     env.close()
 
 
@@ -103,8 +106,12 @@ def test_bad_actions_and_steps_out_of_order():
         env.step(bad)
     with pytest.raises(ValueError, match="reward must be"):
         TaluvaSoloEnv(reward="points")
-    with pytest.raises(ValueError, match="solo"):
+    with pytest.raises(ValueError, match="contacts must be one of"):
         TaluvaSoloEnv(rules={"contacts": "sides"})
+    with pytest.raises(ValueError, match="solo RuleSet"):
+        from taluva_ai.games.taluva import RuleSet
+
+        TaluvaSoloEnv(rules=RuleSet())
     pen = TaluvaSoloEnv(illegal_action="penalty", illegal_penalty=-5.0)
     pen.reset(seed=0)
     _, r, term, _, info = pen.step(bad)
@@ -123,8 +130,9 @@ def test_vector_env_equals_scalar_envs():
     live = np.ones(n, dtype=bool)
     steps = 0
     while live.any():
-        acts = np.array([int(rng.choice(np.flatnonzero(obs["action_mask"][i]))) if live[i]
-                         else 0 for i in range(n)])
+        # a finished game is reset by the next step (its action ignored), then played on
+        acts = np.array([int(rng.choice(np.flatnonzero(obs["action_mask"][i])))
+                         if obs["action_mask"][i].any() else 0 for i in range(n)])
         obs, r, term, _, info = vec.step(acts)
         for i in np.flatnonzero(live):
             so, sr, st, _, sinfo = scalars[i].step(int(acts[i]))
