@@ -27,7 +27,7 @@ from typing import Any
 from taluva_ai.games.taluva.solo import BAND_NAMES, result_band
 
 #: The MCTS settings of the ladder (docs/solo.md, Players).
-MCTS = "mcts:sims=100,rollout=greedy,prior_temperature=1,fpu=-2"
+MCTS = "mcts:sims=100,rollout=greedy,prior_temperature=1"
 
 
 @dataclass

@@ -557,6 +557,21 @@ class TaluvaState:
                           origin, ids, vals)
         return ids[:n].copy(), vals[:n].copy()
 
+    def prior_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(ids int64[k], values float64[k])``: the values MCTS's heuristic priors come from
+        (optional protocol method; a softmax of them at ``prior_temperature``): the
+        :meth:`heuristic_values`, except in the solo variant, whose greedy player is myopic:
+        there the preferences of its greedy rollout policy (docs/solo.md)."""
+        if not self.game.rules.solo:
+            return self.heuristic_values()
+        rules, nbr, cell_of, hexqr, _ = self.game.kernel_args()
+        size = 8 * self.game.num_cells
+        ids = np.empty(size, dtype=np.int64)
+        vals = np.empty(size, dtype=np.float64)
+        n = SK.policy_values(self.cells.copy(), self.players.copy(), self.deck.copy(),
+                             self.meta.copy(), rules, nbr, cell_of, hexqr, ids, vals)
+        return ids[:n].copy(), vals[:n].copy()
+
     def rollout(self, policy: str = "random", seed: int = 0, samples: int = 8) -> np.ndarray:
         """Play a copy of this state to the end with a compiled policy; return its returns.
 
@@ -566,6 +581,7 @@ class TaluvaState:
         Args:
             policy: ``"random"`` (uniform legal actions) or ``"greedy"`` (heuristic builds; tile
                 placements: best of ``samples`` uniformly drawn ones); see :mod:`heuristic`.
+                Solo: ``"greedy"`` is the paced policy of :func:`solo_kernels.rollout`.
             seed: the rollout's random seed.
 
         Returns:

@@ -14,9 +14,9 @@ Numba-compiled functions with these signatures:
 ``rollout(s, k, greedy, samples, seed,      play to the end in place, returns per seat into
 out)``                                      ``out`` (float64); seed -1 continues the stream
 ``terminal_values(s, k, out)``              returns per seat at the end
-``values(s, k, out, vals) -> n``            legal action ids into ``out`` with their
-                                            one-ply heuristic values into ``vals``
-                                            (float64): the priors of PUCT
+``values(s, k, out, vals) -> n``            legal action ids into ``out`` with the values
+                                            the priors of PUCT come from into ``vals``
+                                            (float64; ``state.prior_values()``)
 ==========================================  =============================================
 """
 
@@ -91,8 +91,9 @@ def values(s, k, out, vals):
 
 @njit(cache=True)
 def solo_values(s, k, out, vals):
-    """:func:`values` of the solo variant: the one-ply running-score values."""
-    return SK.action_values(s[0], s[1], s[2], s[3], k[0], k[1], k[2], k[3], out, vals)
+    """:func:`values` of the solo variant: the greedy rollout policy's preferences
+    (``solo_kernels.policy_values``; ``state.prior_values()``)."""
+    return SK.policy_values(s[0], s[1], s[2], s[3], k[0], k[1], k[2], k[3], out, vals)
 
 
 @njit(cache=True)

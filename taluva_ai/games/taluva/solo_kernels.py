@@ -1076,14 +1076,166 @@ def action_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, v
     return n
 
 
+#: Tiles a turn takes on average in the paced build rule of greedy rollouts (one regular tile,
+#: some bonus tiles).
+PACE_TILES_PER_TURN = 2.5
+#: Greedy rollouts: value of earning a bonus tile, and of a class-1 regular tile's box.
+ROLLOUT_BONUS = 2.0
+ROLLOUT_BOX = -2.0
+
+
+@njit(cache=True)
+def _high_points(lv):
+    return 8 if lv >= 4 else (3 if lv == 3 else 0)
+
+
+@njit(cache=True)
+def rollout_placement_value(cells, meta, rules, nbr, a):
+    """The greedy rollout's quick value of tile placement ``a`` (no score computed): earning a
+    bonus tile ``ROLLOUT_BONUS`` (class 3-4, an exact higher regular tile, a chaining bonus
+    tile, while the turn has taken fewer than 3 tiles), a class-1 regular tile ``ROLLOUT_BOX``,
+    plus the high-hex points the tile adds (SOLO.md 5)."""
+    v = a // 6
+    o = a % 6
+    b1 = nbr[v, (o + 4) % 6]
+    b2 = nbr[v, (o + 5) % 6]
+    tile = meta[M_TILE]
+    lv = cells[v, C_LEVEL] + 1
+    regular = meta[M_SOURCE] == SOURCE_REGULAR
+    last = meta[M_TURN_TILES] >= 3
+    val = 0.0
+    if lv == 1:
+        # contacts of the tile as if placed: terrains written into a copy of the 3 cells
+        t0 = cells[v, C_TERRAIN]
+        t1 = cells[b1, C_TERRAIN]
+        t2 = cells[b2, C_TERRAIN]
+        l0 = cells[v, C_LEVEL]
+        l1 = cells[b1, C_LEVEL]
+        l2 = cells[b2, C_LEVEL]
+        cells[v, C_TERRAIN] = VOLCANO
+        cells[b1, C_TERRAIN] = JUNGLE + tile // 5
+        cells[b2, C_TERRAIN] = JUNGLE + tile % 5
+        cells[v, C_LEVEL] = 1
+        cells[b1, C_LEVEL] = 1
+        cells[b2, C_LEVEL] = 1
+        m, u, tmask, _ = contacts(cells, rules, nbr, v, b1, b2)
+        cells[v, C_TERRAIN] = t0
+        cells[b1, C_TERRAIN] = t1
+        cells[b2, C_TERRAIN] = t2
+        cells[v, C_LEVEL] = l0
+        cells[b1, C_LEVEL] = l1
+        cells[b2, C_LEVEL] = l2
+        cls = contact_class(rules, m, u, tmask)
+        if cls >= 3 and not last:
+            val += ROLLOUT_BONUS
+        elif cls == 1 and regular:
+            val += ROLLOUT_BOX
+        return val
+    exact = cells[b1, C_TERRAIN] == JUNGLE + tile // 5 and \
+        cells[b2, C_TERRAIN] == JUNGLE + tile % 5
+    if not last and (regular or lv >= 3 or exact):
+        val += ROLLOUT_BONUS
+    val += 3 * (_high_points(lv) - _high_points(lv - 1))
+    return val
+
+
+@njit(cache=True)
+def paced_build(players, meta, ids, costs, n):
+    """The build of greedy rollouts among ``ids[:n]`` (``costs``: huts each takes): a temple or
+    tower when one is legal; else spend the huts at the pace of the draw pile: with ``h`` huts
+    left and about ``t = ceil(pile / 2.5)`` turns to go, the build taking the most huts up to
+    ``max(1, ceil(h / t))``, or the cheapest when all take more. Ties at random."""
+    huts = players[0, P_HUTS]
+    turns = max(1, int(np.ceil(meta[M_PILE] / PACE_TILES_PER_TURN)))
+    cap = max(1, int(np.ceil(huts / turns)))
+    best = -1
+    for j in range(n):
+        if costs[j] == 0:  # a temple or a tower
+            best = 1000
+            break
+        if costs[j] <= cap:
+            best = max(best, costs[j])
+    if best < 0:
+        best = costs[0]
+        for j in range(n):
+            best = min(best, costs[j])
+    if best == 1000:
+        best = 0
+    k = 0
+    for j in range(n):
+        if costs[j] == best:
+            k += 1
+    pick = np.random.randint(k)
+    for j in range(n):
+        if costs[j] == best:
+            if pick == 0:
+                return ids[j]
+            pick -= 1
+    return ids[0]
+
+
+@njit(cache=True)
+def paced_cost(players, meta, costs, n):
+    """The huts :func:`paced_build` spends among builds of ``costs[:n]`` (0: a temple or tower)."""
+    huts = players[0, P_HUTS]
+    turns = max(1, int(np.ceil(meta[M_PILE] / PACE_TILES_PER_TURN)))
+    cap = max(1, int(np.ceil(huts / turns)))
+    best = -1
+    cheapest = costs[0]
+    for j in range(n):
+        if costs[j] == 0:
+            return 0
+        cheapest = min(cheapest, costs[j])
+        if costs[j] <= cap:
+            best = max(best, costs[j])
+    return best if best >= 0 else cheapest
+
+
+@njit(cache=True)
+def policy_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, values):
+    """The legal actions and the greedy rollout policy's preferences (the priors of MCTS,
+    docs/solo.md): tile placements :func:`rollout_placement_value`; builds ``-|huts - p|``
+    with ``p`` the huts :func:`paced_build` spends; bonus: the face-up tile 2, the draw pile
+    1, stop 0; box: a hut 1, a temple or tower 0.
+
+    Returns:
+        Number of legal actions.
+    """
+    ncell = cells.shape[0]
+    step = meta[M_STEP]
+    if step == S_BUILD:
+        costs = np.empty(ids.shape[0], dtype=np.int64)
+        n = build_actions(cells, players, meta, rules, nbr, cell_of, ids, False, costs)
+        if n > 0:
+            p = paced_cost(players, meta, costs, n)
+            for j in range(n):
+                values[j] = -abs(costs[j] - p)
+        return n
+    n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
+    base = 14 * ncell
+    for j in range(n):
+        a = ids[j]
+        if step == S_TILE:
+            values[j] = rollout_placement_value(cells, meta, rules, nbr, a)
+        elif a - base == A_BONUS_FACE_UP:
+            values[j] = 2.0
+        elif a - base == A_BONUS_PILE or a - base == A_BOX_HUT:
+            values[j] = 1.0
+        else:
+            values[j] = 0.0
+    return n
+
+
 @njit(cache=True)
 def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samples, seed):
     """Play to the end from this state (modified in place); return the final score.
 
     Chance nodes draw uniformly among the unseen tiles (never the hidden deck order).
-    ``greedy=False``: uniformly random legal actions; ``greedy=True``: the best one-ply value
-    (:func:`action_values`), tile placements judged on ``samples`` of them drawn uniformly.
-    Ties are broken at random.
+    ``greedy=False``: uniformly random legal actions. ``greedy=True`` (the solo game's greedy
+    rollout policy, cheaper than the greedy player and paced): tile placements by
+    :func:`rollout_placement_value` over every legal placement; builds by
+    :func:`paced_build`; a bonus tile always taken (the face-up tile first); a hut boxed
+    first. Ties are broken at random. ``samples`` is not used (the values are cheap).
 
     Args:
         seed: reseeds numba's ``np.random`` stream; -1 continues it.
@@ -1091,11 +1243,10 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samp
     if seed >= 0:
         np.random.seed(seed)
     ncell = cells.shape[0]
+    base = 14 * ncell
     ids = np.empty(8 * ncell, dtype=np.int64)
     vals = np.empty(8 * ncell, dtype=np.float64)
-    saved_players = players.copy()
-    saved_meta = meta.copy()
-    saved = np.empty((3, cells.shape[1]), dtype=cells.dtype)
+    costs = np.empty(8 * ncell, dtype=np.int64)
     while meta[M_STEP] != S_TERMINAL:
         step = meta[M_STEP]
         if step == S_CHANCE:
@@ -1108,18 +1259,18 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samp
             a = ids[np.random.randint(n)]
         elif step == S_TILE:
             n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
-            k = min(samples, n)
-            for j in range(k):  # partial Fisher-Yates: ids[:k] is a uniform sample
-                r = j + np.random.randint(n - j)
-                t = ids[j]
-                ids[j] = ids[r]
-                ids[r] = t
-                vals[j] = _placement_value(cells, players, deck, meta, rules, nbr, cell_of,
-                                           hexqr, ids[j], saved, saved_players, saved_meta)
-            a = _argmax_random(ids, vals, k)
-        else:
-            n = action_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, vals)
+            for j in range(n):
+                vals[j] = rollout_placement_value(cells, meta, rules, nbr, ids[j])
             a = _argmax_random(ids, vals, n)
+        elif step == S_BUILD:
+            n = build_actions(cells, players, meta, rules, nbr, cell_of, ids, False, costs)
+            a = paced_build(players, meta, ids, costs, n)
+        elif step == S_BONUS:
+            a = base + (A_BONUS_FACE_UP if meta[M_BONUS_SRC] & SRC_BIT_FACE_UP else
+                        A_BONUS_PILE)
+        else:
+            n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
+            a = ids[0]  # box: a hut when one is left (ids ascending: hut, temple, tower)
         solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, a)
     return meta[M_SCORE]
 
