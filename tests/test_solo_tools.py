@@ -151,3 +151,27 @@ def test_same_seed_same_solo_game_for_every_player():
         b = play_game(GAME, [make_agent(spec)], 9)
         assert a.returns == b.returns and a.plies == b.plies
     assert np.isfinite(a.returns[0])
+
+
+def test_position_strings_of_solo_games_round_trip():
+    from taluva_ai.errors import PositionError
+    from taluva_ai.games.taluva.position import parse_position
+
+    rng = np.random.default_rng(2)
+    s = GAME.new_initial_state(seed=2)
+    checked = 0
+    while not s.is_terminal():
+        if s.current_player < 0:
+            s.draw()
+        else:
+            legal = s.legal_actions()
+            s.apply(int(legal[rng.integers(legal.size)]))
+        text = s.to_position_string()
+        t = parse_position(GAME, text)
+        assert t.to_position_string() == text
+        assert np.array_equal(t.legal_actions(), s.legal_actions())
+        checked += 1
+    assert checked > 20 and ";solo=" in text
+    bad = text.replace(";solo=", ";solo=9")  # the draw pile count off
+    with pytest.raises(PositionError):
+        parse_position(GAME, bad)
