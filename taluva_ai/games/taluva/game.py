@@ -522,13 +522,13 @@ class TaluvaState:
 
     def observation(self, player: int) -> dict[str, Any]:
         """What ``player`` knows: the board, supplies, the tile in hand when it is theirs to see
-        (with ``tile_preview``, only their own held tile). The network planes are in
-        ``taluva_ai.encoding``."""
+        (with ``tile_preview``, only their own held tile); solo: also :meth:`solo_counts`.
+        The network planes are in ``taluva_ai.encoding``."""
         hands = [
             int(h) if (i == player or not self.game.rules.tile_preview) else -1
             for i, h in enumerate(self.players[: self.num_players, P_HAND])
         ]
-        return {
+        obs = {
             "cells": self.cells.copy(),
             "supply": self.players[: self.num_players, :3].copy(),
             "status": self.players[: self.num_players, P_STATUS].copy(),
@@ -538,6 +538,9 @@ class TaluvaState:
             "step": int(self.step),
             "tiles_left": self.tiles_left,
         }
+        if self.game.rules.solo:  # everything is public in the solo variant
+            obs["solo"] = self.solo_counts()
+        return obs
 
     def heuristic_values(self) -> tuple[np.ndarray, np.ndarray]:
         """``(ids int64[k], values float64[k])``: the legal actions and their one-ply heuristic
