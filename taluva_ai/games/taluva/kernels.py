@@ -501,7 +501,7 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
                 out[0] = hut_base + c if nh > 0 else (temple_base + c if nt > 0 else
                                                       tower_base + c)
                 return 1
-    hut_cost = np.empty(nh if solo_found else 0, dtype=np.int64)
+    hut_cost = np.empty(nh, dtype=np.int64) if solo_found else hut_ids  # no allocation then
     if solo_found:
         nh = _solo_foundings(cells, rules, nbr, huts, hut_ids, nh, hut_cost)
         if first_only and nh > 0:
