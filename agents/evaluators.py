@@ -39,7 +39,8 @@ class RolloutEvaluator(Evaluator):
     else plays ``policy`` through the protocol in Python (uniform random only).
 
     With ``prior_temperature`` set, it also gives priors: a softmax of the game's one-ply
-    heuristic values (``state.heuristic_values()``) at that temperature, so MCTS runs PUCT and
+    heuristic values (``state.prior_values()`` when the game has it, else
+    ``state.heuristic_values()``) at that temperature, so MCTS runs PUCT and
     spends its simulations on the moves the heuristic likes (progressive bias; Chaslot et al.
     2008). Taluva's tile step has some 300 legal placements, too many for UCT to try each.
 
@@ -80,7 +81,9 @@ class RolloutEvaluator(Evaluator):
     def _priors(self, state: GameState) -> np.ndarray | None:
         if self.prior_temperature is None or state.current_player == CHANCE:
             return None
-        heuristic = getattr(state, "heuristic_values", None)
+        # a game may give its priors' values apart from its greedy heuristic (prior_values)
+        heuristic = getattr(state, "prior_values", None) or getattr(state, "heuristic_values",
+                                                                     None)
         if heuristic is None:
             raise ValueError("this game has no heuristic_values(); use prior=none")
         _, vals = heuristic()

@@ -8,7 +8,12 @@ game is reached only through the protocol (``clone``, ``apply``, ``legal_actions
 - Chance nodes for the tile draw: every outcome of ``chance_outcomes()`` is a child with its
   probability; ``chance="expand"`` visits outcomes in proportion to their probability
   (stratified, deterministic), ``chance="sample"`` samples one per simulation.
-- Values are vectors, one entry per seat (max^n backup), so 3 and 4 players work.
+- Values are vectors, one entry per seat (max^n backup), so 3 and 4 players work; one seat
+  maximises its expected return (a single-player game such as solo Taluva, whose return is a
+  score). A game whose returns are not on a [-1, 1] scale says how to bring them there with
+  the optional ``state.value_normalization() -> (offset, scale)``: the tree stores
+  ``(return - offset) / scale`` (so ``c`` and ``fpu`` keep their meaning); statistics show
+  returns on the game's own scale.
 - Budget: ``sims`` simulations, or ``time`` seconds per move; temperature; Dirichlet noise at
   the root; tree reuse between moves; ``leaf_batch`` leaves collected with virtual loss and
   evaluated together.
@@ -73,8 +78,9 @@ class MCTSConfig:
         prior: ``heuristic`` (PUCT with softmax priors of the game's heuristic values) or
             ``none`` (UCT).
         prior_temperature: softmax temperature of the heuristic priors.
-        compiled: run whole simulations in compiled code when the game allows it (UCT with
-            rollouts, ``leaf_batch=1``; agents/mcts_compiled.py); False forces the Python loop.
+        compiled: run whole simulations in compiled code when the game allows it (rollouts,
+            UCT or PUCT with heuristic priors, ``leaf_batch=1``; agents/mcts_compiled.py);
+            False forces the Python loop.
         root: ``puct`` (the root selects like every node) or ``gumbel`` (Gumbel sequential
             halving at the root, Danihelka et al. 2022; needs priors; replaces Dirichlet
             noise; the move is the best survivor, sampled through the Gumbel noise when
@@ -266,6 +272,7 @@ class MCTSAgent(Agent):
         seed_numba(int(self.rng.integers(2**31 - 1)))
         self._orders = {}
         n_players = tree.num_players
+        offset, scale = self._normalization(root_state)
         path = np.zeros(4096, dtype=np.int32)
         gumbel = cfg.root == "gumbel"
         self._root_value = np.zeros(n_players)
@@ -275,7 +282,8 @@ class MCTSAgent(Agent):
                 priors, values = yield [root_state]
                 if priors[0] is not None:
                     self._set_priors(tree, 0, priors[0])
-                self._root_value = np.asarray(values[0], dtype=np.float64)[:n_players]
+                self._root_value = (np.asarray(values[0], dtype=np.float64)[:n_players]
+                                    - offset) / scale
         elif tree.N[0] > 0:
             self._root_value = tree.W[0] / tree.N[0]
         budget_sims = cfg.sims if sims is None else int(sims)
@@ -294,7 +302,10 @@ class MCTSAgent(Agent):
 
             search_compiled(tree, root_state, budget, cfg.c, cfg.chance == "sample",
                             cfg.rollout == "greedy", cfg.samples,
-                            int(self.rng.integers(2**31 - 1)), deadline=deadline)
+                            int(self.rng.integers(2**31 - 1)), deadline=deadline,
+                            offset=offset, scale=scale,
+                            prior_temperature=cfg.prior_temperature if puct else None,
+                            fpu=cfg.fpu)
             return
         gumbel_root = gumbel and tree.kind[0] == DECISION and int(tree.n_children[0]) > 1
         while done < budget:
@@ -340,7 +351,8 @@ class MCTSAgent(Agent):
             for p, v in pending:
                 if batch > 1:
                     add_virtual_loss(tree.vloss, p, p.size, -1.0)
-                backup(tree.N, tree.W, p, p.size, v[:n_players])
+                value = (np.asarray(v, dtype=np.float64)[:n_players] - offset) / scale
+                backup(tree.N, tree.W, p, p.size, value)
             done += batch
 
     # -- Gumbel root (Danihelka et al. 2022; mcts_gumbel.py) ----------------------------------
@@ -381,16 +393,27 @@ class MCTSAgent(Agent):
                                      self._gumbel_sigma(tree), visits)
         return f + int(np.argmax(score))
 
+    @staticmethod
+    def _normalization(state: GameState) -> tuple[float, float]:
+        """``(offset, scale)`` of the game's returns (module docstring); ``(0, 1)`` by
+        default."""
+        norm = getattr(state, "value_normalization", None)
+        if norm is None:
+            return 0.0, 1.0
+        offset, scale = norm()
+        return float(offset), float(scale)
+
     def _compiled_ok(self, state: GameState) -> bool:
-        """Whole simulations run compiled (agents/mcts_compiled.py) for UCT with the default
-        rollout evaluator, one leaf at a time, when the game offers ``search_kernels()``."""
+        """Whole simulations run compiled (agents/mcts_compiled.py) with the default rollout
+        evaluator (UCT, or PUCT with its heuristic priors), one leaf at a time and a PUCT root,
+        when the game offers ``search_kernels()``."""
         ev = self.evaluator
         return (
             self.config.compiled
             and hasattr(state, "search_kernels")
             and type(ev) is RolloutEvaluator
-            and not ev.gives_priors
             and self.config.leaf_batch == 1
+            and self.config.root == "puct"
         )
 
     def _expand(self, tree: Tree, node: int, state: GameState) -> None:
@@ -454,7 +477,8 @@ class MCTSAgent(Agent):
             self._policy = (tree.action[kids].copy(),
                             visits / total if total > 0 else np.full(kids.size, 1 / kids.size))
         won = [int(c) for c in kids
-               if tree.kind[c] == TERMINAL and tree.N[c] > 0 and tree.W[c, p] >= tree.N[c]]
+               if tree.num_players > 1 and tree.kind[c] == TERMINAL and tree.N[c] > 0
+               and tree.W[c, p] >= tree.N[c]]
         if won:  # a proven win beats any visit count
             self._last = self._stats(tree, won[0], state)
             return int(tree.action[won[0]])
@@ -485,14 +509,16 @@ class MCTSAgent(Agent):
         return self._policy
 
     def _stats(self, tree: Tree, pick: int, state: GameState) -> dict[str, Any]:
-        """Root statistics; moves in the game's notation (``action_to_string``)."""
+        """Root statistics; moves in the game's notation (``action_to_string``); values on the
+        scale of the game's returns."""
         p = int(tree.to_move[0])
+        offset, scale = self._normalization(state)
         kids = list(tree.children(0))
         order = sorted(kids, key=lambda c: -tree.N[c])
         top = [
             {"move": state.action_to_string(int(tree.action[c])), "action": int(tree.action[c]),
              "visits": int(tree.N[c]),
-             "value": round(float(tree.W[c, p] / tree.N[c]), 3),
+             "value": round(float(tree.W[c, p] / tree.N[c]) * scale + offset, 3),
              "prior": round(float(tree.prior[c]), 3)}
             for c in order[:5] if tree.N[c] > 0
         ]
@@ -510,7 +536,7 @@ class MCTSAgent(Agent):
             node = max(ch, key=lambda c: tree.N[c])
             if tree.N[node] == 0:
                 break
-        root_value = round(float(tree.W[0, p] / max(tree.N[0], 1)), 3)
+        root_value = round(float(tree.W[0, p] / max(tree.N[0], 1)) * scale + offset, 3)
         moves = ", ".join(f"{t['move']} {t['visits']}v {t['value']:+.2f} (p {t['prior']:.2f})"
                           for t in top)
         summary = (f"{int(tree.N[0])} sims, value {root_value:+.2f}; top: {moves}; "

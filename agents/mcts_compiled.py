@@ -1,10 +1,12 @@
 """Whole MCTS simulations in compiled code, for games that offer ``state.search_kernels()``.
 
-Used by :class:`~taluva_ai.agents.mcts.MCTSAgent` for UCT with rollout evaluation (the
-default evaluator without priors, ``leaf_batch=1``): selection, the replay of the path on a
-copy of the root, expansion (legal actions in a seeded random order, or chance outcomes with
-their probabilities), the rollout and the backup all run in one Numba loop, calling the game's
-kernels (signatures in ``taluva_ai.games.taluva.search_kernels``). The tree is the same
+Used by :class:`~taluva_ai.agents.mcts.MCTSAgent` with rollout evaluation (the default
+evaluator, ``leaf_batch=1``): UCT, or PUCT with the priors of the game's one-ply heuristic
+values (a softmax at ``prior_temperature``) when the game's kernels include ``values``.
+Selection, the replay of the path on a copy of the root, expansion (legal actions in a seeded
+random order with their priors, or chance outcomes with their probabilities), the rollout and
+the backup all run in one Numba loop, calling the game's kernels (signatures in
+``taluva_ai.games.taluva.search_kernels``). The tree is the same
 flat-array :class:`~taluva_ai.agents.mcts_tree.Tree`, so statistics, move choice and tree reuse
 are shared with the Python path. Other games keep the Python path.
 """
@@ -20,9 +22,14 @@ from taluva_ai.agents.mcts_tree import Tree, _add_children, backup, select_leaf
 @njit(cache=True)
 def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior,
                     vloss, size, root, consts, copy_fn, to_move_fn, legal_fn, chance_fn, apply_fn,
-                    rollout_fn, terminal_fn, n_sims, c, sample_chance, greedy, samples, seed,
-                    path, legal_buf, outcomes, probs, value):
+                    rollout_fn, terminal_fn, values_fn, n_sims, c, sample_chance, greedy,
+                    samples, seed, path, legal_buf, outcomes, probs, value, offset, scale, puct,
+                    fpu, prior_temperature, vals_buf):
     """Run up to ``n_sims`` simulations; stop early when the tree's arrays could overflow.
+    Values are backed up as ``(return - offset) / scale`` (agents/mcts.py). With ``puct``, a
+    new decision node's children get the softmax of ``values_fn`` at ``prior_temperature``
+    (``vals_buf``: float64 scratch as long as ``legal_buf``) and selection is PUCT with
+    first-play urgency ``fpu``; else UCT with uniform priors.
 
     Returns:
         ``(simulations run, new tree size)``.
@@ -33,7 +40,7 @@ def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, 
         if capacity - size < legal_buf.shape[0]:
             return sim, size
         depth = select_leaf(first_child, n_children, kind, to_move_arr, N, W, prior, vloss, c,
-                            False, 0.0, sample_chance, path)
+                            puct, fpu, sample_chance, path)
         s = copy_fn(root)
         for i in range(1, depth):
             apply_fn(s, consts, action[path[i]])
@@ -50,27 +57,49 @@ def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, 
                                   vloss, size, leaf, outcomes[:n], probs[:n], False)
                     kind[leaf] = 2
                 else:
-                    n = legal_fn(s, consts, legal_buf)
-                    uniform = np.full(n, 1.0 / n)
+                    if puct:
+                        n = values_fn(s, consts, legal_buf, vals_buf)
+                        pri = softmax(vals_buf[:n], prior_temperature)
+                    else:
+                        n = legal_fn(s, consts, legal_buf)
+                        pri = np.full(n, 1.0 / n)
                     _add_children(parent, action, first_child, n_children, kind, N, W, prior,
-                                  vloss, size, leaf, legal_buf[:n], uniform, True)
+                                  vloss, size, leaf, legal_buf[:n], pri, True)
                     kind[leaf] = 1
                     to_move_arr[leaf] = p
                 size += n
             rollout_fn(s, consts, greedy, samples, -1, value)  # continues this loop's stream
+        if scale != 1.0 or offset != 0.0:
+            for q in range(value.shape[0]):
+                value[q] = (value[q] - offset) / scale
         backup(N, W, path, depth, value)
     return n_sims, size
 
 
+@njit(cache=True)
+def softmax(vals, temperature):
+    """``exp((v - max v) / temperature)``, normalised (the heuristic priors of
+    :class:`~taluva_ai.agents.evaluators.RolloutEvaluator`)."""
+    best = vals.max()
+    w = np.exp((vals - best) / temperature)
+    return w / w.sum()
+
+
 def search_compiled(tree: Tree, root_state: object, sims: int, c: float, sample_chance: bool,
                     greedy: bool, samples: int, seed: int, chunk: int = 64,
-                    deadline: float | None = None) -> int:
+                    deadline: float | None = None, offset: float = 0.0,
+                    scale: float = 1.0, prior_temperature: float | None = None,
+                    fpu: float = 0.0) -> int:
     """Run ``sims`` simulations (or until ``deadline``, ``time.perf_counter()`` seconds, checked
-    every ``chunk`` simulations) into ``tree``; returns the number run."""
+    every ``chunk`` simulations) into ``tree``; returns the number run. Values are stored as
+    ``(return - offset) / scale``. ``prior_temperature`` set: PUCT with heuristic priors (the
+    game's kernels must include ``values``; the root's priors are set by the caller)."""
     import time
 
     state, consts, kernels = root_state.search_kernels()  # type: ignore[attr-defined]
     buf = np.empty(8 * state[0].shape[0], dtype=np.int64)
+    vals = np.empty(buf.shape[0], dtype=np.float64)
+    puct = prior_temperature is not None
     outcomes = np.empty(64, dtype=np.int64)
     probs = np.empty(64, dtype=np.float64)
     value = np.zeros(tree.num_players, dtype=np.float64)
@@ -85,7 +114,8 @@ def search_compiled(tree: Tree, root_state: object, sims: int, c: float, sample_
             tree.parent, tree.action, tree.first_child, tree.n_children, tree.kind,
             tree.to_move, tree.N, tree.W, tree.prior, tree.vloss, tree.size, state, consts,
             *kernels, min(chunk, sims - done), c, sample_chance, greedy, samples,
-            int(rng.integers(2**31 - 1)), path, buf, outcomes, probs, value,
+            int(rng.integers(2**31 - 1)), path, buf, outcomes, probs, value, float(offset),
+            float(scale), puct, float(fpu), float(prior_temperature or 1.0), vals,
         )
         tree.size = int(size)
         done += int(n)

@@ -152,7 +152,8 @@ def select_leaf(first_child, n_children, kind, to_move, N, W, prior, vloss, c, p
     visits of value -1. Chance nodes pick an outcome: sampled by probability when
     ``sample_chance``, else the outcome furthest below its share of the visits (stratified,
     deterministic). A child already known to end the game with value +1 for the mover (a
-    proven win) is always chosen (the simplest case of MCTS-Solver, Winands et al. 2008).
+    proven win) is always chosen (the simplest case of MCTS-Solver, Winands et al. 2008);
+    not in a single-player game, where a value is a score, not a result.
 
     Args:
         path: ``int32[>= depth]`` receives the nodes from the root to the leaf.
@@ -199,7 +200,8 @@ def descend(first_child, n_children, kind, to_move, N, W, prior, vloss, c, puct,
             n_parent = N[node] + vloss[node]
             best_score = -1e300
             for ch in range(f, f + k):
-                if kind[ch] == 3 and N[ch] > 0 and W[ch, p] >= N[ch] * (1.0 - 1e-9):
+                if W.shape[1] > 1 and kind[ch] == 3 and N[ch] > 0 \
+                        and W[ch, p] >= N[ch] * (1.0 - 1e-9):
                     best = ch  # a proven win for the mover (terminal, value +1): take it
                     break
                 n = N[ch] + vloss[ch]

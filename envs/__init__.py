@@ -1,7 +1,9 @@
 """Environments (imported as ``taluva_ai.envs``): the Gymnasium env ``taluva_ai/Taluva-v0``, the
 native batched :class:`TaluvaVectorEnv` and the PettingZoo AEC env (docs/envs.md); for any
 protocol game with an observation tensor, :class:`GameEnv` and :func:`game_aec_env`, with
-``taluva_ai/ThurnUndTaxis-v0`` (docs/thurn_und_taxis.md).
+``taluva_ai/ThurnUndTaxis-v0`` (docs/thurn_und_taxis.md);
+the solo variant's single-agent env ``taluva_ai/TaluvaSolo-v0`` and
+:class:`TaluvaSoloVectorEnv` (docs/solo.md).
 
 Importing this package registers ``taluva_ai/Taluva-v0`` with Gymnasium (``gymnasium.make``
 and, through ``vector_entry_point``, ``gymnasium.make_vec(...,
@@ -15,11 +17,14 @@ from typing import Any
 import gymnasium
 
 from taluva_ai.envs.game_env import GameEnv, ThurnUndTaxisEnv
+from taluva_ai.envs.solo_env import TaluvaSoloEnv, TaluvaSoloVectorEnv
 from taluva_ai.envs.taluva_env import TaluvaEnv
 from taluva_ai.envs.vector import EnvStateError, TaluvaVectorEnv
 
 ENV_ID = "taluva_ai/Taluva-v0"
 TNT_ENV_ID = "taluva_ai/ThurnUndTaxis-v0"
+#: The solo variant (docs/solo.md).
+SOLO_ENV_ID = "taluva_ai/TaluvaSolo-v0"
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(
@@ -32,6 +37,13 @@ if TNT_ENV_ID not in gymnasium.registry:
     gymnasium.register(
         id=TNT_ENV_ID,
         entry_point="taluva_ai.envs.game_env:ThurnUndTaxisEnv",
+        disable_env_checker=False,
+    )
+if SOLO_ENV_ID not in gymnasium.registry:
+    gymnasium.register(
+        id=SOLO_ENV_ID,
+        entry_point="taluva_ai.envs.solo_env:TaluvaSoloEnv",
+        vector_entry_point="taluva_ai.envs.solo_env:TaluvaSoloVectorEnv",
         disable_env_checker=False,
     )
 
@@ -51,5 +63,6 @@ def game_aec_env(game: str = "thurn_und_taxis", **kwargs: Any) -> Any:
     return GameAECEnv(game, **kwargs)
 
 
-__all__ = ["ENV_ID", "TNT_ENV_ID", "EnvStateError", "GameEnv", "TaluvaEnv", "TaluvaVectorEnv",
-           "ThurnUndTaxisEnv", "aec_env", "game_aec_env"]
+__all__ = ["ENV_ID", "SOLO_ENV_ID", "TNT_ENV_ID", "EnvStateError", "GameEnv", "TaluvaEnv",
+           "TaluvaSoloEnv", "TaluvaSoloVectorEnv", "TaluvaVectorEnv", "ThurnUndTaxisEnv", "aec_env",
+           "game_aec_env"]

@@ -19,8 +19,14 @@ import numpy as np
 from numba import njit, prange
 
 from taluva_ai.games.taluva import kernels as K
-from taluva_ai.games.taluva.encoding import encode_into, view_center, view_to_engine
+from taluva_ai.games.taluva.encoding import (
+    encode_into,
+    solo_view_to_engine,
+    view_center,
+    view_to_engine,
+)
 from taluva_ai.games.taluva.heuristic import action_values
+from taluva_ai.games.taluva.rules import R_SOLO
 from taluva_ai.games.taluva.state import M_DRAWN, M_END, M_PLAYER, M_STEP
 
 EXTERNAL = 0
@@ -103,7 +109,10 @@ def env_step(cells, players, deck, meta, rng, rules, nbr, cell_of, hexqr, origin
     ids = np.empty(8 * cells.shape[0], dtype=np.int64)
     vals = np.empty(8 * cells.shape[0], dtype=np.float64)
     if view_action >= 0:
-        a = view_to_engine(view_action, cell_of, center[0], center[1], vr)
+        if rules[R_SOLO] != 0:  # the bonus and box ids follow the view's 14 S^2
+            a = solo_view_to_engine(view_action, cell_of, center[0], center[1], vr)
+        else:
+            a = view_to_engine(view_action, cell_of, center[0], center[1], vr)
         K.apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
     advance(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, seat_kind, rng, ids,
             vals)

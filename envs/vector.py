@@ -50,8 +50,13 @@ from taluva_ai.envs.core import (
 )
 from taluva_ai.errors import ActionOutOfRangeError
 from taluva_ai.games.taluva import RuleSet, TaluvaGame
-from taluva_ai.games.taluva.encoding import DEFAULT_VIEW_RADIUS, make_view, num_planes
-from taluva_ai.games.taluva.state import M_END, M_PLAYER, M_STEP, new_arrays
+from taluva_ai.games.taluva.encoding import (
+    DEFAULT_VIEW_RADIUS,
+    NUM_SOLO_ACTIONS,
+    make_view,
+    num_planes,
+)
+from taluva_ai.games.taluva.state import M_END, M_PLAYER, M_STEP, NUM_META, new_arrays
 from taluva_ai.games.taluva.tiles import full_tile_set
 
 END_TRUNCATED = 4
@@ -139,7 +144,7 @@ class TaluvaVectorEnv(VectorEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
                 or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self.rules = make_rules(num_players, rules)
+        self.rules = self._make_rules(num_players, rules)
         n = self.rules.num_players
         if opponents is not None:
             opponents = [o if isinstance(o, str) else repr(o) for o in opponents]
@@ -160,12 +165,14 @@ class TaluvaVectorEnv(VectorEnv):
         self.game = TaluvaGame(self.rules)
         self.view = make_view(view_radius)
         s = self.view.side
-        c = num_planes(n)
+        solo = self.rules.solo
+        c = num_planes(n, solo)
+        self.num_actions = self.view.num_actions + (NUM_SOLO_ACTIONS if solo else 0)
         self.single_observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, OBS_HIGH, (c, s, s), np.float32),
-            "action_mask": spaces.Box(0, 1, (self.view.num_actions,), np.int8),
+            "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
         })
-        self.single_action_space = spaces.Discrete(self.view.num_actions)
+        self.single_action_space = spaces.Discrete(self.num_actions)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
                                                               self.num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
@@ -173,11 +180,11 @@ class TaluvaVectorEnv(VectorEnv):
         self._cells = np.zeros((b, h, 5), dtype=np.int8)
         self._players = np.zeros((b, 4, 8), dtype=np.int16)
         self._deck = np.zeros((b, 48), dtype=np.int8)
-        self._meta = np.zeros((b, 16), dtype=np.int32)
+        self._meta = np.zeros((b, NUM_META), dtype=np.int32)
         self._rng = np.zeros((b, 1), dtype=np.uint64)
         self._center = np.zeros((b, 2), dtype=np.int64)
         self._obs = np.zeros((b, c, s, s), dtype=np.float32)
-        self._mask = np.zeros((b, self.view.num_actions), dtype=np.int8)
+        self._mask = np.zeros((b, self.num_actions), dtype=np.int8)
         self._ret = np.zeros((b, n), dtype=np.float64)
         self._outside = np.zeros(b, dtype=np.int64)
         self._gens: list[np.random.Generator] = []
@@ -187,16 +194,25 @@ class TaluvaVectorEnv(VectorEnv):
 
     # -- helpers ----------------------------------------------------------------------------
 
+    def _make_rules(self, num_players: int, rules: RuleSet | dict[str, Any] | None) -> RuleSet:
+        """The env's rule set (a subclass may override it: the solo env does)."""
+        return make_rules(num_players, rules)
+
     def _new_game(self, i: int) -> None:
         gen = self._gens[i]
-        deck = gen.permutation(full_tile_set()).astype(np.int8)
-        cells, players, d, meta = new_arrays(self.rules.num_players, deck, self.game.num_cells,
-                                             self.rules.tile_preview)
+        if self.rules.solo:  # the solo set-up (starting island), as TaluvaSoloEnv.reset
+            st = self.game.new_initial_state(seed=int(gen.integers(0, 2**63 - 1)))
+            cells, players, d, meta = st.cells, st.players, st.deck, st.meta
+        else:
+            deck = gen.permutation(full_tile_set()).astype(np.int8)
+            cells, players, d, meta = new_arrays(self.rules.num_players, deck,
+                                                 self.game.num_cells, self.rules.tile_preview)
         self._cells[i] = cells
         self._players[i] = players
         self._deck[i] = d
         self._meta[i] = meta
-        self._rng[i, 0] = np.uint64(gen.integers(0, 2**63))
+        if not self.rules.solo:
+            self._rng[i, 0] = np.uint64(gen.integers(0, 2**63))
 
     def _run(self, act: np.ndarray) -> None:
         rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
@@ -306,7 +322,7 @@ class TaluvaVectorEnv(VectorEnv):
         if not self._started:
             raise EnvStateError("call reset() before step()")
         b = self.num_envs
-        act = check_action_batch(actions, b, self.view.num_actions)
+        act = check_action_batch(actions, b, self.num_actions)
         resetting = self._done.copy()
         if resetting.any() and self.metadata["autoreset_mode"] == AutoresetMode.DISABLED:
             i = int(np.flatnonzero(resetting)[0])

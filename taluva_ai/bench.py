@@ -12,6 +12,11 @@ repeated, and the median of the repeats is reported. One process, one thread.
   the dense mask), timed in a Numba-compiled loop over positions collected along seeded random
   2-player games, so no Python overhead is counted.
 - ``decisions_per_game[n]``: mean decisions (tile and build steps) of those random games.
+- ``solo.games_per_s`` (``--solo``): random full games of the solo variant (default solo
+  rules, docs/solo.md) per second, dense legal mask (``bool[14H + 6]``) at every decision
+  (:func:`kernels.random_playout`, the same loop); game ``i`` starts from
+  ``new_initial_state(seed=i)`` (making the states is not timed); chance nodes take the
+  seeded deck's next tile. ``solo.decisions_per_game``: their mean decisions.
 - ``mcts.sims_per_s`` (``--mcts``): MCTS simulations per second in one process from a fixed
   2-player midgame (20 tiles placed by seeded random play, tile step), UCT with uniformly random
   rollouts to the end (``mcts:prior=none,rollout=random``), ``sims`` simulations per search.
@@ -94,7 +99,7 @@ def collect_positions(
 
     Returns:
         ``(tile, build)``, each ``{"cells": int8[N, H, 5], "players": int16[N, 4, 8],
-        "meta": int32[N, 16]}``.
+        "meta": int32[N, 32]}``.
     """
     tiles: dict[str, list[np.ndarray]] = {"cells": [], "players": [], "meta": []}
     builds: dict[str, list[np.ndarray]] = {"cells": [], "players": [], "meta": []}
@@ -308,13 +313,33 @@ def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,
     return out
 
 
+def bench_solo(games: int = 200, repeats: int = 5) -> dict[str, Any]:
+    """The ``solo`` section (module docstring): ``{"games_per_s": float,
+    "decisions_per_game": float, "repeats": int, "games": int}``.
+
+    Raises:
+        ValueError: ``games`` or ``repeats`` below 1.
+    """
+    if games < 1 or repeats < 1:
+        raise ValueError("games and repeats must be >= 1")
+    game = TaluvaGame(solo=True)
+    _playouts(game, 2)  # warm-up: the kernels are compiled or loaded
+    rates, decisions = [], 0.0
+    for _ in range(repeats):
+        dt, decisions = _playouts(game, games)
+        rates.append(games / dt)
+    return {"games_per_s": round(statistics.median(rates), 3),
+            "decisions_per_game": round(decisions, 3), "repeats": repeats, "games": games}
+
+
 def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bool = True,
               mcts: bool = False, mcts_sims: int = 2000, env: bool = False,
-              net: bool = False, game: str = "taluva") -> dict[str, Any]:
-    """DESIGN.md's JSON shape: ``{"engine": ..., "mcts": ..., "env": ..., "net": ...,
-    "machine": ...}``, each section present when asked for (``env`` needs the ``envs`` extra,
-    ``net`` PyTorch). ``game``: ``"taluva"`` or ``"thurn_und_taxis"`` (its engine section:
-    ``taluva_ai.games.thurn_und_taxis.bench``).
+              net: bool = False, game: str = "taluva", solo: bool = False) -> dict[str, Any]:
+    """DESIGN.md's JSON shape: ``{"engine": ..., "solo": ..., "mcts": ..., "env": ...,
+    "net": ..., "machine": ...}``, each section present when asked for (``env`` needs the
+    ``envs`` extra, ``net`` PyTorch). ``game``: ``"taluva"`` or ``"thurn_und_taxis"`` (its
+    engine section: ``taluva_ai.games.thurn_und_taxis.bench``); ``solo``: random solo games
+    (Taluva only).
 
     Raises:
         ImportError: ``env`` without gymnasium or ``net`` without torch installed.
@@ -322,6 +347,8 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
     """
     if game not in ("taluva", "thurn_und_taxis"):
         raise ValueError(f"no benchmark for game {game!r}; known: taluva, thurn_und_taxis")
+    if solo and game != "taluva":
+        raise ValueError("--solo is Taluva's solo variant; it has no Thurn und Taxis form")
     if env and game != "taluva":
         raise ValueError("--env measures the Taluva VectorEnv; Thurn und Taxis has no "
                          "batched env")
@@ -333,6 +360,8 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
             out["engine"] = tnt_engine(games, repeats)
         else:
             out["engine"] = bench_engine(games, repeats, mask_games)
+    if solo:
+        out["solo"] = bench_solo(games, repeats)
     if mcts:
         out["mcts"] = bench_mcts(mcts_sims, repeats, game)
     if env:

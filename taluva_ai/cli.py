@@ -101,6 +101,11 @@ def _rule_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--board-radius", type=int, default=None, metavar="R",
                    help="engine board bound in hexes from the first volcano (default: the "
                    "engine's, which never binds in practice)")
+    g.add_argument("--solo", action="store_true",
+                   help="the solo variant (docs/solo.md): one player, a score to beat")
+    g.add_argument("--solo-option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a solo option of docs/solo.md, e.g. pattern_overlap=disjoint or "
+                   "volcano_in_T=false (repeatable; needs --solo)")
 
 
 def _rule_default_args() -> argparse.Namespace:
@@ -117,7 +122,8 @@ _TALUVA_FLAGS = {
     "tiebreak_towers_first": ("--tiebreak-towers-first", False),
     "destroyed_huts_return": ("--destroyed-huts-return", False),
     "early_victory_kinds": ("--early-victory-kinds", 2), "tile_preview": ("--tile-preview", False),
-    "board_radius": ("--board-radius", None),
+    "board_radius": ("--board-radius", None), "solo": ("--solo", False),
+    "solo_option": ("--solo-option", []),
 }
 _TNT_FLAGS = {
     "all_provinces_rule": ("--all-provinces-rule", None),
@@ -156,6 +162,17 @@ def _rules_from_args(args: argparse.Namespace, num_players: int) -> dict[str, An
     }
     if args.board_radius is not None:
         opts["board_radius"] = args.board_radius
+    if getattr(args, "solo", False):
+        opts["solo"] = True
+        opts["num_players"] = 1
+    for item in getattr(args, "solo_option", []):
+        if not getattr(args, "solo", False):
+            raise _ArgError("--solo-option needs --solo")
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise _ArgError(f"--solo-option: {item!r} is not NAME=VALUE")
+        low = value.strip().lower()
+        opts[name.strip()] = {"true": True, "false": False}.get(low, value.strip())
     return opts
 
 
@@ -199,6 +216,12 @@ def _print_result(state: GameState, players: Sequence[str], plies: int) -> None:
     from taluva_ai.records import outcome_of
 
     out = outcome_of(state, plies)
+    breakdown = getattr(state, "score_breakdown", None)
+    if getattr(getattr(state, "game", None), "rules", None) is not None \
+            and state.game.rules.solo and breakdown is not None:  # type: ignore[attr-defined]
+        print(format_solo_score(state))
+        print(f"result: {out.end_reason} after {out.plies} plies ({players[0]})")
+        return
     for seat, name in enumerate(players):
         print(_seat_line(state, seat, name))
     if out.winners:
@@ -228,6 +251,19 @@ def _show(players: Sequence[str]) -> Any:
     return show
 
 
+def format_solo_score(state: Any) -> str:
+    """The solo score by line of the scoring table (docs/solo.md), the total and its band."""
+    from taluva_ai.games.taluva.solo import SCORE_LINE_TEXT
+
+    b = state.score_breakdown()
+    width = max(len(t) for t in SCORE_LINE_TEXT.values())
+    lines = ["score (SOLO.md 5):"]
+    lines += [f"  {SCORE_LINE_TEXT[k]:<{width}}  {v:+4d}" for k, v in b.items()]
+    total = sum(b.values())
+    lines.append(f"  {'total':<{width}}  {total:4d}  ({state.result_band()})")
+    return "\n".join(lines)
+
+
 # -- play -------------------------------------------------------------------------------------
 
 
@@ -236,7 +272,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     from taluva_ai.arena import make_agent, play_game
 
-    if not 2 <= len(args.players) <= 4:
+    if args.solo and len(args.players) != 1:
+        raise _ArgError(f"--players: the solo variant has one player, got {len(args.players)}")
+    if not args.solo and not 2 <= len(args.players) <= 4:
         raise _ArgError(f"--players: give 2 to 4 agents, got {len(args.players)}")
     if args.record is not None:
         _check_output_path("--record", args.record)
@@ -250,7 +288,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     seed = args.seed
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
-    print(f"{args.game}: {len(agents)} players, seed {seed}")
+    print(f"{args.game}: solo, seed {seed}" if args.solo else
+          f"{args.game}: {len(agents)} players, seed {seed}")
     shown: list[GameState] = []
     show = _show(args.players) if args.show else None
 
@@ -531,15 +570,18 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         raise _ArgError("--games, --repeats and --mcts-sims must be >= 1")
     if args.out is not None:
         _check_output_path("--out", args.out)
-    engine = args.engine or not (args.mcts or args.env or args.net)
+    engine = args.engine or not (args.mcts or args.env or args.net or args.solo)
     if args.game not in ("taluva", "thurn_und_taxis"):
         raise _ArgError(f"--game: no benchmark for {args.game!r}; known: taluva, "
                         "thurn_und_taxis")
     if args.env and args.game != "taluva":
         raise _ArgError("--env measures the Taluva VectorEnv; use it without --game")
+    if args.solo and args.game != "taluva":
+        raise _ArgError("--solo is Taluva's solo variant; use it without --game")
     try:
         res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
-                        mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game)
+                        mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game,
+                        solo=args.solo)
     except ImportError as e:
         raise _ArgError(f"--env needs the envs extra (pip install -e '.[envs]') and --net the "
                         f"train extra (pip install -e '.[train]'): {e}") from None
@@ -551,6 +593,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         _print_tnt_bench(res["engine"])
     elif "engine" in res:
         _print_engine_bench(res["engine"])
+    if "solo" in res:
+        so = res["solo"]
+        print(f"solo (median of {so['repeats']} repeats, {so['games']} random games each): "
+              f"{so['games_per_s']:.1f} games/s ({so['decisions_per_game']:.1f} "
+              "decisions/game, dense mask at each)")
     if "env" in res:
         for b, v in res["env"]["steps_per_s"].items():
             print(f"env: batch {b}: {v:.0f} steps/s (random actions, planes and mask each step)")
@@ -694,7 +741,8 @@ def build_parser() -> argparse.ArgumentParser:
         "random choices, so the same command plays the same game.",
         epilog="example:\n"
         "  taluva play --players greedy random --seed 7 --record game.jsonl --show\n"
-        "  taluva play --players greedy greedy random --ranked --tiles-per-player 12",
+        "  taluva play --players greedy greedy random --ranked --tiles-per-player 12\n"
+        "  taluva play --solo --players greedy --show",
         formatter_class=_FORMATTER)
     play.add_argument("--players", nargs="+", required=True, metavar="AGENT",
                       help=agents_help + "; one per seat")
@@ -811,6 +859,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "rollouts")
     bench.add_argument("--env", action="store_true",
                        help="VectorEnv steps/s at batch 1, 64, 256, 1024 (needs taluva-ai[envs])")
+    bench.add_argument("--solo", action="store_true",
+                       help="random full solo games per second (docs/solo.md)")
     bench.add_argument("--mcts-sims", type=int, default=2000,
                        help="simulations per timed search (default 2000)")
     bench.add_argument("--net", action="store_true",

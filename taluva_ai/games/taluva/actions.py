@@ -11,6 +11,9 @@ Notation (``q, r`` axial coordinates, see :mod:`hexgrid`):
 ``expand@q,r:T``       expand the settlement whose smallest hex is ``(q, r)`` into terrain ``T``
                        (one of ``J C S R L``)
 ``draw:AB``            chance: tile ``(A, B)`` is drawn (records only)
+``bonus:S``            solo: take a bonus tile, ``S`` one of ``pile`` (the draw pile),
+                       ``faceup`` (the face-up tile), ``stop`` (none: go to phase 2)
+``box:P``              solo: put a piece ``P`` (``hut``, ``temple``, ``tower``) into the box
 =====================  ==========================================================
 
 ``Action.parse(str(a)) == a`` and ``decode(encode(a)) == a`` for every action.
@@ -46,6 +49,19 @@ class ActionKind(Enum):
     TOWER = "tower"
     EXPAND = "expand"
     DRAW = "draw"
+    BONUS = "bonus"  # solo variant
+    BOX = "box"  # solo variant
+
+
+#: Options of the solo actions, in id order (``14 H + k``, docs/solo.md).
+SOLO_OPTIONS: tuple[tuple[ActionKind, str], ...] = (
+    (ActionKind.BONUS, "pile"),
+    (ActionKind.BONUS, "faceup"),
+    (ActionKind.BONUS, "stop"),
+    (ActionKind.BOX, "hut"),
+    (ActionKind.BOX, "temple"),
+    (ActionKind.BOX, "tower"),
+)
 
 
 @dataclass(frozen=True)
@@ -58,6 +74,8 @@ class Action:
         orientation: ``0..5`` for ``TILE`` (``N NW SW S SE NE``), else 0.
         terrain: expansion terrain for ``EXPAND``, else ``Terrain.NONE``.
         tile: tile type id for ``DRAW``, else -1.
+        option: for ``BONUS`` ``"pile"``, ``"faceup"`` or ``"stop"``; for ``BOX`` ``"hut"``,
+            ``"temple"`` or ``"tower"``; else ``""``.
     """
 
     kind: ActionKind
@@ -66,6 +84,7 @@ class Action:
     orientation: int = 0
     terrain: Terrain = Terrain.NONE
     tile: int = -1
+    option: str = ""
 
     def __post_init__(self) -> None:
         """Reject malformed values (a wrong value must never encode another action).
@@ -89,11 +108,20 @@ class Action:
             raise NotationError(f"a drawn tile is a tile type id 0..24, got {self.tile}")
         if not isinstance(self.terrain, Terrain):
             raise NotationError(f"Action.terrain must be a Terrain, got {self.terrain!r}")
+        if k in (ActionKind.BONUS, ActionKind.BOX):
+            if (k, self.option) not in SOLO_OPTIONS:
+                allowed = " ".join(o for kk, o in SOLO_OPTIONS if kk is k)
+                raise NotationError(f"a {k.value} action's option is one of {allowed}, got "
+                                    f"{self.option!r}")
+        elif self.option != "":
+            raise NotationError(f"a {k.value} action takes no option, got {self.option!r}")
 
     def __str__(self) -> str:
         k = self.kind
         if k is ActionKind.DRAW:
             return f"draw:{tile_name(self.tile)}"
+        if k in (ActionKind.BONUS, ActionKind.BOX):
+            return f"{k.value}:{self.option}"
         at = f"{k.value}@{self.q},{self.r}"
         if k is ActionKind.TILE:
             return f"{at}:{ORIENTATION_NAMES[self.orientation]}"
@@ -118,11 +146,19 @@ class Action:
                 return cls(ActionKind.DRAW, tile=parse_tile(m.group(1)))
             except ValueError as e:
                 raise NotationError(f"{shown}: {e}") from None
+        m = _SOLO.fullmatch(s)
+        if m:
+            try:
+                return cls(ActionKind(m.group(1)), option=m.group(2))
+            except NotationError as e:
+                raise NotationError(f"{shown}: {e}") from None
         m = _PLACE.fullmatch(s)
         if not m:
             raise NotationError(
                 f"{shown} is not an action; expected e.g. 'tile@0,1:N', 'hut@2,-1', "
-                "'temple@0,0', 'tower@1,1', 'expand@0,1:J' or 'draw:JC'"
+                "'temple@0,0', 'tower@1,1', 'expand@0,1:J' or 'draw:JC' (solo: "
+                "'bonus:pile', 'bonus:faceup', 'bonus:stop', 'box:hut', 'box:temple', "
+                "'box:tower')"
             )
         kind_s, q_s, r_s, suffix = m.groups()
         kind = ActionKind(kind_s)
@@ -146,6 +182,7 @@ class Action:
 _PLACE = re.compile(r"(tile|hut|temple|tower|expand)@(-?[0-9]{1,9}),(-?[0-9]{1,9})(?::([A-Z]+))?",
                     re.ASCII)
 _DRAW = re.compile(r"draw:([A-Z]+)", re.ASCII)
+_SOLO = re.compile(r"(bonus|box):(pile|faceup|stop|hut|temple|tower)", re.ASCII)
 
 
 def encode(action: Action, board: Board) -> int:
@@ -157,6 +194,8 @@ def encode(action: Action, board: Board) -> int:
     """
     if action.kind is ActionKind.DRAW:
         raise NotationError("a draw is a chance outcome; its id is the tile type id")
+    if action.kind in (ActionKind.BONUS, ActionKind.BOX):
+        return 14 * board.num_cells + SOLO_OPTIONS.index((action.kind, action.option))
     try:
         c = board.cell(action.q, action.r)
     except ValueError as e:
@@ -174,18 +213,23 @@ def encode(action: Action, board: Board) -> int:
     return 9 * h + c * 5 + BUILD_TERRAINS.index(action.terrain)
 
 
-def decode(action_id: int, board: Board) -> Action:
-    """Action value of an integer id on ``board``.
+def decode(action_id: int, board: Board, solo: bool = False) -> Action:
+    """Action value of an integer id on ``board`` (with ``solo``, of the solo variant's game,
+    whose ids run 6 further).
 
     Raises:
-        ActionOutOfRangeError: ``action_id`` outside ``0 .. 14H - 1``.
+        ActionOutOfRangeError: ``action_id`` outside ``0 .. 14H - 1`` (``14H + 5`` solo).
     """
     h = board.num_cells
     if not isinstance(action_id, (int, np.integer)) or isinstance(action_id, (bool, np.bool_)):
         raise ActionOutOfRangeError(action_id, "an action id is an integer")
     a = int(action_id)
-    if not 0 <= a < 14 * h:
-        raise ActionOutOfRangeError(action_id, f"action ids run from 0 to {14 * h - 1}")
+    top = 14 * h + (len(SOLO_OPTIONS) if solo else 0)
+    if not 0 <= a < top:
+        raise ActionOutOfRangeError(action_id, f"action ids run from 0 to {top - 1}")
+    if a >= 14 * h:
+        kind, option = SOLO_OPTIONS[a - 14 * h]
+        return Action(kind, option=option)
     if a < 6 * h:
         q, r = board.hex(a // 6)
         return Action(ActionKind.TILE, q, r, orientation=a % 6)

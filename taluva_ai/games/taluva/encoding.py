@@ -38,6 +38,15 @@ So ``C = 35 + 7n`` (49 for 2 players). The same global facts are also given as a
 :func:`global_features` (``float32[4n + 12]``: supply 3n, out n, tiles_left, step, tile_a 5,
 tile_b 5).
 
+The solo variant (``n = 1``, docs/solo.md) appends :data:`NUM_SOLO_PLANES` constant planes
+(:data:`SOLO_PLANE_NAMES`): the face-up tile's terrains (one-hot 5 + 5), the draw pile / 31,
+the bonus stack / 10, the tiles set aside / 10, the tiles taken this turn / 3, the bonus step,
+the box step, the source of the tile in hand (draw pile, face-up), the sources of the bonus
+on offer (draw pile, face-up), the boxed huts / 20, temples / 3, towers / 2, and the running
+score as ``clip((score + 100) / 200, 0, 1)``: ``C = 42 + 24 = 66``. Its action ids run 6
+further: ``14 S^2 + k`` for the engine's ``14 H + k`` (bonus from the draw pile, the face-up
+tile, stop; box a hut, temple, tower).
+
 Action ids of the view (``A = 14 S^2``): ``id = channel * S^2 + (dr + R) * S + (dq + R)`` where
 ``channel`` is ``0..5`` a tile placement with its volcano on the pixel and orientation
 ``channel``; ``6`` hut, ``7`` temple, ``8`` tower on the pixel; ``9..13`` expand the settlement
@@ -62,28 +71,43 @@ import numpy as np
 from numba import njit
 
 from taluva_ai.games.taluva import kernels as K
+from taluva_ai.games.taluva import solo_kernels as SK
 from taluva_ai.games.taluva.hexgrid import DIRECTIONS, hex_distance, rotate_hex
-from taluva_ai.games.taluva.rules import R_DECK_SIZE, R_PLAYERS, R_TILE_PREVIEW
+from taluva_ai.games.taluva.rules import R_DECK_SIZE, R_PLAYERS, R_SOLO, R_TILE_PREVIEW
 from taluva_ai.games.taluva.state import (
     C_BUILDING,
     C_LEVEL,
     C_OWNER,
     C_TERRAIN,
     C_TILE,
+    M_ASIDE,
+    M_BONUS_SRC,
+    M_BOXED_HUTS,
+    M_BOXED_TEMPLES,
+    M_BOXED_TOWERS,
     M_DRAWN,
+    M_FACE_UP,
+    M_PILE,
     M_PLACED,
     M_PLAYER,
     M_QMAX,
     M_QMIN,
     M_RMAX,
     M_RMIN,
+    M_SOURCE,
+    M_STACK,
     M_STEP,
     M_TILE,
+    M_TURN_TILES,
     P_HAND,
     P_HUTS,
     P_STATUS,
     P_TEMPLES,
     P_TOWERS,
+    SOURCE_FACE_UP,
+    SOURCE_PILE,
+    SRC_BIT_FACE_UP,
+    SRC_BIT_PILE,
 )
 
 if TYPE_CHECKING:
@@ -101,11 +125,22 @@ PL_ORIENT = 14  # 6 planes by orientation
 PL_PLAYERS = 20  # huts n, temple n, tower n
 NUM_ACTION_CHANNELS = 14
 CH_HUT, CH_TEMPLE, CH_TOWER, CH_EXPAND = 6, 7, 8, 9
+#: The solo variant's constant planes, after the 42 of one seat (module docstring).
+SOLO_PLANE_NAMES: tuple[str, ...] = (
+    *(f"solo/face_up_a/{t}" for t in "JCSRL"), *(f"solo/face_up_b/{t}" for t in "JCSRL"),
+    "solo/draw_pile", "solo/bonus_stack", "solo/set_aside", "solo/tiles_this_turn",
+    "solo/bonus_step", "solo/box_step", "solo/source_pile", "solo/source_faceup",
+    "solo/offer_pile", "solo/offer_faceup", "solo/boxed_huts", "solo/boxed_temples",
+    "solo/boxed_towers", "solo/score",
+)
+NUM_SOLO_PLANES = 24
+#: The solo variant's extra action ids (after ``14 S^2``).
+NUM_SOLO_ACTIONS = 6
 
 
-def num_planes(num_players: int) -> int:
-    """``C = 35 + 7 n`` planes for ``n`` seats."""
-    return 35 + 7 * num_players
+def num_planes(num_players: int, solo: bool = False) -> int:
+    """``C = 35 + 7 n`` planes for ``n`` seats; ``66`` for the solo variant."""
+    return 35 + 7 * num_players + (NUM_SOLO_PLANES if solo else 0)
 
 
 def num_globals(num_players: int) -> int:
@@ -113,7 +148,7 @@ def num_globals(num_players: int) -> int:
     return 4 * num_players + 12
 
 
-def plane_names(num_players: int) -> list[str]:
+def plane_names(num_players: int, solo: bool = False) -> list[str]:
     """Name of every plane, in order (e.g. ``"huts/1"`` is the huts of the next player)."""
     n = num_players
     names = ["valid", "level"]
@@ -128,7 +163,9 @@ def plane_names(num_players: int) -> list[str]:
         names += [f"{kind}/{j}" for j in range(n)]
     names += [f"out/{j}" for j in range(n)]
     names += ["tiles_left"]
-    assert len(names) == num_planes(n)
+    if solo:
+        names += list(SOLO_PLANE_NAMES)
+    assert len(names) == num_planes(n, solo)
     return names
 
 
@@ -226,8 +263,11 @@ def view_center(cells, meta, cell_of):
 @njit(cache=True)
 def engine_to_view(action, ncell, hexqr, qc, rc, vr):
     """View id of engine tile/build id ``action`` for a view of radius ``vr`` centred on
-    ``(qc, rc)``; -1 when its hex lies outside the view."""
+    ``(qc, rc)``; -1 when its hex lies outside the view. The solo variant's ids ``14 H + k``
+    map to ``14 S^2 + k``."""
     s = 2 * vr + 1
+    if action >= 14 * ncell:
+        return NUM_ACTION_CHANNELS * s * s + action - 14 * ncell
     if action < 6 * ncell:
         c = action // 6
         ch = action % 6
@@ -276,8 +316,9 @@ def view_to_engine(vid, cell_of, qc, rc, vr):
 def encode_into(cells, players, meta, rules, nbr, cell_of, hexqr, origin, player, vr, qc, rc,
                 valid, obs, mask, buf, label):
     """Write the planes (``obs float32[C, S, S]``, overwritten) of the position from the view of
-    seat ``player``, and the view's legal mask (``mask int8[14 S^2]``, overwritten) of the
-    player to move, for a view of radius ``vr`` centred on ``(qc, rc)``.
+    seat ``player``, and the view's legal mask (``mask int8[14 S^2]``, overwritten; solo
+    ``int8[14 S^2 + 6]`` and 24 more planes) of the player to move, for a view of radius ``vr``
+    centred on ``(qc, rc)``.
 
     Args:
         valid: ``bool[S, S]`` the view's hexagon.
@@ -380,9 +421,20 @@ def encode_into(cells, players, meta, rules, nbr, cell_of, hexqr, origin, player
                 for col in range(s):
                     if valid[row, col]:
                         obs[g + j, row, col] = v
+    if rules[R_SOLO] != 0:
+        svals = np.zeros(NUM_SOLO_PLANES, dtype=np.float32)
+        solo_globals(cells, players, meta, rules, nbr, cell_of, svals)
+        g2 = g + 12 + 4 * n
+        for j in range(NUM_SOLO_PLANES):
+            v = svals[j]
+            if v != 0.0:
+                for row in range(s):
+                    for col in range(s):
+                        if valid[row, col]:
+                            obs[g2 + j, row, col] = v
     # legal mask
     outside = 0
-    if step == K.S_TILE or step == K.S_BUILD:
+    if step == K.S_TILE or step == K.S_BUILD or step == SK.S_BONUS or step == SK.S_BOX:
         nl = K.legal_actions(cells, players, meta, rules, nbr, cell_of, origin, buf)
         ncell = cells.shape[0]
         for j in range(nl):
@@ -392,6 +444,39 @@ def encode_into(cells, players, meta, rules, nbr, cell_of, hexqr, origin, player
             else:
                 outside += 1
     return outside
+
+
+@njit(cache=True)
+def solo_globals(cells, players, meta, rules, nbr, cell_of, out):
+    """``out float32[NUM_SOLO_PLANES]``: the solo planes' values (module docstring)."""
+    out[:] = 0.0
+    face = meta[M_FACE_UP]
+    if face >= 0:
+        out[face // 5] = 1.0
+        out[5 + face % 5] = 1.0
+    out[10] = meta[M_PILE] / 31.0
+    out[11] = meta[M_STACK] / 10.0
+    out[12] = meta[M_ASIDE] / 10.0
+    out[13] = meta[M_TURN_TILES] / 3.0
+    step = meta[M_STEP]
+    if step == SK.S_BONUS:
+        out[14] = 1.0
+        if meta[M_BONUS_SRC] & SRC_BIT_PILE:
+            out[18] = 1.0
+        if meta[M_BONUS_SRC] & SRC_BIT_FACE_UP:
+            out[19] = 1.0
+    elif step == SK.S_BOX:
+        out[15] = 1.0
+    if step == K.S_TILE:
+        if meta[M_SOURCE] == SOURCE_PILE:
+            out[16] = 1.0
+        elif meta[M_SOURCE] == SOURCE_FACE_UP:
+            out[17] = 1.0
+    out[20] = meta[M_BOXED_HUTS] / 20.0
+    out[21] = meta[M_BOXED_TEMPLES] / 3.0
+    out[22] = meta[M_BOXED_TOWERS] / 2.0
+    sc = SK.running_score(cells, players, meta, rules, nbr, cell_of)
+    out[23] = min(max((sc + 100.0) / 200.0, 0.0), 1.0)
 
 
 @njit(cache=True)
@@ -451,7 +536,7 @@ def encode(
 
     Returns:
         ``(planes float32[C, S, S], mask int8[14 S^2], center, outside)`` where ``outside`` is
-        the number of legal engine actions with no view id.
+        the number of legal engine actions with no view id (solo: ``int8[14 S^2 + 6]``).
     """
     view = make_view(view_radius)
     game = state.game
@@ -461,8 +546,9 @@ def encode(
         qc, rc = view_center(state.cells, state.meta, cell_of)
     else:
         qc, rc = int(center[0]), int(center[1])
-    obs = np.zeros((num_planes(game.num_players), view.side, view.side), dtype=np.float32)
-    mask = np.zeros(view.num_actions, dtype=np.int8)
+    solo = game.rules.solo
+    obs = np.zeros((num_planes(game.num_players, solo), view.side, view.side), dtype=np.float32)
+    mask = np.zeros(view.num_actions + (NUM_SOLO_ACTIONS if solo else 0), dtype=np.int8)
     buf = np.empty(8 * game.num_cells, dtype=np.int64)
     label = np.full(game.num_cells, -1, dtype=np.int32)
     out = encode_into(state.cells, state.players, state.meta, rules, nbr, cell_of, hexqr, origin,
@@ -489,6 +575,20 @@ def view_action_to_engine(vid: int, center: tuple[int, int], game_board_cell_of:
                               int(view_radius)))
 
 
+@njit(cache=True)
+def solo_view_to_engine(vid, cell_of, qc, rc, vr):
+    """:func:`view_to_engine` of the solo variant: also ``14 S^2 + k`` to ``14 H + k`` for
+    its 6 extra ids; -1 beyond them."""
+    s = 2 * vr + 1
+    top = NUM_ACTION_CHANNELS * s * s
+    if vid >= top:
+        if vid >= top + NUM_SOLO_ACTIONS:
+            return -1
+        radius = (cell_of.shape[0] - 1) // 2
+        return 14 * (3 * radius * radius + 3 * radius + 1) + vid - top
+    return view_to_engine(vid, cell_of, qc, rc, vr)
+
+
 # ---------------------------------------------------------------------------------------------
 # Rotations
 # ---------------------------------------------------------------------------------------------
@@ -510,10 +610,17 @@ def pixel_permutation(view_radius: int, k: int) -> np.ndarray:
     return perm
 
 
-def plane_permutation(num_players: int, k: int) -> np.ndarray:
+def _seats_of(num_channels: int) -> tuple[int, bool]:
+    """``(seats, solo)`` of planes with ``num_channels`` channels."""
+    if num_channels == num_planes(1, solo=True):
+        return 1, True
+    return (num_channels - 35) // 7, False
+
+
+def plane_permutation(num_players: int, k: int, solo: bool = False) -> np.ndarray:
     """``int64[C]``: plane ``c`` of a position becomes plane ``perm[c]`` of the position turned
     ``k x 60`` degrees (``same_tile`` d -> d + k, ``orientation`` o -> o + k; others fixed)."""
-    perm = np.arange(num_planes(num_players), dtype=np.int64)
+    perm = np.arange(num_planes(num_players, solo), dtype=np.int64)
     for i in range(6):
         perm[PL_SAME_TILE + i] = PL_SAME_TILE + (i + k) % 6
         perm[PL_ORIENT + i] = PL_ORIENT + (i + k) % 6
@@ -524,10 +631,10 @@ def rotate_planes(planes: np.ndarray, k: int) -> np.ndarray:
     """Planes ``float32[..., C, S, S]`` of the position turned ``k x 60`` degrees CCW about the
     view centre (a leading batch axis is allowed)."""
     c, s = planes.shape[-3], planes.shape[-1]
-    n = (c - 35) // 7
+    n, solo = _seats_of(c)
     vr = (s - 1) // 2
     pix = pixel_permutation(vr, k % 6)
-    cperm = plane_permutation(n, k % 6)
+    cperm = plane_permutation(n, k % 6, solo)
     flat = planes.reshape(*planes.shape[:-2], s * s)
     out = np.empty_like(flat)
     out[..., cperm, :] = flat
@@ -539,7 +646,7 @@ def rotate_planes(planes: np.ndarray, k: int) -> np.ndarray:
 def _own_settlements(planes: np.ndarray) -> list[list[int]]:
     """Pixels of each settlement of player slot 0 (connected own building hexes)."""
     c, s = planes.shape[0], planes.shape[-1]
-    n = (c - 35) // 7
+    n, _ = _seats_of(c)
     vr = (s - 1) // 2
     own = (planes[PL_PLAYERS] > 0) | (planes[PL_PLAYERS + n] > 0) | (planes[PL_PLAYERS + 2 * n] > 0)
     own = own.ravel()
@@ -579,7 +686,7 @@ def _expansion_targets(planes: np.ndarray, comp: list[int], k: int) -> frozenset
     s = planes.shape[-1]
     vr = (s - 1) // 2
     c = planes.shape[0]
-    n = (c - 35) // 7
+    n, _ = _seats_of(c)
     terr = planes[PL_TERRAIN + 1 + k].ravel() > 0
     occupied = (planes[PL_PLAYERS:PL_PLAYERS + 3 * n].sum(axis=0) > 0).ravel()
     tgt = set()
@@ -607,7 +714,10 @@ def action_permutation(planes: np.ndarray, k: int) -> np.ndarray:
     ss = s * s
     k %= 6
     pix = pixel_permutation(vr, k)
-    perm = np.empty(NUM_ACTION_CHANNELS * ss, dtype=np.int64)
+    solo = _seats_of(planes.shape[0])[1]
+    perm = np.empty(NUM_ACTION_CHANNELS * ss + (NUM_SOLO_ACTIONS if solo else 0), dtype=np.int64)
+    if solo:  # the bonus and box ids do not move
+        perm[NUM_ACTION_CHANNELS * ss:] = np.arange(NUM_ACTION_CHANNELS * ss, perm.size)
     ar = np.arange(ss)
     for ch in range(NUM_ACTION_CHANNELS):
         dst = (ch + k) % 6 if ch < 6 else ch
@@ -662,6 +772,9 @@ def rotated_state(state: TaluvaState, k: int) -> TaluvaState:
 
 __all__ = [
     "DEFAULT_VIEW_RADIUS",
+    "NUM_SOLO_ACTIONS",
+    "NUM_SOLO_PLANES",
+    "SOLO_PLANE_NAMES",
     "View",
     "action_permutation",
     "encode",
@@ -676,6 +789,7 @@ __all__ = [
     "plane_permutation",
     "rotate_planes",
     "rotated_state",
+    "solo_view_to_engine",
     "view_center",
     "view_to_engine",
 ]

@@ -17,6 +17,7 @@ from taluva_ai.games.taluva.state import (
     C_TILE,
     M_PLACED,
     M_PLAYER,
+    M_TILE,
     P_HUTS,
     P_TEMPLES,
     P_TOWERS,
@@ -30,9 +31,98 @@ if TYPE_CHECKING:
 def explain(state: TaluvaState, a: int) -> str:
     """Name the rule that action id ``a`` breaks in ``state`` (assumed illegal)."""
     h = state.game.num_cells
+    if state.game.rules.solo:
+        if a >= 14 * h:
+            return _explain_solo_choice(state, a - 14 * h)
+        if a < 6 * h:
+            return _explain_solo_tile(state, a)
+        if a < 7 * h:
+            why = _explain_solo_found(state, a - 6 * h)
+            if why:
+                return why
     if a < 6 * h:
         return _explain_tile(state, a)
     return _explain_build(state, a)
+
+
+def _explain_solo_choice(state: TaluvaState, k: int) -> str:
+    from taluva_ai.games.taluva import solo_kernels as SK
+
+    c = state.solo_counts()
+    if k == SK.A_BONUS_PILE:
+        if c["draw_pile"] == 0:
+            return "bonus tile: the draw pile is empty"
+        return "bonus tile: not earned here"
+    if k == SK.A_BONUS_FACE_UP:
+        if c["face_up"] is None:
+            return "bonus tile: no face-up tile (it is replaced in phase 2 only, SOLO.md 3.2)"
+        if c["bonus_offer"]:
+            return ("bonus tile: this trigger gives a tile from the draw pile only, or the "
+                    "face-up tile has no legal placement (SOLO.md 3.2, 6.8)")
+        return "bonus tile: not earned here"
+    if k == SK.A_STOP:
+        return "bonus tile: no bonus tile is on offer"
+    piece = ("huts", "temples", "towers")[k - SK.A_BOX_HUT]
+    if state.supply(0)[piece] == 0:
+        return f"box: no {piece[:-1]} left in the supply"
+    return "box: only after a class-1 regular tile (SOLO.md 3.1)"
+
+
+def _explain_solo_tile(state: TaluvaState, a: int) -> str:
+    from taluva_ai.games.taluva.tiles import tile_terrains
+
+    board = state.game.board
+    rules = state.game.rules
+    cells = state.cells
+    v, o = divmod(a, 6)
+    ca = int(board.neighbours[v, (o + 4) % 6])
+    cb = int(board.neighbours[v, (o + 5) % 6])
+    if ca < 0 or cb < 0:
+        return f"board bound: every hex must lie within board_radius={board.radius} of (0,0)"
+    lv, la, lb = (int(cells[c, C_LEVEL]) for c in (v, ca, cb))
+    regular = state.solo_counts()["source"] == "regular"
+    if lv == 0:
+        if la or lb:
+            return "sea-level placement: all three hexes must be on empty table"
+        return ("SOLO.md 2: a level-1 tile needs a matching contact (a hex next to an island "
+                "hex of its terrain)")
+    ta, tb = tile_terrains(int(state.meta[M_TILE]))
+    ma, mb = int(cells[ca, C_TERRAIN]) == ta, int(cells[cb, C_TERRAIN]) == tb
+    if cells[v, C_TERRAIN] != Terrain.VOLCANO and not (
+            rules.bonus_no_eruption and not regular and lv == 1):
+        return "eruption rule 1: the new volcano must lie on a volcano"
+    if lv == la == lb:
+        if regular and not (ma and mb):
+            return ("SOLO.md 2: a regular tile placed higher must be exact (each terrain hex "
+                    "on its own terrain)")
+        if not regular and lv >= 2 and not (ma and mb):
+            return "SOLO.md 3.2: a bonus tile at level 3 or more must be exact"
+        if not regular and not (ma or mb):
+            return "SOLO.md 3.2: a level-2 bonus tile needs a terrain hex on its own terrain"
+    return _explain_tile(state, a)
+
+
+def _explain_solo_found(state: TaluvaState, c: int) -> str | None:
+    from taluva_ai.games.taluva import kernels as K
+
+    rules, nbr, _, _, _ = state.game.kernel_args()
+    if state.game.rules.found_plain:
+        return None
+    cells = state.cells
+    if cells[c, C_LEVEL] != 1 or cells[c, C_BUILDING] != 0 \
+            or cells[c, C_TERRAIN] == Terrain.VOLCANO:
+        return None
+    import numpy as np
+
+    fill = np.empty(state.game.num_cells, dtype=np.int32)
+    seen = np.zeros(state.game.num_cells, dtype=np.bool_)
+    n = int(K.found_cells(cells, rules, nbr, c, fill, seen))
+    cost = int(cells[fill[:n], C_LEVEL].sum())
+    huts = state.supply(0)["huts"]
+    if cost > huts:
+        return (f"solo founding (SOLO.md 3.3): the hex and the {n - 1} empty hexes of its "
+                f"terrain it fills take {cost} huts, the supply has {huts} (all or nothing)")
+    return None
 
 
 def _explain_tile(state: TaluvaState, a: int) -> str:

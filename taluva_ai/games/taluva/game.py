@@ -18,6 +18,7 @@ from taluva_ai.errors import (
     WrongStepError,
 )
 from taluva_ai.games.taluva import kernels as K
+from taluva_ai.games.taluva import solo_kernels as SK
 from taluva_ai.games.taluva.actions import Action, ActionKind, decode, encode
 from taluva_ai.games.taluva.hexgrid import Board, make_board
 from taluva_ai.games.taluva.rules import RuleSet
@@ -26,11 +27,14 @@ from taluva_ai.games.taluva.state import (
     C_LEVEL,
     C_OWNER,
     CHANCE,
+    M_BOTTOM,
     M_DRAWN,
     M_END,
+    M_PILE,
     M_PLACED,
     M_PLAYER,
     M_PLY,
+    M_STACK,
     M_STEP,
     M_TILE,
     P_DESTROYED,
@@ -57,7 +61,7 @@ from taluva_ai.games.taluva.tiles import (
 )
 
 # Plain ints for the hot paths (IntEnum comparisons cost a Python attribute lookup each).
-_CHANCE, _TILE, _BUILD, _TERMINAL = (int(x) for x in Step)
+_CHANCE, _TILE, _BUILD, _TERMINAL, _BONUS, _BOX = (int(x) for x in Step)
 
 
 class TaluvaGame:
@@ -84,6 +88,13 @@ class TaluvaGame:
         self.num_cells = self.board.num_cells
         self.num_actions = 14 * self.num_cells
         self.max_game_length = 3 * NUM_TILES + self.num_players
+        if self.rules.solo:
+            # 6 more ids: bonus tile from the draw pile / the face-up tile / stop; box a hut,
+            # temple, tower (docs/solo.md). A turn builds (or ends the game) and takes at most
+            # 10 actions: draw, tile, box or bonus choice, up to 2 x (bonus choice, draw, tile)
+            # minus one, reveal, build; at most 25 turns (each builds a piece).
+            self.num_actions += 6
+            self.max_game_length = 1 + 25 * 10
         self.rules_array = self.rules.as_array()
         self.hexqr = np.stack([self.board.q, self.board.r], axis=1).astype(np.int32)
 
@@ -114,29 +125,62 @@ class TaluvaGame:
         return rng.permutation(full_tile_set()).astype(np.int8)
 
     def new_initial_state(
-        self, seed: int | None = None, deck: np.ndarray | list[int] | None = None
+        self,
+        seed: int | None = None,
+        deck: np.ndarray | list[int] | None = None,
+        island: list[Any] | None = None,
     ) -> TaluvaState:
         """The first chance node of a game.
 
         Args:
             seed: shuffles the deck; the same seed gives the same tile sequence when the draws
-                follow the deck (:meth:`TaluvaState.draw`).
+                follow the deck (:meth:`TaluvaState.draw`). Solo: it also draws the random
+                starting island (``start_layout="random"``).
             deck: an explicit draw order instead, ``int[48]`` tile type ids; when shorter than 48
                 (e.g. an oracle's tiles in order of use) the rest of the tile set follows in type
-                order.
+                order. Solo: the draw order after the starting island (the first is turned up
+                as the face-up tile), completed likewise.
+            island: solo only: a starting island of your own (any level-1 layout of 1 to 37
+                tiles, for analysis and tests; :func:`solo.parse_island` gives the forms)
+                instead of the rule set's ``start_layout``.
 
         Raises:
-            ValueError: the deck is not drawn from the 48-tile set.
+            ValueError: the deck is not drawn from the 48-tile set, or a bad island.
         """
+        if self.rules.solo:
+            return self._new_solo_state(seed, deck, island)
+        if island is not None:
+            raise ValueError("a starting island belongs to the solo variant (solo=True)")
         d = self.shuffled_deck(seed) if deck is None else complete_deck(deck)
         cells, players, d, meta = new_arrays(
             self.num_players, d, self.num_cells, self.rules.tile_preview
         )
         return TaluvaState(self, cells, players, d, meta)
 
+    def _new_solo_state(self, seed: int | None, deck: np.ndarray | list[int] | None,
+                        island: list[Any] | None) -> TaluvaState:
+        """Set-up of the solo variant (SOLO.md 1; :mod:`solo`)."""
+        from taluva_ai.games.taluva import solo
+
+        self.shuffled_deck(seed)  # validates the seed
+        rng = np.random.default_rng(seed)
+        if island is not None:
+            placements = solo.parse_island(island)
+        elif self.rules.start_layout == "random":
+            if deck is not None:
+                raise ValueError("an explicit deck needs a starting island: start_layout="
+                                 "'windmill' or island=[...]")
+            placements, d = solo.random_island(rng, self.rules.start_shape)
+        else:
+            placements = list(solo.WINDMILL)
+        if island is not None or self.rules.start_layout != "random":
+            d = solo.solo_deck([p[0] for p in placements], deck, rng)
+        cells, players, d, meta = solo.setup_arrays(self, placements, d)
+        return TaluvaState(self, cells, players, d, meta)
+
     def action_to_string(self, action: int) -> str:
-        """Notation of a tile or build action id."""
-        return str(decode(action, self.board))
+        """Notation of a tile or build action id (and the solo variant's bonus and box)."""
+        return str(decode(action, self.board, solo=self.rules.solo))
 
     def string_to_action(self, text: str) -> int:
         """Id of a tile or build action in notation (no position needed).
@@ -229,7 +273,11 @@ class TaluvaState:
 
     @property
     def tiles_left(self) -> int:
-        """Tiles still to be placed, the one in hand included."""
+        """Tiles still to be placed, the one in hand included (solo: the draw pile and the
+        bonus stack, plus the tile in hand)."""
+        if self.game.rules.solo:
+            return (int(self.meta[M_PILE]) + int(self.meta[M_STACK])
+                    + int(self.meta[M_STEP] == _TILE))
         left = self.game.rules.deck_size - int(self.meta[M_DRAWN])
         if self.game.rules.tile_preview:
             left += int((self.players[: self.num_players, P_HAND] >= 0).sum())
@@ -339,6 +387,7 @@ class TaluvaState:
         out = TaluvaState(self.game, self.cells.copy(), self.players.copy(), self.deck.copy(),
                           self.meta.copy())
         drawn = int(self.meta[M_DRAWN])
+        end = NUM_TILES - int(self.meta[M_BOTTOM])  # solo: known tiles under the pile stay
         others = []
         if self.game.rules.tile_preview:
             step, mover = int(self.meta[M_STEP]), int(self.meta[M_PLAYER])
@@ -346,13 +395,13 @@ class TaluvaState:
                 in_play = step in (_TILE, _BUILD) and q == mover  # being placed: public
                 if q != player and not in_play and self.players[q, P_HAND] >= 0:
                     others.append(q)
-        pool = np.concatenate([self.deck[drawn:],
+        pool = np.concatenate([self.deck[drawn:end],
                                self.players[others, P_HAND].astype(np.int8)])
         # sorted first, so the result depends only on what `player` knows (and the rng)
         pool = gen.permutation(np.sort(pool))
         for i, q in enumerate(others):
             out.players[q, P_HAND] = pool[i]
-        out.deck[drawn:] = pool[len(others):]
+        out.deck[drawn:end] = pool[len(others):]
         return out
 
     # -- protocol ---------------------------------------------------------------------------
@@ -363,7 +412,8 @@ class TaluvaState:
     def returns(self) -> np.ndarray:
         """``float64[num_players]`` (RULES.md, End): winner +1, others -1/(n-1); a shared win
         splits so the values sum to 0; ranked play is linear in place from +1 to -1. Zeros
-        before the end and for a truncated game."""
+        before the end and for a truncated game. Solo: ``[final score]`` (SOLO.md 5; 0 before
+        the end; :meth:`score` gives the running score)."""
         out = np.zeros(self.num_players, dtype=np.float64)
         K.returns(self.players, self.meta, self.game.rules_array, out)
         return out
@@ -391,7 +441,8 @@ class TaluvaState:
         if self.meta[M_STEP] != _CHANCE:
             why = f"no chance node: the state is at the {self.step.name.lower()} step"
             raise WrongStepError("chance_outcomes", why, f"chance_outcomes(): {why}")
-        undrawn = self.deck[int(self.meta[M_DRAWN]):].astype(np.int64)
+        end = NUM_TILES - int(self.meta[M_BOTTOM])  # solo: the known tiles under the pile
+        undrawn = self.deck[int(self.meta[M_DRAWN]):end].astype(np.int64)
         counts = np.bincount(undrawn, minlength=NUM_TILE_TYPES)
         total = counts.sum()
         return [(int(t), float(c) / total) for t, c in enumerate(counts) if c > 0]
@@ -471,13 +522,13 @@ class TaluvaState:
 
     def observation(self, player: int) -> dict[str, Any]:
         """What ``player`` knows: the board, supplies, the tile in hand when it is theirs to see
-        (with ``tile_preview``, only their own held tile). The network planes are in
-        ``taluva_ai.encoding``."""
+        (with ``tile_preview``, only their own held tile); solo: also :meth:`solo_counts`.
+        The network planes are in ``taluva_ai.encoding``."""
         hands = [
             int(h) if (i == player or not self.game.rules.tile_preview) else -1
             for i, h in enumerate(self.players[: self.num_players, P_HAND])
         ]
-        return {
+        obs = {
             "cells": self.cells.copy(),
             "supply": self.players[: self.num_players, :3].copy(),
             "status": self.players[: self.num_players, P_STATUS].copy(),
@@ -487,6 +538,9 @@ class TaluvaState:
             "step": int(self.step),
             "tiles_left": self.tiles_left,
         }
+        if self.game.rules.solo:  # everything is public in the solo variant
+            obs["solo"] = self.solo_counts()
+        return obs
 
     def heuristic_values(self) -> tuple[np.ndarray, np.ndarray]:
         """``(ids int64[k], values float64[k])``: the legal actions and their one-ply heuristic
@@ -498,8 +552,27 @@ class TaluvaState:
         size = 8 * self.game.num_cells
         ids = np.empty(size, dtype=np.int64)
         vals = np.empty(size, dtype=np.float64)
+        if self.game.rules.solo:  # the running score after each action (docs/solo.md)
+            n = SK.action_values(self.cells.copy(), self.players.copy(), self.deck.copy(),
+                                 self.meta.copy(), rules, nbr, cell_of, hexqr, ids, vals)
+            return ids[:n].copy(), vals[:n].copy()
         n = action_values(self.cells, self.players, self.meta, rules, nbr, cell_of, hexqr,
                           origin, ids, vals)
+        return ids[:n].copy(), vals[:n].copy()
+
+    def prior_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(ids int64[k], values float64[k])``: the values MCTS's heuristic priors come from
+        (optional protocol method; a softmax of them at ``prior_temperature``): the
+        :meth:`heuristic_values`, except in the solo variant, whose greedy player is myopic:
+        there the preferences of its greedy rollout policy (docs/solo.md)."""
+        if not self.game.rules.solo:
+            return self.heuristic_values()
+        rules, nbr, cell_of, hexqr, _ = self.game.kernel_args()
+        size = 8 * self.game.num_cells
+        ids = np.empty(size, dtype=np.int64)
+        vals = np.empty(size, dtype=np.float64)
+        n = SK.policy_values(self.cells.copy(), self.players.copy(), self.deck.copy(),
+                             self.meta.copy(), rules, nbr, cell_of, hexqr, ids, vals)
         return ids[:n].copy(), vals[:n].copy()
 
     def rollout(self, policy: str = "random", seed: int = 0, samples: int = 8) -> np.ndarray:
@@ -511,6 +584,7 @@ class TaluvaState:
         Args:
             policy: ``"random"`` (uniform legal actions) or ``"greedy"`` (heuristic builds; tile
                 placements: best of ``samples`` uniformly drawn ones); see :mod:`heuristic`.
+                Solo: ``"greedy"`` is the paced policy of :func:`solo_kernels.rollout`.
             seed: the rollout's random seed.
 
         Returns:
@@ -529,18 +603,143 @@ class TaluvaState:
             raise ValueError(f"samples must be a positive integer, got {samples!r}")
         rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
         out = np.zeros(self.num_players, dtype=np.float64)
+        if self.game.rules.solo:  # the final score (SOLO.md 5)
+            out[0] = SK.rollout(self.cells.copy(), self.players.copy(), self.deck.copy(),
+                                self.meta.copy(), rules, nbr, cell_of, hexqr,
+                                policy == "greedy", samples, seed)
+            return out
         rollout(self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(),
                 rules, nbr, cell_of, hexqr, origin, policy == "greedy", samples, seed, out)
         return out
 
+    def value_normalization(self) -> tuple[float, float]:
+        """``(offset, scale)`` that bring :meth:`returns` to search's [-1, 1] scale as
+        ``(return - offset) / scale`` (optional protocol method, read by MCTS): ``(0, 1)``;
+        solo ``(40, 20)``: a score of 40 (the lowest win, SOLO.md 5) is 0 and 20 points are 1."""
+        return (40.0, 20.0) if self.game.rules.solo else (0.0, 1.0)
+
     def search_kernels(self) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...], tuple[Any, ...]]:
         """``(state arrays, constants, kernels)`` for a compiled search loop (optional protocol
         method; :mod:`search_kernels` gives the kernels' signatures). The arrays are copies."""
-        from taluva_ai.games.taluva.search_kernels import KERNELS
+        from taluva_ai.games.taluva.search_kernels import KERNELS, SOLO_KERNELS
 
         rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        if self.game.rules.solo:
+            state = (self.cells.copy(), self.players.copy(), self.deck.copy(),
+                     self.meta.copy())
+            return state, (rules, nbr, cell_of, hexqr, np.int64(origin)), SOLO_KERNELS
         state = (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy())
         return state, (rules, nbr, cell_of, hexqr, np.int64(origin)), KERNELS
+
+    # -- the solo variant -------------------------------------------------------------------
+
+    def _solo_only(self, what: str) -> None:
+        if not self.game.rules.solo:
+            raise ValueError(f"{what} belongs to the solo variant (a game with solo=True)")
+
+    def score(self) -> int:
+        """Solo: the score of the position as if the game ended now (the running score;
+        the final score once the game is over), SOLO.md 5.
+
+        Raises:
+            ValueError: not a solo game.
+        """
+        return sum(self.score_breakdown().values())
+
+    def score_breakdown(self) -> dict[str, int]:
+        """Solo: the score by line of the scoring table (SOLO.md 5), in table order: keys
+        :data:`solo.SCORE_LINES` (``"triangles_of_3"`` ... ``"hut_penalty"``), values in
+        points; they add up to :meth:`score`.
+
+        Raises:
+            ValueError: not a solo game.
+        """
+        from taluva_ai.games.taluva.solo import SCORE_LINES
+
+        self._solo_only("score_breakdown()")
+        rules, nbr, cell_of, _, _ = self.game.kernel_args()
+        lines = np.zeros(SK.NUM_SCORE_LINES, dtype=np.int64)
+        SK.score(self.cells, self.players, self.meta, rules, nbr, cell_of, lines)
+        return {name: int(v) for name, v in zip(SCORE_LINES, lines, strict=True)}
+
+    def result_band(self) -> str:
+        """Solo: the band of :meth:`score`: ``"lost"`` (below 40), ``"win"`` (40-44), ``"well
+        played"`` (45-49), ``"very well played"`` (50-59), ``"perfect"`` (60+).
+
+        Raises:
+            ValueError: not a solo game.
+        """
+        from taluva_ai.games.taluva.solo import result_band
+
+        return result_band(self.score())
+
+    def placement_class(self, action: int | str) -> dict[str, Any]:
+        """Solo: the contacts and the class of a level-1 placement of the tile in hand
+        (SOLO.md 0, 3.1), without applying it: ``{"matching": M, "non_matching": U,
+        "terrains": T (letters, e.g. "JV"), "volcano_contacts": V-V contacts left out of M
+        (volcano_in_T=False), "class": 1-4}``.
+
+        Raises:
+            ValueError: not a solo game; WrongStepError: not at a tile step;
+            IllegalActionError: not a legal level-1 placement here.
+        """
+        from taluva_ai.games.taluva.tiles import TERRAIN_LETTER, Terrain
+
+        self._solo_only("placement_class()")
+        if self.meta[M_STEP] != _TILE:
+            raise WrongStepError(action, "placement_class() needs the tile step")
+        a = self.parse_action(action) if isinstance(action, str) else int(action)
+        legal = self.legal_actions()
+        if a not in set(legal.tolist()) or a >= 6 * self.game.num_cells:
+            raise IllegalActionError(self.game.action_to_string(a) if a >= 0 else str(a),
+                                     "not a legal placement of the tile in hand")
+        v, o = divmod(a, 6)
+        if self.cells[v, C_LEVEL] != 0:
+            raise IllegalActionError(self.game.action_to_string(a),
+                                     "classes are for level-1 placements (SOLO.md 3.1)")
+        rules, nbr, _, hexqr, _ = self.game.kernel_args()
+        cells, players, meta = self.cells.copy(), self.players.copy(), self.meta.copy()
+        K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, int(meta[M_TILE]))
+        m, u, tmask, vv = SK.contacts(cells, rules, nbr, v, nbr[v, (o + 4) % 6],
+                                      nbr[v, (o + 5) % 6])
+        letters = "".join(TERRAIN_LETTER[Terrain(t)] for t in (2, 3, 4, 5, 6, 1)
+                          if (tmask >> t) & 1)
+        return {"matching": int(m), "non_matching": int(u), "terrains": letters,
+                "volcano_contacts": int(vv), "class": int(SK.contact_class(rules, m, u, tmask))}
+
+    def solo_counts(self) -> dict[str, Any]:
+        """Solo: the public counters of the position: ``draw_pile`` (tiles in it, those put
+        under it included), ``under_pile`` (known tiles put under it, ``unplaceable="bottom"``),
+        ``bonus_stack`` (the face-up tile included), ``face_up`` (its name, or None),
+        ``set_aside``, ``boxed`` (``{"huts", "temples", "towers"}``), ``tiles_this_turn``,
+        ``source`` of the tile in hand (``"regular"``, ``"pile"``, ``"faceup"``),
+        ``bonus_offer`` (the sources of the bonus step), ``last_class`` (class 1-4 of the last
+        level-1 placement this turn, 0 for none or a higher one), ``island_tiles``.
+
+        Raises:
+            ValueError: not a solo game.
+        """
+        from taluva_ai.games.taluva import state as S
+
+        self._solo_only("solo_counts()")
+        m = self.meta
+        face = int(m[S.M_FACE_UP])
+        src = int(m[S.M_BONUS_SRC]) if self.meta[M_STEP] == _BONUS else 0
+        return {
+            "draw_pile": int(m[S.M_PILE]),
+            "under_pile": int(m[S.M_BOTTOM]),
+            "bonus_stack": int(m[S.M_STACK]),
+            "face_up": tile_name(face) if face >= 0 else None,
+            "set_aside": int(m[S.M_ASIDE]),
+            "boxed": {"huts": int(m[S.M_BOXED_HUTS]), "temples": int(m[S.M_BOXED_TEMPLES]),
+                      "towers": int(m[S.M_BOXED_TOWERS])},
+            "tiles_this_turn": int(m[S.M_TURN_TILES]),
+            "source": ("regular", "pile", "faceup")[int(m[S.M_SOURCE])],
+            "bonus_offer": [name for bit, name in ((S.SRC_BIT_PILE, "pile"),
+                                                   (S.SRC_BIT_FACE_UP, "faceup")) if src & bit],
+            "last_class": int(m[S.M_LAST_CLASS]),
+            "island_tiles": int(m[S.M_ISLAND]),
+        }
 
     # -- notation ---------------------------------------------------------------------------
 
@@ -572,6 +771,9 @@ class TaluvaState:
         if step == _CHANCE:
             raise WrongStepError(text, "a tile or build action at a chance node (the tile is "
                                  "drawn first: draw() or a draw:AB outcome)")
+        if act.kind in (ActionKind.BONUS, ActionKind.BOX) and not self.game.rules.solo:
+            raise IllegalActionError(text, "bonus and box actions belong to the solo variant "
+                                     "(solo=True)")
         if not _on_board(self.game.board, act):
             raise IllegalActionError(text, "the hex lies outside the board bound "
                                      f"(board_radius={self.game.rules.board_radius})")
@@ -627,6 +829,10 @@ class TaluvaState:
                                      "is drawn first: draw() or a draw:AB outcome)")
             if is_draw:
                 a = action_value.tile
+            elif action_value.kind in (ActionKind.BONUS, ActionKind.BOX) \
+                    and not self.game.rules.solo:
+                raise IllegalActionError(action, "bonus and box actions belong to the solo "
+                                         "variant (solo=True)")
             elif not _on_board(self.game.board, action_value):
                 raise IllegalActionError(action, "the hex lies outside the board bound "
                                          f"(board_radius={self.game.rules.board_radius})")
@@ -638,18 +844,26 @@ class TaluvaState:
         if step == _CHANCE:
             if not 0 <= a < NUM_TILE_TYPES:
                 raise ActionOutOfRangeError(action, "a chance outcome is a tile type id 0..24")
-            if not (self.deck[int(self.meta[M_DRAWN]):] == a).any():
+            end = NUM_TILES - int(self.meta[M_BOTTOM])
+            if not (self.deck[int(self.meta[M_DRAWN]):end] == a).any():
                 raise IllegalActionError(action, f"no undrawn copy of tile {tile_name(a)} is left")
             return a
         if not 0 <= a < self.game.num_actions:
             raise ActionOutOfRangeError(
                 action, f"action ids run from 0 to {self.game.num_actions - 1}"
             )
-        is_tile = a < 6 * self.game.num_cells
-        if step == _TILE and not is_tile:
-            raise WrongStepError(action, "a build during the tile step (place the tile first)")
-        if step == _BUILD and is_tile:
-            raise WrongStepError(action, "a tile placement during the build step")
+        h = self.game.num_cells
+        is_tile = a < 6 * h
+        kind = "tile" if is_tile else ("build" if a < 14 * h else "bonus" if a < 14 * h + 3
+                                       else "box")
+        want = {_TILE: "tile", _BUILD: "build", _BONUS: "bonus", _BOX: "box"}.get(int(step))
+        if kind != want:
+            what = {"tile": "a tile placement", "build": "a build", "bonus": "a bonus choice",
+                    "box": "a box choice"}[kind]
+            step_name = self.step.name.lower()
+            hint = {"tile": " (place the tile first)", "bonus": " (take a bonus tile or stop)",
+                    "box": " (choose the piece to box)"}.get(want or "", "")
+            raise WrongStepError(action, f"{what} during the {step_name} step{hint}")
         legal = self.legal_actions()
         i = int(np.searchsorted(legal, a))
         if i == legal.size or legal[i] != a:
@@ -679,8 +893,22 @@ class TaluvaState:
         return f"<TaluvaState ply={self.ply} step={self.step.name} player={self.current_player}>"
 
     def summary(self) -> str:
-        """One line: step, player, tile in hand, supplies."""
+        """One line: step, player, tile in hand, supplies (solo: the tile's source, the draw
+        pile, bonus stack and face-up tile, and the running score)."""
         parts = [f"ply {self.ply}", self.step.name.lower()]
+        if self.game.rules.solo:
+            c = self.solo_counts()
+            if self.tile >= 0:
+                parts.append(f"tile {tile_name(self.tile)} ({c['source']})")
+            face = c["face_up"] or "-"
+            parts.append(f"pile {c['draw_pile']} stack {c['bonus_stack']} face-up {face} "
+                         f"aside {c['set_aside']}")
+            s = self.supply(0)
+            boxed = c["boxed"]
+            parts.append(f"supply h{s['huts']} t{s['temples']} w{s['towers']} boxed "
+                         f"h{boxed['huts']} t{boxed['temples']} w{boxed['towers']}")
+            parts.append(f"score {self.score()}")
+            return " | ".join(parts)
         if self.step in (Step.TILE, Step.BUILD):
             parts.append(f"player {self.current_player}")
         if self.tile >= 0:

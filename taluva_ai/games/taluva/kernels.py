@@ -16,7 +16,15 @@ range           meaning                decoding
 [8H, 9H)        build a tower          on cell ``id - 8H``
 [9H, 14H)       expand a settlement    settlement whose smallest cell is ``(id - 9H) // 5``,
                                        terrain ``JUNGLE + (id - 9H) % 5``
+[14H, 14H+6)    solo only              bonus tile from the draw pile, the face-up tile,
+                                       stop; box a hut, temple, tower (:mod:`solo_kernels`)
 ==============  =====================  ==========================================
+
+The solo variant (``rules[R_SOLO]``, SOLO.md) is a mode of these kernels: ``legal_actions``,
+``apply_action``, ``apply_chance`` and ``returns`` hand a solo game to :mod:`solo_kernels`,
+which places tiles with :func:`place_tile_cells`, checks eruptions with :func:`_eruption_ok`
+and builds with :func:`build_actions` / :func:`place_build` (whose founding follows the solo
+rule, :func:`found_cells`).
 
 Kernel arguments follow one order: ``cells, players, deck, meta, rules, nbr, cell_of, hexqr``
 where ``nbr`` is ``int32[H, 6]``, ``cell_of`` ``int32[2R+1, 2R+1]`` and ``hexqr`` ``int32[H, 2]``.
@@ -28,13 +36,17 @@ import numpy as np
 from numba import njit
 
 from taluva_ai.games.taluva.rules import (
+    FOUND_FLOOD,
+    FOUND_PLAIN,
     R_DECK_SIZE,
     R_DESTROYED_HUTS_RETURN,
     R_EARLY_VICTORY_KINDS,
+    R_FOUND,
     R_NEW_HUT_ISOLATED,
     R_NO_LAKE_BUILDING,
     R_PLAYERS,
     R_RANKED,
+    R_SOLO,
     R_TIEBREAK_TOWERS_FIRST,
     R_TILE_PREVIEW,
 )
@@ -57,6 +69,7 @@ from taluva_ai.games.taluva.state import (
     M_QMIN,
     M_RMAX,
     M_RMIN,
+    M_SCORE,
     M_SETUP,
     M_STEP,
     M_TILE,
@@ -417,6 +430,8 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
     ntowers = players[p, P_TOWERS]
     isolated = rules[R_NEW_HUT_ISOLATED] != 0
     no_lake = rules[R_NO_LAKE_BUILDING] != 0
+    # solo founding (SOLO.md 3.3): the hex and its same-terrain neighbours, all or nothing
+    solo_found = rules[R_SOLO] != 0 and rules[R_FOUND] != FOUND_PLAIN
 
     scan = np.empty(ncell, dtype=np.int32)
     nscan = _scan_cells(meta, cell_of, 0, scan)
@@ -477,15 +492,27 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
                 if (adj >> s) & 1:
                     count[s, k] += 1
                     cost[s, k] += lv
-        if first_only and nh + nt + nw > 0:
-            out[0] = hut_base + c if nh > 0 else (temple_base + c if nt > 0 else tower_base + c)
+        if first_only:
+            if solo_found:  # a founding's cost is known only below
+                if nt + nw > 0:
+                    out[0] = temple_base + c if nt > 0 else tower_base + c
+                    return 1
+            elif nh + nt + nw > 0:
+                out[0] = hut_base + c if nh > 0 else (temple_base + c if nt > 0 else
+                                                      tower_base + c)
+                return 1
+    hut_cost = np.empty(nh, dtype=np.int64) if solo_found else hut_ids  # no allocation then
+    if solo_found:
+        nh = _solo_foundings(cells, rules, nbr, huts, hut_ids, nh, hut_cost)
+        if first_only and nh > 0:
+            out[0] = hut_ids[0]
             return 1
     want_cost = cost_out.shape[0] > 0
     n = 0
     for j in range(nh):
         out[n] = hut_ids[j]
         if want_cost:
-            cost_out[n] = 1
+            cost_out[n] = hut_cost[j] if solo_found else 1
         n += 1
     for j in range(nt):
         out[n] = temple_ids[j]
@@ -501,7 +528,7 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
         for k in range(5):
             if count[s, k] == 0 or cost[s, k] > huts:
                 continue
-            if not isolated and count[s, k] == 1 and cost[s, k] == 1:
+            if not isolated and not solo_found and count[s, k] == 1 and cost[s, k] == 1:
                 continue  # the same outcome as founding a hut on that hex
             dup = False
             for s2 in range(s):
@@ -524,6 +551,109 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
             if first_only:
                 return n
     return n
+
+
+@njit(cache=True)
+def found_cells(cells, rules, nbr, c, out, seen):
+    """Hexes that founding a settlement on ``c`` fills: ``c`` alone (RULES.md Step 2.1, and the
+    solo option ``found_plain``); in the solo variant ``c`` and every empty hex of its terrain
+    directly adjacent to it (SOLO.md 3.3), or with ``found_flood`` the whole connected area of
+    empty hexes of that terrain (SOLO.md 6.11). Each filled hex takes as many huts as its level.
+
+    Args:
+        out: ``int32[>= H]`` receives the cells, ``c`` first.
+        seen: ``bool[H]`` scratch, all False (left so); may be empty unless ``found_flood``.
+
+    Returns:
+        Number of cells written.
+    """
+    out[0] = c
+    if rules[R_SOLO] == 0 or rules[R_FOUND] == FOUND_PLAIN:
+        return 1
+    terr = cells[c, C_TERRAIN]
+    n = 1
+    if rules[R_FOUND] != FOUND_FLOOD:
+        for d in range(6):
+            m = nbr[c, d]
+            if m >= 0 and cells[m, C_LEVEL] > 0 and cells[m, C_BUILDING] == 0 \
+                    and cells[m, C_TERRAIN] == terr:
+                out[n] = m
+                n += 1
+        return n
+    seen[c] = True
+    i = 0
+    while i < n:
+        x = out[i]
+        i += 1
+        for d in range(6):
+            m = nbr[x, d]
+            if m >= 0 and not seen[m] and cells[m, C_LEVEL] > 0 and cells[m, C_BUILDING] == 0 \
+                    and cells[m, C_TERRAIN] == terr:
+                seen[m] = True
+                out[n] = m
+                n += 1
+    for j in range(n):
+        seen[out[j]] = False
+    return n
+
+
+@njit(cache=True)
+def _same_cells(a, na, b, nb):
+    """Whether ``a[:na]`` and ``b[:nb]`` (each without repeats) hold the same cells."""
+    if na != nb:
+        return False
+    for i in range(na):
+        found = False
+        for j in range(nb):
+            if a[i] == b[j]:
+                found = True
+                break
+        if not found:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _solo_foundings(cells, rules, nbr, huts, hut_ids, nh, hut_cost):
+    """Keep the solo foundings (SOLO.md 3.3) among the candidate hexes ``hut_ids[:nh]``
+    (ascending ids of level-1 hexes allowed by ``new_hut_isolated``): those whose group costs
+    at most ``huts`` (the sum of the filled hexes' levels), and of several foundings that fill
+    the same hexes only the one on the smallest cell. Writes the costs; returns the new count."""
+    ncell = cells.shape[0]
+    hut_base = 6 * ncell
+    flood = rules[R_FOUND] == FOUND_FLOOD
+    cand = np.zeros(ncell, dtype=np.bool_)
+    for j in range(nh):
+        cand[hut_ids[j] - hut_base] = True
+    seen = np.zeros(ncell if flood else 0, dtype=np.bool_)
+    fill = np.empty(ncell if flood else 7, dtype=np.int32)
+    fill2 = np.empty(7, dtype=np.int32)
+    k = 0
+    for j in range(nh):
+        c = hut_ids[j] - hut_base
+        n = found_cells(cells, rules, nbr, c, fill, seen)
+        cost = 0
+        for i in range(n):
+            cost += cells[fill[i], C_LEVEL]
+        if cost > huts:
+            continue
+        dup = False
+        for i in range(1, n):
+            x = fill[i]
+            if x < c and cand[x]:
+                if flood:  # the same connected area: the same outcome
+                    dup = True
+                    break
+                n2 = found_cells(cells, rules, nbr, x, fill2, seen)
+                if _same_cells(fill, n, fill2, n2):
+                    dup = True
+                    break
+        if dup:
+            continue
+        hut_ids[k] = hut_ids[j]
+        hut_cost[k] = cost
+        k += 1
+    return k
 
 
 # ---------------------------------------------------------------------------------------------
@@ -689,6 +819,8 @@ def apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, tile):
     Returns:
         0, or -1 when no undrawn copy of ``tile`` is left (nothing is changed).
     """
+    if rules[R_SOLO] != 0:
+        return _solo.solo_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, tile)
     d = meta[M_DRAWN]
     j = -1
     for i in range(d, NUM_TILES):
@@ -852,15 +984,26 @@ def expansion_cells(cells, meta, nbr, cell_of, player, canon_cell, terrain, out)
 
 
 @njit(cache=True)
-def apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action):
-    """Build by action id ``action`` (assumed legal), then check early victory and the end."""
+def place_build(cells, players, meta, rules, nbr, cell_of, action):
+    """Put the pieces of build ``action`` (assumed legal) of the player to move on the board
+    and take them from the supply (a founding fills :func:`found_cells`); nothing else."""
     ncell = cells.shape[0]
     p = meta[M_PLAYER]
     if action < 7 * ncell:
         c = action - 6 * ncell
-        cells[c, C_BUILDING] = HUT
-        cells[c, C_OWNER] = p
-        players[p, P_HUTS] -= 1
+        if rules[R_SOLO] != 0 and rules[R_FOUND] != FOUND_PLAIN:
+            fill = np.empty(ncell, dtype=np.int32)
+            seen = np.zeros(ncell if rules[R_FOUND] == FOUND_FLOOD else 0, dtype=np.bool_)
+            nf = found_cells(cells, rules, nbr, c, fill, seen)
+            for j in range(nf):
+                x = fill[j]
+                cells[x, C_BUILDING] = HUT
+                cells[x, C_OWNER] = p
+                players[p, P_HUTS] -= cells[x, C_LEVEL]
+        else:
+            cells[c, C_BUILDING] = HUT
+            cells[c, C_OWNER] = p
+            players[p, P_HUTS] -= 1
     elif action < 8 * ncell:
         c = action - 7 * ncell
         cells[c, C_BUILDING] = TEMPLE
@@ -880,6 +1023,13 @@ def apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
             cells[c, C_BUILDING] = HUT
             cells[c, C_OWNER] = p
             players[p, P_HUTS] -= cells[c, C_LEVEL]
+
+
+@njit(cache=True)
+def apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action):
+    """Build by action id ``action`` (assumed legal), then check early victory and the end."""
+    p = meta[M_PLAYER]
+    place_build(cells, players, meta, rules, nbr, cell_of, action)
     meta[M_PLY] += 1
     kinds = 0
     if players[p, P_HUTS] == 0:
@@ -901,6 +1051,9 @@ def apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
 @njit(cache=True)
 def apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, action):
     """Apply one action (a tile type at a chance node, else a tile or build id; assumed legal)."""
+    if rules[R_SOLO] != 0:
+        _solo.solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action)
+        return
     step = meta[M_STEP]
     if step == S_CHANCE:
         apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
@@ -912,7 +1065,10 @@ def apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin,
 
 @njit(cache=True)
 def legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out):
-    """Legal action ids of the player to move (tile or build step), ascending; 0 elsewhere."""
+    """Legal action ids of the player to move (tile or build step, and the solo variant's bonus
+    and box steps), ascending; 0 elsewhere."""
+    if rules[R_SOLO] != 0:
+        return _solo.solo_legal_actions(cells, players, meta, rules, nbr, cell_of, out)
     step = meta[M_STEP]
     if step == S_TILE:
         return tile_actions(cells, meta, nbr, cell_of, origin, out, False)
@@ -926,8 +1082,11 @@ def legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out):
 def returns(players, meta, rules, out):
     """Final value per seat (RULES.md): winner +1, others -1/(n-1), a shared win split so the
     sum is 0; ranked play linear in place from +1 (first) to -1 (last), tied places averaged;
-    zeros for a truncated or unfinished game."""
+    zeros for a truncated or unfinished game. Solo variant: the final score (SOLO.md 5)."""
     n = rules[R_PLAYERS]
+    if rules[R_SOLO] != 0:
+        out[0] = meta[M_SCORE] if meta[M_STEP] == S_TERMINAL else 0.0
+        return
     for q in range(n):
         out[q] = 0.0
     if meta[M_STEP] != S_TERMINAL or meta[M_END] == END_TRUNCATED:
@@ -1009,3 +1168,8 @@ def random_playout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origi
         apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
         decisions += 1
     return decisions
+
+
+# The solo variant's kernels call the ones above (imported last: a circular import that Numba
+# resolves when it compiles the dispatching kernels).
+from taluva_ai.games.taluva import solo_kernels as _solo  # noqa: E402

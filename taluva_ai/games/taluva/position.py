@@ -8,7 +8,11 @@ Format: ``;``-separated ``key=value`` fields, in this order::
     cells=0,0:1V0../0,1:1J0h0/...
 
 ``seats`` per seat: huts, temples, towers (supply), status, destroyed huts, place, hand tile
-(-1 none), elimination order. ``deck``: the 48 tile names in draw order. ``cells``: every
+(-1 none), elimination order. A solo game (docs/solo.md) adds a last field ``solo=`` with the
+16 solo counters of ``meta[16:32]`` separated by ``.`` (draw pile, bonus stack, face-up tile,
+set aside, tiles this turn, bonus sources, face-up used, source, boxed huts, temples, towers,
+tiles under the pile, pending chance, last class, island tiles, score). ``deck``: the 48
+tile names in draw order. ``cells``: every
 non-empty hex as ``q,r:`` level, terrain letter, tile index, then ``..`` or a building letter
 (``h`` ``T`` ``W``) and owner seat. The rules are not part of the string: parse it with the
 game it belongs to.
@@ -92,6 +96,8 @@ def format_position(state: TaluvaState) -> str:
             f"{TERRAIN_LETTER[Terrain(int(row[C_TERRAIN]))]}{int(row[C_TILE])}{bs}"
         )
     f.append("cells=" + "/".join(cells))
+    if state.game.rules.solo:
+        f.append("solo=" + ".".join(str(int(x)) for x in m[16:32]))
     return ";".join(f)
 
 
@@ -118,6 +124,8 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
         raise PositionError("(whole)", f"expected a string, got {type(text).__name__}")
     expected = ["taluva", "players", "step", "player", "tile", "drawn", "placed", "ply", "end",
                 "nelim", "best", "worst", "drawfor", "setup", "bbox", "seats", "deck", "cells"]
+    if game.rules.solo:
+        expected.append("solo")
     items = text.strip().split(";")
     if len(items) != len(expected):
         raise PositionError("(whole)", f"expected {len(expected)} ';'-separated fields "
@@ -130,7 +138,7 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
         vals[key] = val
     if vals["taluva"] != "1":
         raise PositionError("taluva", f"unknown format version {vals['taluva']!r}")
-    n = _int("players", vals["players"], 2, 4)
+    n = _int("players", vals["players"], 1 if game.rules.solo else 2, 4)
     if n != game.num_players:
         raise PositionError("players", f"{n} players, but the game has {game.num_players}")
     steps = {s.name.lower(): s for s in Step}
@@ -203,6 +211,12 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
             if bs != "..":
                 cells[c, C_BUILDING] = _LETTER_BUILD[bs[0]]
                 cells[c, C_OWNER] = _int("cells", bs[1:], 0, n - 1)
+    if game.rules.solo:
+        xs = vals["solo"].split(".")
+        if len(xs) != 16:
+            raise PositionError("solo", "expected 16 '.'-separated numbers")
+        for j, t in enumerate(xs):
+            meta[16 + j] = _int("solo", t, -(10**6), 10**6)
     _check_consistency(game, cells, players, deck8, meta)
     return TaluvaState(game, cells, players, deck8, meta)
 
@@ -227,8 +241,16 @@ def _check_consistency(
         raise PositionError("drawn", f"{drawn} tiles drawn, but the game has {rules.deck_size}")
     if placed > drawn:
         raise PositionError("placed", f"{placed} tiles placed, but only {drawn} drawn")
-    if step == Step.TILE and not rules.tile_preview and meta[2] != deck[drawn - 1]:
+    face_up_in_hand = rules.solo and meta[23] == 2  # solo: M_SOURCE == SOURCE_FACE_UP
+    if step == Step.TILE and not rules.tile_preview and not face_up_in_hand \
+            and meta[2] != deck[drawn - 1]:
         raise PositionError("tile", "the tile in hand is not the last tile drawn from the deck")
+    if rules.solo:
+        from taluva_ai.games.taluva.solo_kernels import check_invariants
+
+        if check_invariants(players, deck, meta) != 0:
+            raise PositionError("solo", "the solo counters disagree (draw pile, bonus stack, "
+                                "face-up tile, unseen tiles, boxed pieces)")
     if meta[13] and not rules.tile_preview:
         raise PositionError("setup", "the set-up deal exists only with tile_preview")
     if step in (Step.TILE, Step.BUILD) and players[int(meta[1]), P_STATUS] != 0:
@@ -242,7 +264,8 @@ def _check_consistency(
         for j, name in enumerate(("huts", "temples", "towers")):
             if not 0 <= row[j] <= start[j]:
                 raise PositionError("seats", f"seat {p}: {row[j]} {name} is outside 0..{start[j]}")
-        if not -1 <= row[P_PLACE] < n or not -1 <= row[P_ELIM_ORDER] < n:
+        places = 2 if rules.solo else n  # solo: place 0 a win (40+), 1 a loss
+        if not -1 <= row[P_PLACE] < places or not -1 <= row[P_ELIM_ORDER] < n:
             raise PositionError("seats", f"seat {p}: place or elimination order outside -1..{n-1}")
         if row[P_HAND] >= 0 and not rules.tile_preview:
             raise PositionError("seats", f"seat {p}: a held tile exists only with tile_preview")
@@ -253,14 +276,16 @@ def _check_consistency(
             int((mine & (cells[:, C_BUILDING] == 3)).sum()),
         )
         destroyed = int(row[P_DESTROYED])
+        boxed = tuple(int(x) for x in meta[24:27]) if rules.solo else (0, 0, 0)
         if rules.destroyed_huts_return and destroyed:
             raise PositionError("seats", f"seat {p}: destroyed huts return under "
                                 "destroyed_huts_return, so none can be counted")
         for j, name in enumerate(("huts", "temples", "towers")):
-            total = int(row[j]) + on_board[j] + (destroyed if j == 0 else 0)
+            total = int(row[j]) + on_board[j] + (destroyed if j == 0 else 0) + boxed[j]
             if total != start[j]:
                 raise PositionError("seats", f"seat {p}: {name} in supply, on the board"
-                                    f"{' and destroyed' if j == 0 else ''} add up to {total}, "
+                                    f"{' and destroyed' if j == 0 else ''}"
+                                    f"{' and boxed' if rules.solo else ''} add up to {total}, "
                                     f"not {start[j]}")
     if occ.any() and placed < 1:
         raise PositionError("placed", "the island has hexes, but no tile is placed")

@@ -24,7 +24,61 @@ R_EARLY_VICTORY_KINDS = 6
 R_TILE_PREVIEW = 7
 R_DECK_SIZE = 8
 R_BOARD_RADIUS = 9
-R_SIZE = 10
+# The solo variant (SOLO.md); all 0 in the multiplayer game.
+R_SOLO = 10
+R_START_TREE = 11  # start_shape == "tree"
+R_CONTACTS_HEXES = 12  # contacts == "hexes"
+R_VOLCANO_IN_T = 13
+R_SINGLE_TERRAIN_BONUS = 14
+R_UPPER_BONUS = 15
+R_BONUS_NO_ERUPTION = 16
+R_LEVEL3_CHAIN = 17
+R_BONUS_ANY_SOURCE = 18
+R_UNPLACEABLE_BOTTOM = 19  # unplaceable == "bottom"
+R_BOX_HUT = 20  # box_piece == "hut"
+R_FOUND = 21  # FOUND_DIRECT, FOUND_FLOOD or FOUND_PLAIN
+R_BONUS_LITERAL = 22
+R_PATTERN_DISJOINT = 23  # pattern_overlap == "disjoint"
+R_HIGH_NO_VOLCANO = 24
+R_TERRAIN_BEST_ONLY = 25
+R_SIZE = 26
+
+# R_FOUND values: the solo founding rule (SOLO.md 3.3 and 6.11)
+FOUND_PLAIN = 0  # RULES.md founding: one hut (the multiplayer rule; found_plain)
+FOUND_DIRECT = 1  # solo default: the hex and its empty same-terrain direct neighbours
+FOUND_FLOOD = 2  # found_flood: the whole connected empty area of that terrain
+
+#: Solo options (SOLO.md section 6) with their defaults; RuleSet fields of the same names.
+SOLO_DEFAULTS: dict[str, Any] = {
+    "start_layout": "windmill",
+    "start_shape": "windmill",
+    "contacts": "edges",
+    "volcano_in_T": True,
+    "single_terrain_bonus": False,
+    "upper_bonus": True,
+    "bonus_no_eruption": False,
+    "level3_chain": True,
+    "bonus_any_source": False,
+    "unplaceable": "aside",
+    "box_piece": "choice",
+    "found_flood": False,
+    "found_plain": False,
+    "bonus_literal": False,
+    "pattern_overlap": "all",
+    "high_no_volcano": False,
+    "terrain_best_only": False,
+}
+_SOLO_CHOICES: dict[str, tuple[str, ...]] = {
+    "start_layout": ("windmill", "random"),
+    "start_shape": ("windmill", "tree"),
+    "contacts": ("edges", "hexes"),
+    "unplaceable": ("aside", "bottom"),
+    "box_piece": ("choice", "hut"),
+    "pattern_overlap": ("all", "disjoint"),
+}
+#: Multiplayer options the solo variant has no use for (they must keep their defaults).
+_NOT_SOLO = ("tiles_per_player", "ranked", "tiebreak_towers_first", "early_victory_kinds",
+             "tile_preview")
 
 
 class RuleError(ValueError):
@@ -49,6 +103,35 @@ class RuleSet:
         tile_preview: each player holds their next tile (known to that player only), BGA style.
         board_radius: engine bound (not a rule): placements must lie within this distance of
             the first volcano.
+        solo: the solo variant (SOLO.md; docs/solo.md): one player, a starting island of 7
+            tiles, terrain-matching placement, up to three tiles a turn, a score. Sets
+            ``num_players`` to 1. The fields below are its options (SOLO.md section 6, named
+            as there); each must keep its default unless ``solo`` is True.
+        start_layout: ``"windmill"`` (the fixed island of SOLO.md 1) or ``"random"`` (7 drawn
+            tiles laid out by a seeded search).
+        start_shape: ``"windmill"`` (a centre, three arms, three outer tiles) or ``"tree"``
+            (any tree of joins) for the random island (6.1).
+        contacts: ``"edges"`` (a side is an edge, counted per edge) or ``"hexes"`` (distinct
+            island hexes) (6.2).
+        volcano_in_T: V-V contacts match and V counts in T (6.3).
+        single_terrain_bonus: one non-volcano terrain at 3+ contacts is class 3, not 2 (6.4).
+        upper_bonus: an exact higher regular tile earns a draw-pile bonus tile (6.5).
+        bonus_no_eruption: a level-2 bonus volcano may cover a terrain hex; it then chains
+            (only then) when both terrain hexes match (6.6).
+        level3_chain: a bonus tile at level 3 or more earns another bonus tile (6.7).
+        bonus_any_source: every bonus tile may come from the draw pile or be the face-up tile
+            (6.8).
+        unplaceable: ``"aside"`` (an unplaceable tile is set aside and counts as remaining) or
+            ``"bottom"`` (it goes under the draw pile) (6.9).
+        box_piece: ``"choice"`` (class 1 boxes a piece of the player's choice) or ``"hut"``
+            (6.10).
+        found_flood: founding fills the whole connected empty area of the terrain (6.11).
+        found_plain: founding is RULES.md's one hut (6.11); not with ``found_flood``.
+        bonus_literal: the bonus line scores draw pile left minus bonus stack left (6.13).
+        pattern_overlap: ``"all"`` (every pattern scores) or ``"disjoint"`` (the best set of
+            pairwise disjoint patterns) (6.14).
+        high_no_volcano: unoccupied high hexes score without volcanoes (6.15).
+        terrain_best_only: each settlement scores only its best terrain line (6.17).
 
     Raises:
         RuleError: on construction, for an option out of range (the message names it).
@@ -64,8 +147,33 @@ class RuleSet:
     early_victory_kinds: int = 2
     tile_preview: bool = False
     board_radius: int = DEFAULT_BOARD_RADIUS
+    solo: bool = False
+    start_layout: str = "windmill"
+    start_shape: str = "windmill"
+    contacts: str = "edges"
+    volcano_in_T: bool = True  # SOLO.md's name, capital T included
+    single_terrain_bonus: bool = False
+    upper_bonus: bool = True
+    bonus_no_eruption: bool = False
+    level3_chain: bool = True
+    bonus_any_source: bool = False
+    unplaceable: str = "aside"
+    box_piece: str = "choice"
+    found_flood: bool = False
+    found_plain: bool = False
+    bonus_literal: bool = False
+    pattern_overlap: str = "all"
+    high_no_volcano: bool = False
+    terrain_best_only: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.solo, (bool, np.bool_)):
+            raise RuleError(f"solo must be True or False, got {self.solo!r}")
+        object.__setattr__(self, "solo", bool(self.solo))
+        if self.solo and isinstance(self.num_players, (int, np.integer)) \
+                and not isinstance(self.num_players, (bool, np.bool_)) \
+                and self.num_players in (1, 2):
+            object.__setattr__(self, "num_players", 1)  # 2 is the field's default
         for name in ("num_players", "tiles_per_player", "early_victory_kinds", "board_radius"):
             v = getattr(self, name)
             if v is None and name == "tiles_per_player":
@@ -73,8 +181,12 @@ class RuleSet:
             if not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)):
                 raise RuleError(f"{name} must be an integer, got {v!r}")
             object.__setattr__(self, name, int(v))  # numpy integers become plain ints
-        if self.num_players not in (2, 3, 4):
-            raise RuleError(f"num_players must be 2, 3 or 4, got {self.num_players!r}")
+        if self.solo and self.num_players != 1:
+            raise RuleError(f"the solo variant has one player, got num_players="
+                            f"{self.num_players!r}")
+        if not self.solo and self.num_players not in (2, 3, 4):
+            hint = " (one player: solo=True)" if self.num_players == 1 else ""
+            raise RuleError(f"num_players must be 2, 3 or 4, got {self.num_players!r}{hint}")
         if self.tiles_per_player is not None:
             k = self.tiles_per_player
             if k < 1:
@@ -99,17 +211,45 @@ class RuleSet:
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise RuleError(f"{name} must be True or False, got {getattr(self, name)!r}")
             object.__setattr__(self, name, bool(getattr(self, name)))
+        self._check_solo_options()
+
+    def _check_solo_options(self) -> None:
+        for name, default in SOLO_DEFAULTS.items():
+            v = getattr(self, name)
+            if isinstance(default, bool):
+                if not isinstance(v, (bool, np.bool_)):
+                    raise RuleError(f"{name} must be True or False, got {v!r}")
+                object.__setattr__(self, name, bool(v))
+            elif v not in _SOLO_CHOICES[name]:
+                choices = ", ".join(repr(c) for c in _SOLO_CHOICES[name])
+                raise RuleError(f"{name} must be one of {choices}, got {v!r}")
+            if not self.solo and getattr(self, name) != default:
+                raise RuleError(f"{name} is an option of the solo variant: it needs solo=True")
+        if self.found_flood and self.found_plain:
+            raise RuleError("found_flood and found_plain exclude each other (SOLO.md 6.11)")
+        if self.solo:
+            defaults = {f.name: f.default for f in dataclasses.fields(self)}
+            for name in _NOT_SOLO:
+                if getattr(self, name) != defaults[name]:
+                    raise RuleError(f"{name} is not an option of the solo variant "
+                                    f"(solo=True); leave it at {defaults[name]!r}")
 
     @property
     def deck_size(self) -> int:
         """Number of tiles in play: 48, or ``tiles_per_player x num_players``."""
-        if self.tiles_per_player is None:
+        if self.tiles_per_player is None or self.solo:
             return NUM_TILES
         return self.tiles_per_player * self.num_players
 
     def to_dict(self) -> dict[str, Any]:
-        """The options as a JSON-ready dict (inverse of :meth:`from_dict`)."""
-        return dataclasses.asdict(self)
+        """The options as a JSON-ready dict (inverse of :meth:`from_dict`). The solo options
+        appear only in a solo rule set, so multiplayer dicts are those of the multiplayer
+        engine."""
+        d = dataclasses.asdict(self)
+        if not self.solo:
+            for name in ("solo", *SOLO_DEFAULTS):
+                del d[name]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RuleSet:
@@ -139,4 +279,22 @@ class RuleSet:
         v[R_TILE_PREVIEW] = self.tile_preview
         v[R_DECK_SIZE] = self.deck_size
         v[R_BOARD_RADIUS] = self.board_radius
+        if self.solo:
+            v[R_SOLO] = 1
+            v[R_START_TREE] = self.start_shape == "tree"
+            v[R_CONTACTS_HEXES] = self.contacts == "hexes"
+            v[R_VOLCANO_IN_T] = self.volcano_in_T
+            v[R_SINGLE_TERRAIN_BONUS] = self.single_terrain_bonus
+            v[R_UPPER_BONUS] = self.upper_bonus
+            v[R_BONUS_NO_ERUPTION] = self.bonus_no_eruption
+            v[R_LEVEL3_CHAIN] = self.level3_chain
+            v[R_BONUS_ANY_SOURCE] = self.bonus_any_source
+            v[R_UNPLACEABLE_BOTTOM] = self.unplaceable == "bottom"
+            v[R_BOX_HUT] = self.box_piece == "hut"
+            v[R_FOUND] = (FOUND_FLOOD if self.found_flood else
+                          FOUND_PLAIN if self.found_plain else FOUND_DIRECT)
+            v[R_BONUS_LITERAL] = self.bonus_literal
+            v[R_PATTERN_DISJOINT] = self.pattern_overlap == "disjoint"
+            v[R_HIGH_NO_VOLCANO] = self.high_no_volcano
+            v[R_TERRAIN_BEST_ONLY] = self.terrain_best_only
         return v

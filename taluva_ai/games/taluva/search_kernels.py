@@ -2,7 +2,7 @@
 
 A game that offers ``state.search_kernels()`` lets MCTS run whole simulations in compiled code
 (``agents/mcts_compiled.py``) instead of stepping the game through Python. The interface is
-generic: a state is a tuple of arrays, the game's constants another tuple, and seven
+generic: a state is a tuple of arrays, the game's constants another tuple, and eight
 Numba-compiled functions with these signatures:
 
 ==========================================  =============================================
@@ -14,6 +14,9 @@ Numba-compiled functions with these signatures:
 ``rollout(s, k, greedy, samples, seed,      play to the end in place, returns per seat into
 out)``                                      ``out`` (float64); seed -1 continues the stream
 ``terminal_values(s, k, out)``              returns per seat at the end
+``values(s, k, out, vals) -> n``            legal action ids into ``out`` with the values
+                                            the priors of PUCT come from into ``vals``
+                                            (float64; ``state.prior_values()``)
 ==========================================  =============================================
 """
 
@@ -23,8 +26,10 @@ import numpy as np
 from numba import njit
 
 from taluva_ai.games.taluva import kernels as K
+from taluva_ai.games.taluva import solo_kernels as SK
+from taluva_ai.games.taluva.heuristic import action_values as _action_values
 from taluva_ai.games.taluva.heuristic import rollout as _rollout
-from taluva_ai.games.taluva.state import M_DRAWN, M_PLAYER, M_STEP
+from taluva_ai.games.taluva.state import M_BOTTOM, M_DRAWN, M_PLAYER, M_STEP
 
 
 @njit(cache=True)
@@ -79,4 +84,45 @@ def terminal_values(s, k, out):
     K.returns(s[1], s[3], k[0], out)
 
 
-KERNELS = (copy, to_move, legal, chance, apply, rollout, terminal_values)
+@njit(cache=True)
+def values(s, k, out, vals):
+    return _action_values(s[0], s[1], s[3], k[0], k[1], k[2], k[3], k[4], out, vals)
+
+
+@njit(cache=True)
+def solo_values(s, k, out, vals):
+    """:func:`values` of the solo variant: the greedy rollout policy's preferences
+    (``solo_kernels.policy_values``; ``state.prior_values()``)."""
+    return SK.policy_values(s[0], s[1], s[2], s[3], k[0], k[1], k[2], k[3], out, vals)
+
+
+@njit(cache=True)
+def solo_chance(s, outcomes, probs):
+    """:func:`chance` of the solo variant: the unseen tiles exclude the known ones put under
+    the draw pile (``unplaceable="bottom"``)."""
+    deck = s[2]
+    d = s[3][M_DRAWN]
+    end = deck.shape[0] - s[3][M_BOTTOM]
+    counts = np.zeros(25, dtype=np.int64)
+    for i in range(d, end):
+        counts[deck[i]] += 1
+    total = end - d
+    n = 0
+    for t in range(25):
+        if counts[t] > 0:
+            outcomes[n] = t
+            probs[n] = counts[t] / total
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def solo_rollout(s, k, greedy, samples, seed, out):
+    """:func:`rollout` of the solo variant: ``out[0]`` the final score."""
+    out[0] = SK.rollout(s[0], s[1], s[2], s[3], k[0], k[1], k[2], k[3], greedy, samples, seed)
+
+
+KERNELS = (copy, to_move, legal, chance, apply, rollout, terminal_values, values)
+#: The same interface for a solo game (SOLO.md): its chance outcomes, rollouts and values.
+SOLO_KERNELS = (copy, to_move, legal, solo_chance, apply, solo_rollout, terminal_values,
+                solo_values)

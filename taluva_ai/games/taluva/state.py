@@ -7,8 +7,9 @@ cells     int8[H, 5]      per hex (top of stack): level, terrain, tile, building
 players   int16[4, 8]     per seat: huts, temples, towers (supply), status, destroyed huts,
                           place, hand (tile_preview), elimination order
 deck      int8[48]        tile type ids in draw order; ``meta[M_DRAWN]`` of them drawn
-meta      int32[16]       step, player to move, tile in hand, counters, island bounding box,
-                          end reason, ranking cursors
+meta      int32[32]       step, player to move, tile in hand, counters, island bounding box,
+                          end reason, ranking cursors; fields 16.. the solo variant's
+                          (draw pile, bonus stack, face-up tile, the turn's tiles...)
 ========  ==============  ==============================================================
 
 ``H`` is the board's number of hexes (:func:`hexgrid.make_board`). ``cells[c, C_TILE]`` is the
@@ -52,7 +53,34 @@ START_HUTS, START_TEMPLES, START_TOWERS = 20, 3, 2
     M_NELIM,
     M_PLY,
 ) = range(16)
-NUM_META = 16
+# meta fields of the solo variant (SOLO.md; 0 in the multiplayer game)
+(
+    M_PILE,  # tiles in the draw pile (those put under it by unplaceable="bottom" included)
+    M_STACK,  # tiles in the bonus stack (the face-up tile included)
+    M_FACE_UP,  # tile type of the face-up tile, -1 while none is turned up
+    M_ASIDE,  # tiles set aside (unplaceable)
+    M_TURN_TILES,  # tiles taken this turn (regular and bonus)
+    M_BONUS_SRC,  # at the bonus step: sources on offer (SRC_BIT_PILE | SRC_BIT_FACE_UP)
+    M_FACE_USED,  # the face-up tile was taken this turn
+    M_SOURCE,  # where the tile in hand came from: SOURCE_REGULAR, _PILE or _FACE_UP
+    M_BOXED_HUTS,  # pieces put into the box by class 1
+    M_BOXED_TEMPLES,
+    M_BOXED_TOWERS,
+    M_BOTTOM,  # known tiles under the draw pile (unplaceable="bottom"), at the deck's end
+    M_PENDING,  # what the chance node draws: PENDING_PILE, PENDING_REVEAL_SETUP, _REVEAL
+    M_LAST_CLASS,  # class (1-4) of the last level-1 placement, 0 for a higher one
+    M_ISLAND,  # tiles of the starting island (deck[:M_ISLAND])
+    M_SCORE,  # the final score, set when the game ends
+) = range(16, 32)
+NUM_META = 32
+# M_SOURCE values
+SOURCE_REGULAR, SOURCE_PILE, SOURCE_FACE_UP = 0, 1, 2
+# M_BONUS_SRC bits
+SRC_BIT_PILE, SRC_BIT_FACE_UP = 1, 2
+# M_PENDING values
+PENDING_PILE, PENDING_REVEAL_SETUP, PENDING_REVEAL = 0, 1, 2
+#: Tiles in the solo bonus stack at set-up (SOLO.md 1).
+SOLO_STACK = 10
 
 #: ``current_player`` value at a chance node (OpenSpiel's ``kChancePlayerId``).
 CHANCE = -1
@@ -67,6 +95,8 @@ class Step(IntEnum):
     TILE = 1  # the player to move places the tile
     BUILD = 2  # the player to move builds
     TERMINAL = 3
+    BONUS = 4  # solo: take a bonus tile (draw pile or face-up) or stop
+    BOX = 5  # solo: choose the piece that class 1 puts into the box
 
 
 class Status(IntEnum):
@@ -85,6 +115,9 @@ class EndReason(IntEnum):
     LAST_STANDING = 2
     TILES_OUT = 3
     TRUNCATED = 4  # the board bound removed every legal placement: no result
+    NO_BUILD = 5  # solo: phase 2 had no legal build (SOLO.md 4.1)
+    SUPPLY_OUT = 6  # solo: every piece built or boxed (SOLO.md 4.2)
+    PILE_OUT = 7  # solo: the draw pile is empty at the end of a turn (SOLO.md 4.3, 4.4)
 
 
 def new_arrays(

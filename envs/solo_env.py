@@ -1,0 +1,325 @@
+"""``taluva_ai/TaluvaSolo-v0``: the solo variant of Taluva (docs/solo.md) as a single-agent env.
+
+``gymnasium.make("taluva_ai/TaluvaSolo-v0")`` (after ``import taluva_ai.envs``); the native
+batched form is :class:`TaluvaSoloVectorEnv` (``gymnasium.make_vec(...,
+vectorization_mode="vector_entry_point")``).
+
+Spaces: the encoding and action ids of ``Taluva-v0`` for one seat (docs/encoding.md), with the
+solo planes and ids (``C = 66`` planes, ``S = 2 view_radius + 1``, ``A = 14 S^2 + 6``):
+
+- observation: ``Dict({"observation": Box(float32, (C, S, S)), "action_mask": Box(int8 0/1,
+  (A,))})``;
+- action: ``Discrete(A)``: a view id: tile placements and builds as in ``Taluva-v0``, then
+  ``14 S^2 + k``: take a bonus tile from the draw pile (k = 0), take the face-up tile (1),
+  stop taking bonus tiles (2), box a hut (3), a temple (4), a tower (5).
+  ``action_space.sample()`` without a mask samples a legal action.
+
+An episode is one solo game; chance nodes (the draw pile's tiles and the bonus stack's
+face-up tiles, from the deck shuffled by the reset seed) are resolved inside ``step``.
+
+Reward: ``reward="score"`` (default): 0 until the game ends, then the final score (SOLO.md 5;
+about -40 to 80). ``reward="shaped"``: at every step the change of the running score (the
+score of the position as if the game ended there), the first step also adding the running
+score of the start; an episode's rewards add up to the final score either way. Illegal actions
+raise ``IllegalActionError`` unless ``illegal_action="penalty"``: then nothing changes, the
+reward is ``illegal_penalty`` and ``info["illegal_action"]`` is True.
+
+Episode end: ``terminated`` when the game ends (SOLO.md 4); ``truncated`` only if the engine's
+board bound removed every placement (never seen). Stepping after the end raises
+``EnvStateError``.
+
+Info: ``step_kind`` (``"tile"``, ``"build"``, ``"bonus"``, ``"box"``, ``"over"``),
+``action_mask``, ``score`` (the running score), ``outside`` (legal engine actions the view
+hides); at the end also ``score_breakdown`` (by line of the scoring table) and ``result_band``.
+
+Version: v0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from taluva_ai.envs.core import EXTERNAL, env_step
+from taluva_ai.envs.taluva_env import MaskedDiscrete, check_action
+from taluva_ai.envs.vector import END_TRUNCATED, OBS_HIGH, EnvStateError, TaluvaVectorEnv
+from taluva_ai.errors import IllegalActionError
+from taluva_ai.games.taluva import RuleSet, TaluvaGame, TaluvaState
+from taluva_ai.games.taluva import solo_kernels as SK
+from taluva_ai.games.taluva.encoding import (
+    DEFAULT_VIEW_RADIUS,
+    NUM_SOLO_ACTIONS,
+    make_view,
+    num_planes,
+)
+from taluva_ai.games.taluva.state import M_END, M_STEP
+
+SOLO_STEP_NAMES = {1: "tile", 2: "build", 3: "over", 4: "bonus", 5: "box"}
+REWARDS = ("score", "shaped")
+
+
+def make_solo_rules(rules: RuleSet | dict[str, Any] | None) -> RuleSet:
+    """The RuleSet of a solo env: ``rules`` (a RuleSet or a dict of SOLO.md options) with
+    ``solo=True``.
+
+    Raises:
+        ValueError: a bad option (named in the message), or a multiplayer RuleSet.
+    """
+    if isinstance(rules, RuleSet):
+        if not rules.solo:
+            raise ValueError("the solo env needs a solo RuleSet (solo=True)")
+        return rules
+    opts = dict(rules or {})
+    opts["solo"] = True
+    opts.setdefault("num_players", 1)
+    return RuleSet.from_dict(opts)
+
+
+def game_seed(gen: np.random.Generator) -> int:
+    """The seed of ``TaluvaGame.new_initial_state`` drawn from an env's generator (the same
+    draw in the scalar and the vector env, so their games agree)."""
+    return int(gen.integers(0, 2**63 - 1))
+
+
+class TaluvaSoloEnv(gym.Env):
+    """The solo variant for one agent (the module docstring is the spec).
+
+    Args:
+        rules: SOLO.md options (a solo RuleSet or a dict, e.g. ``{"pattern_overlap":
+            "disjoint"}``).
+        reward: ``"score"`` (the final score at the end) or ``"shaped"`` (running-score
+            changes).
+        view_radius: the view's radius (default 13).
+        illegal_action: ``"raise"`` (default) or ``"penalty"``.
+        illegal_penalty: the reward of an illegal action in penalty mode.
+        render_mode: None, ``"ansi"`` or ``"rgb_array"``.
+
+    Raises:
+        ValueError: a bad argument, named in the message.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}  # noqa: RUF012
+
+    def __init__(
+        self,
+        rules: RuleSet | dict[str, Any] | None = None,
+        reward: str = "score",
+        view_radius: int = DEFAULT_VIEW_RADIUS,
+        illegal_action: str = "raise",
+        illegal_penalty: float = -1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        if illegal_action not in ("raise", "penalty"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                             f"got {render_mode!r}")
+        self.rules = make_solo_rules(rules)
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.game = TaluvaGame(self.rules)
+        self.view = make_view(view_radius)
+        s = self.view.side
+        self.num_actions = self.view.num_actions + NUM_SOLO_ACTIONS
+        self._obs = np.zeros((num_planes(1, solo=True), s, s), dtype=np.float32)
+        self._mask = np.zeros(self.num_actions, dtype=np.int8)
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, OBS_HIGH, self._obs.shape, np.float32),
+            "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
+        })
+        self.action_space = MaskedDiscrete(self.num_actions, self._mask)
+        self._center = np.zeros(2, dtype=np.int64)
+        self._ret = np.zeros(1, dtype=np.float64)
+        self._rng = np.zeros(1, dtype=np.uint64)
+        self._seat_kind = np.full(4, EXTERNAL, dtype=np.int8)
+        self._outside = 0
+        self._score = 0
+        self.state: TaluvaState | None = None
+
+    def _kernel(self, view_action: int) -> None:
+        assert self.state is not None
+        st = self.state
+        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        self._outside = int(env_step(st.cells, st.players, st.deck, st.meta, self._rng, rules,
+                                     nbr, cell_of, hexqr, origin, self._seat_kind, 0,
+                                     self.view.radius, self.view.valid, view_action,
+                                     self._center, self._obs, self._mask, self._ret))
+
+    def _running_score(self) -> int:
+        assert self.state is not None
+        st = self.state
+        rules, nbr, cell_of, _, _ = self.game.kernel_args()
+        return int(SK.running_score(st.cells, st.players, st.meta, rules, nbr, cell_of))
+
+    def _obs_dict(self) -> dict[str, np.ndarray]:
+        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+
+    def _info(self) -> dict[str, Any]:
+        assert self.state is not None
+        step = int(self.state.meta[M_STEP])
+        info: dict[str, Any] = {
+            "step_kind": SOLO_STEP_NAMES.get(step, "chance"),
+            "action_mask": self._mask.copy(),
+            "score": self._score,
+            "outside": self._outside,
+        }
+        if self.state.is_terminal():
+            info["score_breakdown"] = self.state.score_breakdown()
+            info["result_band"] = self.state.result_band()
+        return info
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Start a new game (set-up and deck from ``seed`` / the env's generator)."""
+        super().reset(seed=seed)
+        self.state = self.game.new_initial_state(seed=game_seed(self.np_random))
+        self._kernel(-1)
+        self._score = self._running_score()
+        self._first = True
+        return self._obs_dict(), self._info()
+
+    def step(
+        self, action: Any
+    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """Apply a view id (module docstring).
+
+        Raises:
+            EnvStateError: before ``reset`` or after the game ended.
+            ValueError: a non-scalar or non-integer action.
+            ActionOutOfRangeError: an id outside the action space.
+            IllegalActionError: a masked action (unless ``illegal_action="penalty"``).
+        """
+        if self.state is None:
+            raise EnvStateError("call reset() before step()")
+        st = self.state
+        if st.is_terminal():
+            raise EnvStateError("the game is over: call reset() before step()")
+        a = check_action(action, self.num_actions)
+        if not self._mask[a]:
+            if self.illegal_action == "penalty":
+                info = self._info()
+                info["illegal_action"] = True
+                return self._obs_dict(), self.illegal_penalty, False, False, info
+            raise IllegalActionError(a, "masked out: not a legal action of the view "
+                                     "(see action_mask)")
+        before = self._score
+        self._kernel(a)
+        self._score = self._running_score()
+        over = st.is_terminal()
+        truncated = bool(over and st.meta[M_END] == END_TRUNCATED)
+        terminated = bool(over and not truncated)
+        if self.reward_mode == "shaped":  # the first step counts from 0 (module docstring)
+            reward = float(self._score - (0 if self._first else before))
+        else:
+            reward = float(self._ret[0]) if terminated else 0.0
+        self._first = False
+        info = self._info()
+        info["illegal_action"] = False
+        return self._obs_dict(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[A]`` legal mask (the sb3-contrib convention)."""
+        return self._mask.astype(bool)
+
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the island as text; ``"rgb_array"``: ``uint8[H, W, 3]`` picture."""
+        if self.state is None:
+            raise EnvStateError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return str(self.state)
+        if self.render_mode == "rgb_array":
+            from taluva_ai.games.taluva.draw import render_rgb
+
+            return render_rgb(self.state)
+        return None
+
+
+class TaluvaSoloVectorEnv(TaluvaVectorEnv):
+    """N solo games stepped by the compiled kernels (:class:`TaluvaVectorEnv` with the solo
+    rules; spaces, rewards and episode end as :class:`TaluvaSoloEnv`, autoreset and seeds as
+    :class:`TaluvaVectorEnv`: ``reset(seed=s)`` plays game ``i`` as ``TaluvaSoloEnv.reset(
+    seed=s + i)``). Info keys: ``step_kind`` (1 tile, 2 build, 3 over, 4 bonus, 5 box),
+    ``score`` (running score per game), ``outside``, ``rewards`` (the final score once over).
+
+    Args:
+        num_envs: N >= 1.
+        rules: SOLO.md options (a solo RuleSet or a dict).
+        reward: ``"score"`` or ``"shaped"`` (module docstring).
+        view_radius, autoreset_mode, copy, parallel: as :class:`TaluvaVectorEnv`.
+
+    Raises:
+        ValueError: a bad argument (named in the message).
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        rules: RuleSet | dict[str, Any] | None = None,
+        reward: str = "score",
+        view_radius: int = DEFAULT_VIEW_RADIUS,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        copy: bool = True,
+        render_mode: str | None = None,
+        parallel: bool | None = None,
+    ) -> None:
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        self.reward_mode = reward
+        self._solo_rules = make_solo_rules(rules)
+        super().__init__(num_envs=num_envs, num_players=1, opponents=None, agent_seat=0,
+                         view_radius=view_radius, rules=self._solo_rules,
+                         autoreset_mode=autoreset_mode, copy=copy, render_mode=render_mode,
+                         parallel=parallel)
+        self._score = np.zeros(self.num_envs, dtype=np.int64)
+        self._first = np.ones(self.num_envs, dtype=bool)
+
+    def _make_rules(self, num_players: int, rules: RuleSet | dict[str, Any] | None) -> RuleSet:
+        return self._solo_rules
+
+    def _scores(self) -> np.ndarray:
+        rules, nbr, cell_of, _, _ = self.game.kernel_args()
+        out = np.zeros(self.num_envs, dtype=np.int64)
+        SK.batch_running_score(self._cells, self._players, self._meta, rules, nbr, cell_of, out)
+        return out
+
+    def _info(self) -> dict[str, Any]:
+        info = super()._info()
+        info["score"] = self._score.copy()
+        info["_score"] = np.ones(self.num_envs, dtype=bool)
+        return info
+
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """As :meth:`TaluvaVectorEnv.reset`."""
+        which = np.ones(self.num_envs, dtype=bool)
+        if options and "reset_mask" in options:
+            which = np.asarray(options["reset_mask"], dtype=bool)
+        obs, _ = super().reset(seed=seed, options=options)
+        self._score = np.where(which, self._scores(), self._score)
+        self._first |= which
+        return obs, self._info()
+
+    def step(
+        self, actions: Any
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """As :meth:`TaluvaVectorEnv.step`, with the solo rewards (module docstring)."""
+        resetting = self._done.copy()
+        obs, rewards, terminated, truncated, _ = super().step(actions)
+        new = self._scores()
+        if self.reward_mode == "shaped":
+            # the first step of a game counts from 0: the rewards add up to the final score
+            prev = np.where(self._first, 0, self._score)
+            rewards = np.where(resetting, 0.0, (new - prev).astype(np.float64))
+        self._first = resetting.copy()
+        self._score = new
+        return obs, rewards, terminated, truncated, self._info()

@@ -1,0 +1,1312 @@
+"""Numba kernels of the solo variant (SOLO.md; docs/solo.md): a mode of :mod:`kernels`.
+
+A solo game is a Taluva game (the same four arrays, the same tile placement, eruption and
+build kernels) with ``rules[R_SOLO] = 1``. :mod:`kernels` hands ``legal_actions``,
+``apply_action``, ``apply_chance`` and ``returns`` of such a game to this module, which adds
+what the solo rules add: the terrain tests of placement (SOLO.md 2), the classes of contact
+and what they trigger (3.1), bonus tiles (3.2), the box, the end conditions (4) and the score
+(5). The solo fields of ``meta`` are listed in :mod:`state` (``M_PILE`` ...).
+
+The deck (``int8[48]``): the starting island's tiles first (``meta[M_ISLAND]`` of them, drawn
+at set-up), then the tiles nobody has seen, ``deck[meta[M_DRAWN] : 48 - meta[M_BOTTOM]]``: the
+face-down tiles of the draw pile and of the bonus stack together (they are exchangeable, so a
+draw from either is a uniform draw from that pool); with ``unplaceable="bottom"`` the known
+tiles put under the draw pile follow, in the order they will be drawn.
+
+A turn, as steps (``meta[M_STEP]``):
+
+1. CHANCE: the regular tile is drawn from the draw pile (no chance node when only known tiles
+   are left under it). A tile with no legal placement is set aside (or put under the pile) and
+   play goes to phase 2.
+2. TILE: place it (tile ids as in :mod:`kernels`). A level-1 tile takes its class (3.1);
+   class 1 puts a piece into the box (BOX step, when the player has a choice of kinds).
+3. BONUS (when a bonus tile is earned and a source offers one): ``bonus:pile`` (a chance node
+   follows), ``bonus:faceup``, or ``stop``. At most three tiles a turn.
+4. Phase 2: the face-up tile is replaced if it was used (a chance node), then BUILD; a game
+   with no legal build ends (4.1), as does one whose supply is empty (4.2) or whose draw pile
+   is empty at the end of the turn (4.3).
+
+Action ids beyond the ``14 H`` of :mod:`kernels`: ``14 H + k`` for ``k`` in
+:data:`A_BONUS_PILE` ... :data:`A_BOX_TOWER`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from taluva_ai.games.taluva import kernels as K
+from taluva_ai.games.taluva.rules import (
+    R_BONUS_ANY_SOURCE,
+    R_BONUS_LITERAL,
+    R_BONUS_NO_ERUPTION,
+    R_BOX_HUT,
+    R_CONTACTS_HEXES,
+    R_FOUND,
+    R_HIGH_NO_VOLCANO,
+    R_LEVEL3_CHAIN,
+    R_NEW_HUT_ISOLATED,
+    R_PATTERN_DISJOINT,
+    R_SINGLE_TERRAIN_BONUS,
+    R_TERRAIN_BEST_ONLY,
+    R_UNPLACEABLE_BOTTOM,
+    R_UPPER_BONUS,
+    R_VOLCANO_IN_T,
+)
+from taluva_ai.games.taluva.state import (
+    C_BUILDING,
+    C_LEVEL,
+    C_TERRAIN,
+    C_TILE,
+    M_ASIDE,
+    M_BONUS_SRC,
+    M_BOTTOM,
+    M_BOXED_HUTS,
+    M_BOXED_TEMPLES,
+    M_BOXED_TOWERS,
+    M_DRAWN,
+    M_FACE_UP,
+    M_FACE_USED,
+    M_LAST_CLASS,
+    M_PENDING,
+    M_PILE,
+    M_PLACED,
+    M_PLY,
+    M_SCORE,
+    M_SOURCE,
+    M_STACK,
+    M_STEP,
+    M_TILE,
+    M_TURN_TILES,
+    P_DESTROYED,
+    P_HUTS,
+    P_PLACE,
+    P_TEMPLES,
+    P_TOWERS,
+    PENDING_PILE,
+    PENDING_REVEAL,
+    PENDING_REVEAL_SETUP,
+    SOLO_STACK,
+    SOURCE_FACE_UP,
+    SOURCE_PILE,
+    SOURCE_REGULAR,
+    SRC_BIT_FACE_UP,
+    SRC_BIT_PILE,
+)
+
+VOLCANO = 1
+JUNGLE = 2
+HUT = 1
+S_CHANCE = 0
+S_TILE = 1
+S_BUILD = 2
+S_TERMINAL = 3
+S_BONUS = 4
+S_BOX = 5
+END_NO_BUILD = 5
+END_SUPPLY_OUT = 6
+END_PILE_OUT = 7
+NUM_TILES = 48
+
+#: Solo action ids are ``14 H + k`` for these ``k``.
+A_BONUS_PILE, A_BONUS_FACE_UP, A_STOP, A_BOX_HUT, A_BOX_TEMPLE, A_BOX_TOWER = range(6)
+NUM_SOLO_ACTIONS = 6
+#: Lowest score of a won game (SOLO.md 5: below 40 is lost).
+WIN_SCORE = 40
+
+#: Lines of the scoring table (SOLO.md 5), in the order of :func:`score`'s ``lines``.
+(
+    L_TRIANGLE3,
+    L_TRIANGLE6,
+    L_HIGH_HEXES,
+    L_SETTLEMENT_SIZE,
+    L_HUT_LEVELS,
+    L_TERRAIN_COUNTS,
+    L_DISTINCT_TERRAINS,
+    L_SETTLEMENT_COUNT,
+    L_TILES_LEFT,
+    L_BONUS,
+    L_ALL_BUILT,
+    L_TEMPLE_TOWER_PENALTY,
+    L_HUT_PENALTY,
+) = range(13)
+NUM_SCORE_LINES = 13
+
+# points by terrain id (NONE, V, J, C, S, R, L)
+TRIANGLE3_POINTS = np.array([0, 0, 0, 0, 0, 1, 3], dtype=np.int64)
+TRIANGLE6_POINTS = np.array([0, 6, 4, 5, 7, 8, 10], dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Contacts and classes (SOLO.md 0 and 3.1)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def contacts(cells, rules, nbr, v, a, b):
+    """Contacts of the level-1 tile just placed on ``v`` (volcano), ``a``, ``b`` with the rest
+    of the island (SOLO.md 0): ``(M, U, T, VV)``, matching and non-matching contacts, the
+    terrains of the matching ones as a bit mask (bit = terrain id, volcano 1), and the V-V
+    contacts left out of ``M`` and ``T`` under ``volcano_in_T=False``.
+
+    ``contacts="edges"`` counts edges (an island hex next to two new hexes gives two);
+    ``contacts="hexes"`` counts distinct island hexes, one matching when it matches the new
+    hex (or one of the new hexes) it touches.
+    """
+    vin = rules[R_VOLCANO_IN_T] != 0
+    m = 0
+    u = 0
+    tmask = 0
+    vv = 0
+    if rules[R_CONTACTS_HEXES] == 0:
+        for i in range(3):
+            x = v if i == 0 else (a if i == 1 else b)
+            tx = cells[x, C_TERRAIN]
+            for d in range(6):
+                y = nbr[x, d]
+                if y < 0 or y == v or y == a or y == b or cells[y, C_LEVEL] == 0:
+                    continue
+                if cells[y, C_TERRAIN] == tx:
+                    if tx == VOLCANO and not vin:
+                        vv += 1
+                    else:
+                        m += 1
+                        tmask |= 1 << tx
+                else:
+                    u += 1
+        return m, u, tmask, vv
+    seen = np.empty(18, dtype=np.int64)
+    ns = 0
+    for i in range(3):
+        x = v if i == 0 else (a if i == 1 else b)
+        for d in range(6):
+            y = nbr[x, d]
+            if y < 0 or y == v or y == a or y == b or cells[y, C_LEVEL] == 0:
+                continue
+            dup = False
+            for j in range(ns):
+                if seen[j] == y:
+                    dup = True
+                    break
+            if dup:
+                continue
+            seen[ns] = y
+            ns += 1
+            ty = cells[y, C_TERRAIN]
+            hit = False
+            for i2 in range(3):
+                x2 = v if i2 == 0 else (a if i2 == 1 else b)
+                if cells[x2, C_TERRAIN] == ty:
+                    for d2 in range(6):
+                        if nbr[x2, d2] == y:
+                            hit = True
+            if not hit:
+                u += 1
+            elif ty == VOLCANO and not vin:
+                vv += 1
+            else:
+                m += 1
+                tmask |= 1 << ty
+    return m, u, tmask, vv
+
+
+@njit(cache=True)
+def contact_class(rules, m, u, tmask):
+    """Class 1..4 of a level-1 placement with ``M`` matching and ``U`` non-matching contacts
+    and matching terrains ``T`` (bit mask) (SOLO.md 3.1; ``M == 0`` is a placement that matched
+    only V-V under ``volcano_in_T=False``: class 1)."""
+    if m == 0:
+        return 1
+    nt = 0
+    for t in range(1, 7):
+        if (tmask >> t) & 1:
+            nt += 1
+    if nt >= 3:
+        return 4
+    if nt == 2:
+        return 3 if m >= 3 else 2
+    if tmask == (1 << VOLCANO) or m == 1:
+        return 1
+    if m == 2:
+        return 2 if u == 0 else 1
+    return 3 if rules[R_SINGLE_TERRAIN_BONUS] != 0 else 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Tile placement (SOLO.md 2 and 3.2)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _cover_ok(cells, v, a, b, label, size):
+    """Eruption rules 2-5 of RULES.md for a tile covering the three hexes ``v, a, b`` whatever
+    lies under ``v`` (``bonus_no_eruption``: the volcano may cover a terrain hex)."""
+    lv = cells[v, C_LEVEL]
+    if cells[a, C_LEVEL] != lv or cells[b, C_LEVEL] != lv:
+        return False
+    if cells[v, C_TILE] == cells[a, C_TILE] and cells[v, C_TILE] == cells[b, C_TILE]:
+        return False
+    for i in range(3):
+        x = v if i == 0 else (a if i == 1 else b)
+        bx = cells[x, C_BUILDING]
+        if bx == K.TEMPLE or bx == K.TOWER:
+            return False
+    for i in range(3):
+        x = v if i == 0 else (a if i == 1 else b)
+        if cells[x, C_BUILDING] == HUT:
+            s = label[x]
+            covered = 0
+            for i2 in range(3):
+                x2 = v if i2 == 0 else (a if i2 == 1 else b)
+                if cells[x2, C_BUILDING] == HUT and label[x2] == s:
+                    covered += 1
+            if size[s] <= covered:
+                return False
+    return True
+
+
+@njit(cache=True)
+def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only):
+    """Legal placements of tile type ``tile`` taken from ``source`` (SOURCE_REGULAR for the
+    turn's regular tile, else a bonus tile), ascending ids (SOLO.md 2, 3.2).
+
+    Level 1: the sea-level rules of RULES.md and at least one matching contact (``M >= 1``,
+    V-V contacts included). Higher: RULES.md's eruption rules and, for the regular tile and a
+    bonus tile at level 3 or more, both terrain hexes on their own terrain ("exact"); a bonus
+    tile at level 2 needs one of them (with ``bonus_no_eruption`` its volcano may also cover a
+    level-1 terrain hex when both terrain hexes match).
+
+    Args:
+        out: ``int64[>= 6H]`` receives the ids.
+        first_only: stop at the first legal placement.
+
+    Returns:
+        Number of ids written.
+    """
+    ncell = cells.shape[0]
+    scan = np.empty(ncell, dtype=np.int32)
+    nscan = K._scan_cells(meta, cell_of, 2, scan)
+    adj = np.zeros(ncell, dtype=np.int32)  # empty cell: terrains (bits) of island neighbours
+    near = np.zeros(ncell, dtype=np.bool_)  # empty cell within 1 of one next to the island
+    for i in range(nscan):
+        c = scan[i]
+        if cells[c, C_LEVEL] > 0:
+            bit = 1 << cells[c, C_TERRAIN]
+            for d in range(6):
+                m = nbr[c, d]
+                if m >= 0 and cells[m, C_LEVEL] == 0:
+                    if adj[m] == 0:
+                        near[m] = True
+                        for d2 in range(6):
+                            m2 = nbr[m, d2]
+                            if m2 >= 0:
+                                near[m2] = True
+                    adj[m] |= bit
+    ta = JUNGLE + tile // 5
+    tb = JUNGLE + tile % 5
+    bit_v = 1 << VOLCANO
+    bit_a = 1 << ta
+    bit_b = 1 << tb
+    regular = source == SOURCE_REGULAR
+    no_eruption = rules[R_BONUS_NO_ERUPTION] != 0 and not regular
+    label = np.empty(0, dtype=np.int32)
+    size = np.empty(0, dtype=np.int32)
+    have_labels = False
+    n = 0
+    for i in range(nscan):
+        v = scan[i]
+        lv = cells[v, C_LEVEL]
+        if lv == 0:
+            if not near[v]:
+                continue
+            for o in range(6):
+                a = nbr[v, (o + 4) % 6]
+                b = nbr[v, (o + 5) % 6]
+                if a < 0 or b < 0:
+                    continue
+                if cells[a, C_LEVEL] != 0 or cells[b, C_LEVEL] != 0:
+                    continue
+                if (adj[v] & bit_v) != 0 or (adj[a] & bit_a) != 0 or (adj[b] & bit_b) != 0:
+                    out[n] = v * 6 + o
+                    n += 1
+                    if first_only:
+                        return n
+        elif cells[v, C_TERRAIN] == VOLCANO:
+            exact = regular or lv >= 2
+            for o in range(6):
+                a = nbr[v, (o + 4) % 6]
+                b = nbr[v, (o + 5) % 6]
+                if a < 0 or b < 0:
+                    continue
+                ma = cells[a, C_TERRAIN] == ta
+                mb = cells[b, C_TERRAIN] == tb
+                if exact:
+                    if not (ma and mb):
+                        continue
+                elif not (ma or mb):
+                    continue
+                if not have_labels and K._has_hut_under(cells, nbr, v):
+                    label, size = K._all_settlements(cells, nbr, scan, nscan)
+                    have_labels = True
+                if K._eruption_ok(cells, nbr, v, o, label, size):
+                    out[n] = v * 6 + o
+                    n += 1
+                    if first_only:
+                        return n
+        elif no_eruption and lv == 1:
+            for o in range(6):
+                a = nbr[v, (o + 4) % 6]
+                b = nbr[v, (o + 5) % 6]
+                if a < 0 or b < 0:
+                    continue
+                if cells[a, C_TERRAIN] != ta or cells[b, C_TERRAIN] != tb:
+                    continue
+                if not have_labels and (cells[v, C_BUILDING] == HUT
+                                        or K._has_hut_under(cells, nbr, v)):
+                    label, size = K._all_settlements(cells, nbr, scan, nscan)
+                    have_labels = True
+                if _cover_ok(cells, v, a, b, label, size):
+                    out[n] = v * 6 + o
+                    n += 1
+                    if first_only:
+                        return n
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# Legal actions
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out):
+    """Legal builds of phase 2 (SOLO.md 3.3): :func:`kernels.build_actions`, whose founding
+    follows the solo rule; with ``new_hut_isolated=False`` an expansion that fills the same
+    hexes as a legal founding is dropped (one id per outcome; the founding stays)."""
+    n = K.build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out)
+    if first_only or rules[R_NEW_HUT_ISOLATED] != 0 or rules[R_FOUND] == 0:
+        return n
+    ncell = cells.shape[0]
+    want_cost = cost_out.shape[0] > 0
+    fill = np.empty(ncell, dtype=np.int32)
+    tgt = np.empty(ncell, dtype=np.int32)
+    seen = np.zeros(ncell, dtype=np.bool_)
+    k = 0
+    for j in range(n):
+        a = out[j]
+        keep = True
+        if a >= 9 * ncell:
+            e = a - 9 * ncell
+            terr = JUNGLE + e % 5
+            nt = K.expansion_cells(cells, meta, nbr, cell_of, meta[1], e // 5, terr, tgt)
+            for j2 in range(n):
+                h = out[j2] - 6 * ncell
+                if 0 <= h < ncell and cells[h, C_TERRAIN] == terr:
+                    nf = K.found_cells(cells, rules, nbr, h, fill, seen)
+                    if K._same_cells(fill, nf, tgt, nt):
+                        keep = False
+                        break
+        if keep:
+            out[k] = a
+            if want_cost:
+                cost_out[k] = cost_out[j]
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def solo_legal_actions(cells, players, meta, rules, nbr, cell_of, out):
+    """Legal action ids of the step (tile, build, bonus or box), ascending; 0 elsewhere.
+
+    Args:
+        out: ``int64[>= 8H]``.
+    """
+    step = meta[M_STEP]
+    if step == S_TILE:
+        return tile_actions(cells, meta, rules, nbr, cell_of, meta[M_TILE], meta[M_SOURCE], out,
+                            False)
+    if step == S_BUILD:
+        return build_actions(cells, players, meta, rules, nbr, cell_of, out, False,
+                             np.empty(0, dtype=np.int64))
+    base = 14 * cells.shape[0]
+    n = 0
+    if step == S_BONUS:
+        if meta[M_BONUS_SRC] & SRC_BIT_PILE:
+            out[n] = base + A_BONUS_PILE
+            n += 1
+        if meta[M_BONUS_SRC] & SRC_BIT_FACE_UP:
+            out[n] = base + A_BONUS_FACE_UP
+            n += 1
+        out[n] = base + A_STOP
+        n += 1
+    elif step == S_BOX:
+        for k in range(3):
+            if players[0, P_HUTS + k] > 0:
+                out[n] = base + A_BOX_HUT + k
+                n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# The turn
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def stack_face_down(meta):
+    """Face-down tiles of the bonus stack."""
+    return meta[M_STACK] - (1 if meta[M_FACE_UP] >= 0 else 0)
+
+
+@njit(cache=True)
+def _finish(cells, players, meta, rules, nbr, cell_of, reason):
+    """End the game (SOLO.md 4): store the score; place 0 for a win (40+), 1 for a loss."""
+    K._finish(meta, reason)
+    lines = np.zeros(NUM_SCORE_LINES, dtype=np.int64)
+    s = score(cells, players, meta, rules, nbr, cell_of, lines)
+    meta[M_SCORE] = s
+    players[0, P_PLACE] = 0 if s >= WIN_SCORE else 1
+
+
+@njit(cache=True)
+def _enter_build(cells, players, meta, rules, nbr, cell_of):
+    """Phase 2's build step, or the end when no build is legal (SOLO.md 4.1)."""
+    buf = np.empty(1, dtype=np.int64)
+    if K.build_actions(cells, players, meta, rules, nbr, cell_of, buf, True,
+                       np.empty(0, dtype=np.int64)) == 0:
+        _finish(cells, players, meta, rules, nbr, cell_of, END_NO_BUILD)
+    else:
+        meta[M_STEP] = S_BUILD
+
+
+@njit(cache=True)
+def _phase2(cells, players, meta, rules, nbr, cell_of):
+    """Phase 2 (SOLO.md 3.3): turn up a new face-up tile if it was used (a chance node), then
+    build."""
+    meta[M_BONUS_SRC] = 0
+    if meta[M_FACE_USED] != 0 and stack_face_down(meta) > 0:
+        meta[M_STEP] = S_CHANCE
+        meta[M_PENDING] = PENDING_REVEAL
+    else:
+        _enter_build(cells, players, meta, rules, nbr, cell_of)
+
+
+@njit(cache=True)
+def _set_aside(deck, meta, rules):
+    """The tile in hand has no legal placement: set it aside (it counts as remaining), or with
+    ``unplaceable="bottom"`` put it under the draw pile (it moves to the deck's end)."""
+    if rules[R_UNPLACEABLE_BOTTOM] != 0:
+        d = meta[M_DRAWN]
+        t = deck[d - 1]
+        for i in range(d - 1, NUM_TILES - 1):
+            deck[i] = deck[i + 1]
+        deck[NUM_TILES - 1] = t
+        meta[M_DRAWN] = d - 1
+        meta[M_BOTTOM] += 1
+        meta[M_PILE] += 1
+    else:
+        meta[M_ASIDE] += 1
+    meta[M_TILE] = -1
+
+
+@njit(cache=True)
+def _tile_in_hand(cells, players, deck, meta, rules, nbr, cell_of, tile):
+    """The drawn tile is in hand: the tile step, or set aside and phase 2 when it has no legal
+    placement (SOLO.md 3.1, 3.2)."""
+    meta[M_TILE] = tile
+    meta[M_TURN_TILES] += 1
+    buf = np.empty(1, dtype=np.int64)
+    if tile_actions(cells, meta, rules, nbr, cell_of, tile, meta[M_SOURCE], buf, True) > 0:
+        meta[M_STEP] = S_TILE
+    else:
+        _set_aside(deck, meta, rules)
+        _phase2(cells, players, meta, rules, nbr, cell_of)
+
+
+@njit(cache=True)
+def _draw_pile(cells, players, deck, meta, rules, nbr, cell_of, source):
+    """Take the top of the draw pile: a chance node, unless only known tiles (put under it) are
+    left, when the first of them is taken at once."""
+    meta[M_SOURCE] = source
+    meta[M_TILE] = -1
+    if meta[M_PILE] - meta[M_BOTTOM] > 0:
+        meta[M_STEP] = S_CHANCE
+        meta[M_PENDING] = PENDING_PILE
+        return
+    j = NUM_TILES - meta[M_BOTTOM]
+    t = deck[j]
+    d = meta[M_DRAWN]
+    for i in range(j, d, -1):
+        deck[i] = deck[i - 1]
+    deck[d] = t
+    meta[M_DRAWN] = d + 1
+    meta[M_BOTTOM] -= 1
+    meta[M_PILE] -= 1
+    _tile_in_hand(cells, players, deck, meta, rules, nbr, cell_of, t)
+
+
+@njit(cache=True)
+def _start_turn(cells, players, deck, meta, rules, nbr, cell_of):
+    """A new turn: draw the regular tile (SOLO.md 3.1), or end when the draw pile is empty."""
+    meta[M_TURN_TILES] = 0
+    meta[M_FACE_USED] = 0
+    meta[M_BONUS_SRC] = 0
+    meta[M_LAST_CLASS] = 0
+    if meta[M_PILE] == 0:
+        _finish(cells, players, meta, rules, nbr, cell_of, END_PILE_OUT)
+        return
+    _draw_pile(cells, players, deck, meta, rules, nbr, cell_of, SOURCE_REGULAR)
+
+
+@njit(cache=True)
+def solo_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, tile):
+    """Resolve a chance node with tile type ``tile`` drawn from the unseen tiles: the draw
+    pile's top, or the bonus stack's new face-up tile. The first unseen copy of ``tile`` is
+    swapped to the draw position (so ``deck[meta[M_DRAWN]]`` replays a seeded deck).
+
+    Returns:
+        0, or -1 when no unseen copy of ``tile`` is left (nothing is changed).
+    """
+    d = meta[M_DRAWN]
+    j = -1
+    for i in range(d, NUM_TILES - meta[M_BOTTOM]):
+        if deck[i] == tile:
+            j = i
+            break
+    if j < 0:
+        return -1
+    deck[j] = deck[d]
+    deck[d] = tile
+    meta[M_DRAWN] = d + 1
+    meta[M_PLY] += 1
+    pending = meta[M_PENDING]
+    if pending == PENDING_PILE:
+        meta[M_PILE] -= 1
+        _tile_in_hand(cells, players, deck, meta, rules, nbr, cell_of, tile)
+    else:
+        meta[M_FACE_UP] = tile
+        if pending == PENDING_REVEAL_SETUP:
+            _start_turn(cells, players, deck, meta, rules, nbr, cell_of)
+        else:
+            _enter_build(cells, players, meta, rules, nbr, cell_of)
+    return 0
+
+
+@njit(cache=True)
+def _box(players, meta, kind):
+    """Class 1: one piece (0 hut, 1 temple, 2 tower) from the supply into the box."""
+    players[0, P_HUTS + kind] -= 1
+    meta[M_BOXED_HUTS + kind] += 1
+
+
+@njit(cache=True)
+def _after_box(cells, players, meta, rules, nbr, cell_of):
+    if players[0, P_HUTS] + players[0, P_TEMPLES] + players[0, P_TOWERS] == 0:
+        _finish(cells, players, meta, rules, nbr, cell_of, END_SUPPLY_OUT)  # SOLO.md 4.2
+    else:
+        _phase2(cells, players, meta, rules, nbr, cell_of)
+
+
+@njit(cache=True)
+def _class1_box(cells, players, meta, rules, nbr, cell_of):
+    """Class 1 of a regular tile: a piece into the box (the player's choice, the BOX step,
+    when two kinds or more are left; a hut with ``box_piece="hut"``; nothing from an empty
+    supply), then phase 2."""
+    if rules[R_BOX_HUT] != 0:
+        if players[0, P_HUTS] > 0:
+            _box(players, meta, 0)
+        _after_box(cells, players, meta, rules, nbr, cell_of)
+        return
+    kinds = 0
+    last = -1
+    for k in range(3):
+        if players[0, P_HUTS + k] > 0:
+            kinds += 1
+            last = k
+    if kinds >= 2:
+        meta[M_STEP] = S_BOX
+        return
+    if kinds == 1:
+        _box(players, meta, last)
+    _after_box(cells, players, meta, rules, nbr, cell_of)
+
+
+@njit(cache=True)
+def _offer_bonus(cells, players, meta, rules, nbr, cell_of, sources):
+    """A bonus tile is earned from ``sources`` (bits): the BONUS step with the sources that
+    can give one (the draw pile if not empty; the face-up tile if it has a legal placement),
+    or phase 2 when none can."""
+    src = 0
+    if (sources & SRC_BIT_PILE) != 0 and meta[M_PILE] > 0:
+        src |= SRC_BIT_PILE
+    if (sources & SRC_BIT_FACE_UP) != 0 and meta[M_FACE_UP] >= 0 and meta[M_FACE_USED] == 0:
+        buf = np.empty(1, dtype=np.int64)
+        if tile_actions(cells, meta, rules, nbr, cell_of, meta[M_FACE_UP], SOURCE_FACE_UP, buf,
+                        True) > 0:
+            src |= SRC_BIT_FACE_UP
+    if src == 0:
+        _phase2(cells, players, meta, rules, nbr, cell_of)
+    else:
+        meta[M_BONUS_SRC] = src
+        meta[M_STEP] = S_BONUS
+
+
+@njit(cache=True)
+def _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action):
+    """Place the tile in hand (assumed legal) and resolve what the placement triggers
+    (SOLO.md 3.1, 3.2)."""
+    v = action // 6
+    o = action % 6
+    a = nbr[v, (o + 4) % 6]
+    b = nbr[v, (o + 5) % 6]
+    tile = meta[M_TILE]
+    src = meta[M_SOURCE]
+    lv = cells[v, C_LEVEL] + 1
+    on_volcano = cells[v, C_TERRAIN] == VOLCANO
+    exact = cells[a, C_TERRAIN] == JUNGLE + tile // 5 and cells[b, C_TERRAIN] == JUNGLE + tile % 5
+    K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, action, tile)
+    meta[M_PLACED] += 1
+    meta[M_PLY] += 1
+    both = SRC_BIT_PILE | SRC_BIT_FACE_UP
+    pile = both if rules[R_BONUS_ANY_SOURCE] != 0 else SRC_BIT_PILE
+    chain = 0
+    meta[M_LAST_CLASS] = 0
+    if lv == 1:
+        m, u, tmask, _ = contacts(cells, rules, nbr, v, a, b)
+        cls = contact_class(rules, m, u, tmask)
+        meta[M_LAST_CLASS] = cls
+        if cls >= 3:
+            chain = both
+        elif cls == 1 and src == SOURCE_REGULAR:
+            _class1_box(cells, players, meta, rules, nbr, cell_of)
+            return
+    elif src == SOURCE_REGULAR:
+        if rules[R_UPPER_BONUS] != 0:
+            chain = pile
+    elif lv == 2:
+        if rules[R_BONUS_NO_ERUPTION] != 0:
+            if exact and not on_volcano:
+                chain = pile
+        elif exact:
+            chain = pile
+    elif rules[R_LEVEL3_CHAIN] != 0:
+        chain = both
+    if meta[M_TURN_TILES] >= 3:
+        chain = 0  # a trigger on the third tile does nothing
+    if chain != 0:
+        _offer_bonus(cells, players, meta, rules, nbr, cell_of, chain)
+    else:
+        _phase2(cells, players, meta, rules, nbr, cell_of)
+
+
+@njit(cache=True)
+def solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action):
+    """Apply one action of a solo game (a tile type at a chance node; assumed legal)."""
+    step = meta[M_STEP]
+    base = 14 * cells.shape[0]
+    if step == S_CHANCE:
+        solo_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, action)
+    elif step == S_TILE:
+        _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action)
+    elif step == S_BUILD:
+        K.place_build(cells, players, meta, rules, nbr, cell_of, action)
+        meta[M_PLY] += 1
+        if players[0, P_HUTS] + players[0, P_TEMPLES] + players[0, P_TOWERS] == 0:
+            _finish(cells, players, meta, rules, nbr, cell_of, END_SUPPLY_OUT)
+        elif meta[M_PILE] == 0:
+            _finish(cells, players, meta, rules, nbr, cell_of, END_PILE_OUT)
+        else:
+            _start_turn(cells, players, deck, meta, rules, nbr, cell_of)
+    elif step == S_BONUS:
+        meta[M_PLY] += 1
+        k = action - base
+        if k == A_STOP:
+            _phase2(cells, players, meta, rules, nbr, cell_of)
+        elif k == A_BONUS_PILE:
+            _draw_pile(cells, players, deck, meta, rules, nbr, cell_of, SOURCE_PILE)
+        else:
+            meta[M_TILE] = meta[M_FACE_UP]
+            meta[M_FACE_UP] = -1
+            meta[M_STACK] -= 1
+            meta[M_FACE_USED] = 1
+            meta[M_SOURCE] = SOURCE_FACE_UP
+            meta[M_TURN_TILES] += 1
+            meta[M_BONUS_SRC] = 0
+            meta[M_STEP] = S_TILE
+    elif step == S_BOX:
+        meta[M_PLY] += 1
+        _box(players, meta, action - base - A_BOX_HUT)
+        _after_box(cells, players, meta, rules, nbr, cell_of)
+
+
+# ---------------------------------------------------------------------------------------------
+# Score (SOLO.md 5)
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _pattern_ok(cells, x, t):
+    return x >= 0 and cells[x, C_LEVEL] > 0 and cells[x, C_TERRAIN] == t \
+        and cells[x, C_BUILDING] == 0
+
+
+@njit(cache=True)
+def _best_disjoint(points, hexes, sizes, npat):
+    """Highest total over pairwise disjoint patterns (exact branch and bound over the
+    ``npat`` patterns, taken in order of decreasing points). Returns the chosen flags."""
+    order = np.argsort(-points[:npat])
+    pts = points[order]
+    suffix = np.zeros(npat + 1, dtype=np.int64)
+    for i in range(npat - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + pts[i]
+    conf = np.zeros((npat, npat), dtype=np.bool_)
+    for i in range(npat):
+        for j in range(i + 1, npat):
+            pi = order[i]
+            pj = order[j]
+            hit = False
+            for x in range(sizes[pi]):
+                for y in range(sizes[pj]):
+                    if hexes[pi, x] == hexes[pj, y]:
+                        hit = True
+            conf[i, j] = hit
+            conf[j, i] = hit
+    blocked = np.zeros(npat, dtype=np.int64)
+    inc = np.zeros(npat, dtype=np.bool_)
+    best_inc = np.zeros(npat, dtype=np.bool_)
+    st = np.zeros(npat + 1, dtype=np.int8)
+    best = -1
+    cur = 0
+    depth = 0
+    while depth >= 0:
+        if depth == npat:
+            if cur > best:
+                best = cur
+                best_inc[:] = inc
+            depth -= 1
+            continue
+        s = st[depth]
+        if s == 0:
+            st[depth] = 1
+            if cur + suffix[depth] <= best:
+                st[depth] = 2  # nothing here can beat the best: back up
+                continue
+            if blocked[depth] == 0:
+                inc[depth] = True
+                cur += pts[depth]
+                for k in range(npat):
+                    if conf[depth, k]:
+                        blocked[k] += 1
+                depth += 1
+            continue
+        if s == 1:
+            st[depth] = 2
+            if inc[depth]:
+                inc[depth] = False
+                cur -= pts[depth]
+                for k in range(npat):
+                    if conf[depth, k]:
+                        blocked[k] -= 1
+            if cur + suffix[depth + 1] > best:
+                depth += 1
+            continue
+        st[depth] = 0
+        depth -= 1
+    chosen = np.zeros(npat, dtype=np.bool_)
+    for i in range(npat):
+        if best_inc[i]:
+            chosen[order[i]] = True
+    return chosen
+
+
+@njit(cache=True)
+def score(cells, players, meta, rules, nbr, cell_of, lines):
+    """The solo score of the position as if the game ended now (SOLO.md 5), by line.
+
+    Args:
+        lines: ``int64[NUM_SCORE_LINES]`` receives the points of each line of the scoring
+            table (``L_TRIANGLE3`` ... ``L_HUT_PENALTY``).
+
+    Returns:
+        The total (the sum of ``lines``).
+    """
+    ncell = cells.shape[0]
+    lines[:] = 0
+    scan = np.empty(ncell, dtype=np.int32)
+    nscan = K._scan_cells(meta, cell_of, 0, scan)
+    disjoint = rules[R_PATTERN_DISJOINT] != 0
+    cap = 4 * nscan + 1
+    ppoints = np.empty(cap if disjoint else 0, dtype=np.int64)
+    phexes = np.empty((cap if disjoint else 0, 6), dtype=np.int64)
+    psizes = np.empty(cap if disjoint else 0, dtype=np.int64)
+    ptype = np.empty(cap if disjoint else 0, dtype=np.int64)
+    npat = 0
+    no_volcano = rules[R_HIGH_NO_VOLCANO] != 0
+    for i in range(nscan):
+        x = scan[i]
+        lv = cells[x, C_LEVEL]
+        if lv == 0 or cells[x, C_BUILDING] != 0:
+            continue
+        t = cells[x, C_TERRAIN]
+        if lv >= 3 and not (no_volcano and t == VOLCANO):
+            lines[L_HIGH_HEXES] += 3 if lv == 3 else 8
+        for i0 in range(2):  # the two triangles with x as their corner of reading order
+            xu = nbr[x, i0]
+            xw = nbr[x, i0 + 1]
+            if not (_pattern_ok(cells, xu, t) and _pattern_ok(cells, xw, t)):
+                continue
+            p3 = TRIANGLE3_POINTS[t]
+            if p3 > 0:
+                if disjoint:
+                    ppoints[npat] = p3
+                    phexes[npat, 0] = x
+                    phexes[npat, 1] = xu
+                    phexes[npat, 2] = xw
+                    psizes[npat] = 3
+                    ptype[npat] = 3
+                    npat += 1
+                else:
+                    lines[L_TRIANGLE3] += p3
+            x2u = nbr[xu, i0]
+            xuw = nbr[xu, i0 + 1]
+            x2w = nbr[xw, i0 + 1]
+            if _pattern_ok(cells, x2u, t) and _pattern_ok(cells, xuw, t) \
+                    and _pattern_ok(cells, x2w, t):
+                p6 = TRIANGLE6_POINTS[t]
+                if disjoint:
+                    ppoints[npat] = p6
+                    phexes[npat, 0] = x
+                    phexes[npat, 1] = xu
+                    phexes[npat, 2] = xw
+                    phexes[npat, 3] = x2u
+                    phexes[npat, 4] = xuw
+                    phexes[npat, 5] = x2w
+                    psizes[npat] = 6
+                    ptype[npat] = 6
+                    npat += 1
+                else:
+                    lines[L_TRIANGLE6] += p6
+    if disjoint and npat > 0:
+        chosen = _best_disjoint(ppoints, phexes, psizes, npat)
+        for k in range(npat):
+            if chosen[k]:
+                lines[L_TRIANGLE3 if ptype[k] == 3 else L_TRIANGLE6] += ppoints[k]
+    # settlements
+    label = np.full(ncell, -1, dtype=np.int32)
+    size = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
+    tmp = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
+    ns = K.settlements(cells, nbr, scan, nscan, 0, label, size, tmp, tmp, tmp)
+    terr_count = np.zeros((max(ns, 1), 7), dtype=np.int64)
+    for i in range(nscan):
+        x = scan[i]
+        s = label[x]
+        if s < 0:
+            continue
+        terr_count[s, cells[x, C_TERRAIN]] += 1
+        if cells[x, C_BUILDING] == HUT:
+            lv = cells[x, C_LEVEL]
+            if lv == 2:
+                lines[L_HUT_LEVELS] += 2
+            elif lv == 3:
+                lines[L_HUT_LEVELS] += 6
+            elif lv >= 4:
+                lines[L_HUT_LEVELS] += 12
+    best_only = rules[R_TERRAIN_BEST_ONLY] != 0
+    for s in range(ns):
+        if size[s] >= 6:
+            lines[L_SETTLEMENT_SIZE] += 4
+        distinct = 0
+        tsum = 0
+        tbest = 0
+        for t in range(JUNGLE, JUNGLE + 5):
+            c = terr_count[s, t]
+            if c > 0:
+                distinct += 1
+            pts = 4 if c >= 6 else (2 if c == 5 else (1 if c == 4 else 0))
+            tsum += pts
+            tbest = max(tbest, pts)
+        lines[L_TERRAIN_COUNTS] += tbest if best_only else tsum
+        if distinct == 3:
+            lines[L_DISTINCT_TERRAINS] += 1
+        elif distinct == 4:
+            lines[L_DISTINCT_TERRAINS] += 2
+        elif distinct >= 5:
+            lines[L_DISTINCT_TERRAINS] += 5
+    if ns == 4:
+        lines[L_SETTLEMENT_COUNT] = 2
+    elif ns == 5:
+        lines[L_SETTLEMENT_COUNT] = 5
+    elif ns == 6:
+        lines[L_SETTLEMENT_COUNT] = 10
+    elif ns >= 7:
+        lines[L_SETTLEMENT_COUNT] = 18
+    # tiles
+    left = meta[M_PILE] + meta[M_STACK] + meta[M_ASIDE]
+    if left == 0:
+        lines[L_TILES_LEFT] = 10
+    elif left <= 3:
+        lines[L_TILES_LEFT] = 5
+    elif left <= 6:
+        lines[L_TILES_LEFT] = 2
+    elif left <= 10:
+        lines[L_TILES_LEFT] = 0
+    elif left <= 12:
+        lines[L_TILES_LEFT] = -1
+    else:
+        lines[L_TILES_LEFT] = -(left - 11)
+    if rules[R_BONUS_LITERAL] != 0:
+        lines[L_BONUS] = meta[M_PILE] - meta[M_STACK]
+    else:
+        lines[L_BONUS] = SOLO_STACK - meta[M_STACK]
+    # pieces
+    huts = players[0, P_HUTS]
+    temples = players[0, P_TEMPLES]
+    towers = players[0, P_TOWERS]
+    boxed = meta[M_BOXED_HUTS] + meta[M_BOXED_TEMPLES] + meta[M_BOXED_TOWERS]
+    if huts + temples + towers == 0 and boxed == 0:
+        lines[L_ALL_BUILT] = 5
+    lines[L_TEMPLE_TOWER_PENALTY] = -3 * (temples + towers + meta[M_BOXED_TEMPLES]
+                                          + meta[M_BOXED_TOWERS])
+    lines[L_HUT_PENALTY] = -(huts + meta[M_BOXED_HUTS] + players[0, P_DESTROYED])
+    total = 0
+    for k in range(NUM_SCORE_LINES):
+        total += lines[k]
+    return total
+
+
+@njit(cache=True)
+def running_score(cells, players, meta, rules, nbr, cell_of):
+    """:func:`score` of the position (the running score), total only."""
+    lines = np.empty(NUM_SCORE_LINES, dtype=np.int64)
+    return score(cells, players, meta, rules, nbr, cell_of, lines)
+
+
+@njit(cache=True)
+def batch_running_score(cells_b, players_b, meta_b, rules, nbr, cell_of, out):
+    """:func:`running_score` of every game of a batch into ``out int64[B]``."""
+    for i in range(cells_b.shape[0]):
+        out[i] = running_score(cells_b[i], players_b[i], meta_b[i], rules, nbr, cell_of)
+
+
+# ---------------------------------------------------------------------------------------------
+# One-ply values (the greedy player) and rollouts
+# ---------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _placement_value(cells, players, deck, meta, rules, nbr, cell_of, hexqr, a, saved,
+                     saved_players, saved_meta):
+    """One-ply value of tile placement ``a``: the running score once the placement and what it
+    triggers are resolved (a piece boxed; a bonus tile earned counts as taken, from the face-up
+    tile when it is on offer, else from the draw pile). The state is restored."""
+    v = a // 6
+    o = a % 6
+    c1 = nbr[v, (o + 4) % 6]
+    c2 = nbr[v, (o + 5) % 6]
+    saved[0, :] = cells[v, :]
+    saved[1, :] = cells[c1, :]
+    saved[2, :] = cells[c2, :]
+    saved_players[:, :] = players
+    saved_meta[:] = meta
+    _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, a)
+    if meta[M_STEP] == S_BONUS:
+        if meta[M_BONUS_SRC] & SRC_BIT_FACE_UP:
+            meta[M_STACK] -= 1
+        else:
+            meta[M_PILE] -= 1
+    val = running_score(cells, players, meta, rules, nbr, cell_of)
+    cells[v, :] = saved[0, :]
+    cells[c1, :] = saved[1, :]
+    cells[c2, :] = saved[2, :]
+    players[:, :] = saved_players
+    meta[:] = saved_meta
+    return val
+
+
+@njit(cache=True)
+def action_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, values):
+    """The legal actions and their one-ply values: the running score right after each
+    (the greedy player; docs/solo.md).
+
+    Tile placements are valued by :func:`_placement_value` (their trigger included: a bonus
+    tile earned counts as taken); builds are applied and taken back; ``bonus:pile`` is valued
+    with one tile fewer in the draw pile, ``bonus:faceup`` with one fewer in the bonus stack,
+    ``stop`` and the box choices at the running score (a boxed piece scores as one in the
+    supply).
+
+    Args:
+        ids: ``int64[>= 8H]`` receives the legal ids (ascending); values: ``float64[>= 8H]``.
+
+    Returns:
+        Number of legal actions (0 at a chance node or at the end).
+    """
+    ncell = cells.shape[0]
+    n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
+    step = meta[M_STEP]
+    if n == 0:
+        return 0
+    saved_players = players.copy()
+    saved_meta = meta.copy()
+    if step == S_TILE:
+        saved = np.empty((3, cells.shape[1]), dtype=cells.dtype)
+        for j in range(n):
+            values[j] = _placement_value(cells, players, deck, meta, rules, nbr, cell_of, hexqr,
+                                         ids[j], saved, saved_players, saved_meta)
+    elif step == S_BUILD:
+        saved_cells = cells.copy()
+        for j in range(n):
+            K.place_build(cells, players, meta, rules, nbr, cell_of, ids[j])
+            values[j] = running_score(cells, players, meta, rules, nbr, cell_of)
+            cells[:, :] = saved_cells
+            players[:, :] = saved_players
+            meta[:] = saved_meta
+    else:
+        base = 14 * ncell
+        for j in range(n):
+            k = ids[j] - base
+            if k == A_BONUS_PILE:
+                meta[M_PILE] -= 1
+            elif k == A_BONUS_FACE_UP:
+                meta[M_STACK] -= 1
+            elif k >= A_BOX_HUT:
+                _box(players, meta, k - A_BOX_HUT)
+            values[j] = running_score(cells, players, meta, rules, nbr, cell_of)
+            players[:, :] = saved_players
+            meta[:] = saved_meta
+    return n
+
+
+#: Tiles a turn takes on average in the paced build rule of greedy rollouts (one regular tile,
+#: some bonus tiles).
+PACE_TILES_PER_TURN = 2.5
+#: Greedy rollouts: value of earning a bonus tile, and of a class-1 regular tile's box.
+ROLLOUT_BONUS = 2.0
+ROLLOUT_BOX = -2.0
+
+
+@njit(cache=True)
+def _high_points(lv):
+    return 8 if lv >= 4 else (3 if lv == 3 else 0)
+
+
+@njit(cache=True)
+def rollout_placement_value(cells, meta, rules, nbr, a):
+    """The greedy rollout's quick value of tile placement ``a`` (no score computed): earning a
+    bonus tile ``ROLLOUT_BONUS`` (class 3-4, an exact higher regular tile, a chaining bonus
+    tile, while the turn has taken fewer than 3 tiles), a class-1 regular tile ``ROLLOUT_BOX``,
+    plus the high-hex points the tile adds (SOLO.md 5)."""
+    v = a // 6
+    o = a % 6
+    b1 = nbr[v, (o + 4) % 6]
+    b2 = nbr[v, (o + 5) % 6]
+    tile = meta[M_TILE]
+    lv = cells[v, C_LEVEL] + 1
+    regular = meta[M_SOURCE] == SOURCE_REGULAR
+    last = meta[M_TURN_TILES] >= 3
+    val = 0.0
+    if lv == 1:
+        # contacts of the tile as if placed: terrains written into a copy of the 3 cells
+        t0 = cells[v, C_TERRAIN]
+        t1 = cells[b1, C_TERRAIN]
+        t2 = cells[b2, C_TERRAIN]
+        l0 = cells[v, C_LEVEL]
+        l1 = cells[b1, C_LEVEL]
+        l2 = cells[b2, C_LEVEL]
+        cells[v, C_TERRAIN] = VOLCANO
+        cells[b1, C_TERRAIN] = JUNGLE + tile // 5
+        cells[b2, C_TERRAIN] = JUNGLE + tile % 5
+        cells[v, C_LEVEL] = 1
+        cells[b1, C_LEVEL] = 1
+        cells[b2, C_LEVEL] = 1
+        m, u, tmask, _ = contacts(cells, rules, nbr, v, b1, b2)
+        cells[v, C_TERRAIN] = t0
+        cells[b1, C_TERRAIN] = t1
+        cells[b2, C_TERRAIN] = t2
+        cells[v, C_LEVEL] = l0
+        cells[b1, C_LEVEL] = l1
+        cells[b2, C_LEVEL] = l2
+        cls = contact_class(rules, m, u, tmask)
+        if cls >= 3 and not last:
+            val += ROLLOUT_BONUS
+        elif cls == 1 and regular:
+            val += ROLLOUT_BOX
+        return val
+    exact = cells[b1, C_TERRAIN] == JUNGLE + tile // 5 and \
+        cells[b2, C_TERRAIN] == JUNGLE + tile % 5
+    if not last and (regular or lv >= 3 or exact):
+        val += ROLLOUT_BONUS
+    val += 3 * (_high_points(lv) - _high_points(lv - 1))
+    return val
+
+
+@njit(cache=True)
+def paced_build(players, meta, ids, costs, n):
+    """The build of greedy rollouts among ``ids[:n]`` (``costs``: huts each takes): a temple or
+    tower when one is legal; else spend the huts at the pace of the draw pile: with ``h`` huts
+    left and about ``t = ceil(pile / 2.5)`` turns to go, the build taking the most huts up to
+    ``max(1, ceil(h / t))``, or the cheapest when all take more. Ties at random."""
+    huts = players[0, P_HUTS]
+    turns = max(1, int(np.ceil(meta[M_PILE] / PACE_TILES_PER_TURN)))
+    cap = max(1, int(np.ceil(huts / turns)))
+    best = -1
+    for j in range(n):
+        if costs[j] == 0:  # a temple or a tower
+            best = 1000
+            break
+        if costs[j] <= cap:
+            best = max(best, costs[j])
+    if best < 0:
+        best = costs[0]
+        for j in range(n):
+            best = min(best, costs[j])
+    if best == 1000:
+        best = 0
+    k = 0
+    for j in range(n):
+        if costs[j] == best:
+            k += 1
+    pick = np.random.randint(k)
+    for j in range(n):
+        if costs[j] == best:
+            if pick == 0:
+                return ids[j]
+            pick -= 1
+    return ids[0]
+
+
+@njit(cache=True)
+def paced_cost(players, meta, costs, n):
+    """The huts :func:`paced_build` spends among builds of ``costs[:n]`` (0: a temple or tower)."""
+    huts = players[0, P_HUTS]
+    turns = max(1, int(np.ceil(meta[M_PILE] / PACE_TILES_PER_TURN)))
+    cap = max(1, int(np.ceil(huts / turns)))
+    best = -1
+    cheapest = costs[0]
+    for j in range(n):
+        if costs[j] == 0:
+            return 0
+        cheapest = min(cheapest, costs[j])
+        if costs[j] <= cap:
+            best = max(best, costs[j])
+    return best if best >= 0 else cheapest
+
+
+@njit(cache=True)
+def policy_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, values):
+    """The legal actions and the greedy rollout policy's preferences (the priors of MCTS,
+    docs/solo.md): tile placements :func:`rollout_placement_value`; builds ``-|huts - p|``
+    with ``p`` the huts :func:`paced_build` spends; bonus: the face-up tile 2, the draw pile
+    1, stop 0; box: a hut 1, a temple or tower 0.
+
+    Returns:
+        Number of legal actions.
+    """
+    ncell = cells.shape[0]
+    step = meta[M_STEP]
+    if step == S_BUILD:
+        costs = np.empty(ids.shape[0], dtype=np.int64)
+        n = build_actions(cells, players, meta, rules, nbr, cell_of, ids, False, costs)
+        if n > 0:
+            p = paced_cost(players, meta, costs, n)
+            for j in range(n):
+                values[j] = -abs(costs[j] - p)
+        return n
+    n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
+    base = 14 * ncell
+    for j in range(n):
+        a = ids[j]
+        if step == S_TILE:
+            values[j] = rollout_placement_value(cells, meta, rules, nbr, a)
+        elif a - base == A_BONUS_FACE_UP:
+            values[j] = 2.0
+        elif a - base == A_BONUS_PILE or a - base == A_BOX_HUT:
+            values[j] = 1.0
+        else:
+            values[j] = 0.0
+    return n
+
+
+@njit(cache=True)
+def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samples, seed):
+    """Play to the end from this state (modified in place); return the final score.
+
+    Chance nodes draw uniformly among the unseen tiles (never the hidden deck order).
+    ``greedy=False``: uniformly random legal actions. ``greedy=True`` (the solo game's greedy
+    rollout policy, cheaper than the greedy player and paced): tile placements by
+    :func:`rollout_placement_value` over every legal placement; builds by
+    :func:`paced_build`; a bonus tile always taken (the face-up tile first); a hut boxed
+    first. Ties are broken at random. ``samples`` is not used (the values are cheap).
+
+    Args:
+        seed: reseeds numba's ``np.random`` stream; -1 continues it.
+    """
+    if seed >= 0:
+        np.random.seed(seed)
+    ncell = cells.shape[0]
+    base = 14 * ncell
+    ids = np.empty(8 * ncell, dtype=np.int64)
+    vals = np.empty(8 * ncell, dtype=np.float64)
+    costs = np.empty(8 * ncell, dtype=np.int64)
+    while meta[M_STEP] != S_TERMINAL:
+        step = meta[M_STEP]
+        if step == S_CHANCE:
+            d = meta[M_DRAWN]
+            j = d + np.random.randint(NUM_TILES - meta[M_BOTTOM] - d)
+            solo_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, deck[j])
+            continue
+        if not greedy:
+            n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
+            a = ids[np.random.randint(n)]
+        elif step == S_TILE:
+            n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
+            for j in range(n):
+                vals[j] = rollout_placement_value(cells, meta, rules, nbr, ids[j])
+            a = _argmax_random(ids, vals, n)
+        elif step == S_BUILD:
+            n = build_actions(cells, players, meta, rules, nbr, cell_of, ids, False, costs)
+            a = paced_build(players, meta, ids, costs, n)
+        elif step == S_BONUS:
+            a = base + (A_BONUS_FACE_UP if meta[M_BONUS_SRC] & SRC_BIT_FACE_UP else
+                        A_BONUS_PILE)
+        else:
+            n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
+            a = ids[0]  # box: a hut when one is left (ids ascending: hut, temple, tower)
+        solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, a)
+    return meta[M_SCORE]
+
+
+@njit(cache=True)
+def _argmax_random(ids, vals, n):
+    best = vals[0]
+    for j in range(1, n):
+        best = max(best, vals[j])
+    k = 0
+    for j in range(n):
+        if vals[j] == best:
+            k += 1
+    pick = np.random.randint(k)
+    for j in range(n):
+        if vals[j] == best:
+            if pick == 0:
+                return ids[j]
+            pick -= 1
+    return ids[0]
+
+
+@njit(cache=True)
+def check_invariants(players, deck, meta):
+    """0 when the solo counters agree (the unseen pool holds the draw pile's and the bonus
+    stack's face-down tiles; no count is negative), else a code naming the first that fails
+    (for tests)."""
+    pool = NUM_TILES - meta[M_DRAWN] - meta[M_BOTTOM]
+    if pool != (meta[M_PILE] - meta[M_BOTTOM]) + stack_face_down(meta):
+        return 1
+    for f in (M_PILE, M_STACK, M_ASIDE, M_BOTTOM, M_BOXED_HUTS, M_BOXED_TEMPLES,
+              M_BOXED_TOWERS):
+        if meta[f] < 0:
+            return 2
+    if meta[M_TURN_TILES] > 3:
+        return 3
+    if players[0, P_HUTS] < 0 or players[0, P_TEMPLES] < 0 or players[0, P_TOWERS] < 0:
+        return 4
+    return 0
