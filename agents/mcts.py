@@ -55,7 +55,7 @@ from taluva_ai.agents.mcts_tree import (
     seed_numba,
     select_leaf,
 )
-from taluva_ai.protocol import CHANCE, GameState
+from taluva_ai.protocol import CHANCE, GameState, value_normalization
 
 
 @dataclass(frozen=True)
@@ -272,7 +272,7 @@ class MCTSAgent(Agent):
         seed_numba(int(self.rng.integers(2**31 - 1)))
         self._orders = {}
         n_players = tree.num_players
-        offset, scale = self._normalization(root_state)
+        offset, scale = value_normalization(root_state)
         path = np.zeros(4096, dtype=np.int32)
         gumbel = cfg.root == "gumbel"
         self._root_value = np.zeros(n_players)
@@ -393,16 +393,6 @@ class MCTSAgent(Agent):
                                      self._gumbel_sigma(tree), visits)
         return f + int(np.argmax(score))
 
-    @staticmethod
-    def _normalization(state: GameState) -> tuple[float, float]:
-        """``(offset, scale)`` of the game's returns (module docstring); ``(0, 1)`` by
-        default."""
-        norm = getattr(state, "value_normalization", None)
-        if norm is None:
-            return 0.0, 1.0
-        offset, scale = norm()
-        return float(offset), float(scale)
-
     def _compiled_ok(self, state: GameState) -> bool:
         """Whole simulations run compiled (agents/mcts_compiled.py) with the default rollout
         evaluator (UCT, or PUCT with its heuristic priors), one leaf at a time and a PUCT root,
@@ -512,7 +502,7 @@ class MCTSAgent(Agent):
         """Root statistics; moves in the game's notation (``action_to_string``); values on the
         scale of the game's returns."""
         p = int(tree.to_move[0])
-        offset, scale = self._normalization(state)
+        offset, scale = value_normalization(state)
         kids = list(tree.children(0))
         order = sorted(kids, key=lambda c: -tree.N[c])
         top = [

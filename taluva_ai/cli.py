@@ -115,7 +115,7 @@ def _rule_default_args() -> argparse.Namespace:
     return p.parse_args([])
 
 
-_TALUVA_FLAGS = {
+_TALUVA_FLAGS: dict[str, tuple[str, Any]] = {
     "tiles_per_player": ("--tiles-per-player", None), "ranked": ("--ranked", False),
     "no_new_hut_isolated": ("--no-new-hut-isolated", False),
     "no_lake_building": ("--no-lake-building", False),
@@ -125,7 +125,7 @@ _TALUVA_FLAGS = {
     "board_radius": ("--board-radius", None), "solo": ("--solo", False),
     "solo_option": ("--solo-option", []),
 }
-_TNT_FLAGS = {
+_TNT_FLAGS: dict[str, tuple[str, Any]] = {
     "all_provinces_rule": ("--all-provinces-rule", None),
     "no_route_tile_fallback": ("--no-route-tile-fallback", False),
     "max_rounds": ("--max-rounds", None),

@@ -99,6 +99,18 @@ class Game(Protocol):
 _REGISTRY: dict[str, Callable[..., Game]] = {}
 
 
+def value_normalization(state: GameState) -> tuple[float, float]:
+    """``(offset, scale)`` that bring ``state.returns()`` to search's ``[-1, 1]`` scale as
+    ``(return - offset) / scale``: the game's optional ``state.value_normalization()``, else
+    ``(0, 1)`` (returns already on that scale; Taluva solo gives ``(40, 20)``). MCTS stores
+    normalized values in its tree; the AlphaZero value head predicts them."""
+    norm = getattr(state, "value_normalization", None)
+    if norm is None:
+        return 0.0, 1.0
+    offset, scale = norm()
+    return float(offset), float(scale)
+
+
 def register_game(name: str, factory: Callable[..., Game]) -> None:
     """Register a game factory under ``name`` (``make_game(name, **options)`` calls it)."""
     _REGISTRY[name] = factory

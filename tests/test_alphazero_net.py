@@ -300,3 +300,83 @@ def test_az_agent_values_leaves_as_the_runs_selfplay_did_unless_told(tmp_path) -
     assert pure.leaf["rollout"] == "none" and pure.evaluator.rollout_lambda == 0.0
     half = make_agent(f"az:path={path},sims=4,rollout=random", seed=0)
     assert half.leaf == {"rollout": "random", "lambda": 0.5, "samples": 4}
+
+
+def solo_positions(games: int, seed: int = 0):
+    """Decision states along seeded random solo games."""
+    game = TaluvaGame(solo=True)
+    for g in range(games):
+        rng = np.random.default_rng(seed + g)
+        s = game.new_initial_state(seed=seed + g)
+        while not s.is_terminal():
+            if s.current_player < 0:
+                s.draw()
+                continue
+            yield s
+            legal = s.legal_actions()
+            s.apply(int(legal[rng.integers(legal.size)]))
+
+
+def test_solo_encoder_planes_globals_extra_ids_and_symmetries() -> None:
+    """One player is the solo variant: the 26 seat planes, the solo planes' values after the
+    globals, the bonus and box actions as 6 extra network ids that no rotation moves."""
+    enc = make_encoder("taluva", 1)
+    assert (enc.spatial_planes, enc.num_globals, enc.extra_actions) == (26, 16 + 24, 6)
+    assert enc.num_actions == 14 * 27 * 27 + 6
+    assert enc.spec()["extra_actions"] == 6 and "extra_actions" not in \
+        make_encoder("taluva", 2).spec()
+    extra_seen = 0
+    for i, s in enumerate(solo_positions(2, seed=5)):
+        if i % 4:
+            continue
+        e = enc.encode(s)
+        planes, mask, _, _ = E.encode(s)
+        assert planes.shape[0] == E.num_planes(1, solo=True) == 66
+        np.testing.assert_array_equal(e.spatial, planes[:26])
+        np.testing.assert_array_equal(e.globals[:16], E.global_features(s))
+        np.testing.assert_array_equal(e.globals[16:], planes[42:, 13, 13])
+        assert sorted(e.net_ids[e.net_ids >= 0].tolist()) == np.flatnonzero(mask).tolist()
+        ids = e.net_ids[e.net_ids >= 0]
+        extra = ids[ids >= 14 * 729]
+        extra_seen += extra.size
+        perms = enc.id_permutations(e)
+        for k in range(6):
+            np.testing.assert_array_equal(perms[k, ids], E.action_permutation(planes, k)[ids])
+            np.testing.assert_array_equal(perms[k, extra], extra)
+            np.testing.assert_array_equal(enc.transform_spatial(e.spatial, k),
+                                          E.rotate_planes(planes, k)[:26])
+    assert extra_seen > 0  # some positions offered a bonus or a box action
+
+
+def test_solo_network_has_extra_logits_and_one_value_on_the_score_scale(tmp_path) -> None:
+    from taluva_ai.agents.alphazero.evaluator import value_targets
+
+    enc = make_encoder("taluva", 1)
+    torch.manual_seed(0)
+    net = build_net(enc, SMALL).eval()
+    with torch.no_grad():
+        logits, values = net(torch.zeros(2, 26, 27, 27), torch.zeros(2, enc.num_globals))
+    assert logits.shape == (2, 14 * 729 + 6) and values.shape == (2, 1)
+    s = next(solo_positions(1, seed=2))
+    # value targets: (score - 40) / 20, clipped to the tanh range
+    np.testing.assert_allclose(value_targets(s, np.array([50.0])), [0.5])
+    np.testing.assert_allclose(value_targets(s, np.array([-30.0])), [-1.0])
+    np.testing.assert_allclose(value_targets(s, np.array([75.0])), [1.0])
+    # the evaluator gives values on the game's scale (what MCTS normalizes back)
+    ev = NetEvaluator(net, enc, "cpu", seed=0)
+    _, v = ev.evaluate([s])
+    with torch.no_grad():
+        e = enc.encode(s)
+        raw = net(torch.from_numpy(e.spatial[None]).float(),
+                  torch.from_numpy(e.globals[None]))[1]
+    np.testing.assert_allclose(v[0, 0], float(raw[0, 0]) * 20 + 40, rtol=1e-5)
+    # a solo checkpoint is not a 2-player one
+    game = TaluvaGame(solo=True)
+    save_checkpoint(tmp_path / "solo.pt", net, enc, SMALL,
+                    {"name": "taluva", "options": game.options()}, {"iteration": 0})
+    with pytest.raises(CheckpointError, match="num_players"):
+        net_from_checkpoint(load_checkpoint(tmp_path / "solo.pt"), tmp_path / "solo.pt",
+                            make_encoder("taluva", 2))
+    agent = make_agent(f"az:path={tmp_path / 'solo.pt'},sims=4", seed=0)
+    a = agent.act(s)
+    assert a in s.legal_actions().tolist()

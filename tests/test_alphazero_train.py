@@ -34,7 +34,7 @@ def taluva(*args: str, **kw) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300, **kw)
 
 
-@pytest.mark.parametrize("name", ["tiny", "demo", "full"])
+@pytest.mark.parametrize("name", ["tiny", "demo", "full", "solo-demo"])
 def test_shipped_configs_load_and_round_trip(name: str) -> None:
     cfg = load_config(CONFIGS / f"{name}.toml")
     import tomllib
@@ -316,3 +316,36 @@ def test_az_parameter_values_in_a_config_are_checked_before_any_work() -> None:
         check_az_params("sims=abc", "[gating] az")
     with pytest.raises(ConfigError, match=r"lambda must be a number in \[0, 1\], got 2"):
         check_az_params("lambda=2", "[anchors] az")
+
+
+def test_a_solo_run_trains_gates_on_paired_scores_and_its_model_plays(tmp_path) -> None:
+    """The solo variant through the whole pipeline: one value output on the score scale,
+    gating and anchors by paired seeded games, and the model by name in ``taluva play``."""
+    import dataclasses
+
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    cfg = load_config(CONFIGS / "tiny.toml")
+    cfg = dataclasses.replace(
+        cfg, game=dataclasses.replace(cfg.game, num_players=1, rules={"solo": True}),
+        anchors=dataclasses.replace(cfg.anchors, opponents=["greedy"]))
+    out = tmp_path / "solo"
+    TrainingRun(out, cfg, progress=False).run()
+    lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [ln["iteration"] for ln in lines] == [0, 1]
+    sp = lines[1]["selfplay"]
+    assert "first_seat_score" not in sp and isinstance(sp["mean_score"], float)
+    g = lines[1]["gating"]
+    assert g["games"] == 2 and g["wins"] + g["draws"] + g["losses"] == 2
+    anchor = lines[1]["anchors"]["greedy"]
+    assert anchor["games"] == 2 and "elo" not in anchor
+    rows = [json.loads(x) for x in
+            (out / "anchors" / "iter_0001" / "greedy" / "games" / "greedy.jsonl")
+            .read_text().splitlines()]
+    assert anchor["opponent_mean_score"] == sum(r["score"] for r in rows) / 2
+    payload = torch.load(out / "best.pt", weights_only=True)
+    assert payload["encoder"]["num_players"] == 1 and payload["encoder"]["extra_actions"] == 6
+    res = taluva("play", "--solo", "--players", f"az:path={out / 'best.pt'},sims=4",
+                 "--seed", "3")
+    assert res.returncode == 0, res.stderr
+    assert "\n  total  " in res.stdout and "result: " in res.stdout

@@ -18,7 +18,6 @@ from taluva_ai.games.taluva import Step
 from taluva_ai.games.taluva.actions import SOLO_OPTIONS, Action, ActionKind, decode, encode
 from taluva_ai.records import replay_record
 from tests.solo_helpers import solo_game, start, tile_at
-from tests.test_experiments import _load
 
 GAME = solo_game()
 
@@ -127,7 +126,8 @@ def test_bench_solo_json(capsys: pytest.CaptureFixture[str]):
 
 def test_solo_ladder_smoke(tmp_path: Path):
     pytest.importorskip("matplotlib")
-    ladder = _load("solo_ladder")
+    from taluva_ai import solo_ladder as ladder
+
     cfg = dataclasses.replace(ladder.SMOKE, out=str(tmp_path))
     table = ladder.run(cfg)
     assert list(table["agents"]) == cfg.agents
@@ -175,3 +175,14 @@ def test_position_strings_of_solo_games_round_trip():
     bad = text.replace(";solo=", ";solo=9")  # the draw pile count off
     with pytest.raises(PositionError):
         parse_position(GAME, bad)
+
+
+def test_solo_paired_head_to_head():
+    from taluva_ai.solo_ladder import paired
+
+    a = [{"seed": s, "score": x} for s, x in [(0, 40), (1, 35), (2, 50), (3, 41)]]
+    b = [{"seed": s, "score": x} for s, x in [(0, 38), (1, 35), (2, 52), (3, 30)]]
+    assert paired(a, b) == {"games": 4, "wins": 2, "draws": 1, "losses": 1, "score": 0.625}
+    assert paired(b, a)["score"] == 0.375
+    with pytest.raises(ValueError, match="same seeds"):
+        paired(a, b[::-1])

@@ -65,8 +65,10 @@ class NetEncoder(ABC):
             checkpoint made with another version is refused).
         num_players: seats ``n`` (value outputs).
         spatial_planes: ``Cs``; side: ``S``; num_globals: ``G``.
-        action_channels: network policy channels per pixel; ``num_actions = channels * S^2``
-            network ids, ``id = channel * S^2 + row * S + col``.
+        action_channels: network policy channels per pixel; ``num_actions = channels * S^2 +
+            extra_actions`` network ids, ``id = channel * S^2 + row * S + col`` for the board
+            ids, then ``channels * S^2 + k`` for the ``extra_actions`` ids tied to no pixel
+            (Taluva solo: take a bonus tile, box a building; 0 by default).
         valid: ``bool[S, S]`` pixels that are board (the rest are always zero).
         binary_planes: ``bool[Cs]``: planes that hold only 0 and 1 (the replay buffer stores
             them as bits).
@@ -83,10 +85,11 @@ class NetEncoder(ABC):
     valid: np.ndarray
     binary_planes: np.ndarray
     num_symmetries: int
+    extra_actions: int = 0
 
     @property
     def num_actions(self) -> int:
-        return self.action_channels * self.side * self.side
+        return self.action_channels * self.side * self.side + self.extra_actions
 
     @abstractmethod
     def encode(self, state: GameState) -> Encoded:
@@ -111,10 +114,14 @@ class NetEncoder(ABC):
         return {}
 
     def spec(self) -> dict[str, Any]:
-        """What a checkpoint records to check that it fits this encoder."""
-        return {"name": self.name, "version": self.version, "num_players": self.num_players,
+        """What a checkpoint records to check that it fits this encoder (``extra_actions``
+        only when there are some, so older checkpoints keep their spec)."""
+        spec = {"name": self.name, "version": self.version, "num_players": self.num_players,
                 "spatial_planes": self.spatial_planes, "side": self.side,
                 "num_globals": self.num_globals, "action_channels": self.action_channels}
+        if self.extra_actions:
+            spec["extra_actions"] = self.extra_actions
+        return spec
 
 
 @njit(cache=True)
@@ -131,8 +138,14 @@ class TaluvaEncoder(NetEncoder):
     (:func:`taluva_ai.encoding.global_features`), ``14`` action channels on the ``S x S``
     view (``S = 2R + 1``), 6 rotations.
 
+    ``num_players = 1`` is the solo variant (docs/solo.md): the same 26 spatial planes, ``G =
+    16 + 24`` globals (the solo planes' values follow :func:`global_features`: face-up bonus
+    tiles, piles, counters, the running score) and 6 extra network ids ``14 S^2 + k`` for the
+    bonus and box actions (``extra_actions``), which no rotation moves; its one value output
+    is the score brought to ``[-1, 1]`` by the game's ``value_normalization``.
+
     Args:
-        num_players: 2 to 4.
+        num_players: 1 (solo) to 4.
         view_radius: ``R`` (default 13, measured in docs/encoding.md).
 
     Raises:
@@ -146,26 +159,29 @@ class TaluvaEncoder(NetEncoder):
     def __init__(self, num_players: int = 2, view_radius: int | None = None) -> None:
         from taluva_ai.games.taluva import encoding as E
 
-        if num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        if num_players not in (1, 2, 3, 4):
+            raise ValueError(f"num_players must be 1 (solo), 2, 3 or 4, got {num_players!r}")
+        self.solo = num_players == 1
         self._E = E
         self.view_radius = E.DEFAULT_VIEW_RADIUS if view_radius is None else view_radius
         self.view = E.make_view(self.view_radius)  # validates the radius
         self.num_players = num_players
         self.side = self.view.side
-        self.num_globals = E.num_globals(num_players)
-        self.spatial_planes = E.num_planes(num_players) - self.num_globals
+        self.spatial_planes = E.num_planes(num_players) - E.num_globals(num_players)
+        self.num_globals = E.num_planes(num_players, self.solo) - self.spatial_planes
         self.action_channels = E.NUM_ACTION_CHANNELS
+        self.extra_actions = E.NUM_SOLO_ACTIONS if self.solo else 0
         self.valid = self.view.valid
         names = E.plane_names(num_players)[:self.spatial_planes]
         self.binary_planes = np.array(
             [not (n == "level" or n.startswith("huts/") or n == "settlement/size")
              for n in names], dtype=bool)
         ss = self.side * self.side
-        zero = np.zeros((E.num_planes(num_players), self.side, self.side), dtype=np.float32)
+        self._all_planes = E.num_planes(num_players, self.solo)
+        zero = np.zeros((self._all_planes, self.side, self.side), dtype=np.float32)
         self._static = np.stack([E.action_permutation(zero, k) for k in range(6)])
         self._pix = [E.pixel_permutation(self.view_radius, k) for k in range(6)]
-        self._planes = [E.plane_permutation(num_players, k)[:self.spatial_planes]
+        self._planes = [E.plane_permutation(num_players, k, self.solo)[:self.spatial_planes]
                         for k in range(6)]
         self._expand_from = E.CH_EXPAND * ss
 
@@ -183,6 +199,9 @@ class TaluvaEncoder(NetEncoder):
         planes, _, center, _ = E.encode(state, view_radius=self.view_radius)
         spatial = planes[:self.spatial_planes].astype(np.uint8)
         glob = E.global_features(state)
+        if self.solo:  # the solo planes are constant: their value at the centre pixel
+            r = self.view_radius
+            glob = np.concatenate([glob, planes[E.num_planes(1):, r, r]]).astype(np.float32)
         legal = state.legal_actions()
         game = state.game  # type: ignore[attr-defined]
         net_ids = np.empty(legal.size, dtype=np.int64)
@@ -210,13 +229,12 @@ class TaluvaEncoder(NetEncoder):
         :func:`taluva_ai.encoding.action_permutation`, computed here for the legal expansion
         ids only (the tests check that both agree)."""
         ids = enc.net_ids[enc.net_ids >= 0]
-        exp = ids[ids >= self._expand_from]
+        exp = ids[(ids >= self._expand_from) & (ids < self.action_channels * self.side ** 2)]
         if exp.size == 0:
             return self._static
         E = self._E
         ss = self.side * self.side
-        full = np.zeros((E.num_planes(self.num_players), self.side, self.side),
-                        dtype=np.float32)
+        full = np.zeros((self._all_planes, self.side, self.side), dtype=np.float32)
         full[:self.spatial_planes] = enc.spatial
         comps = E._own_settlements(full)
         smallest = {comp[0]: i for i, comp in enumerate(comps)}

@@ -37,7 +37,7 @@ import torch
 from taluva_ai.agents.alphazero.encoder import Encoded, NetEncoder
 from taluva_ai.agents.alphazero.net import AZNet
 from taluva_ai.agents.evaluators import Evaluator
-from taluva_ai.protocol import CHANCE, GameState
+from taluva_ai.protocol import CHANCE, GameState, value_normalization
 
 
 def batch_tensors(encoded: Sequence[Encoded], device: torch.device
@@ -56,6 +56,15 @@ def slots_to_seats(values_slots: np.ndarray, player: int) -> np.ndarray:
 def seats_to_slots(values_seats: np.ndarray, player: int) -> np.ndarray:
     """Inverse of :func:`slots_to_seats`."""
     return np.roll(values_seats, -player, axis=-1)
+
+
+def value_targets(state: GameState, returns: np.ndarray) -> np.ndarray:
+    """``float64[n]``: the value head's targets of a finished game's ``returns`` (by seat):
+    ``(returns - offset) / scale`` with the game's :func:`~taluva_ai.protocol.value_normalization`,
+    clipped to the ``tanh`` range ``[-1, 1]`` (unchanged for 2-4 player Taluva; the solo score
+    with ``(40, 20)``: 40 points is 0, 60 and more is 1)."""
+    offset, scale = value_normalization(state)
+    return np.clip((np.asarray(returns, dtype=np.float64) - offset) / scale, -1.0, 1.0)
 
 
 def legal_priors(logits: np.ndarray, net_ids: np.ndarray) -> np.ndarray:
@@ -153,8 +162,11 @@ class NetEvaluator(Evaluator):
         if decision:
             encoded = [self.encoder.encode(d) for d in decision]
             logits, values = self.infer(encoded)
+            offset, scale = value_normalization(decision[0])
             for j, (i, e) in enumerate(zip(where, encoded, strict=True)):
-                out_values[i] = slots_to_seats(values[j].astype(np.float64), e.player)
+                # on the game's returns scale, as rollouts and terminal returns are
+                out_values[i] = slots_to_seats(values[j].astype(np.float64), e.player) * scale \
+                    + offset
                 if states[i].current_player != CHANCE:
                     priors[i] = legal_priors(logits[j], e.net_ids)
         if self.rollout_lambda > 0:

@@ -10,6 +10,11 @@ for H1 (promote) at ``ln((1 - beta) / alpha)`` and for H0 at ``ln(beta / (1 - al
 With 3 or 4 players, the seats beyond the two compared agents are filled with fixed players
 (``greedy``, ``greedy:epsilon=0.05``, ``greedy:epsilon=0.1``), and the score is the
 head-to-head one read off the places (a better place wins).
+
+A one-player game (Taluva solo) has no opponent at the table: both agents play the same
+seeded games (:mod:`taluva_ai.solo_ladder`), and a game is won by the agent with the higher
+final score on that seed (:func:`taluva_ai.solo_ladder.paired`); the SPRT and the threshold
+read these results as they read a two-player match.
 """
 
 from __future__ import annotations
@@ -74,9 +79,13 @@ def play_match(agent: str, opponent: str, games: int, out: Path, seed: int, conc
     """Paired games of ``agent`` against ``opponent`` (a tournament in ``out``).
 
     Returns:
-        ``(head-to-head of agent, the tournament table)``.
+        ``(head-to-head of agent, the tournament table)``; for a one-player game, ``(paired
+        head-to-head of agent, the solo ladder table of both)`` (module docstring).
     """
     from taluva_ai.arena import run_tournament
+
+    if num_players == 1:
+        return solo_match(agent, opponent, games, out, seed, concurrency, rules, progress)
 
     specs = [opponent, agent, *fillers(num_players, [opponent, agent])]
     table = run_tournament(specs, games, out, players_per_game=num_players,
@@ -134,3 +143,25 @@ def gate(candidate: str, best: str, cfg: GatingSection, out: Path, seed: int,
         res["llr"] = round(llr, 4)
         res["bounds"] = [round(lower, 4), round(upper, 4)]
     return res
+
+
+def solo_match(agent: str, opponent: str, games: int, out: Path, seed: int, concurrency: int,
+               rules: dict[str, Any], progress: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Both agents play the same ``games`` seeded solo games (seeds ``seed + i``; results in
+    ``out``, resumable).
+
+    Returns:
+        ``(paired head-to-head of agent, the ladder table)`` (:func:`taluva_ai.solo_ladder.
+        summarize`: mean score, interval, bands per agent).
+    """
+    from tqdm import tqdm
+
+    from taluva_ai.solo_ladder import SoloLadderConfig, paired, play, summarize
+
+    rules = {k: v for k, v in rules.items() if k != "solo"}
+    cfg = SoloLadderConfig(agents=[opponent, agent], games=games, seed=seed % 2**31,
+                           rules=rules, concurrency=concurrency, out=str(out))
+    with tqdm(total=2 * games, desc="solo match", unit="game", leave=False,
+              disable=not progress, dynamic_ncols=True) as bar:
+        rows = play(cfg, lambda n: bar.update(n - bar.n))
+    return paired(rows[agent], rows[opponent]), summarize(rows)

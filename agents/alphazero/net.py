@@ -15,7 +15,9 @@ Perez et al. 2018 for FiLM; KataGo, Wu 2019, for global pooling in the value hea
 - **policy head**: ``conv1x1 C -> C``, BN, ReLU, ``conv1x1 C -> action_channels`` plus a
   per-channel bias from ``e``; flattened channel-major, these are the logits of the
   ``action_channels * S^2`` network ids (``id = channel * S^2 + row * S + col``). Illegal ids
-  are masked by the caller (:func:`masked_log_softmax`);
+  are masked by the caller (:func:`masked_log_softmax`). An encoder with ``extra_actions``
+  (Taluva solo) adds their logits from the pooled policy features and ``e`` (``Linear(C + H
+  -> extra)``), after the board ids;
 - **value head**: ``conv1x1 C -> C``, BN, ReLU, then the mean and the max over board pixels,
   concatenated with ``e``, ``-> V`` (ReLU) ``-> n`` and ``tanh``: one value per player slot
   (slot ``j`` = the seat ``j`` places after the player to move), on the game's returns scale
@@ -83,7 +85,7 @@ class AZNet(nn.Module):
         channels, blocks, global_hidden, value_hidden: sizes (:meth:`NetConfig.sizes`).
 
     ``forward(spatial float32[B, Cs, S, S], globals float32[B, G])`` returns ``(logits
-    float32[B, action_channels * S^2], values float32[B, n])``.
+    float32[B, action_channels * S^2 + extra_actions], values float32[B, n])``.
     """
 
     def __init__(self, encoder_spec: dict[str, Any], valid: np.ndarray, channels: int,
@@ -106,6 +108,8 @@ class AZNet(nn.Module):
                                          nn.ReLU())
         self.policy_out = nn.Conv2d(c, self.action_channels, 1)
         self.policy_global = nn.Linear(h, self.action_channels)
+        self.extra_actions = int(encoder_spec.get("extra_actions", 0))
+        self.policy_extra = nn.Linear(c + h, self.extra_actions) if self.extra_actions else None
         self.value_conv = nn.Sequential(nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c),
                                         nn.ReLU())
         self.value_fc = nn.Sequential(nn.Linear(2 * c + h, value_hidden), nn.ReLU(),
@@ -119,8 +123,12 @@ class AZNet(nn.Module):
         x = torch.relu(self.stem_bn(x)) * valid
         for block in self.blocks:
             x = block(x, e, valid)
-        p = self.policy_out(self.policy_conv(x)) + self.policy_global(e)[:, :, None, None]
+        pf = self.policy_conv(x)
+        p = self.policy_out(pf) + self.policy_global(e)[:, :, None, None]
         logits = p.flatten(1)
+        if self.policy_extra is not None:
+            pooled = (pf * valid).sum(dim=(2, 3)) / self.num_valid
+            logits = torch.cat([logits, self.policy_extra(torch.cat([pooled, e], dim=1))], 1)
         v = self.value_conv(x) * valid
         mean = v.sum(dim=(2, 3)) / self.num_valid
         vmax = v.masked_fill(valid == 0, float("-inf")).amax(dim=(2, 3))

@@ -39,7 +39,7 @@ import numpy as np
 
 from taluva_ai.agents.alphazero.config import RunConfig, SelfPlaySection, make_encoder_for
 from taluva_ai.agents.alphazero.encoder import NetEncoder
-from taluva_ai.agents.alphazero.evaluator import NetEvaluator
+from taluva_ai.agents.alphazero.evaluator import NetEvaluator, value_targets
 from taluva_ai.agents.alphazero.replay import SampleBuilder
 from taluva_ai.agents.mcts import MCTSAgent
 from taluva_ai.agents.mcts_tree import Tree
@@ -256,7 +256,7 @@ class SelfPlay:
 
     def _finish_game(self, slot: _Slot, builder: SampleBuilder) -> GameSummary:
         returns = np.asarray(slot.state.returns(), dtype=np.float64)
-        builder.finish_game(slot.game, returns)
+        builder.finish_game(slot.game, value_targets(slot.state, returns))
         out = outcome_of(slot.state, len(slot.history))
         return GameSummary(slot.game, slot.seed, slot.decisions, len(slot.history),
                            slot.samples, slot.simulations, [float(x) for x in returns],
@@ -314,7 +314,7 @@ def play_expert_games(game: Game, encoder: NetEncoder, games: Sequence[tuple[int
             history.append(a)
             decisions += 1
         returns = np.asarray(state.returns(), dtype=np.float64)
-        builder.finish_game(index, returns)
+        builder.finish_game(index, value_targets(state, returns))
         out = outcome_of(state, len(history))
         summary = GameSummary(index, gseed, decisions, len(history), samples, 0,
                               [float(x) for x in returns], out.end_reason, outside)

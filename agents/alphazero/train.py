@@ -533,8 +533,10 @@ class TrainingRun:
             "game_length_mean": round(float(np.mean(decisions)), 3) if decisions else None,
             "plies_mean": round(float(np.mean([s["plies"] for s in summaries])), 3)
             if summaries else None,
-            "first_seat_score": round(float(np.mean([(s["returns"][0] + 1) / 2
-                                                     for s in summaries])), 4)
+            # solo: the mean final score; else seat 0's score (win 1, draw 1/2, loss 0)
+            "first_seat_score" if self.cfg.game.num_players > 1 else "mean_score":
+            round(float(np.mean([s["returns"][0] if self.cfg.game.num_players == 1 else
+                                 (s["returns"][0] + 1) / 2 for s in summaries])), 4)
             if summaries else None,
             "outside_view_dropped": sum(s["outside"] for s in summaries),
             "end_reasons": dict(sorted(reasons.items())),
@@ -555,8 +557,13 @@ class TrainingRun:
                         "losses": h2h["losses"],
                         "win_rate": round(h2h["wins"] / h2h["games"], 4) if h2h["games"]
                         else None,
-                        "score": None if h2h["score"] is None else round(h2h["score"], 4),
-                        "elo": entry["elo"], "elo_ci95": entry["elo_ci95"]}
+                        "score": None if h2h["score"] is None else round(h2h["score"], 4)}
+            if cfg.game.num_players == 1:  # solo: mean final scores on the same seeds
+                out[opp].update({"mean_score": entry["mean"], "mean_score_ci95": entry["ci95"],
+                                 "won_share": entry["won"],
+                                 "opponent_mean_score": table["agents"][opp]["mean"]})
+            else:
+                out[opp].update({"elo": entry["elo"], "elo_ci95": entry["elo_ci95"]})
         return out
 
     def _finish_iteration(self, k: int, line: dict[str, Any], state: dict[str, Any]) -> None:
@@ -579,7 +586,7 @@ class TrainingRun:
                         math.isfinite(v):
                     tb.add_scalar(f"{section}/{name}", v, k)
         for opp, res in (line.get("anchors") or {}).items():
-            for name in ("win_rate", "score", "elo"):
+            for name in ("win_rate", "score", "elo", "mean_score"):
                 if res.get(name) is not None:
                     tb.add_scalar(f"anchors/{name}/{opp}", res[name], k)
         if line.get("gating"):
