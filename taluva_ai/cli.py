@@ -217,8 +217,8 @@ def _print_result(state: GameState, players: Sequence[str], plies: int) -> None:
 
     out = outcome_of(state, plies)
     breakdown = getattr(state, "score_breakdown", None)
-    if getattr(getattr(state, "game", None), "rules", None) is not None \
-            and state.game.rules.solo and breakdown is not None:  # type: ignore[attr-defined]
+    rules = getattr(getattr(state, "game", None), "rules", None)
+    if getattr(rules, "solo", False) and breakdown is not None:
         print(format_solo_score(state))
         print(f"result: {out.end_reason} after {out.plies} plies ({players[0]})")
         return
