@@ -6,8 +6,8 @@ AlphaZero pipeline's solo gating and anchors use the same games (:func:`play`,
 Game ``i`` of every agent uses game seed ``seed + i`` (so agents meet the same decks and
 islands) and the arena's agent seeds for it. Each finished game appends one JSON line to
 ``<out>/games/<agent>.jsonl`` (seed, score, its breakdown, band, end reason, plies, seconds);
-a rerun of the same command skips the games already there (resumable), a different config for
-the same ``--out`` is refused. Then it writes ``<out>/solo_ladder.json`` (the table),
+a rerun of the same command skips the games already there (resumable; more games or more agents
+extend the ladder), a different seed or rule set for the same ``--out`` is refused. Then it writes ``<out>/solo_ladder.json`` (the table),
 ``<out>/solo_ladder.md`` (Markdown) and ``<out>/solo_ladder.png`` (mean with its interval and
 the band shares per agent).
 
@@ -99,7 +99,9 @@ def play(cfg: SoloLadderConfig, progress: Callable[[int], None] | None = None
     out = Path(cfg.out)
     (out / "games").mkdir(parents=True, exist_ok=True)
     cfg_path = out / "config.json"
-    key = {k: v for k, v in asdict(cfg).items() if k not in ("concurrency", "out", "games")}
+    # the games of an agent depend on the seeds and rules only: more games or more agents
+    # extend a ladder
+    key = {k: v for k, v in asdict(cfg).items() if k in ("seed", "rules")}
     if cfg_path.exists():
         old = json.loads(cfg_path.read_text(encoding="utf-8"))
         if {k: v for k, v in old.items() if k in key} != key:

@@ -143,6 +143,11 @@ def test_solo_ladder_smoke(tmp_path: Path):
     assert len(rows) == 2
     with pytest.raises(ValueError, match="another config"):
         ladder.run(dataclasses.replace(cfg, seed=5))
+    # another agent extends the ladder: only its games are played
+    more = ladder.run(dataclasses.replace(cfg, agents=[*cfg.agents, "greedy:epsilon=0.5"]))
+    assert list(more["agents"]) == [*cfg.agents, "greedy:epsilon=0.5"]
+    assert {a: more["agents"][a] for a in cfg.agents} == table["agents"]
+    assert len((tmp_path / "games" / "greedy.jsonl").read_text().splitlines()) == 2
 
 
 def test_same_seed_same_solo_game_for_every_player():
