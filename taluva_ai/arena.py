@@ -496,6 +496,26 @@ def _sigint_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[threading.Event]:
+    """While worker processes play, a Ctrl-C only sets the yielded event, which the loop
+    checks between waits and turns into ``KeyboardInterrupt`` there: an exception raised
+    asynchronously inside ``concurrent.futures`` (between a lock's acquire and its ``with``)
+    can leave a future's lock held, and the executor's thread then blocks the interpreter's
+    exit forever (seen under heavy load). Outside the main thread, nothing changes."""
+    event = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield event
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: event.set())
+    try:
+        yield event
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if event.is_set():  # a Ctrl-C after the last check still stops the caller
+            raise KeyboardInterrupt
+
+
 def _warm_up(game: Game, spec: str) -> None:
     """Before the first timed game of ``spec`` in this process, let one of its agents make
     one untimed move (as chess engines get ``isready`` before the clock starts), so loading
@@ -1197,21 +1217,24 @@ def _play_stream(
     pending: dict[Future[dict[str, Any]], _GameTask] = {}
     queue = iter(todo)
     try:
-        while True:
-            with _sigint_blocked():  # workers are started by the submits
-                while len(pending) < 2 * concurrency:
-                    nxt = next(queue, None)
-                    if nxt is None:
-                        break
-                    fut = ex.submit(_play_task, game_name, rules, nxt,
-                                    str(paths[nxt.game_id]), margin)
-                    pending[fut] = nxt
-            if not pending:
-                break
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in sorted(finished, key=lambda f: pending[f].game_id):
-                t = pending.pop(fut)
-                yield t, fut.result()
+        with _sigint_deferred() as interrupted:
+            while True:
+                with _sigint_blocked():  # workers are started by the submits
+                    while len(pending) < 2 * concurrency:
+                        nxt = next(queue, None)
+                        if nxt is None:
+                            break
+                        fut = ex.submit(_play_task, game_name, rules, nxt,
+                                        str(paths[nxt.game_id]), margin)
+                        pending[fut] = nxt
+                if not pending:
+                    break
+                finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                if interrupted.is_set():
+                    raise KeyboardInterrupt
+                for fut in sorted(finished, key=lambda f: pending[f].game_id):
+                    t = pending.pop(fut)
+                    yield t, fut.result()
     except BaseException:
         for fut in pending:
             fut.cancel()

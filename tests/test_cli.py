@@ -353,9 +353,6 @@ def test_sigterm_interrupts_a_tournament_like_ctrl_c(
     assert main([*argv, "--bootstrap", "0"]) == 0  # the lock was released; resumed
 
 
-@pytest.mark.xfail(strict=False, reason="known bug under heavy load: a Ctrl-C to the process "
-                   "group is sometimes lost (the run ends normally, or does not stop within "
-                   "60 s); passes on an idle machine; see the session note of 2026-11-30")
 def test_ctrl_c_stops_a_parallel_tournament_and_its_workers(tmp_path: Path) -> None:
     import os
     import signal
