@@ -488,6 +488,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
                         "name")
     try:
         backend = make_backend(args.ray)
+        backend.connect()
     except BackendError as e:
         raise _ArgError(str(e)) from None
     try:

@@ -15,6 +15,12 @@ it:
   that keep state between calls, such as self-play workers; an actor that dies is restarted
   up to ``max_restarts`` times and the call it was running is retried on the new actor).
 
+A long job that alternates stateful workers and tasks (a training run: self-play actors, then
+gating tasks, iteration after iteration) reserves its CPUs first (:meth:`Backend.reserve`; on
+Ray a placement group of one-CPU bundles): its actors then sit in the bundles without holding
+their CPUs, so the tasks run on the same CPUs while the actors are idle, and the actors live
+from one iteration to the next.
+
 A retried task or actor call runs its function again: such functions are written so that the
 second run completes the work of the first (a tournament game's record is written atomically
 and the game counted once, from the result the driver receives; a self-play worker keeps each
@@ -203,21 +209,41 @@ class _RayWorker:
 class RayExecutor(Executor):
     """Calls as Ray tasks (``stateful=False``) or on ``slots`` Ray actors (``stateful=True``,
     each started with ``initializer(*initargs)``; the ``i``-th call goes to actor
-    ``i mod slots``). Each task or actor takes one CPU of the cluster. Made by
-    :meth:`RayBackend.executor`."""
+    ``i mod slots``). Each task or actor takes one CPU of the cluster; inside a reservation
+    (:meth:`RayBackend.reserve`) actor ``i`` sits in bundle ``i`` and holds no CPU. Made by
+    :meth:`RayBackend.executor`.
+
+    Raises:
+        BackendError: more actors than the reservation's bundles.
+    """
 
     def __init__(self, backend: RayBackend, slots: int, stateful: bool,
                  initializer: Callable[..., None] | None = None,
                  initargs: tuple[Any, ...] = ()) -> None:
+        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
         self.ray = backend.ray
         self.slots = slots
-        self._task = backend.remote_task.options(num_cpus=1, max_retries=backend.max_retries)
+        group = backend.group
+        task_opts: dict[str, Any] = {"num_cpus": 1, "max_retries": backend.max_retries}
+        if group is not None:
+            task_opts["scheduling_strategy"] = PlacementGroupSchedulingStrategy(group)
+        self._task = backend.remote_task.options(**task_opts)
         self._submitted: list[Any] = []
         self.actors: list[Any] = []
         if stateful:
-            cls = backend.remote_actor.options(num_cpus=1, max_restarts=backend.max_restarts,
-                                               max_task_retries=backend.max_restarts)
-            self.actors = [cls.remote(initializer, initargs) for _ in range(slots)]
+            if group is not None and slots > group.bundle_count:
+                raise BackendError(f"{slots} actors for a reservation of "
+                                   f"{group.bundle_count} CPUs")
+            for i in range(slots):
+                opts: dict[str, Any] = {"num_cpus": 1, "max_restarts": backend.max_restarts,
+                                        "max_task_retries": backend.max_restarts}
+                if group is not None:
+                    opts["num_cpus"] = 0
+                    opts["scheduling_strategy"] = PlacementGroupSchedulingStrategy(
+                        group, placement_group_bundle_index=i)
+                self.actors.append(backend.remote_actor.options(**opts).remote(initializer,
+                                                                               initargs))
         self._next = 0
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
@@ -262,16 +288,30 @@ class Backend:
 
     Attributes:
         name: ``"local"`` or ``"ray"``.
-        release_idle_workers: stateful workers should be closed when a phase of work ends
-            (a Ray actor holds its CPU while idle, which other work may need).
     """
 
     name = "local"
-    release_idle_workers = False
+
+    def connect(self) -> None:
+        """Make sure the workers can be reached (for Ray: join the cluster).
+
+        Raises:
+            BackendError: they cannot.
+        """
 
     def cpus(self) -> int:
         """CPUs available to the workers (this machine's, or the cluster's)."""
         return cpu_count()
+
+    @contextlib.contextmanager
+    def reserve(self, cpus: int) -> Iterator[None]:
+        """Hold ``cpus`` CPUs for the executors made inside the block (see the module
+        docstring); nothing to do on this machine.
+
+        Raises:
+            BackendError: the cluster cannot give them.
+        """
+        yield
 
     def executor(self, slots: int, *, stateful: bool = False,
                  initializer: Callable[..., None] | None = None,
@@ -354,7 +394,6 @@ class RayBackend(Backend):
     """
 
     name = "ray"
-    release_idle_workers = True
 
     def __init__(self, address: str = "auto", *, max_retries: int = DEFAULT_MAX_RETRIES,
                  max_restarts: int = DEFAULT_MAX_RESTARTS) -> None:
@@ -364,6 +403,7 @@ class RayBackend(Backend):
         self.max_restarts = max_restarts
         self._started = False
         self._remote: tuple[Any, Any] | None = None
+        self.group: Any = None  # the placement group of reserve()
 
     def connect(self) -> None:
         """Join the cluster (``ray.init``) unless this process already has.
@@ -402,6 +442,36 @@ class RayBackend(Backend):
     def cpus(self) -> int:
         self.connect()
         return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+
+    @contextlib.contextmanager
+    def reserve(self, cpus: int, timeout: float = 120.0) -> Iterator[None]:
+        """A placement group of ``cpus`` one-CPU bundles (spread over the nodes) for the
+        executors made inside the block: actors in one bundle each, holding no CPU, and tasks
+        taking one CPU of any bundle. Removed (its actors with it) when the block ends.
+
+        Raises:
+            BackendError: the cluster has fewer CPUs, or they are not free within ``timeout``
+                seconds.
+        """
+        from ray.util.placement_group import placement_group, remove_placement_group
+
+        have = self.cpus()
+        if cpus > have:
+            raise BackendError(f"the Ray cluster has {have} CPUs; {cpus} workers need one "
+                               "each (set workers in the config, or add nodes)")
+        group = placement_group([{"CPU": 1}] * cpus, strategy="SPREAD")
+        ready, _ = self.ray.wait([group.ready()], timeout=timeout)
+        if not ready:
+            remove_placement_group(group)
+            raise BackendError(f"the Ray cluster did not free {cpus} CPUs within {timeout:g} "
+                               "s (other jobs hold them; see 'ray status')")
+        self.group = group
+        try:
+            yield
+        finally:
+            self.group = None
+            with contextlib.suppress(Exception):
+                remove_placement_group(group)
 
     def executor(self, slots: int, *, stateful: bool = False,
                  initializer: Callable[..., None] | None = None,

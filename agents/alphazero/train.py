@@ -255,7 +255,8 @@ class TrainingRun:
         """Run (or continue) the training to ``iterations``; returns the final state
         (``state.json``'s content)."""
         self.out.mkdir(parents=True, exist_ok=True)
-        with run_lock(self.out, "training run"), sigterm_as_interrupt():
+        with run_lock(self.out, "training run"), sigterm_as_interrupt(), \
+                self.backend.reserve(self.workers):
             try:
                 return self._run()
             finally:
@@ -309,8 +310,8 @@ class TrainingRun:
         return state
 
     def _workers(self, n: int) -> Executor:
-        """The self-play workers: ``n`` of them, kept from one iteration to the next where the
-        backend allows (see :attr:`~taluva_ai.parallel.Backend.release_idle_workers`)."""
+        """The self-play workers: ``n`` of them, kept from one iteration to the next (on Ray,
+        actors in the run's reservation of ``workers`` CPUs, :meth:`Backend.reserve`)."""
         from taluva_ai.agents.alphazero.selfplay import worker_init
 
         if self.executor is not None and self.executor.slots != n:
@@ -321,6 +322,11 @@ class TrainingRun:
             self.executor = self.backend.executor(n, stateful=True, initializer=worker_init,
                                                   initargs=(1,))
         return self.executor
+
+    def close(self) -> None:
+        """Stop the run's workers (:meth:`run` does when it ends; for :meth:`selfplay`, whose
+        caller holds the reservation: ``with run.backend.reserve(run.workers): ...``)."""
+        self._close_workers()
 
     def _close_workers(self, cancel: bool = True) -> None:
         ex, self.executor = self.executor, None
@@ -427,14 +433,7 @@ class TrainingRun:
             line["train"] = {"steps": steps, **{n: round(v, 5) for n, v in res.items()},
                              "buffer_games": buffer.games, "buffer_samples": len(buffer)}
         phases["train"] = time.perf_counter() - t
-        ckpt = self._checkpoint_path(k)
-        save_checkpoint(ckpt, net, self.encoder, self.net_config,
-                        {"name": self.game.name, "options": self.game.options()},
-                        {"iteration": k, "seed": cfg.seed,
-                         "parameters": parameter_count(net),
-                         "leaf": {"rollout": cfg.selfplay.rollout,
-                                  "lambda": cfg.selfplay.rollout_lambda,
-                                  "samples": cfg.selfplay.rollout_samples}})
+        ckpt = self.save_network(k, net)
         torch.save({"optimizer": trainer.optimizer.state_dict()},
                    self.out / "checkpoints" / f".trainer_{k:04d}.pt.part")
         os.replace(self.out / "checkpoints" / f".trainer_{k:04d}.pt.part",
@@ -466,6 +465,29 @@ class TrainingRun:
         phases["anchors"] = time.perf_counter() - t
         line["phase_seconds"] = {n: round(v, 3) for n, v in phases.items()}
         return line
+
+    def save_network(self, k: int, net: AZNet) -> Path:
+        """Write ``net`` as iteration ``k``'s checkpoint (``checkpoints/iter_<k>.pt``);
+        returns its path."""
+        cfg = self.cfg
+        ckpt = self._checkpoint_path(k)
+        ckpt.parent.mkdir(parents=True, exist_ok=True)
+        save_checkpoint(ckpt, net, self.encoder, self.net_config,
+                        {"name": self.game.name, "options": self.game.options()},
+                        {"iteration": k, "seed": cfg.seed,
+                         "parameters": parameter_count(net),
+                         "leaf": {"rollout": cfg.selfplay.rollout,
+                                  "lambda": cfg.selfplay.rollout_lambda,
+                                  "samples": cfg.selfplay.rollout_samples}})
+        return ckpt
+
+    def selfplay(self, k: int, checkpoint: Path, games: int) -> dict[str, Any]:
+        """Play iteration ``k``'s self-play (``games`` games of the network ``checkpoint``)
+        on the run's workers, as a training iteration does (files under ``selfplay/`` and
+        ``records/``); returns its statistics (the ``selfplay`` entry of a metrics line:
+        ``positions_per_s`` is samples per second of wall-clock time, worker start-up
+        included). For measurements (experiments/bench_ray.py)."""
+        return self._play(k, checkpoint, games, expert=False)
 
     def _play(self, k: int, checkpoint: Path | None, games: int, expert: bool
               ) -> dict[str, Any]:
@@ -509,8 +531,6 @@ class TrainingRun:
         except BaseException:
             self._close_workers()
             raise
-        if self.backend.release_idle_workers:
-            self._close_workers(cancel=False)
         wall = time.perf_counter() - t0
         summaries = sorted((s for st in stats for s in st["summaries"]), key=lambda s: s["game"])
         samples = sum(st["samples"] for st in stats)
@@ -600,6 +620,7 @@ def train_main(config: str | None, out: str | None, resume: str | None,
     cfg = None if resume is not None else load_config(config or "")
     backend = make_backend(ray)
     try:
+        backend.connect()
         if resume is not None:
             run = TrainingRun(resume, None, progress, backend)
         else:
