@@ -35,6 +35,7 @@ import multiprocessing
 import os
 import re
 import signal
+import socket
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor
 from concurrent.futures import wait as _futures_wait
@@ -414,6 +415,8 @@ class RayBackend(Backend):
         ray = self.ray
         if not ray.is_initialized():
             address = {"auto": None, "local": "local"}.get(self.address, self.address)
+            if address not in (None, "local"):
+                _check_reachable(self.address)
             try:
                 ray.init(address=address, include_dashboard=False,
                          logging_level=logging.WARNING)
@@ -491,6 +494,24 @@ class RayBackend(Backend):
             self.ray.shutdown()
         self._started = False
         self._remote = None
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail fast when nothing listens at a ``HOST:PORT`` address (``ray.init`` would retry
+    for minutes).
+
+    Raises:
+        BackendError: no connection within ``timeout`` seconds.
+    """
+    m = _ADDRESS.match(address)
+    assert m is not None  # checked by parse_ray_address
+    host, port = m.group(2).strip("[]"), int(m.group(3))
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as e:
+        raise BackendError(f"--ray {address}: no Ray cluster answers there "
+                           f"({e.strerror or e}); start one with 'ray start --head' on the "
+                           "head node (docs/ray.md)") from None
 
 
 def make_backend(ray_address: str | None) -> Backend:

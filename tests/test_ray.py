@@ -71,6 +71,20 @@ def test_bad_ray_addresses_are_refused_with_the_accepted_forms(text: str, capsys
     assert "is not a Ray address" in capsys.readouterr().err
 
 
+def test_an_address_where_no_cluster_answers_fails_at_once(tmp_path, capsys) -> None:
+    ray = pytest.importorskip("ray")
+    if ray.is_initialized():  # pragma: no cover (the module's Ray would be used instead)
+        pytest.skip("Ray is initialised in this process")
+    from taluva_ai.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["tournament", "--agents", "random", "greedy", "--out", str(tmp_path / "t"),
+              "--ray", "127.0.0.1:1"])
+    assert e.value.code == 2
+    assert "no Ray cluster answers there" in capsys.readouterr().err
+    assert not (tmp_path / "t").exists()
+
+
 def test_inline_executor_runs_a_call_when_waited_for() -> None:
     ran: list[int] = []
     ex = InlineExecutor()
