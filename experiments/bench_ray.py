@@ -1,31 +1,35 @@
 """Self-play throughput on the local multiprocessing backend and on Ray (docs/ray.md).
 
-For each backend and worker count, one training run's self-play phase is played ``--rounds``
-times (the same network, a fresh random one of the config's size; ``--games`` games each
-round) through :meth:`TrainingRun.selfplay`, exactly as ``taluva train`` plays it: worker
-processes on this machine, or Ray actors (``--ray``'s cluster; by default a Ray instance on
-this machine). Figures per round:
+For each worker count, one training run per backend (the same config, the same network: a
+fresh random one of the config's size) plays its self-play phase ``--rounds`` times through
+:meth:`TrainingRun.selfplay`, exactly as ``taluva train`` plays an iteration: worker processes
+on this machine (one worker plays in this process), or Ray actors in the run's CPU reservation
+(``--ray``'s cluster; by default a Ray instance on this machine). Round ``r`` is iteration
+``r``: both backends play the same games. The backends take turns round by round, in the order
+A B, B A, A B... so that a change in the machine's load falls on both.
 
-- ``positions_per_s``: training positions (samples) per second of the phase's wall clock,
-  worker start-up included (both backends keep their workers from one round, an iteration of
-  a run, to the next, so the first round pays the start-up and the later ones do not);
-- ``play_positions_per_s``: samples per second of the slowest worker's playing time (start-up,
-  network loading and result transfer left out).
+Figures per round: ``positions_per_s``, training positions (samples) per second of the phase's
+wall clock, and ``play_positions_per_s``, per second of the slowest worker's playing time
+(start-up, network loading and result transfer left out). Both backends keep their workers from
+one round to the next, so round 1 includes the start-up of the workers (``first_round``) and
+the later rounds do not (``steady``: all positions of rounds 2.. over all their wall time;
+``ray_over_local``: the ratio of the two ``steady`` figures).
 
 The learner is measured too (``--learner-steps`` optimiser steps of the config's ``[train]``
 settings on the positions played, in this process with ``torch_threads`` threads): the
 positions per second it draws (``batch_size`` x steps/s), which bounds the self-play rate a
 run can use at its replay ratio (docs/ray.md, Scaling).
 
-Prints a table and one JSON object (also written to ``--out``), with the load average of the
-machine before and after.
+Prints the figures and one JSON object (also written to ``--out``), with the load average of
+the machine before and after.
 
-    python experiments/bench_ray.py --config experiments/configs/demo.toml --games 12
+    python experiments/bench_ray.py --config experiments/configs/demo.toml --games 8 --rounds 3
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -35,63 +39,74 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
-from taluva_ai.agents.alphazero.config import load_config
+from taluva_ai.agents.alphazero.config import load_config, make_encoder_for
 from taluva_ai.agents.alphazero.net import NetConfig, build_net
 from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleSet
 from taluva_ai.agents.alphazero.train import Trainer, TrainingRun
-from taluva_ai.parallel import LocalBackend, RayBackend
+from taluva_ai.parallel import Backend, LocalBackend, RayBackend
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measure(backend: Any, cfg: Any, workers: int, games: int, rounds: int,
-            out: Path) -> dict[str, Any]:
-    """The self-play figures of ``rounds`` phases of ``games`` games on ``workers`` workers."""
-    cfg = dataclasses.replace(cfg, workers=workers,
-                              selfplay=dataclasses.replace(cfg.selfplay, games=games))
-    run = TrainingRun(out, cfg, progress=False, backend=backend)
-    torch.manual_seed(cfg.seed)
-    net = build_net(run.encoder, NetConfig(**dataclasses.asdict(cfg.net)))
-    ckpt = run.save_network(0, net)
-    with backend.reserve(workers):
-        try:
-            res = _rounds(run, backend, ckpt, workers, games, rounds, out)
-        finally:
-            run.close()
-    return {"backend": backend.name, "workers": workers, "rounds": res}
-
-
-def _rounds(run: TrainingRun, backend: Any, ckpt: Path, workers: int, games: int, rounds: int,
-            out: Path) -> list[dict[str, Any]]:
-    res: list[dict[str, Any]] = []
-    for r in range(1, rounds + 1):
-        stats = run.selfplay(r, ckpt, games)
-        d = out / "selfplay" / f"iter_{r:04d}"
-        workers_json = [json.loads(p.read_text()) for p in d.glob("worker_*.json")]
-        play = max(w["seconds"] for w in workers_json)
-        res.append({
-            "round": r, "games": stats["games"], "samples": stats["samples"],
+def one_round(run: TrainingRun, ckpt: Path, r: int, games: int) -> dict[str, Any]:
+    """Iteration ``r``'s self-play of ``run``: its figures."""
+    stats = run.selfplay(r, ckpt, games)
+    d = run.out / "selfplay" / f"iter_{r:04d}"
+    workers = [json.loads(p.read_text()) for p in d.glob("worker_*.json")]
+    play = max(w["seconds"] for w in workers)
+    return {"round": r, "games": stats["games"], "samples": stats["samples"],
             "wall_s": stats["wall_s"], "positions_per_s": stats["positions_per_s"],
             "play_s": round(play, 3),
             "play_positions_per_s": round(stats["samples"] / play, 3) if play else None,
-            "setup_s": round(max(w["setup_seconds"] for w in workers_json), 3),
-        })
-        print(f"  {backend.name:5s} {workers} worker(s) round {r}: "
-              f"{stats['samples']} positions in {stats['wall_s']:.1f} s = "
-              f"{stats['positions_per_s']:.2f}/s (playing: "
-              f"{res[-1]['play_positions_per_s']:.2f}/s)", file=sys.stderr, flush=True)
-    return res
+            "load": round(os.getloadavg()[0], 2)}
+
+
+def compare(backends: dict[str, Backend], cfg: Any, workers: int, games: int, rounds: int,
+            tmp: Path) -> dict[str, Any]:
+    """The rounds of every backend with ``workers`` workers, taking turns."""
+    cfg = dataclasses.replace(cfg, workers=workers,
+                              selfplay=dataclasses.replace(cfg.selfplay, games=games))
+    out: dict[str, Any] = {"workers": workers}
+    with contextlib.ExitStack() as stack:
+        runs = {}
+        for name, backend in backends.items():
+            run = TrainingRun(tmp / f"{name}_{workers}", cfg, progress=False, backend=backend)
+            torch.manual_seed(cfg.seed)
+            ckpt = run.save_network(0, build_net(run.encoder, run.net_config))
+            stack.enter_context(backend.reserve(workers))
+            stack.callback(run.close)
+            runs[name] = (run, ckpt)
+            out[name] = {"rounds": []}
+        names = list(backends)
+        for r in range(1, rounds + 1):
+            for name in (names if r % 2 else names[::-1]):
+                run, ckpt = runs[name]
+                res = one_round(run, ckpt, r, games)
+                out[name]["rounds"].append(res)
+                print(f"  {name:5s} {workers} worker(s) round {r}: {res['samples']} positions "
+                      f"in {res['wall_s']:.1f} s = {res['positions_per_s']:.2f}/s (playing: "
+                      f"{res['play_positions_per_s']:.2f}/s; load {res['load']})",
+                      file=sys.stderr, flush=True)
+    for name in names:
+        rs = out[name]["rounds"]
+        out[name]["first_round"] = rs[0]["positions_per_s"]
+        later = rs[1:]
+        if later:
+            out[name]["steady"] = round(sum(x["samples"] for x in later)
+                                        / sum(x["wall_s"] for x in later), 3)
+            out[name]["steady_playing"] = round(sum(x["samples"] for x in later)
+                                                / sum(x["play_s"] for x in later), 3)
+    if "local" in out and "ray" in out and "steady" in out["local"]:
+        out["ray_over_local"] = round(out["ray"]["steady"] / out["local"]["steady"], 3)
+    return out
 
 
 def learner(cfg: Any, files: list[Path], steps: int) -> dict[str, Any]:
     """Optimiser steps per second of the config's network and ``[train]`` settings on the
     positions of ``files`` (a replay buffer of them), and the positions per second it draws."""
-    import numpy as np
-
-    from taluva_ai.agents.alphazero.config import make_encoder_for
-
     encoder = make_encoder_for(cfg)
     buffer = ReplayBuffer(encoder, 10**9)
     buffer.add("bench", SampleSet.concatenate([SampleSet.load(f) for f in files]))
@@ -118,8 +133,8 @@ def learner(cfg: Any, files: list[Path], steps: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--config", default=str(ROOT / "experiments" / "configs" / "demo.toml"))
-    p.add_argument("--games", type=int, default=12, help="self-play games per round")
-    p.add_argument("--rounds", type=int, default=2, help="self-play phases per measurement")
+    p.add_argument("--games", type=int, default=8, help="self-play games per round")
+    p.add_argument("--rounds", type=int, default=3, help="self-play phases per backend")
     p.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     p.add_argument("--backends", nargs="+", choices=("local", "ray"), default=["local", "ray"])
     p.add_argument("--ray", default="auto", metavar="ADDRESS", help="Ray address (auto)")
@@ -128,38 +143,33 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=None, metavar="FILE", help="also write the JSON here")
     args = p.parse_args(argv)
 
-    cfg = load_config(args.config)
-    cfg = dataclasses.replace(cfg, device="cpu")
+    cfg = dataclasses.replace(load_config(args.config), device="cpu")
     load_before = os.getloadavg()
-    results = []
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="bench_ray_") as tmp:
-        for name in args.backends:
-            backend = LocalBackend() if name == "local" else RayBackend(args.ray)
-            try:
-                for n in args.workers:
-                    results.append(measure(backend, cfg, n, args.games, args.rounds,
-                                           Path(tmp) / f"{name}_{n}"))
-            finally:
-                backend.close()
-        files = sorted(Path(tmp).glob("*/selfplay/iter_*/worker_*.npz"))
-        learn = learner(cfg, files, args.learner_steps) if args.learner_steps and files \
-            else None
+    backends: dict[str, Backend] = {
+        name: LocalBackend() if name == "local" else RayBackend(args.ray)
+        for name in args.backends}
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench_ray_") as tmp:
+            results = [compare(backends, cfg, n, args.games, args.rounds, Path(tmp))
+                       for n in args.workers]
+            files = sorted(Path(tmp).glob("*/selfplay/iter_*/worker_*.npz"))
+            learn = learner(cfg, files, args.learner_steps) if args.learner_steps and files \
+                else None
+    finally:
+        for b in backends.values():
+            b.close()
     report = {"config": args.config, "games_per_round": args.games, "rounds": args.rounds,
               "cpus": len(os.sched_getaffinity(0)), "load_before": load_before,
               "load_after": os.getloadavg(), "seconds": round(time.perf_counter() - t0, 1),
               "results": results, "learner": learn}
-    last = {(r["backend"], r["workers"]): r["rounds"][-1] for r in results}
-    print(f"{'backend':8s} {'workers':>7s} {'positions/s':>12s} {'playing/s':>10s} "
-          f"{'setup s':>8s}")
-    for (b, n), r in last.items():
-        print(f"{b:8s} {n:7d} {r['positions_per_s']:12.2f} {r['play_positions_per_s']:10.2f} "
-              f"{r['setup_s']:8.2f}")
-    for n in args.workers:
-        if ("local", n) in last and ("ray", n) in last:
-            ratio = last[("ray", n)]["positions_per_s"] / last[("local", n)]["positions_per_s"]
-            report[f"ray_over_local_{n}"] = round(ratio, 3)
-            print(f"Ray / local with {n} worker(s): {ratio:.1%} (last round, wall clock)")
+    print(f"{'workers':>7s} " + " ".join(f"{b + ' first':>12s} {b + ' steady':>12s}"
+                                         for b in args.backends) + "   ray/local")
+    for res in results:
+        cells = " ".join(f"{res[b]['first_round']:12.2f} {res[b].get('steady', 0):12.2f}"
+                         for b in args.backends)
+        ratio = res.get("ray_over_local")
+        print(f"{res['workers']:7d} {cells}   {'' if ratio is None else f'{ratio:.1%}'}")
     if learn is not None:
         print(f"learner: {learn['steps_per_s']} steps/s of {learn['batch_size']} positions = "
               f"{learn['positions_per_s']} positions/s drawn ({learn['torch_threads']} "
