@@ -289,9 +289,12 @@ class Backend:
 
     Attributes:
         name: ``"local"`` or ``"ray"``.
+        worker_device: the torch device of the self-play workers, or None for the driver's
+            (Ray's actors are CPU workers: the nodes need not have the driver's GPU).
     """
 
     name = "local"
+    worker_device: str | None = None
 
     def connect(self) -> None:
         """Make sure the workers can be reached (for Ray: join the cluster).
@@ -395,6 +398,7 @@ class RayBackend(Backend):
     """
 
     name = "ray"
+    worker_device = "cpu"
 
     def __init__(self, address: str = "auto", *, max_retries: int = DEFAULT_MAX_RETRIES,
                  max_restarts: int = DEFAULT_MAX_RESTARTS) -> None:

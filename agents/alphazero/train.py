@@ -505,7 +505,8 @@ class TrainingRun:
         tasks = [{"config": self.cfg.to_dict(), "iteration": k, "worker": w, "workers": nw,
                   "checkpoint": None if checkpoint is None else str(checkpoint),
                   "out": str(d / f"worker_{w}.npz"), "records_dir": str(rec),
-                  "device": str(self.device), "progress": str(d / f".worker_{w}.progress")}
+                  "device": self.backend.worker_device or str(self.device),
+                  "progress": str(d / f".worker_{w}.progress")}
                  for w in range(nw)]
         fn = expert_task if expert else selfplay_task
         t0 = time.perf_counter()
