@@ -230,7 +230,7 @@ class RayExecutor(Executor):
         if group is not None:
             task_opts["scheduling_strategy"] = PlacementGroupSchedulingStrategy(group)
         self._task = backend.remote_task.options(**task_opts)
-        self._submitted: list[Any] = []
+        self._submitted: set[Any] = set()  # the tasks whose result has not been taken
         self.actors: list[Any] = []
         if stateful:
             if group is not None and slots > group.bundle_count:
@@ -253,7 +253,7 @@ class RayExecutor(Executor):
             self._next += 1
         else:
             ref = self._task.remote(fn, args)
-            self._submitted.append(ref)
+            self._submitted.add(ref)
         return ref
 
     def wait(self, handles: Iterable[Any], timeout: float | None = None) -> list[Any]:
@@ -267,6 +267,7 @@ class RayExecutor(Executor):
         return list(ready)
 
     def result(self, handle: Any) -> Any:
+        self._submitted.discard(handle)
         return self.ray.get(handle)
 
     def close(self, cancel: bool = False) -> None:
@@ -274,7 +275,7 @@ class RayExecutor(Executor):
             for ref in self._submitted:
                 with contextlib.suppress(Exception):
                     self.ray.cancel(ref, force=True)
-        self._submitted = []
+        self._submitted = set()
         actors, self.actors = self.actors, []
         for a in actors:
             with contextlib.suppress(Exception):
