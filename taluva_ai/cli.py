@@ -770,7 +770,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  taluva tournament --agents greedy mcts:sims=100,rollout=greedy --games 2000 "
         "--sprt elo0=0 elo1=50 alpha=0.05 beta=0.05 --out runs/s1\n"
         "  taluva tournament --config tournament.toml\n"
-        "  taluva tournament --resume runs/t3 --concurrency 2",
+        "  taluva tournament --resume runs/t3 --concurrency 2\n"
+        "  taluva tournament --agents random greedy --games 2000 --out runs/t4 --ray auto",
         formatter_class=_FORMATTER)
     tour.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
                       help=agents_help + "; distinct; the first is the Elo anchor (and the "
@@ -854,6 +855,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="example:\n"
         "  taluva train --config experiments/configs/demo.toml --out runs/demo\n"
         "  taluva train --resume runs/demo\n"
+        "  taluva train --resume runs/demo --ray 10.0.0.5:6379   (continue on a Ray cluster)\n"
         "  taluva tournament --agents greedy az:path=runs/demo/best.pt,sims=200,"
         "rollout=greedy,lambda=0.5 --games 200 --out runs/demo_eval",
         formatter_class=_FORMATTER)
