@@ -25,14 +25,12 @@ import importlib
 import itertools
 import json
 import math
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Generator, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -41,6 +39,7 @@ from typing import Any, cast
 import numpy as np
 
 from taluva_ai.errors import IllegalActionError, RecordError, RunConfigError
+from taluva_ai.parallel import Backend, LocalBackend, sigint_deferred
 from taluva_ai.protocol import CHANCE, Game, make_game
 from taluva_ai.records import (
     MoveEvent,
@@ -474,46 +473,11 @@ _WARMED: set[str] = set()
 def _worker_init() -> None:
     """Worker processes leave SIGINT (Ctrl-C reaches the whole process group) to the main
     process, which stops them; no worker prints a KeyboardInterrupt traceback. (They start
-    with SIGINT blocked, see :func:`_sigint_blocked`, so a Ctrl-C while they start up is
-    held back too, then ignored.)"""
+    with SIGINT blocked, see :func:`taluva_ai.parallel.sigint_blocked`, so a Ctrl-C while
+    they start up is held back too, then ignored.)"""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
-@contextlib.contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    """Block SIGINT in this thread while worker processes are started: they inherit the
-    blocked mask until :func:`_worker_init`; a Ctrl-C meanwhile is delivered to this process
-    (KeyboardInterrupt) as soon as the block is lifted."""
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-@contextlib.contextmanager
-def _sigint_deferred() -> Iterator[threading.Event]:
-    """While worker processes play, a Ctrl-C only sets the yielded event, which the loop
-    checks between waits and turns into ``KeyboardInterrupt`` there: an exception raised
-    asynchronously inside ``concurrent.futures`` (between a lock's acquire and its ``with``)
-    can leave a future's lock held, and the executor's thread then blocks the interpreter's
-    exit forever (seen under heavy load). Outside the main thread, nothing changes."""
-    event = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield event
-        return
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: event.set())
-    try:
-        yield event
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if event.is_set():  # a Ctrl-C after the last check still stops the caller
-            raise KeyboardInterrupt
 
 
 def _warm_up(game: Game, spec: str) -> None:
@@ -652,6 +616,7 @@ def run_tournament(
     sprt: Any = None,
     time_margin: float = DEFAULT_TIME_MARGIN,
     plots: bool = True,
+    backend: Backend | None = None,
 ) -> dict[str, Any]:
     """Round-robin or gauntlet tournament: every group of ``players_per_game`` agents (with a
     gauntlet, every group that holds the candidate) plays ``games`` games, on shared deals,
@@ -693,7 +658,8 @@ def run_tournament(
         games: games per group (>= 1).
         out_dir: the run directory.
         players_per_game: 2, 3 or 4 (sets the game's ``num_players``).
-        concurrency: worker processes (1 plays in this process).
+        concurrency: worker processes (1 plays in this process); with a Ray ``backend``, the
+            games run at a time (as Ray tasks).
         seed: tournament seed (deals and agent seeds derive from it).
         rules: the game's options other than ``num_players`` (e.g. ``{"ranked": True}``).
         game_name: registered game name.
@@ -705,6 +671,11 @@ def run_tournament(
         sprt: an :class:`taluva_ai.sprt.SPRT` (or its ``to_json()`` dict), or None.
         time_margin: seconds a move may exceed its agent's ``time=`` budget (>= 0).
         plots: write ``ratings.png`` and ``scores.png`` (needs matplotlib).
+        backend: where the games are played (:mod:`taluva_ai.parallel`): None or a
+            :class:`~taluva_ai.parallel.LocalBackend` for this machine, a
+            :class:`~taluva_ai.parallel.RayBackend` for Ray tasks (a task whose worker dies
+            is retried; its game is counted once). The records and ``results.json`` do not
+            depend on it.
 
     On KeyboardInterrupt (SIGINT, and SIGTERM, which is turned into one while the tournament
     runs) the worker processes are stopped and the games in progress discarded; finished
@@ -779,14 +750,14 @@ def run_tournament(
     if out.exists() and not out.is_dir():
         raise RunConfigError(f"{out}: not a directory; give a directory as the run directory")
     out.mkdir(parents=True, exist_ok=True)
-    run = _Run(out, config, specs, concurrency, bootstrap, progress, plots, sprt)
+    run = _Run(out, config, specs, concurrency, bootstrap, progress, plots, sprt, backend)
     with run_lock(out), sigterm_as_interrupt():
         return run.run()
 
 
 def resume_tournament(
     out_dir: str | Path, concurrency: int = 1, bootstrap: int = 0, progress: bool = True,
-    plots: bool = True,
+    plots: bool = True, backend: Backend | None = None,
 ) -> dict[str, Any]:
     """Finish (or recompute) the tournament of ``out_dir`` with the settings of its
     ``config.json``: the games already finished are kept, the others played.
@@ -812,7 +783,7 @@ def resume_tournament(
         cfg["agents"], cfg["games_per_group"], out_dir, cfg["players_per_game"],
         concurrency=concurrency, seed=cfg["seed"], rules=rules, game_name=cfg["game"],
         bootstrap=bootstrap, progress=progress, gauntlet=cfg["gauntlet"], sprt=cfg["sprt"],
-        time_margin=cfg["time_margin_s"], plots=plots)
+        time_margin=cfg["time_margin_s"], plots=plots, backend=backend)
 
 
 #: Keys of a tournament file (TOML) and the types of their values.
@@ -957,8 +928,10 @@ class _Run:
     """One tournament in its locked run directory."""
 
     def __init__(self, out: Path, config: dict[str, Any], specs: list[str], concurrency: int,
-                 bootstrap: int, progress: bool, plots: bool, sprt: Any) -> None:
+                 bootstrap: int, progress: bool, plots: bool, sprt: Any,
+                 backend: Backend | None = None) -> None:
         self.out = out
+        self.backend = backend
         self.config = config
         self.specs = specs
         self.concurrency = concurrency
@@ -1040,7 +1013,7 @@ class _Run:
             bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not
                        self.progress, desc="games", unit="game", dynamic_ncols=True)
             stream = _play_stream(todo, paths, self.game_name, self.rules, self.concurrency,
-                                  self.margin)
+                                  self.margin, self.backend)
             try:
                 for t, entry in stream:
                     _append(log, entry)
@@ -1200,56 +1173,54 @@ def _outcome(res: GameResult) -> Outcome:
 
 def _play_stream(
     todo: Sequence[_GameTask], paths: dict[str, Path], game_name: str, rules: dict[str, Any],
-    concurrency: int, margin: float,
+    concurrency: int, margin: float, backend: Backend | None = None,
 ) -> Generator[tuple[_GameTask, dict[str, Any]], None, None]:
-    """Play ``todo``, yielding ``(task, log entry)`` as each game ends: in this process when
-    ``concurrency`` is 1, else in ``concurrency`` worker processes, with at most
-    ``2 * concurrency`` games queued at a time (so an SPRT stops soon after its decision).
-    When the generator is closed early or an exception (a worker's error, KeyboardInterrupt)
-    passes through, the queued games are cancelled and the workers stopped: no worker
-    outlives the tournament."""
-    if concurrency == 1 or len(todo) <= 1:
-        for t in todo:
-            yield t, _play_task(game_name, rules, t, str(paths[t.game_id]), margin)
-        return
-    ctx = multiprocessing.get_context("spawn")
-    ex = ProcessPoolExecutor(max_workers=concurrency, mp_context=ctx, initializer=_worker_init)
-    pending: dict[Future[dict[str, Any]], _GameTask] = {}
+    """Play ``todo``, yielding ``(task, log entry)`` as each game ends, through ``backend``'s
+    executor (:mod:`taluva_ai.parallel`; default: this machine, in this process when
+    ``concurrency`` is 1 or a single game is left, else in up to ``concurrency`` worker
+    processes), with at most ``2 * concurrency`` games queued at a time (so an SPRT stops
+    soon after its decision). When the generator is closed early or an exception (a worker's error,
+    KeyboardInterrupt) passes through, the queued games are cancelled and the workers
+    stopped: no worker outlives the tournament. A game whose worker died (a Ray task,
+    retried) is counted once, from the one result that comes back."""
+    slots = max(1, min(concurrency, len(todo)))
+    ex = (backend or LocalBackend()).executor(slots, initializer=_worker_init) if todo else None
+    pending: dict[Any, _GameTask] = {}
     queue = iter(todo)
     try:
-        with _sigint_deferred() as interrupted:
-            while True:
-                with _sigint_blocked():  # workers are started by the submits
-                    while len(pending) < 2 * concurrency:
-                        nxt = next(queue, None)
-                        if nxt is None:
-                            break
-                        fut = ex.submit(_play_task, game_name, rules, nxt,
-                                        str(paths[nxt.game_id]), margin)
-                        pending[fut] = nxt
+        with sigint_deferred(ex is not None and not ex.in_process) as interrupted:
+            while ex is not None:
+                while len(pending) < 2 * slots:
+                    nxt = next(queue, None)
+                    if nxt is None:
+                        break
+                    pending[ex.submit(_play_task, game_name, rules, nxt,
+                                      str(paths[nxt.game_id]), margin)] = nxt
                 if not pending:
                     break
-                finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                finished = ex.wait(pending, timeout=0.2)
                 if interrupted.is_set():
                     raise KeyboardInterrupt
-                for fut in sorted(finished, key=lambda f: pending[f].game_id):
-                    t = pending.pop(fut)
-                    yield t, fut.result()
+                for h in sorted(finished, key=lambda h: pending[h].game_id):
+                    t = pending.pop(h)
+                    yield t, ex.result(h)
     except BaseException:
-        for fut in pending:
-            fut.cancel()
-        procs = list((getattr(ex, "_processes", None) or {}).values())
-        ex.shutdown(wait=False, cancel_futures=True)
-        for proc in procs:
-            if proc.is_alive():
-                proc.terminate()
-        for proc in procs:
-            proc.join(timeout=10)
-        for t in todo:  # the records of the games the workers were playing
-            for part in paths[t.game_id].parent.glob(f".{paths[t.game_id].name}.*.part"):
-                part.unlink(missing_ok=True)
+        if ex is not None:
+            ex.close(cancel=True)
+        _remove_parts(todo, paths)  # the records of the games the workers were playing
         raise
-    ex.shutdown(wait=True)
+    if ex is not None:
+        ex.close()
+    _remove_parts(todo, paths)  # left by a worker that died and whose game was played again
+
+
+def _remove_parts(todo: Sequence[_GameTask], paths: dict[str, Path]) -> None:
+    """Delete the temporary records (``.<name>.<random>.part``) of the games of ``todo``."""
+    names = {paths[t.game_id].name for t in todo}
+    for folder in {paths[t.game_id].parent for t in todo}:
+        for part in folder.glob(".*.part"):
+            if part.name[1:].rsplit(".", 2)[0] in names:
+                part.unlink(missing_ok=True)
 
 
 def _write_atomic(path: Path, text: str) -> None:

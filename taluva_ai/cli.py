@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from taluva_ai.errors import IllegalActionError, RecordError, RunConfigError
+from taluva_ai.errors import BackendError, IllegalActionError, RecordError, RunConfigError
 from taluva_ai.protocol import CHANCE, GameState
 from taluva_ai.records import MoveEvent
 
@@ -450,7 +450,7 @@ def _interval(pair: list[float | None]) -> str:
 
 #: Defaults of the tournament settings that a command line or a tournament file may set.
 _TOURNAMENT_DEFAULTS: dict[str, Any] = {
-    "games": 20, "players_per_game": 2, "concurrency": 1, "seed": 0, "bootstrap": 0,
+    "games": 20, "players_per_game": 2, "concurrency": None, "seed": 0, "bootstrap": 0,
     "time_margin": None,
 }
 
@@ -486,6 +486,7 @@ def _tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from taluva_ai.arena import resume_tournament, run_tournament
+    from taluva_ai.parallel import make_backend
     from taluva_ai.sprt import parse_sprt
 
     if args.sprt is not None:
@@ -502,9 +503,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
             given.append("--game")
         if given or _rules_from_args(args, 2) != _rules_from_args(_RULE_DEFAULTS, 2):
             raise _ArgError(f"--resume DIR takes the settings from DIR/config.json; with it "
-                            f"give only --concurrency, --bootstrap, --no-plots, --no-progress "
-                            f"(got {', '.join(given) or 'rule options'})")
-        settings = {"out": args.resume, "concurrency": args.concurrency or 1,
+                            f"give only --concurrency, --ray, --bootstrap, --no-plots, "
+                            f"--no-progress (got {', '.join(given) or 'rule options'})")
+        settings = {"out": args.resume, "concurrency": args.concurrency,
                     "bootstrap": args.bootstrap or 0}
     else:
         settings = _tournament_settings(args)
@@ -516,7 +517,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     out = str(settings["out"])
     if args.resume is None and settings["games"] < 1:
         raise _ArgError(f"--games must be >= 1, got {settings['games']}")
-    if settings["concurrency"] < 1:
+    if settings["concurrency"] is not None and settings["concurrency"] < 1:
         raise _ArgError(f"--concurrency must be >= 1, got {settings['concurrency']}")
     if settings["bootstrap"] < 0:
         raise _ArgError(f"--bootstrap must be >= 0 (0: no bootstrap intervals), got "
@@ -525,10 +526,18 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         raise _ArgError(f"--{'resume' if args.resume is not None else 'out'}: empty directory "
                         "name")
     try:
+        backend = make_backend(args.ray)
+        backend.connect()
+    except BackendError as e:
+        raise _ArgError(str(e)) from None
+    try:
+        if settings["concurrency"] is None:  # one game at a time here; with Ray, one per CPU
+            settings["concurrency"] = 1 if args.ray is None else backend.cpus()
         if args.resume is not None:
             table = resume_tournament(out, concurrency=settings["concurrency"],
                                       bootstrap=settings["bootstrap"],
-                                      progress=not args.no_progress, plots=not args.no_plots)
+                                      progress=not args.no_progress, plots=not args.no_plots,
+                                      backend=backend)
         else:
             _make_game(settings["rules"], args.game)  # validates the game and its options
             rules = {key: v for key, v in settings["rules"].items() if key != "num_players"}
@@ -539,9 +548,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
                 bootstrap=settings["bootstrap"], progress=not args.no_progress,
                 gauntlet=settings.get("gauntlet"), sprt=settings.get("sprt"),
                 time_margin=settings["time_margin"], plots=not args.no_plots,
-                game_name=args.game,
+                game_name=args.game, backend=backend,
             )
-    except RunConfigError as e:
+    except (RunConfigError, BackendError) as e:
         raise _ArgError(str(e)) from None
     except IllegalActionError as e:  # a chance outcome the game refused: a broken game
         raise _RunError(str(e)) from None
@@ -552,6 +561,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"{e.filename or out}: {_os_reason(e, e.filename or out)}", file=sys.stderr)
         return 1
+    finally:
+        backend.close()
     print(format_table(table))
     d = Path(out)
     print(f"\nrecords: {d / 'games'}  table: {d / 'results.json'}  summary: "
@@ -678,6 +689,14 @@ def _cmd_train(args: argparse.Namespace) -> int:
         raise _ArgError("a new run needs --config TOML and --out DIR (or --resume DIR)")
     elif not args.out.strip():
         raise _ArgError("--out: empty directory name")
+    if args.ray is not None:  # Ray and its address are checked before any work
+        from taluva_ai.parallel import import_ray, parse_ray_address
+
+        try:
+            parse_ray_address(args.ray)
+            import_ray()
+        except BackendError as e:
+            raise _ArgError(str(e)) from None
     config = importlib.import_module("taluva_ai.agents.alphazero.config")  # no torch: fast
     if args.config is not None:
         try:
@@ -693,8 +712,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     checkpoint_error = importlib.import_module("taluva_ai.agents.alphazero.net").CheckpointError
     try:
         state = train.train_main(args.config, args.out, args.resume,
-                                 progress=not args.no_progress)
-    except (config_error, RunConfigError) as e:
+                                 progress=not args.no_progress, ray=args.ray)
+    except (config_error, RunConfigError, BackendError) as e:
         raise _ArgError(str(e)) from None
     except checkpoint_error as e:
         raise _RunError(str(e)) from None
@@ -799,7 +818,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  taluva tournament --agents greedy mcts:sims=100,rollout=greedy --games 2000 "
         "--sprt elo0=0 elo1=50 alpha=0.05 beta=0.05 --out runs/s1\n"
         "  taluva tournament --config tournament.toml\n"
-        "  taluva tournament --resume runs/t3 --concurrency 2",
+        "  taluva tournament --resume runs/t3 --concurrency 2\n"
+        "  taluva tournament --agents random greedy --games 2000 --out runs/t4 --ray auto",
         formatter_class=_FORMATTER)
     tour.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
                       help=agents_help + "; distinct; the first is the Elo anchor (and the "
@@ -814,6 +834,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="games per pair or group (default 20; with --sprt the maximum)")
     tour.add_argument("--players-per-game", type=int, choices=(2, 3, 4), default=None,
                       help="players in each game (default 2)")
+    tour.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                      help="play the games as Ray tasks on a Ray cluster (needs "
+                      "taluva-ai[ray]; docs/ray.md): auto (default: the cluster this machine "
+                      "belongs to, else a new local Ray instance), local, or HOST:PORT of the "
+                      "head node; --concurrency then defaults to the cluster's CPUs")
     tour.add_argument("--concurrency", type=int, default=None,
                       help="worker processes (default 1); results do not depend on it")
     tour.add_argument("--seed", type=_seed, default=None, help="tournament seed (default 0)")
@@ -880,6 +905,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="example:\n"
         "  taluva train --config experiments/configs/demo.toml --out runs/demo\n"
         "  taluva train --resume runs/demo\n"
+        "  taluva train --resume runs/demo --ray 10.0.0.5:6379   (continue on a Ray cluster)\n"
         "  taluva tournament --agents greedy az:path=runs/demo/best.pt,sims=200,"
         "rollout=greedy,lambda=0.5 --games 200 --out runs/demo_eval",
         formatter_class=_FORMATTER)
@@ -888,6 +914,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--out", metavar="DIR", default=None, help="run directory of a new run")
     train.add_argument("--resume", metavar="DIR", default=None,
                        help="continue the run in DIR (its config.toml)")
+    train.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                       help="run on a Ray cluster (needs taluva-ai[ray]; docs/ray.md): "
+                       "self-play workers as Ray actors, gating and anchor games as Ray tasks, "
+                       "the learner here; ADDRESS is auto (default: the cluster this machine "
+                       "belongs to, else a new local Ray instance), local, or HOST:PORT of the "
+                       "head node. A run resumes on either backend")
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
     train.set_defaults(func=_cmd_train)
     return p

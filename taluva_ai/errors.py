@@ -53,6 +53,11 @@ class RecordError(TaluvaError, ValueError):
         self.reason = reason
 
 
+class BackendError(TaluvaError):
+    """The backend that was asked to run the work cannot: Ray is not installed (the message
+    says how to install it), a cluster address is malformed, or no cluster answers there."""
+
+
 class RunConfigError(TaluvaError, ValueError):
     """A run directory (e.g. a tournament's ``out_dir``) holds a run made with other settings;
     the message names the settings that differ."""

@@ -6,10 +6,10 @@ AlphaZero pipeline's solo gating and anchors use the same games (:func:`play`,
 Game ``i`` of every agent uses game seed ``seed + i`` (so agents meet the same decks and
 islands) and the arena's agent seeds for it. Each finished game appends one JSON line to
 ``<out>/games/<agent>.jsonl`` (seed, score, its breakdown, band, end reason, plies, seconds);
-a rerun of the same command skips the games already there (resumable; more games or more agents
-extend the ladder), a different seed or rule set for the same ``--out`` is refused. Then it writes ``<out>/solo_ladder.json`` (the table),
-``<out>/solo_ladder.md`` (Markdown) and ``<out>/solo_ladder.png`` (mean with its interval and
-the band shares per agent).
+a rerun of the same command skips the games already there (resumable; more games or more
+agents extend the ladder), a different seed or rule set for the same ``--out`` is refused.
+Then it writes ``<out>/solo_ladder.json`` (the table), ``<out>/solo_ladder.md`` (Markdown) and
+``<out>/solo_ladder.png`` (mean with its interval and the band shares per agent).
 
     python experiments/solo_ladder.py --out runs/solo_ladder --concurrency 2
     python experiments/solo_ladder.py --smoke --out runs/solo_smoke

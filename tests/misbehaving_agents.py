@@ -8,7 +8,10 @@ its own decisions in the game), where it fails.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time as _time
+from pathlib import Path
 
 import numpy as np
 
@@ -74,3 +77,23 @@ class BadReset(_RandomUntil):
         if hasattr(self, "rng"):
             raise ValueError("cannot reset")
         super().reset(seed)
+
+
+class ExitOnce(_RandomUntil):
+    """Kills its own process (``os._exit(1)``) at decision ``at``, once: the first agent to
+    get there creates the marker file ``<tempdir>/taluva-exit-once-<token>`` and exits; once
+    the marker exists it plays on at random, the same move it would have made (a worker
+    killed mid-game, for the retry tests of distributed tournaments)."""
+
+    def __init__(self, seed: int | None = None, at: int = 0, token: str = "default") -> None:
+        self.marker = Path(tempfile.gettempdir()) / f"taluva-exit-once-{token}"
+        super().__init__(seed, at)
+
+    def fail(self, state: GameState) -> int:
+        try:
+            fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            legal = state.legal_actions()
+            return int(legal[self.rng.integers(legal.size)])
+        os.close(fd)
+        os._exit(1)

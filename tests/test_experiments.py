@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -39,3 +40,17 @@ def test_measure_games_smoke(tmp_path: Path) -> None:
     summary = measure.measure(cfg)
     assert set(summary["table"]) == {f"{n}p {p}" for n in (2, 3, 4) for p in ("random", "greedy")}
     assert summary["table"]["2p random"]["games"] == 2
+
+
+def test_bench_ray_smoke_on_the_local_backend(tmp_path: Path, capsys) -> None:
+    """experiments/bench_ray.py runs end to end (the local backend only: no Ray needed)."""
+    pytest.importorskip("torch")
+    bench = _load("bench_ray")
+    out = tmp_path / "bench.json"
+    assert bench.main(["--config", str(ROOT / "experiments" / "configs" / "tiny.toml"),
+                       "--games", "1", "--rounds", "2", "--workers", "1", "--backends", "local",
+                       "--learner-steps", "1", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    (res,) = report["results"]
+    assert res["workers"] == 1 and len(res["local"]["rounds"]) == 2
+    assert res["local"]["steady"] > 0 and report["learner"]["steps"] == 1

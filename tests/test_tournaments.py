@@ -547,8 +547,8 @@ def test_resume_refuses_a_run_of_another_format(tmp_path: Path,
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--resume", "R", "--agents", "random", "greedy"], "--resume DIR takes the settings "
-     "from DIR/config.json; with it give only --concurrency, --bootstrap, --no-plots, "
-     "--no-progress (got --agents)"),
+     "from DIR/config.json; with it give only --concurrency, --ray, --bootstrap, "
+     "--no-plots, --no-progress (got --agents)"),
     (["--resume", "R", "--ranked"], "(got rule options)"),
     (["--resume", "R"], "{R}/config.json: no such file"),
     (["--agents", "random", "greedy", "--out", "x", "--sprt", "elo0=0"], "--sprt: elo1 "

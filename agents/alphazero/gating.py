@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from taluva_ai.agents.alphazero.config import GatingSection
+from taluva_ai.parallel import Backend
 
 _FILLERS = ("greedy", "greedy:epsilon=0.05", "greedy:epsilon=0.1", "random")
 
@@ -75,8 +76,10 @@ def head_to_head(table: dict[str, Any], a: str, b: str) -> dict[str, Any]:
 
 def play_match(agent: str, opponent: str, games: int, out: Path, seed: int, concurrency: int,
                game_name: str, num_players: int, rules: dict[str, Any],
-               progress: bool) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Paired games of ``agent`` against ``opponent`` (a tournament in ``out``).
+               progress: bool, backend: Backend | None = None
+               ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Paired games of ``agent`` against ``opponent`` (a tournament in ``out``, its games
+    played through ``backend``: this machine by default, Ray tasks with a Ray backend).
 
     Returns:
         ``(head-to-head of agent, the tournament table)``; for a one-player game, ``(paired
@@ -90,14 +93,16 @@ def play_match(agent: str, opponent: str, games: int, out: Path, seed: int, conc
     specs = [opponent, agent, *fillers(num_players, [opponent, agent])]
     table = run_tournament(specs, games, out, players_per_game=num_players,
                            concurrency=concurrency, seed=seed, rules=rules,
-                           game_name=game_name, bootstrap=200, progress=progress)
+                           game_name=game_name, bootstrap=200, progress=progress,
+                           backend=backend)
     return head_to_head(table, agent, opponent), table
 
 
 def gate(candidate: str, best: str, cfg: GatingSection, out: Path, seed: int,
          concurrency: int, game_name: str, num_players: int, rules: dict[str, Any],
-         progress: bool) -> dict[str, Any]:
-    """Play ``candidate`` against ``best`` and decide (``cfg.rule``).
+         progress: bool, backend: Backend | None = None) -> dict[str, Any]:
+    """Play ``candidate`` against ``best`` and decide (``cfg.rule``); the games are played
+    through ``backend`` (see :func:`play_match`).
 
     Returns:
         ``{"promoted": bool, "decision": "threshold" | "H1" | "H0" | "undecided", "rounds",
@@ -115,7 +120,7 @@ def gate(candidate: str, best: str, cfg: GatingSection, out: Path, seed: int,
     while rounds < max_rounds:
         rseed = int(np.random.SeedSequence([seed, rounds]).generate_state(1)[0])
         h2h, _ = play_match(candidate, best, cfg.games, out / f"round_{rounds}", rseed,
-                            concurrency, game_name, num_players, rules, progress)
+                            concurrency, game_name, num_players, rules, progress, backend)
         rounds += 1
         wins += h2h["wins"]
         draws += h2h["draws"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,7 +120,9 @@ class SampleSet:
 
     @classmethod
     def concatenate(cls, sets: Sequence[SampleSet]) -> SampleSet:
-        """One set holding all samples of ``sets`` in order."""
+        """One set holding all samples of ``sets`` in order (and the games of all, those
+        without samples included)."""
+        games = sum(s.games for s in sets)
         sets = [s for s in sets if len(s)] or list(sets[:1])
         if not sets:
             raise ValueError("nothing to concatenate")
@@ -139,7 +141,7 @@ class SampleSet:
             offsets=np.concatenate(offs),
             ids=np.concatenate([s.ids for s in sets], axis=1),
             target=np.concatenate([s.target for s in sets]),
-            games=sum(s.games for s in sets),
+            games=games,
         )
 
 
@@ -178,10 +180,12 @@ class SampleBuilder:
         self.values[int(game)] = np.asarray(returns, dtype=np.float32)
         self.games += 1
 
-    def build(self) -> SampleSet:
-        """The samples of the finished games (samples of unfinished games are dropped)."""
+    def build(self, games: Collection[int] | None = None) -> SampleSet:
+        """The samples of the finished games (samples of unfinished games are dropped), or
+        of those of ``games`` (game indices) that are finished."""
         enc = self.encoder
-        rows = [r for r in self.rows if r[6] in self.values]
+        keep = self.values.keys() if games is None else set(games) & self.values.keys()
+        rows = [r for r in self.rows if r[6] in keep]
         n = len(rows)
         binary = enc.binary_planes
         nbits = int(binary.sum()) * enc.side * enc.side
@@ -207,7 +211,7 @@ class SampleBuilder:
             ids_all[:, offsets[i]:offsets[i + 1]] = ids
             target[offsets[i]:offsets[i + 1]] = t
         return SampleSet(bits, ints, glob, value, player, game, offsets, ids_all, target,
-                         self.games)
+                         self.games if games is None else len(keep))
 
 
 @dataclass

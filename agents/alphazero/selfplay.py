@@ -14,8 +14,11 @@ for the first decisions, then the most visited), Dirichlet noise (PUCT) or Gumbe
 (``root=gumbel``). A decision with one legal action is played without a search and not
 recorded. Chance nodes draw the next tile of the game's seeded deck (``state.draw()``).
 
-:func:`selfplay_task` and :func:`expert_task` are the work of one worker process: they play
-their games and write a sample file (:class:`~.replay.SampleSet`) and a few game records.
+:func:`selfplay_task` and :func:`expert_task` are the work of one worker (a process, or a
+Ray actor): they play their games and write a sample file (:class:`~.replay.SampleSet`) and a
+few game records. Each finished game is also kept in the task's journal (one file per game)
+until the sample file is written, so a task run again after its worker died (a Ray actor is
+restarted and its call retried) keeps the games already finished and plays only the others.
 Game ``g`` of iteration ``i`` of a run of seed ``seed`` has game seed
 ``SeedSequence([seed, i, g, 0])`` and agent seed ``SeedSequence([seed, i, g, 1])``; a worker
 plays games ``w, w + W, w + 2W...``. The games are the same for the same config; the number of
@@ -27,7 +30,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -40,7 +45,7 @@ import numpy as np
 from taluva_ai.agents.alphazero.config import RunConfig, SelfPlaySection, make_encoder_for
 from taluva_ai.agents.alphazero.encoder import NetEncoder
 from taluva_ai.agents.alphazero.evaluator import NetEvaluator, value_targets
-from taluva_ai.agents.alphazero.replay import SampleBuilder
+from taluva_ai.agents.alphazero.replay import SampleBuilder, SampleSet
 from taluva_ai.agents.mcts import MCTSAgent
 from taluva_ai.agents.mcts_tree import Tree
 from taluva_ai.protocol import CHANCE, Game, GameState, make_game
@@ -328,11 +333,12 @@ def play_expert_games(game: Game, encoder: NetEncoder, games: Sequence[tuple[int
 
 
 def worker_init(torch_threads: int = 1) -> None:
-    """Initialise a worker process: SIGINT is left to the main process (which stops the
-    workers), torch uses ``torch_threads`` threads."""
+    """Initialise a worker process (or Ray actor): SIGINT is left to the main process (which
+    stops the workers), torch uses ``torch_threads`` threads."""
     import torch
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(max(1, torch_threads))
 
 
@@ -348,9 +354,9 @@ class _Progress:
     """Counts a worker's finished games into its progress file (read by the main process's
     progress bar)."""
 
-    def __init__(self, task: dict[str, Any]) -> None:
+    def __init__(self, task: dict[str, Any], done: int = 0) -> None:
         self.path = Path(task["progress"]) if task.get("progress") else None
-        self.done = 0
+        self.done = done
 
     def game_done(self) -> None:
         self.done += 1
@@ -358,16 +364,58 @@ class _Progress:
             self.path.write_text(str(self.done), encoding="utf-8")
 
 
-def _write_task_outputs(task: dict[str, Any], builder: SampleBuilder,
+class _Journal:
+    """The finished games of a worker task (``task["out"]`` ``<dir>/worker_<w>.npz``), one
+    sample file and one summary each in ``<dir>/.worker_<w>.games/``, kept until the task's
+    own sample file is written; the games a previous run of the task finished are read back
+    when it starts (see the module docstring)."""
+
+    def __init__(self, task: dict[str, Any]) -> None:
+        out = Path(task["out"])
+        self.dir = out.with_name(f".{out.stem}.games")
+        self.sets: list[SampleSet] = []
+        self.summaries: list[GameSummary] = []
+        if self.dir.is_dir():
+            for meta in sorted(self.dir.glob("game_*.json")):
+                try:
+                    samples = SampleSet.load(meta.with_suffix(".npz"))
+                    summary = GameSummary(**json.loads(meta.read_text(encoding="utf-8")))
+                except (OSError, ValueError, TypeError):
+                    continue  # cut short when the worker died: the game is played again
+                self.sets.append(samples)
+                self.summaries.append(summary)
+        self.games = {s.game for s in self.summaries}
+
+    def save(self, builder: SampleBuilder, summary: GameSummary) -> None:
+        """Keep a finished game: its samples (from ``builder``), then its summary."""
+        self.dir.mkdir(exist_ok=True)
+        name = f"game_{summary.game:04d}"
+        builder.build([summary.game]).save(self.dir / f"{name}.npz")
+        _write_json(self.dir / f"{name}.json", summary.__dict__)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(f".{path.name}.part")
+    tmp.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _write_task_outputs(task: dict[str, Any], builder: SampleBuilder, journal: _Journal,
                         summaries: list[GameSummary], extra: dict[str, Any]) -> dict[str, Any]:
+    """Write the task's sample file (the journal's games and the new ones) and its
+    statistics (``<out>.json``); then drop the journal. Returns the statistics."""
     out = Path(task["out"])
-    samples = builder.build()
+    samples = SampleSet.concatenate([*journal.sets, builder.build()])
     samples.save(out)
+    summaries = sorted([*journal.summaries, *summaries], key=lambda s: s.game)
     stats = {"worker": task["worker"], "games": len(summaries), "samples": len(samples),
+             "recovered_games": sorted(journal.games),
              "summaries": [s.__dict__ for s in summaries], **extra}
-    tmp = out.with_name(f".{out.name}.json.part")
-    tmp.write_text(json.dumps(stats) + "\n", encoding="utf-8")
-    os.replace(tmp, out.with_suffix(".json"))
+    _write_json(out.with_suffix(".json"), stats)
+    journal.remove()
     return stats
 
 
@@ -376,8 +424,9 @@ def selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
 
     ``task``: ``{"config": RunConfig.to_dict(), "iteration", "worker", "workers",
     "checkpoint": path of the network to play, "out": sample file path, "records_dir",
-    "device", "threads"}``. Writes the sample file (and ``<out>.json`` with the game
-    summaries and the speed) and returns those statistics.
+    "device", "progress": progress file}``. Writes the sample file (and ``<out>.json`` with
+    the game summaries, the speed and ``recovered_games``: the games taken back from the
+    journal of an earlier run of the task) and returns those statistics.
     """
     from taluva_ai.agents.alphazero.agent import load_net
     from taluva_ai.agents.alphazero.net import resolve_device
@@ -391,12 +440,13 @@ def selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
     evaluator = NetEvaluator(net, encoder, device, rollout=sp.rollout,
                              rollout_lambda=sp.rollout_lambda, samples=sp.rollout_samples,
                              seed=worker_seed(cfg.seed, it, w))
-    indices = list(range(w, sp.games, nw))
+    journal = _Journal(task)
+    indices = [g for g in range(w, sp.games, nw) if g not in journal.games]
     games = [(g, *game_seeds(cfg.seed, it, g)) for g in indices]
     builder = SampleBuilder(encoder)
     records_dir = Path(task["records_dir"])
     names = [f"az-selfplay:iteration={it}"] * game.num_players
-    progress = _Progress(task)
+    progress = _Progress(task, len(journal.games))
 
     def on_game(summary: GameSummary, slot: _Slot) -> None:
         progress.game_done()
@@ -404,12 +454,12 @@ def selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
             write_record(records_dir / f"game_{summary.game:04d}.jsonl", game, slot.seed,
                          slot.history, names, {"iteration": it, "game": summary.game,
                                                "samples": summary.samples})
+        journal.save(builder, summary)
 
     t1 = time.perf_counter()
     summaries = SelfPlay(game, encoder, evaluator, sp).play(games, builder, on_game)
     seconds = time.perf_counter() - t1
-    summaries.sort(key=lambda s: s.game)
-    return _write_task_outputs(task, builder, summaries, {
+    return _write_task_outputs(task, builder, journal, summaries, {
         "seconds": seconds, "setup_seconds": t1 - t0,
         "evaluations": evaluator.evaluations,
         "simulations": sum(s.simulations for s in summaries),
@@ -424,11 +474,13 @@ def expert_task(task: dict[str, Any]) -> dict[str, Any]:
     cfg, game, encoder = _task_setup(task)
     w, nw = task["worker"], task["workers"]
     ws = cfg.warm_start
-    games = [(g, *game_seeds(cfg.seed, 0, g)) for g in range(w, ws.games, nw)]
+    journal = _Journal(task)
+    games = [(g, *game_seeds(cfg.seed, 0, g)) for g in range(w, ws.games, nw)
+             if g not in journal.games]
     builder = SampleBuilder(encoder)
     records_dir = Path(task["records_dir"])
     names = [f"expert:{ws.expert}"] * game.num_players
-    progress = _Progress(task)
+    progress = _Progress(task, len(journal.games))
 
     def on_game(summary: GameSummary, history: list[int]) -> None:
         progress.game_done()
@@ -436,10 +488,11 @@ def expert_task(task: dict[str, Any]) -> dict[str, Any]:
             write_record(records_dir / f"game_{summary.game:04d}.jsonl", game, summary.seed,
                          history, names, {"iteration": 0, "game": summary.game,
                                           "samples": summary.samples})
+        journal.save(builder, summary)
 
     summaries = play_expert_games(game, encoder, games, builder, ws.expert,
                                   ws.heuristic_temperature, ws.epsilon, on_game)
-    return _write_task_outputs(task, builder, summaries, {
+    return _write_task_outputs(task, builder, journal, summaries, {
         "seconds": time.perf_counter() - t0, "setup_seconds": 0.0, "evaluations": 0,
         "simulations": 0, "decisions": sum(s.decisions for s in summaries),
     })

@@ -5,8 +5,8 @@ Iteration 0 makes the first network: a warm start on expert games (``[warm_start
 random initialisation. Iteration ``k >= 1``:
 
 1. **self-play**: ``[selfplay] games`` games by the current best network, in ``workers``
-   processes (:func:`~.selfplay.selfplay_task`), each writing its samples to
-   ``selfplay/iter_<k>/worker_<w>.npz``;
+   workers (:func:`~.selfplay.selfplay_task`; processes on this machine, or Ray actors with
+   ``--ray``), each writing its samples to ``selfplay/iter_<k>/worker_<w>.npz``;
 2. **replay**: the new samples join the buffer, which keeps the most recent
    ``[replay] window_games`` games;
 3. **training**: ``[train] steps`` optimiser steps on batches drawn from the buffer, each
@@ -32,6 +32,11 @@ Everything an iteration writes is keyed by its number and ``state.json`` is repl
 a run killed at any point resumes (``taluva train --resume DIR``) from the last finished
 iteration, losing only the one in progress; every random choice derives from the seed and the
 iteration number, so the resumed run makes the same networks as an uninterrupted one.
+
+Where the work runs is the run's backend (:mod:`taluva_ai.parallel`): worker processes on this
+machine, or a Ray cluster (``taluva train --ray``, docs/ray.md: self-play workers as Ray
+actors, gating and anchor games as Ray tasks, the learner in this process). The run directory
+is the same either way, so a run started on one backend resumes on the other.
 """
 
 from __future__ import annotations
@@ -44,7 +49,6 @@ import os
 import shutil
 import sys
 import time
-from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +77,14 @@ from taluva_ai.agents.alphazero.net import (
 from taluva_ai.agents.alphazero.replay import Batch, ReplayBuffer, SampleSet
 from taluva_ai.arena import run_lock, sigterm_as_interrupt
 from taluva_ai.errors import RunConfigError
+from taluva_ai.parallel import (
+    Backend,
+    Executor,
+    LocalBackend,
+    cpu_count,
+    make_backend,
+    sigint_deferred,
+)
 from taluva_ai.protocol import make_game
 
 #: ``state.json`` ``format`` field.
@@ -174,13 +186,6 @@ def _copy_atomic(src: Path, dst: Path) -> None:
         raise
 
 
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover
-        return os.cpu_count() or 1
-
-
 def _seed(*parts: int) -> int:
     return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
@@ -207,6 +212,8 @@ class TrainingRun:
         out: the run directory.
         config: the config for a new run; None to resume the run in ``out``.
         progress: tqdm progress bars on stderr.
+        backend: where self-play, gating and anchor games run (:mod:`taluva_ai.parallel`;
+            None: this machine). ``workers = 0`` means one worker per CPU of the backend.
 
     Raises:
         RunConfigError: a new run into a directory that holds a run (resume it instead), a
@@ -215,7 +222,7 @@ class TrainingRun:
     """
 
     def __init__(self, out: str | Path, config: RunConfig | None = None,
-                 progress: bool = True) -> None:
+                 progress: bool = True, backend: Backend | None = None) -> None:
         self.out = Path(out)
         self.progress = progress
         if str(out) == "":
@@ -240,13 +247,14 @@ class TrainingRun:
                                      "...); a new training run needs a new or empty --out")
             self.resuming = False
         self.cfg = config
-        self.workers = config.workers or _cpu_count()
+        self.backend = backend or LocalBackend()
+        self.workers = config.workers or self.backend.cpus()
         self.device = resolve_device(config.device)
         self.game = make_game(config.game.name, num_players=config.game.num_players,
                               **config.game.rules)
         self.encoder: NetEncoder = make_encoder_for(config)
         self.net_config = NetConfig(**dataclasses.asdict(config.net))
-        self.pool: ProcessPoolExecutor | None = None
+        self.executor: Executor | None = None
 
     # -- public -------------------------------------------------------------------------------
 
@@ -254,16 +262,17 @@ class TrainingRun:
         """Run (or continue) the training to ``iterations``; returns the final state
         (``state.json``'s content)."""
         self.out.mkdir(parents=True, exist_ok=True)
-        with run_lock(self.out, "training run"), sigterm_as_interrupt():
+        with run_lock(self.out, "training run"), sigterm_as_interrupt(), \
+                self.backend.reserve(self.workers):
             try:
                 return self._run()
             finally:
-                self._stop_pool()
+                self._close_workers()
 
     # -- setup --------------------------------------------------------------------------------
 
     def _threads(self) -> int:
-        return self.cfg.torch_threads or _cpu_count()
+        return self.cfg.torch_threads or cpu_count()
 
     def _load_state(self) -> dict[str, Any] | None:
         path = self.out / "state.json"
@@ -307,30 +316,29 @@ class TrainingRun:
             _write_atomic(metrics, "".join(line + "\n" for line in keep))
         return state
 
-    def _pool(self) -> ProcessPoolExecutor:
-        if self.pool is None:
-            import multiprocessing
+    def _workers(self, n: int) -> Executor:
+        """The self-play workers: ``n`` of them, kept from one iteration to the next (on Ray,
+        actors in the run's reservation of ``workers`` CPUs, :meth:`Backend.reserve`)."""
+        from taluva_ai.agents.alphazero.selfplay import worker_init
 
-            from taluva_ai.agents.alphazero.selfplay import worker_init
-
+        if self.executor is not None and self.executor.slots != n:
+            self._close_workers()
+        if self.executor is None:
             # one torch thread per worker: self-play batches are small, and several threads
             # per process on a busy machine spin-wait (measured 6x slower with 2 threads)
-            self.pool = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=worker_init, initargs=(1,))
-        return self.pool
+            self.executor = self.backend.executor(n, stateful=True, initializer=worker_init,
+                                                  initargs=(1,))
+        return self.executor
 
-    def _stop_pool(self) -> None:
-        pool, self.pool = self.pool, None
-        if pool is None:
-            return
-        procs = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in procs:
-            if p.is_alive():
-                p.terminate()
-        for p in procs:
-            p.join(timeout=10)
+    def close(self) -> None:
+        """Stop the run's workers (:meth:`run` does when it ends; for :meth:`selfplay`, whose
+        caller holds the reservation: ``with run.backend.reserve(run.workers): ...``)."""
+        self._close_workers()
+
+    def _close_workers(self, cancel: bool = True) -> None:
+        ex, self.executor = self.executor, None
+        if ex is not None:
+            ex.close(cancel=cancel)
 
     # -- the loop -----------------------------------------------------------------------------
 
@@ -432,14 +440,7 @@ class TrainingRun:
             line["train"] = {"steps": steps, **{n: round(v, 5) for n, v in res.items()},
                              "buffer_games": buffer.games, "buffer_samples": len(buffer)}
         phases["train"] = time.perf_counter() - t
-        ckpt = self._checkpoint_path(k)
-        save_checkpoint(ckpt, net, self.encoder, self.net_config,
-                        {"name": self.game.name, "options": self.game.options()},
-                        {"iteration": k, "seed": cfg.seed,
-                         "parameters": parameter_count(net),
-                         "leaf": {"rollout": cfg.selfplay.rollout,
-                                  "lambda": cfg.selfplay.rollout_lambda,
-                                  "samples": cfg.selfplay.rollout_samples}})
+        ckpt = self.save_network(k, net)
         torch.save({"optimizer": trainer.optimizer.state_dict()},
                    self.out / "checkpoints" / f".trainer_{k:04d}.pt.part")
         os.replace(self.out / "checkpoints" / f".trainer_{k:04d}.pt.part",
@@ -453,7 +454,7 @@ class TrainingRun:
             res = gate(self._az_spec(ckpt, cfg.gating.az), self._az_spec(best, cfg.gating.az),
                        cfg.gating, self.out / "gating" / f"iter_{k:04d}",
                        _seed(cfg.seed, k, 4), self.workers, cfg.game.name,
-                       cfg.game.num_players, cfg.game.rules, self.progress)
+                       cfg.game.num_players, cfg.game.rules, self.progress, self.backend)
             promoted = res["promoted"]
             line["gating"] = res
         phases["gating"] = time.perf_counter() - t
@@ -472,10 +473,33 @@ class TrainingRun:
         line["phase_seconds"] = {n: round(v, 3) for n, v in phases.items()}
         return line
 
+    def save_network(self, k: int, net: AZNet) -> Path:
+        """Write ``net`` as iteration ``k``'s checkpoint (``checkpoints/iter_<k>.pt``);
+        returns its path."""
+        cfg = self.cfg
+        ckpt = self._checkpoint_path(k)
+        ckpt.parent.mkdir(parents=True, exist_ok=True)
+        save_checkpoint(ckpt, net, self.encoder, self.net_config,
+                        {"name": self.game.name, "options": self.game.options()},
+                        {"iteration": k, "seed": cfg.seed,
+                         "parameters": parameter_count(net),
+                         "leaf": {"rollout": cfg.selfplay.rollout,
+                                  "lambda": cfg.selfplay.rollout_lambda,
+                                  "samples": cfg.selfplay.rollout_samples}})
+        return ckpt
+
+    def selfplay(self, k: int, checkpoint: Path, games: int) -> dict[str, Any]:
+        """Play iteration ``k``'s self-play (``games`` games of the network ``checkpoint``)
+        on the run's workers, as a training iteration does (files under ``selfplay/`` and
+        ``records/``); returns its statistics (the ``selfplay`` entry of a metrics line:
+        ``positions_per_s`` is samples per second of wall-clock time, worker start-up
+        included). For measurements (experiments/bench_ray.py)."""
+        return self._play(k, checkpoint, games, expert=False)
+
     def _play(self, k: int, checkpoint: Path | None, games: int, expert: bool
               ) -> dict[str, Any]:
-        """Run the self-play (or expert) tasks of iteration ``k`` in the worker processes;
-        returns the iteration's self-play statistics."""
+        """Run the self-play (or expert) tasks of iteration ``k`` on the workers; returns the
+        iteration's self-play statistics."""
         from tqdm import tqdm
 
         from taluva_ai.agents.alphazero.selfplay import expert_task, selfplay_task
@@ -488,31 +512,36 @@ class TrainingRun:
         tasks = [{"config": self.cfg.to_dict(), "iteration": k, "worker": w, "workers": nw,
                   "checkpoint": None if checkpoint is None else str(checkpoint),
                   "out": str(d / f"worker_{w}.npz"), "records_dir": str(rec),
-                  "device": str(self.device), "progress": str(d / f".worker_{w}.progress")}
+                  "device": self.backend.worker_device or str(self.device),
+                  "progress": str(d / f".worker_{w}.progress")}
                  for w in range(nw)]
         fn = expert_task if expert else selfplay_task
         t0 = time.perf_counter()
-        if self.workers == 1:  # in this process: no worker start-up
-            torch.set_num_threads(1)
-            stats = [fn(tasks[0])]
-        else:
-            pool = self._pool()
-            futures: list[Future[dict[str, Any]]] = [pool.submit(fn, task) for task in tasks]
+        torch.set_num_threads(1)  # a single worker plays in this process (no start-up)
+        ex = self._workers(nw)
+        try:
+            futures = [ex.submit(fn, task) for task in tasks]
             with tqdm(total=games, desc=f"{'expert' if expert else 'self-play'} {k}",
                       unit="game", leave=False, disable=not self.progress,
                       dynamic_ncols=True) as bar:
-                pending = set(futures)
-                while pending:
-                    finished, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
-                    for f in finished:
-                        f.result()  # raises a worker's error here
-                    n = 0
-                    for task in tasks:
-                        with contextlib.suppress(OSError, ValueError):
-                            n += int(Path(task["progress"]).read_text() or 0)
-                    bar.n = n
-                    bar.refresh()
-            stats = [f.result() for f in futures]
+                pending = list(futures)
+                with sigint_deferred(not ex.in_process) as interrupted:
+                    while pending:
+                        for f in ex.wait(pending, timeout=0.5):
+                            ex.result(f)  # raises a worker's error here
+                            pending.remove(f)
+                        if interrupted.is_set():
+                            raise KeyboardInterrupt
+                        n = 0
+                        for task in tasks:
+                            with contextlib.suppress(OSError, ValueError):
+                                n += int(Path(task["progress"]).read_text() or 0)
+                        bar.n = n
+                        bar.refresh()
+            stats = [ex.result(f) for f in futures]
+        except BaseException:
+            self._close_workers()
+            raise
         wall = time.perf_counter() - t0
         summaries = sorted((s for st in stats for s in st["summaries"]), key=lambda s: s["game"])
         samples = sum(st["samples"] for st in stats)
@@ -530,6 +559,7 @@ class TrainingRun:
             "sims_per_s": round(sims / wall, 1) if wall else None,
             "sims_per_s_per_worker": round(sims / worker_s, 1) if worker_s else None,
             "evaluations": sum(st["evaluations"] for st in stats),
+            "recovered_games": sum(len(st["recovered_games"]) for st in stats),
             "game_length_mean": round(float(np.mean(decisions)), 3) if decisions else None,
             "plies_mean": round(float(np.mean([s["plies"] for s in summaries])), 3)
             if summaries else None,
@@ -551,7 +581,7 @@ class TrainingRun:
                 spec, opp, cfg.anchors.games,
                 self.out / "anchors" / f"iter_{k:04d}" / _safe_name(opp),
                 _seed(cfg.seed, k, 5, i), self.workers, cfg.game.name, cfg.game.num_players,
-                cfg.game.rules, self.progress)
+                cfg.game.rules, self.progress, self.backend)
             entry = table["agents"][spec]
             out[opp] = {"games": h2h["games"], "wins": h2h["wins"], "draws": h2h["draws"],
                         "losses": h2h["losses"],
@@ -596,17 +626,27 @@ class TrainingRun:
 
 
 def train_main(config: str | None, out: str | None, resume: str | None,
-               progress: bool = True) -> dict[str, Any]:
-    """``taluva train``: a new run (``config`` and ``out``) or a resumed one (``resume``).
+               progress: bool = True, ray: str | None = None) -> dict[str, Any]:
+    """``taluva train``: a new run (``config`` and ``out``) or a resumed one (``resume``),
+    on this machine, or on a Ray cluster with ``ray`` (a ``--ray`` address,
+    :func:`taluva_ai.parallel.parse_ray_address`).
 
     Raises:
         ConfigError, RunConfigError: see :class:`TrainingRun`.
+        BackendError: ``ray`` given and Ray not installed, a malformed address, no cluster.
     """
-    if resume is not None:
-        run = TrainingRun(resume, None, progress)
-    else:
-        assert config is not None and out is not None
-        run = TrainingRun(out, load_config(config), progress)
-    print(f"taluva train: {run.out} ({'resuming' if run.resuming else 'new run'}), "
-          f"{run.workers} worker(s), device {run.device}", file=sys.stderr, flush=True)
-    return run.run()
+    cfg = None if resume is not None else load_config(config or "")
+    backend = make_backend(ray)
+    try:
+        backend.connect()
+        if resume is not None:
+            run = TrainingRun(resume, None, progress, backend)
+        else:
+            assert out is not None
+            run = TrainingRun(out, cfg, progress, backend)
+        print(f"taluva train: {run.out} ({'resuming' if run.resuming else 'new run'}), "
+              f"{run.workers} worker(s), device {run.device}, on {backend.describe()}",
+              file=sys.stderr, flush=True)
+        return run.run()
+    finally:
+        backend.close()

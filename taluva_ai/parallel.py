@@ -1,0 +1,557 @@
+"""Where tournaments and training runs do their work: worker processes on this machine
+(:class:`LocalBackend`) or a Ray cluster (:class:`RayBackend`, the optional extra
+``pip install 'taluva-ai[ray]'``; docs/ray.md).
+
+A backend makes :class:`Executor` objects; an executor runs module-level functions
+``fn(*args)`` (picklable, with picklable arguments and results) in its workers and hands back
+their results. The arena (:func:`taluva_ai.arena.run_tournament`) and the AlphaZero training
+loop submit their work through an executor, so each holds one copy of its logic whatever runs
+it:
+
+- :class:`InlineExecutor`: in this process, one call at a time, run when it is waited for;
+- :class:`ProcessExecutor`: ``slots`` spawned worker processes (:mod:`concurrent.futures`);
+- :class:`RayExecutor`: Ray tasks (``stateful=False``: a task whose worker process dies is
+  retried up to ``max_retries`` times) or ``slots`` Ray actors (``stateful=True``: workers
+  that keep state between calls, such as self-play workers; an actor that dies is restarted
+  up to ``max_restarts`` times and the call it was running is retried on the new actor).
+
+A long job that alternates stateful workers and tasks (a training run: self-play actors, then
+gating tasks, iteration after iteration) reserves its CPUs first (:meth:`Backend.reserve`; on
+Ray a placement group of one-CPU bundles): its actors then sit in the bundles without holding
+their CPUs, so the tasks run on the same CPUs while the actors are idle, and the actors live
+from one iteration to the next.
+
+A retried task or actor call runs its function again: such functions are written so that the
+second run completes the work of the first (a tournament game's record is written atomically
+and the game counted once, from the result the driver receives; a self-play worker keeps each
+finished game in a journal and, restarted, plays only the games it had not finished).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import re
+import signal
+import socket
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor
+from concurrent.futures import wait as _futures_wait
+from types import TracebackType
+from typing import Any
+
+from taluva_ai.errors import BackendError
+
+#: How to install the Ray extra (named in the error raised when Ray is missing).
+RAY_INSTALL = "pip install 'taluva-ai[ray]'"
+
+#: Retries of a Ray task whose worker process died, and restarts of a Ray actor that died.
+DEFAULT_MAX_RETRIES = 3
+DEFAULT_MAX_RESTARTS = 3
+
+_ADDRESS = re.compile(r"^(ray://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.\-]+):([0-9]{1,5})$")
+
+
+def cpu_count() -> int:
+    """CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover
+        return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def sigint_blocked() -> Iterator[None]:
+    """Block SIGINT in this thread while worker processes are started: they inherit the
+    blocked mask until their initializer unblocks it (or ignores SIGINT); a Ctrl-C meanwhile
+    is delivered to this process (KeyboardInterrupt) as soon as the block is lifted."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+# -- executors --------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def sigint_deferred(enabled: bool = True) -> Iterator[threading.Event]:
+    """While workers play, a Ctrl-C only sets the yielded event, which the caller's wait loop
+    checks (waiting with a timeout) and turns into ``KeyboardInterrupt`` there: an exception
+    raised asynchronously inside ``concurrent.futures`` or Ray (between a lock's acquire and
+    its ``with``) can leave a lock held, and an executor thread then blocks the interpreter's
+    exit forever (seen under heavy load). A Ctrl-C after the last check is raised on leaving.
+    Not ``enabled`` (calls that run in this process, :attr:`Executor.in_process`, where a
+    Ctrl-C must interrupt the call itself) or outside the main thread, nothing changes."""
+    event = threading.Event()
+    if not enabled or threading.current_thread() is not threading.main_thread():
+        yield event
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: event.set())
+    try:
+        yield event
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if event.is_set():
+            raise KeyboardInterrupt
+
+
+class Executor:
+    """Runs ``fn(*args)`` calls in workers (see the module docstring).
+
+    Attributes:
+        slots: how many calls run at the same time.
+        in_process: the calls run in this process (inside :meth:`wait`).
+    """
+
+    slots: int = 1
+    in_process: bool = False
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Queue ``fn(*args)``; returns its handle (hashable)."""
+        raise NotImplementedError
+
+    def wait(self, handles: Iterable[Any], timeout: float | None = None) -> list[Any]:
+        """The handles among ``handles`` whose calls have finished, waiting up to ``timeout``
+        seconds (None: until one has) for the first; empty when none finished in time."""
+        raise NotImplementedError
+
+    def result(self, handle: Any) -> Any:
+        """The result of a finished call; raises the call's error."""
+        raise NotImplementedError
+
+    def close(self, cancel: bool = False) -> None:
+        """Stop the workers; with ``cancel``, at once (calls in progress are abandoned),
+        otherwise after the submitted calls have finished."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close(cancel=exc is not None)
+
+
+class _Call:
+    __slots__ = ("args", "done", "error", "fn", "value")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.fn, self.args = fn, args
+        self.done = False
+        self.value: Any = None
+        self.error: Exception | None = None
+
+
+class InlineExecutor(Executor):
+    """Runs the calls in this process, one at a time: a call runs when :meth:`wait` is asked
+    for it (so calls submitted ahead and never waited for never run)."""
+
+    in_process = True
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return _Call(fn, args)
+
+    def wait(self, handles: Iterable[Any], timeout: float | None = None) -> list[Any]:
+        calls = list(handles)
+        done = [c for c in calls if c.done]
+        if done or not calls:
+            return done
+        c = calls[0]
+        try:
+            c.value = c.fn(*c.args)
+        except Exception as e:
+            c.error = e
+        c.done = True
+        return [c]
+
+    def result(self, handle: Any) -> Any:
+        if handle.error is not None:
+            raise handle.error
+        return handle.value
+
+
+class ProcessExecutor(Executor):
+    """``slots`` worker processes (``spawn``), each started with ``initializer(*initargs)``;
+    they live until :meth:`close`."""
+
+    def __init__(self, slots: int, initializer: Callable[..., None] | None = None,
+                 initargs: tuple[Any, ...] = ()) -> None:
+        self.slots = slots
+        self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
+            max_workers=slots, mp_context=multiprocessing.get_context("spawn"),
+            initializer=initializer, initargs=initargs)
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        if self._pool is None:
+            raise RuntimeError("the executor is closed")
+        with sigint_blocked():  # a submit may start a worker process
+            return self._pool.submit(fn, *args)
+
+    def wait(self, handles: Iterable[Any], timeout: float | None = None) -> list[Any]:
+        done, _ = _futures_wait(list(handles), timeout=timeout, return_when=FIRST_COMPLETED)
+        return list(done)
+
+    def result(self, handle: Any) -> Any:
+        return handle.result()
+
+    def close(self, cancel: bool = False) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if not cancel:
+            pool.shutdown(wait=True)
+            return
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(timeout=10)
+
+
+def _ray_call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """A Ray task: ``fn(*args)``."""
+    return fn(*args)
+
+
+class _RayWorker:
+    """A Ray actor that runs ``fn(*args)`` calls (state kept in its process's modules)."""
+
+    def __init__(self, initializer: Callable[..., None] | None,
+                 initargs: tuple[Any, ...]) -> None:
+        if initializer is not None:
+            initializer(*initargs)
+
+    def call(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        return fn(*args)
+
+
+class RayExecutor(Executor):
+    """Calls as Ray tasks (``stateful=False``) or on ``slots`` Ray actors (``stateful=True``,
+    each started with ``initializer(*initargs)``; the ``i``-th call goes to actor
+    ``i mod slots``). Each task or actor takes one CPU of the cluster; inside a reservation
+    (:meth:`RayBackend.reserve`) actor ``i`` sits in bundle ``i`` and holds no CPU. Made by
+    :meth:`RayBackend.executor`.
+
+    Raises:
+        BackendError: more actors than the reservation's bundles.
+    """
+
+    def __init__(self, backend: RayBackend, slots: int, stateful: bool,
+                 initializer: Callable[..., None] | None = None,
+                 initargs: tuple[Any, ...] = ()) -> None:
+        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+        self.ray = backend.ray
+        self.slots = slots
+        group = backend.group
+        task_opts: dict[str, Any] = {"num_cpus": 1, "max_retries": backend.max_retries}
+        if group is not None:
+            task_opts["scheduling_strategy"] = PlacementGroupSchedulingStrategy(group)
+        self._task = backend.remote_task.options(**task_opts)
+        self._submitted: set[Any] = set()  # the tasks whose result has not been taken
+        self.actors: list[Any] = []
+        if stateful:
+            if group is not None and slots > group.bundle_count:
+                raise BackendError(f"{slots} actors for a reservation of "
+                                   f"{group.bundle_count} CPUs")
+            for i in range(slots):
+                opts: dict[str, Any] = {"num_cpus": 1, "max_restarts": backend.max_restarts,
+                                        "max_task_retries": backend.max_restarts}
+                if group is not None:
+                    opts["num_cpus"] = 0
+                    opts["scheduling_strategy"] = PlacementGroupSchedulingStrategy(
+                        group, placement_group_bundle_index=i)
+                self.actors.append(backend.remote_actor.options(**opts).remote(initializer,
+                                                                               initargs))
+        self._next = 0
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        if self.actors:
+            ref = self.actors[self._next % len(self.actors)].call.remote(fn, args)
+            self._next += 1
+        else:
+            ref = self._task.remote(fn, args)
+            self._submitted.add(ref)
+        return ref
+
+    def wait(self, handles: Iterable[Any], timeout: float | None = None) -> list[Any]:
+        refs = list(handles)
+        if not refs:
+            return []
+        ready, rest = self.ray.wait(refs, num_returns=1, timeout=timeout)
+        if ready and rest:
+            more, _ = self.ray.wait(rest, num_returns=len(rest), timeout=0)
+            ready = [*ready, *more]
+        return list(ready)
+
+    def result(self, handle: Any) -> Any:
+        self._submitted.discard(handle)
+        return self.ray.get(handle)
+
+    def close(self, cancel: bool = False) -> None:
+        if cancel:
+            for ref in self._submitted:
+                with contextlib.suppress(Exception):
+                    self.ray.cancel(ref, force=True)
+        self._submitted = set()
+        actors, self.actors = self.actors, []
+        for a in actors:
+            with contextlib.suppress(Exception):
+                self.ray.kill(a, no_restart=True)
+
+
+# -- backends ---------------------------------------------------------------------------------
+
+
+class Backend:
+    """Makes executors.
+
+    Attributes:
+        name: ``"local"`` or ``"ray"``.
+        worker_device: the torch device of the self-play workers, or None for the driver's
+            (Ray's actors are CPU workers: the nodes need not have the driver's GPU).
+    """
+
+    name = "local"
+    worker_device: str | None = None
+
+    def connect(self) -> None:
+        """Make sure the workers can be reached (for Ray: join the cluster).
+
+        Raises:
+            BackendError: they cannot.
+        """
+
+    def cpus(self) -> int:
+        """CPUs available to the workers (this machine's, or the cluster's)."""
+        return cpu_count()
+
+    @contextlib.contextmanager
+    def reserve(self, cpus: int) -> Iterator[None]:
+        """Hold ``cpus`` CPUs for the executors made inside the block (see the module
+        docstring); nothing to do on this machine.
+
+        Raises:
+            BackendError: the cluster cannot give them.
+        """
+        yield
+
+    def executor(self, slots: int, *, stateful: bool = False,
+                 initializer: Callable[..., None] | None = None,
+                 initargs: tuple[Any, ...] = ()) -> Executor:
+        """An executor of ``slots`` workers (>= 1); ``stateful``: workers that keep state
+        between calls (processes always do; with Ray, actors instead of tasks);
+        ``initializer(*initargs)`` starts each worker process or actor.
+
+        Raises:
+            ValueError: ``slots`` < 1.
+        """
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """The backend, in words."""
+        return f"local ({self.cpus()} CPUs)"
+
+    def close(self) -> None:
+        """Let go of what the backend started."""
+
+
+class LocalBackend(Backend):
+    """Worker processes on this machine; one slot runs in this process."""
+
+    def executor(self, slots: int, *, stateful: bool = False,
+                 initializer: Callable[..., None] | None = None,
+                 initargs: tuple[Any, ...] = ()) -> Executor:
+        if slots < 1:
+            raise ValueError(f"slots must be >= 1, got {slots}")
+        if slots == 1:
+            return InlineExecutor()
+        return ProcessExecutor(slots, initializer, initargs)
+
+
+def import_ray() -> Any:
+    """The ``ray`` module.
+
+    Raises:
+        BackendError: Ray is not installed (the message says how to install it).
+    """
+    try:
+        import ray
+    except ImportError as e:
+        raise BackendError(f"--ray needs Ray, which is not installed here ({e}); install it "
+                           f"with: {RAY_INSTALL}") from None
+    return ray
+
+
+def parse_ray_address(text: str) -> str:
+    """Check a ``--ray`` value: ``"auto"`` (the Ray cluster this machine belongs to, else a
+    new Ray instance on this machine), ``"local"`` (a new Ray instance on this machine),
+    ``"HOST:PORT"`` (the head node of a cluster, the address ``ray start --head`` prints) or
+    ``"ray://HOST:PORT"`` (Ray Client). Returns it stripped.
+
+    Raises:
+        BackendError: anything else (the message lists the accepted forms).
+    """
+    t = str(text).strip()
+    if t in ("auto", "local"):
+        return t
+    m = _ADDRESS.match(t)
+    if m is not None and 1 <= int(m.group(3)) <= 65535:
+        return t
+    raise BackendError(f"--ray: {text!r} is not a Ray address; give auto, local, HOST:PORT "
+                       "(e.g. 10.0.0.5:6379, the address 'ray start --head' prints) or "
+                       "ray://HOST:PORT")
+
+
+class RayBackend(Backend):
+    """Work on a Ray cluster (docs/ray.md). Connects on first use (:meth:`connect`); a Ray
+    already initialised in this process (``ray.init``) is used as it is.
+
+    Args:
+        address: see :func:`parse_ray_address`.
+        max_retries: retries of a task whose worker process died.
+        max_restarts: restarts of an actor that died (and retries of the call it ran).
+
+    Raises:
+        BackendError: Ray is not installed, or a malformed address.
+    """
+
+    name = "ray"
+    worker_device = "cpu"
+
+    def __init__(self, address: str = "auto", *, max_retries: int = DEFAULT_MAX_RETRIES,
+                 max_restarts: int = DEFAULT_MAX_RESTARTS) -> None:
+        self.address = parse_ray_address(address)
+        self.ray = import_ray()
+        self.max_retries = max_retries
+        self.max_restarts = max_restarts
+        self._started = False
+        self._remote: tuple[Any, Any] | None = None
+        self.group: Any = None  # the placement group of reserve()
+
+    def connect(self) -> None:
+        """Join the cluster (``ray.init``) unless this process already has.
+
+        Raises:
+            BackendError: no cluster answers at the address.
+        """
+        ray = self.ray
+        if not ray.is_initialized():
+            address = {"auto": None, "local": "local"}.get(self.address, self.address)
+            if address not in (None, "local"):
+                _check_reachable(self.address)
+            try:
+                ray.init(address=address, include_dashboard=False,
+                         logging_level=logging.WARNING)
+            except (ConnectionError, ValueError, RuntimeError, TimeoutError) as e:
+                raise BackendError(
+                    f"--ray {self.address}: no Ray cluster could be reached ({e}); start "
+                    "one with 'ray start --head' (docs/ray.md)") from None
+            self._started = True
+        if self._remote is None:
+            self._remote = (ray.remote(_ray_call), ray.remote(_RayWorker))
+
+    @property
+    def remote_task(self) -> Any:
+        """The Ray remote function that runs a call."""
+        self.connect()
+        assert self._remote is not None
+        return self._remote[0]
+
+    @property
+    def remote_actor(self) -> Any:
+        """The Ray actor class of stateful workers."""
+        self.connect()
+        assert self._remote is not None
+        return self._remote[1]
+
+    def cpus(self) -> int:
+        self.connect()
+        return max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+
+    @contextlib.contextmanager
+    def reserve(self, cpus: int, timeout: float = 120.0) -> Iterator[None]:
+        """A placement group of ``cpus`` one-CPU bundles (spread over the nodes) for the
+        executors made inside the block: actors in one bundle each, holding no CPU, and tasks
+        taking one CPU of any bundle. Removed (its actors with it) when the block ends.
+
+        Raises:
+            BackendError: the cluster has fewer CPUs, or they are not free within ``timeout``
+                seconds.
+        """
+        from ray.util.placement_group import placement_group, remove_placement_group
+
+        have = self.cpus()
+        if cpus > have:
+            raise BackendError(f"the Ray cluster has {have} CPUs; {cpus} workers need one "
+                               "each (set workers in the config, or add nodes)")
+        group = placement_group([{"CPU": 1}] * cpus, strategy="SPREAD")
+        ready, _ = self.ray.wait([group.ready()], timeout=timeout)
+        if not ready:
+            remove_placement_group(group)
+            raise BackendError(f"the Ray cluster did not free {cpus} CPUs within {timeout:g} "
+                               "s (other jobs hold them; see 'ray status')")
+        self.group = group
+        try:
+            yield
+        finally:
+            self.group = None
+            with contextlib.suppress(Exception):
+                remove_placement_group(group)
+
+    def executor(self, slots: int, *, stateful: bool = False,
+                 initializer: Callable[..., None] | None = None,
+                 initargs: tuple[Any, ...] = ()) -> Executor:
+        if slots < 1:
+            raise ValueError(f"slots must be >= 1, got {slots}")
+        self.connect()
+        return RayExecutor(self, slots, stateful, initializer, initargs)
+
+    def describe(self) -> str:
+        self.connect()
+        nodes = sum(1 for n in self.ray.nodes() if n.get("Alive"))
+        return f"Ray ({nodes} node{'s' if nodes != 1 else ''}, {self.cpus()} CPUs)"
+
+    def close(self) -> None:
+        if self._started and self.ray.is_initialized():
+            self.ray.shutdown()
+        self._started = False
+        self._remote = None
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail fast when nothing listens at a ``HOST:PORT`` address (``ray.init`` would retry
+    for minutes).
+
+    Raises:
+        BackendError: no connection within ``timeout`` seconds.
+    """
+    m = _ADDRESS.match(address)
+    assert m is not None  # checked by parse_ray_address
+    host, port = m.group(2).strip("[]"), int(m.group(3))
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as e:
+        raise BackendError(f"--ray {address}: no Ray cluster answers there "
+                           f"({e.strerror or e}); start one with 'ray start --head' on the "
+                           "head node (docs/ray.md)") from None
+
+
+def make_backend(ray_address: str | None) -> Backend:
+    """:class:`LocalBackend` for None, else a :class:`RayBackend` for the ``--ray`` value.
+
+    Raises:
+        BackendError: Ray is not installed, or a malformed address.
+    """
+    if ray_address is None:
+        return LocalBackend()
+    return RayBackend(ray_address)
