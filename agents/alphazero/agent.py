@@ -21,8 +21,8 @@ import torch
 from taluva_ai.agents.alphazero.encoder import NetEncoder, make_encoder
 from taluva_ai.agents.alphazero.evaluator import NetEvaluator
 from taluva_ai.agents.alphazero.net import (
-    AZNet,
     CheckpointError,
+    PolicyValueNet,
     load_checkpoint,
     net_from_checkpoint,
     resolve_device,
@@ -33,10 +33,12 @@ from taluva_ai.protocol import GameState
 #: ``az`` defaults that differ from ``mcts``'s.
 AZ_DEFAULTS: dict[str, Any] = {"sims": 200, "c": 1.25, "leaf_batch": 8}
 
-_CACHE: dict[tuple[str, int, str], tuple[AZNet, NetEncoder, dict[str, Any]]] = {}
+_CACHE: dict[tuple[str, int, str],
+             tuple[PolicyValueNet, NetEncoder, dict[str, Any]]] = {}
 
 
-def load_net(path: str | Path, device: torch.device) -> tuple[AZNet, NetEncoder, dict[str, Any]]:
+def load_net(path: str | Path, device: torch.device
+             ) -> tuple[PolicyValueNet, NetEncoder, dict[str, Any]]:
     """The network of a checkpoint, its encoder and the checkpoint's payload (cached per file
     version and device, so the games of a tournament load a checkpoint once per process).
 

@@ -60,8 +60,8 @@ from taluva_ai.agents.alphazero.config import (
 from taluva_ai.agents.alphazero.encoder import NetEncoder
 from taluva_ai.agents.alphazero.gating import gate, play_match
 from taluva_ai.agents.alphazero.net import (
-    AZNet,
     NetConfig,
+    PolicyValueNet,
     build_net,
     load_checkpoint,
     masked_log_softmax,
@@ -93,7 +93,7 @@ class Trainer:
         device: where it trains.
     """
 
-    def __init__(self, net: AZNet, cfg: Any, device: torch.device) -> None:
+    def __init__(self, net: PolicyValueNet, cfg: Any, device: torch.device) -> None:
         self.net = net
         self.cfg = cfg
         self.device = device
@@ -367,7 +367,8 @@ class TrainingRun:
             self.tb.close()
         return state
 
-    def _restore(self, state: dict[str, Any], buffer: ReplayBuffer) -> tuple[AZNet, Trainer]:
+    def _restore(self, state: dict[str, Any], buffer: ReplayBuffer
+                 ) -> tuple[PolicyValueNet, Trainer]:
         k = int(state["iteration"])
         path = self.out / "checkpoints" / f"iter_{k:04d}.pt"
         payload = load_checkpoint(path)
@@ -398,7 +399,7 @@ class TrainingRun:
         spec = f"az:path={_spec_path(checkpoint)}"
         return spec + ("," + params if params else "")
 
-    def _iteration(self, k: int, net: AZNet, trainer: Trainer, buffer: ReplayBuffer,
+    def _iteration(self, k: int, net: PolicyValueNet, trainer: Trainer, buffer: ReplayBuffer,
                    state: dict[str, Any]) -> dict[str, Any]:
         cfg = self.cfg
         line: dict[str, Any] = {"iteration": k}
