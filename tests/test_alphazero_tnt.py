@@ -167,3 +167,8 @@ def test_tiny_tnt_training_run_end_to_end_and_the_network_plays_by_name(tmp_path
         s.apply(a)
         moves += 1
     assert moves > 0 and agent.stats()["leaf"]["rollout"] == "greedy"
+    taluva = make_game("taluva").new_initial_state(seed=0)
+    while taluva.current_player < 0:
+        taluva.draw()
+    with pytest.raises(ValueError, match="is for thurn_und_taxis, this game is taluva"):
+        agent.act(taluva)

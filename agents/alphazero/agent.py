@@ -120,6 +120,7 @@ class AlphaZeroAgent(MCTSAgent):
         self.leaf = {"rollout": rollout, "lambda": float(lam), "samples": samples}
         self.encoder = encoder
         self.checkpoint = dict(payload.get("meta", {}))
+        self.game_name = str((payload.get("game") or {}).get("name", ""))
         self.path = str(path)
         evaluator = NetEvaluator(net, encoder, dev, rollout=str(rollout),
                                  rollout_lambda=float(lam), samples=samples, seed=seed)
@@ -130,6 +131,16 @@ class AlphaZeroAgent(MCTSAgent):
         return {**super().stats(), "leaf": dict(self.leaf)}
 
     def act(self, state: GameState) -> int:
+        """Search ``state`` (see :class:`~taluva_ai.agents.mcts.MCTSAgent`) and return an action.
+
+        Raises:
+            ValueError: the checkpoint was made for another game or another number of players,
+                or ``state`` is not a decision node.
+        """
+        got = getattr(getattr(state, "game", None), "name", None)
+        if self.game_name and got and got != self.game_name:
+            raise ValueError(f"checkpoint {self.path} is for {self.game_name}, this game is "
+                             f"{got}")
         n = len(state.returns())
         if n != self.encoder.num_players:
             raise ValueError(f"checkpoint {self.path} is for {self.encoder.num_players}-player "

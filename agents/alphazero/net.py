@@ -182,8 +182,9 @@ class MLPNet(nn.Module):
         globals float32[B, G]) -> (logits float32[B, A], values float32[B, n])``, the same
         values up to float rounding (about 1e-6). It holds a snapshot of the current weights
         (later training does not change it). Search evaluates a few positions at a time, where
-        torch's per-operation overhead dominates: a batch of one costs about 30 times less
-        this way on a loaded CPU."""
+        torch's per-operation overhead dominates: a search move of 64 simulations of the
+        ``tnt-demo`` network took 0.8 s with torch and 0.2 s with this on the loaded 2-core
+        machine."""
         def w(m: nn.Module, name: str) -> np.ndarray:
             return np.array(getattr(m, name).detach().cpu().numpy(), dtype=np.float32)
 
@@ -191,6 +192,7 @@ class MLPNet(nn.Module):
         W0, b0 = w(stem, "weight").T.copy(), w(stem, "bias")
         blocks = []
         for blk in self.blocks:
+            assert isinstance(blk, nn.Sequential)
             l1, ln, l2 = blk[0], blk[1], blk[3]
             assert isinstance(ln, nn.LayerNorm)
             blocks.append((w(l1, "weight").T.copy(), w(l1, "bias"), w(ln, "weight"),
