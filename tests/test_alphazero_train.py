@@ -34,7 +34,7 @@ def taluva(*args: str, **kw) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300, **kw)
 
 
-@pytest.mark.parametrize("name", ["tiny", "demo", "full", "solo-demo"])
+@pytest.mark.parametrize("name", ["tiny", "demo", "full", "solo-demo", "tnt-demo"])
 def test_shipped_configs_load_and_round_trip(name: str) -> None:
     cfg = load_config(CONFIGS / f"{name}.toml")
     import tomllib

@@ -21,8 +21,8 @@ import torch
 from taluva_ai.agents.alphazero.encoder import NetEncoder, make_encoder
 from taluva_ai.agents.alphazero.evaluator import NetEvaluator
 from taluva_ai.agents.alphazero.net import (
-    AZNet,
     CheckpointError,
+    PolicyValueNet,
     load_checkpoint,
     net_from_checkpoint,
     resolve_device,
@@ -33,10 +33,12 @@ from taluva_ai.protocol import GameState
 #: ``az`` defaults that differ from ``mcts``'s.
 AZ_DEFAULTS: dict[str, Any] = {"sims": 200, "c": 1.25, "leaf_batch": 8}
 
-_CACHE: dict[tuple[str, int, str], tuple[AZNet, NetEncoder, dict[str, Any]]] = {}
+_CACHE: dict[tuple[str, int, str],
+             tuple[PolicyValueNet, NetEncoder, dict[str, Any]]] = {}
 
 
-def load_net(path: str | Path, device: torch.device) -> tuple[AZNet, NetEncoder, dict[str, Any]]:
+def load_net(path: str | Path, device: torch.device
+             ) -> tuple[PolicyValueNet, NetEncoder, dict[str, Any]]:
     """The network of a checkpoint, its encoder and the checkpoint's payload (cached per file
     version and device, so the games of a tournament load a checkpoint once per process).
 
@@ -118,6 +120,7 @@ class AlphaZeroAgent(MCTSAgent):
         self.leaf = {"rollout": rollout, "lambda": float(lam), "samples": samples}
         self.encoder = encoder
         self.checkpoint = dict(payload.get("meta", {}))
+        self.game_name = str((payload.get("game") or {}).get("name", ""))
         self.path = str(path)
         evaluator = NetEvaluator(net, encoder, dev, rollout=str(rollout),
                                  rollout_lambda=float(lam), samples=samples, seed=seed)
@@ -128,6 +131,16 @@ class AlphaZeroAgent(MCTSAgent):
         return {**super().stats(), "leaf": dict(self.leaf)}
 
     def act(self, state: GameState) -> int:
+        """Search ``state`` (see :class:`~taluva_ai.agents.mcts.MCTSAgent`) and return an action.
+
+        Raises:
+            ValueError: the checkpoint was made for another game or another number of players,
+                or ``state`` is not a decision node.
+        """
+        got = getattr(getattr(state, "game", None), "name", None)
+        if self.game_name and got and got != self.game_name:
+            raise ValueError(f"checkpoint {self.path} is for {self.game_name}, this game is "
+                             f"{got}")
         n = len(state.returns())
         if n != self.encoder.num_players:
             raise ValueError(f"checkpoint {self.path} is for {self.encoder.num_players}-player "

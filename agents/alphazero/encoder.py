@@ -16,11 +16,20 @@ from the view of the player to move, players ordered from that player (slot ``j`
 ``n``-player game. It also gives the board symmetries as permutations of planes and network
 ids, for augmentation.
 
+Each encoder also names the network family that reads it (``network``; :data:`.net.NETWORKS`):
+``conv`` (the residual tower over the board canvas) or ``mlp`` (a residual MLP over the
+global features, for games without a board canvas).
+
 Taluva's encoder (:class:`TaluvaEncoder`) is the view encoding of :mod:`taluva_ai.encoding`
 (docs/encoding.md): the view of radius ``R`` (default 13) recentred on the island, its
 ``14 S^2`` action ids, and its 6 rotations. Its spatial planes are the encoding's first
 ``23 + 3n`` planes; the constant planes (``12 + 4n``) are exactly :func:`global_features`
 (the same facts), so they are given as ``globals`` instead.
+
+Thurn und Taxis's encoder (:class:`ThurnUndTaxisEncoder`) has no board canvas: no spatial
+planes (``Cs = 0``, ``S = 1``), the observation tensor of docs/thurn_und_taxis.md as
+``globals`` (``float32[536]``, from the information set of the player to move only), the 327
+action ids as network ids, no symmetry; an ``mlp`` network reads it.
 """
 
 from __future__ import annotations
@@ -73,6 +82,8 @@ class NetEncoder(ABC):
         binary_planes: ``bool[Cs]``: planes that hold only 0 and 1 (the replay buffer stores
             them as bits).
         num_symmetries: symmetry transforms (Taluva: 6 rotations), index 0 the identity.
+        network: the network family for this encoding (:data:`.net.NETWORKS`): ``conv``
+            (default) or ``mlp``.
     """
 
     name: str
@@ -86,6 +97,7 @@ class NetEncoder(ABC):
     binary_planes: np.ndarray
     num_symmetries: int
     extra_actions: int = 0
+    network: str = "conv"
 
     @property
     def num_actions(self) -> int:
@@ -254,7 +266,70 @@ class TaluvaEncoder(NetEncoder):
         return perms
 
 
-_ENCODERS: dict[str, Callable[..., NetEncoder]] = {"taluva": TaluvaEncoder}
+class ThurnUndTaxisEncoder(NetEncoder):
+    """Thurn und Taxis for networks: the observation tensor of the player to move as globals.
+
+    ``Cs = 0`` spatial planes on a ``1 x 1`` canvas, ``G = 536`` globals (the observation
+    tensor, :mod:`taluva_ai.games.thurn_und_taxis.encoding`, computed by its compiled
+    :func:`~taluva_ai.games.thurn_und_taxis.encoding.encode_arrays`: what the player to move
+    knows, seats rotated so that it comes first; never the other hands or the supply's
+    make-up), ``327`` action channels (network id = action id), one symmetry (the identity);
+    read by an ``mlp`` network.
+
+    Args:
+        num_players: 2 to 4.
+
+    Raises:
+        ValueError: bad ``num_players``.
+    """
+
+    name = "tnt-observation"
+    version = 1
+    num_symmetries = 1
+    network = "mlp"
+
+    def __init__(self, num_players: int = 2) -> None:
+        from taluva_ai.games.thurn_und_taxis.actions import NUM_ACTIONS
+        from taluva_ai.games.thurn_und_taxis.encoding import OBS_SIZE, encode_arrays
+
+        if num_players not in (2, 3, 4):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        self._encode: Any = encode_arrays
+        self.num_players = num_players
+        self.spatial_planes = 0
+        self.side = 1
+        self.num_globals = OBS_SIZE
+        self.action_channels = NUM_ACTIONS
+        self.valid = np.ones((1, 1), dtype=bool)
+        self.binary_planes = np.zeros(0, dtype=bool)
+        self._spatial = np.zeros((0, 1, 1), dtype=np.uint8)
+        self._identity = np.arange(NUM_ACTIONS, dtype=np.int64)[None]
+
+    def spec(self) -> dict[str, Any]:
+        return {**super().spec(), "network": self.network}
+
+    def encode(self, state: GameState) -> Encoded:
+        player = state.current_player
+        if player < 0:
+            raise ValueError("the encoder needs a decision state (not a chance or terminal one)")
+        game = state.game  # type: ignore[attr-defined]
+        if game.num_players != self.num_players:
+            raise ValueError(f"the encoder is for {self.num_players} players, the state has "
+                             f"{game.num_players}")
+        glob = np.empty(self.num_globals, dtype=np.float32)
+        self._encode(*state.arrays(), game.rules_array, int(player), glob)  # type: ignore[attr-defined]
+        legal = state.legal_actions()
+        return Encoded(self._spatial, glob, legal, legal.copy(), int(player))
+
+    def transform_spatial(self, spatial: np.ndarray, k: int) -> np.ndarray:
+        return spatial
+
+    def id_permutations(self, enc: Encoded) -> np.ndarray:
+        return self._identity
+
+
+_ENCODERS: dict[str, Callable[..., NetEncoder]] = {"taluva": TaluvaEncoder,
+                                                   "thurn_und_taxis": ThurnUndTaxisEncoder}
 
 
 def register_encoder(game_name: str, factory: Callable[..., NetEncoder]) -> None:

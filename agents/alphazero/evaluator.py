@@ -35,7 +35,7 @@ import numpy as np
 import torch
 
 from taluva_ai.agents.alphazero.encoder import Encoded, NetEncoder
-from taluva_ai.agents.alphazero.net import AZNet
+from taluva_ai.agents.alphazero.net import PolicyValueNet
 from taluva_ai.agents.evaluators import Evaluator
 from taluva_ai.protocol import CHANCE, GameState, value_normalization
 
@@ -100,7 +100,8 @@ class NetEvaluator(Evaluator):
 
     gives_priors = True
 
-    def __init__(self, net: AZNet, encoder: NetEncoder, device: torch.device | str = "cpu",
+    def __init__(self, net: PolicyValueNet, encoder: NetEncoder,
+                 device: torch.device | str = "cpu",
                  rollout: str = "none", rollout_lambda: float = 0.0, samples: int = 8,
                  seed: int | None = None, max_batch: int = 512) -> None:
         if rollout not in ("none", "random", "greedy"):
@@ -122,6 +123,11 @@ class NetEvaluator(Evaluator):
         self.samples = samples
         self.max_batch = max_batch
         self.evaluations = 0
+        # CPU inference of an mlp network in NumPy (MLPNet.numpy_forward: same values, far
+        # less overhead per call); a snapshot of the weights, so the net must not be trained
+        # while this evaluator is in use (self-play and the az agent load fixed checkpoints).
+        self._numpy = (net.numpy_forward() if self.device.type == "cpu"
+                       and hasattr(net, "numpy_forward") else None)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -130,6 +136,15 @@ class NetEvaluator(Evaluator):
     def infer(self, encoded: Sequence[Encoded]) -> tuple[np.ndarray, np.ndarray]:
         """``(logits float32[B, A], values float32[B, n])`` (player slots) of encoded states."""
         logits, values = [], []
+        if self._numpy is not None:
+            for i in range(0, len(encoded), self.max_batch):
+                part = encoded[i:i + self.max_batch]
+                lo, va = self._numpy(np.stack([e.spatial for e in part]),
+                                     np.stack([e.globals for e in part]))
+                logits.append(lo)
+                values.append(va)
+            self.evaluations += len(encoded)
+            return np.concatenate(logits), np.concatenate(values)
         with torch.inference_mode():
             for i in range(0, len(encoded), self.max_batch):
                 sp, gl = batch_tensors(encoded[i:i + self.max_batch], self.device)

@@ -14,6 +14,13 @@ for the first decisions, then the most visited), Dirichlet noise (PUCT) or Gumbe
 (``root=gumbel``). A decision with one legal action is played without a search and not
 recorded. Chance nodes draw the next tile of the game's seeded deck (``state.draw()``).
 
+Hidden information (``state.has_hidden_information()``: Thurn und Taxis's hands and supply,
+Taluva's ``tile_preview``): each search runs on a determinization, ``state.resample(player,
+rng)``, a full state consistent with what the player to move knows, drawn afresh for every
+search (perfect-information Monte Carlo, one sample per move, as the ``az`` and ``mcts``
+agents play; Long et al. 2010). The sample recorded is encoded from the real state, from the
+player's view (the same information as the determinization's).
+
 :func:`selfplay_task` and :func:`expert_task` are the work of one worker (a process, or a
 Ray actor): they play their games and write a sample file (:class:`~.replay.SampleSet`) and a
 few game records. Each finished game is also kept in the task's journal (one file per game)
@@ -89,6 +96,8 @@ class _Slot:
     agent: MCTSAgent
     rng: np.random.Generator
     tree: Tree | None = None
+    root: GameState | None = None  # the state searched: ``state`` or a determinization of it
+    det_rng: np.random.Generator | None = None  # draws the determinizations
     steps: Any = None
     request: list[GameState] | None = None
     full: bool = False
@@ -233,7 +242,13 @@ class SelfPlay:
         slot.full = c.full_search_prob >= 1.0 or slot.rng.random() < c.full_search_prob
         slot.sims = c.sims if slot.full else c.fast_sims
         slot.tree = Tree(len(st.returns()))
-        slot.steps = slot.agent.search_steps(st, slot.tree, sims=slot.sims, noise=slot.full)
+        slot.root = st
+        if getattr(st, "has_hidden_information", lambda: False)():
+            if slot.det_rng is None:
+                slot.det_rng = np.random.default_rng([slot.seed, 3])
+            slot.root = st.resample(st.current_player, slot.det_rng)  # type: ignore[attr-defined]
+        slot.steps = slot.agent.search_steps(slot.root, slot.tree, sims=slot.sims,
+                                             noise=slot.full)
         try:
             slot.request = next(slot.steps)
         except StopIteration:  # pragma: no cover (a search always evaluates its root)
@@ -246,7 +261,7 @@ class SelfPlay:
         assert slot.tree is not None
         temp = c.temperature if slot.decisions < c.temperature_decisions else \
             c.final_temperature
-        action = slot.agent.choose(slot.tree, slot.state, temperature=temp)
+        action = slot.agent.choose(slot.tree, slot.root or slot.state, temperature=temp)
         slot.simulations += int(slot.tree.N[0])
         if slot.full and builder is not None:
             actions, probs = slot.agent.root_policy()
@@ -257,6 +272,7 @@ class SelfPlay:
         slot.history.append(action)
         slot.decisions += 1
         slot.tree = None
+        slot.root = None
         slot.steps = None
 
     def _finish_game(self, slot: _Slot, builder: SampleBuilder) -> GameSummary:

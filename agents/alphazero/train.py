@@ -64,8 +64,8 @@ from taluva_ai.agents.alphazero.config import (
 from taluva_ai.agents.alphazero.encoder import NetEncoder
 from taluva_ai.agents.alphazero.gating import gate, play_match
 from taluva_ai.agents.alphazero.net import (
-    AZNet,
     NetConfig,
+    PolicyValueNet,
     build_net,
     load_checkpoint,
     masked_log_softmax,
@@ -105,7 +105,7 @@ class Trainer:
         device: where it trains.
     """
 
-    def __init__(self, net: AZNet, cfg: Any, device: torch.device) -> None:
+    def __init__(self, net: PolicyValueNet, cfg: Any, device: torch.device) -> None:
         self.net = net
         self.cfg = cfg
         self.device = device
@@ -375,7 +375,8 @@ class TrainingRun:
             self.tb.close()
         return state
 
-    def _restore(self, state: dict[str, Any], buffer: ReplayBuffer) -> tuple[AZNet, Trainer]:
+    def _restore(self, state: dict[str, Any], buffer: ReplayBuffer
+                 ) -> tuple[PolicyValueNet, Trainer]:
         k = int(state["iteration"])
         path = self.out / "checkpoints" / f"iter_{k:04d}.pt"
         payload = load_checkpoint(path)
@@ -406,7 +407,7 @@ class TrainingRun:
         spec = f"az:path={_spec_path(checkpoint)}"
         return spec + ("," + params if params else "")
 
-    def _iteration(self, k: int, net: AZNet, trainer: Trainer, buffer: ReplayBuffer,
+    def _iteration(self, k: int, net: PolicyValueNet, trainer: Trainer, buffer: ReplayBuffer,
                    state: dict[str, Any]) -> dict[str, Any]:
         cfg = self.cfg
         line: dict[str, Any] = {"iteration": k}
@@ -473,7 +474,7 @@ class TrainingRun:
         line["phase_seconds"] = {n: round(v, 3) for n, v in phases.items()}
         return line
 
-    def save_network(self, k: int, net: AZNet) -> Path:
+    def save_network(self, k: int, net: PolicyValueNet) -> Path:
         """Write ``net`` as iteration ``k``'s checkpoint (``checkpoints/iter_<k>.pt``);
         returns its path."""
         cfg = self.cfg

@@ -501,14 +501,18 @@ class ThurnUndTaxisState:
 
     def observation_tensor(self, player: int) -> np.ndarray:
         """``float32[536]`` in ``[0, 1]``: :meth:`observation` for networks, seats rotated so
-        ``player`` comes first (:mod:`encoding`). Optional protocol method (envs use it).
+        ``player`` comes first (:mod:`encoding`; computed by its compiled ``encode_arrays``,
+        equal to ``encode(self.observation(player))``). Optional protocol method (envs and
+        the AlphaZero encoder use it).
 
         Raises:
             ValueError: not a seat of this game.
         """
-        from taluva_ai.games.thurn_und_taxis.encoding import encode
+        from taluva_ai.games.thurn_und_taxis.encoding import OBS_SIZE, encode_arrays
 
-        return encode(self.observation(player), self.num_players, self.game.rules.max_rounds)
+        out = np.empty(OBS_SIZE, dtype=np.float32)
+        encode_arrays(*self.arrays(), self.game.rules_array, self._seat(player), out)
+        return out
 
     def chance_visible_to(self, player: int) -> bool:
         """At a chance node: whether ``player`` will see its outcome (a card going to the

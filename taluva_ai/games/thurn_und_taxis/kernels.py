@@ -43,13 +43,13 @@ from taluva_ai.games.thurn_und_taxis.board import (
     BAIERN,
     CARRIAGE_POINTS,
     CITY_PROVINCE,
+    DEGREE,
     DISPLAY_SIZE,
     EDGE_END,
     EDGE_ID,
     EDGE_NEW,
     GROUP_CITIES,
     HAND_KEEP,
-    MAX_DEGREE,
     NEIGHBOURS,
     NUM_CITIES,
     NUM_PROVINCES,
@@ -127,6 +127,16 @@ from taluva_ai.games.thurn_und_taxis.state import (
     TO_HAND,
 )
 
+#: The decorator of every kernel here that allocates nothing (all but :func:`random_playout`):
+#: compiled without Numba's reference counting (NRT). The kernels pass the five state arrays
+#: down to one another; with NRT each call increments and decrements the reference count of
+#: every array argument (atomic operations through function pointers), which cost about 30% of
+#: a random game. Such a kernel must not create arrays (no ``np.empty``, no slices that
+#: escape); callers with NRT may call it as usual.
+kernel = njit(cache=True, _nrt=False)
+#: :data:`kernel` for the small helpers that are inlined into their callers (Numba IR).
+kernel_inline = njit(cache=True, inline="always", _nrt=False)
+
 #: Modes of a close (``meta[M_MODE]``).
 MODE_PER_PROVINCE = 0
 MODE_ONE_PROVINCE = 1
@@ -136,7 +146,7 @@ MODE_ONE_PROVINCE = 1
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@kernel_inline
 def row_total(cards, row):
     """Cards in row ``row`` of ``cards``."""
     s = 0
@@ -145,7 +155,7 @@ def row_total(cards, row):
     return s
 
 
-@njit(cache=True, inline="always")
+@kernel_inline
 def card_available(cards):
     """A card can come from the supply (directly or after a reshuffle of the discard pile)."""
     for c in range(NUM_CITIES):
@@ -154,7 +164,7 @@ def card_available(cards):
     return False
 
 
-@njit(cache=True, inline="always")
+@kernel_inline
 def next_carriage(players, p):
     """The next carriage value seat ``p`` can take (3..7), or 0 when it holds the 7 (§6)."""
     v = players[p, P_CARRIAGE]
@@ -165,14 +175,14 @@ def next_carriage(players, p):
     return v + 1
 
 
-@njit(cache=True)
+@kernel
 def score(players, p):
     """Points of seat ``p`` (§7): highest carriage + bonus tiles - houses not placed."""
     return (CARRIAGE_POINTS[players[p, P_CARRIAGE]] + players[p, P_TILE_POINTS]
             - players[p, P_HOUSES_LEFT])
 
 
-@njit(cache=True)
+@kernel
 def _route_end(route, players, p, right):
     n = players[p, P_ROUTE_LEN]
     if n == 0:
@@ -185,10 +195,14 @@ def _route_end(route, players, p, right):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel_inline
 def _list_extends(cards, route, players, p, base, out, n):
     """Append ``base + edge`` for every hand card that extends the route at an end (§3.2: the
-    card's city is adjacent to that end's city and not in the route), ascending."""
+    card's city is adjacent to that end's city and not in the route), ascending.
+
+    The lists here are built without a branch per candidate (each candidate is written at
+    ``out[n]`` and ``n`` grows by the condition): a random position makes such branches
+    unpredictable, and their mispredictions were most of the cost of a legal list."""
     length = players[p, P_ROUTE_LEN]
     if length == 0:
         return n
@@ -196,37 +210,38 @@ def _list_extends(cards, route, players, p, base, out, n):
     e2 = route[p, length - 1]
     lo = e1 if e1 < e2 else e2
     hi = e2 if e1 < e2 else e1
+    hand = L_HAND + p
+    rrow = L_ROUTE + p
     for k in range(2):
         e = lo if k == 0 else hi
         if k == 1 and hi == lo:
             break
-        for j in range(MAX_DEGREE):  # edge ids of one end ascend with the new city
+        for j in range(DEGREE[e]):  # edge ids of one end ascend with the new city
             c = NEIGHBOURS[e, j]
-            if c < 0:
-                break
-            if cards[L_HAND + p, c] > 0 and cards[L_ROUTE + p, c] == 0:
-                out[n] = base + EDGE_ID[e, c]
-                n += 1
+            out[n] = base + EDGE_ID[e, c]
+            n += (cards[hand, c] > 0) & (cards[rrow, c] == 0)
     return n
 
 
-@njit(cache=True)
+@kernel_inline
+def _list_cities(cards, row, base, out, n):
+    """Append ``base + c`` for every city ``c`` with a card in row ``row``, ascending."""
+    for c in range(NUM_CITIES):
+        out[n] = base + c
+        n += cards[row, c] > 0
+    return n
+
+
+@kernel_inline
 def _list_plays(cards, route, players, p, out, n):
     """The play actions (§3.2): start (no route) or abandon-and-start, and the extensions."""
     if players[p, P_ROUTE_LEN] == 0:
-        for c in range(NUM_CITIES):
-            if cards[L_HAND + p, c] > 0:
-                out[n] = A_START + c
-                n += 1
-        return n
-    for c in range(NUM_CITIES):
-        if cards[L_HAND + p, c] > 0:
-            out[n] = A_ABANDON + c
-            n += 1
+        return _list_cities(cards, L_HAND + p, A_START, out, n)
+    n = _list_cities(cards, L_HAND + p, A_ABANDON, out, n)
     return _list_extends(cards, route, players, p, A_EXTEND, out, n)
 
 
-@njit(cache=True)
+@kernel
 def _house_legal(cards, houses, meta, p, c):
     """City ``c`` may take the next house of the close in progress (§4). Picks follow a
     canonical order (provinces ascending in per_province, cities ascending in one_province)
@@ -257,7 +272,7 @@ def _house_legal(cards, houses, meta, p, c):
     return after >= todo - 1
 
 
-@njit(cache=True)
+@kernel
 def _discard_legal(cards, meta, p, c):
     """Hand card ``c`` may be the next surplus discard: picks go in non-decreasing city order
     (one sequence per multiset of discards) and must leave enough cards for the rest."""
@@ -269,7 +284,7 @@ def _discard_legal(cards, meta, p, c):
     return left >= meta[M_TODO]
 
 
-@njit(cache=True)
+@kernel
 def legal_actions(cards, route, houses, players, meta, rules, out):
     """Write the legal action ids of the player to move into ``out`` (``int64[>= 327]``),
     ascending; return their number (0 at a chance node or at the end)."""
@@ -277,10 +292,7 @@ def legal_actions(cards, route, houses, players, meta, rules, out):
     p = meta[M_PLAYER]
     n = 0
     if step == S_DRAW:
-        for c in range(NUM_CITIES):
-            if cards[L_DISPLAY, c] > 0:
-                out[n] = A_TAKE + c
-                n += 1
+        n = _list_cities(cards, L_DISPLAY, A_TAKE, out, n)
         if card_available(cards):
             out[n] = A_TAKE_SUPPLY
             n += 1
@@ -288,10 +300,7 @@ def legal_actions(cards, route, houses, players, meta, rules, out):
             out[n] = A_ADMINISTRATOR
             n += 1
     elif step == S_DRAW2:
-        for c in range(NUM_CITIES):
-            if cards[L_DISPLAY, c] > 0:
-                out[n] = A_POSTMASTER + c
-                n += 1
+        n = _list_cities(cards, L_DISPLAY, A_POSTMASTER, out, n)
         if card_available(cards):
             out[n] = A_POSTMASTER_SUPPLY
             n += 1
@@ -324,15 +333,20 @@ def legal_actions(cards, route, houses, players, meta, rules, out):
         out[n] = A_PASS
         out[n + 1] = A_CARTWRIGHT
         n += 2
-    elif step == S_DISCARD:
+    elif step == S_DISCARD:  # as _discard_legal, with one pass over the hand
+        hand = L_HAND + p
+        last = meta[M_LAST]
+        todo = meta[M_TODO]
+        left = row_total(cards, hand)  # cards of cities c.. in the hand
         for c in range(NUM_CITIES):
-            if _discard_legal(cards, meta, p, c):
-                out[n] = A_DISCARD + c
-                n += 1
+            k = cards[hand, c]
+            out[n] = A_DISCARD + c
+            n += (k > 0) & (c >= last) & (left >= todo)
+            left -= k
     return n
 
 
-@njit(cache=True)
+@kernel
 def legal_mask(cards, route, houses, players, meta, rules, mask, buf):
     """Fill ``mask`` (``bool[327]``) with the legal mask; ``buf``: ``int64[>= 327]`` scratch.
     Returns the number of legal actions."""
@@ -348,7 +362,7 @@ def legal_mask(cards, route, houses, players, meta, rules, mask, buf):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@kernel_inline
 def _reshuffle_if_empty(cards, meta):
     """§3 Deck: when the supply is empty, the whole discard pile becomes the new supply (its
     order is left to the chance nodes that deal from it). Returns the supply's size."""
@@ -363,7 +377,7 @@ def _reshuffle_if_empty(cards, meta):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _begin_chance(cards, meta, to, count, resume):
     """Deal ``count`` cards from the supply (to the mover's hand or the display), one chance
     node each, then continue with ``resume``; with no card left anywhere, continue at once."""
@@ -377,7 +391,7 @@ def _begin_chance(cards, meta, to, count, resume):
         meta[M_STEP] = T_RESUME
 
 
-@njit(cache=True)
+@kernel
 def apply_chance(cards, route, houses, players, meta, rules, city):
     """Resolve the chance node: a card of ``city`` leaves the supply (its count must be > 0)."""
     cards[L_SUPPLY, city] -= 1
@@ -395,7 +409,7 @@ def apply_chance(cards, route, houses, players, meta, rules, city):
     _run(cards, route, houses, players, meta, rules)
 
 
-@njit(cache=True)
+@kernel
 def sample_chance(cards):
     """A city drawn from the supply, uniformly among its cards (numba's random stream)."""
     total = row_total(cards, L_SUPPLY)
@@ -424,7 +438,7 @@ T_SETTLE_DISCARDS = 29
 T_END_TURN = 30
 
 
-@njit(cache=True)
+@kernel
 def _run(cards, route, houses, players, meta, rules):
     """Advance through transient phases until the state waits for a decision, a chance
     outcome, or is over (one loop, no recursion: the turn's flow of §3)."""
@@ -494,7 +508,7 @@ def _run(cards, route, houses, players, meta, rules):
             return
 
 
-@njit(cache=True, inline="always")
+@kernel_inline
 def _leave_hand(cards, p, c):
     """A card leaves seat ``p``'s hand (§9: the known multiset loses it if it holds it)."""
     cards[L_HAND + p, c] -= 1
@@ -502,7 +516,7 @@ def _leave_hand(cards, p, c):
         cards[L_KNOWN + p, c] -= 1
 
 
-@njit(cache=True)
+@kernel
 def _discard_route(cards, route, players, p):
     for c in range(NUM_CITIES):
         if cards[L_ROUTE + p, c] != 0:
@@ -512,7 +526,7 @@ def _discard_route(cards, route, players, p):
     players[p, P_ROUTE_LEN] = 0
 
 
-@njit(cache=True)
+@kernel
 def _extend(cards, route, players, p, edge):
     e = EDGE_END[edge]
     c = EDGE_NEW[edge]
@@ -528,7 +542,7 @@ def _extend(cards, route, players, p, edge):
     players[p, P_ROUTE_LEN] = n + 1
 
 
-@njit(cache=True)
+@kernel
 def _play(cards, route, players, meta, a):
     p = meta[M_PLAYER]
     if a < A_EXTEND:  # start, or abandon the route (unscored) and start a new one
@@ -547,7 +561,7 @@ def _play(cards, route, players, meta, a):
     meta[M_STEP] = T_AFTER_PLAY
 
 
-@njit(cache=True)
+@kernel
 def _take_tile(players, meta, p, s):
     """Seat ``p`` takes the top tile of stack ``s`` (which must not be empty)."""
     v = STACK_VALUES[s, meta[M_STACK_TAKEN + s]]
@@ -557,7 +571,7 @@ def _take_tile(players, meta, p, s):
     players[p, P_TILE_POINTS] += v
 
 
-@njit(cache=True)
+@kernel
 def _trigger_end(players, meta, p, reason):
     """§7: the first trigger takes the game_end tile; later ones change nothing (clar. 16)."""
     if meta[M_END_BY] < 0:
@@ -566,7 +580,7 @@ def _trigger_end(players, meta, p, reason):
         _take_tile(players, meta, p, ST_GAME_END)
 
 
-@njit(cache=True)
+@kernel
 def _close(cards, houses, players, meta, a):
     """Start a close (§3.3): the mode, then the houses (§4)."""
     p = meta[M_PLAYER]
@@ -592,7 +606,7 @@ def _close(cards, houses, players, meta, a):
     meta[M_STEP] = T_SETTLE_HOUSES
 
 
-@njit(cache=True)
+@kernel
 def _place_house(houses, players, meta, c):
     p = meta[M_PLAYER]
     houses[p, c] = 1
@@ -603,7 +617,7 @@ def _place_house(houses, players, meta, c):
         _trigger_end(players, meta, p, END_LAST_HOUSE)
 
 
-@njit(cache=True)
+@kernel
 def _settle_houses(cards, houses, players, meta):
     """Place forced houses; stop at a choice (``HOUSE`` step) or go on with the close."""
     p = meta[M_PLAYER]
@@ -625,7 +639,7 @@ def _settle_houses(cards, houses, players, meta):
     meta[M_STEP] = T_AFTER_HOUSES
 
 
-@njit(cache=True)
+@kernel
 def _after_houses(cards, houses, players, meta, rules):
     """Close steps 2 and 3: bonus tiles (§5), then the carriage (§6)."""
     p = meta[M_PLAYER]
@@ -682,14 +696,14 @@ def _after_houses(cards, houses, players, meta, rules):
             meta[M_STEP] = S_CARRIAGE
 
 
-@njit(cache=True)
+@kernel
 def _take_carriage(players, meta, p, v):
     players[p, P_CARRIAGE] = v
     if v == 7:
         _trigger_end(players, meta, p, END_CARRIAGE_7)
 
 
-@njit(cache=True)
+@kernel
 def _discard_card(cards, meta, c):
     p = meta[M_PLAYER]
     _leave_hand(cards, p, c)
@@ -698,7 +712,7 @@ def _discard_card(cards, meta, c):
     meta[M_LAST] = c
 
 
-@njit(cache=True)
+@kernel
 def _settle_discards(cards, meta):
     p = meta[M_PLAYER]
     while meta[M_TODO] > 0:
@@ -719,7 +733,7 @@ def _settle_discards(cards, meta):
     meta[M_STEP] = T_END_TURN
 
 
-@njit(cache=True)
+@kernel
 def _end_turn(players, meta, rules):
     """§7: after the trigger, the round is finished (seat n-1 moves last); ``max_rounds``
     rounds without a trigger end the game too (truncated)."""
@@ -741,7 +755,7 @@ def _end_turn(players, meta, rules):
     meta[M_STEP] = T_START_TURN
 
 
-@njit(cache=True)
+@kernel
 def _beats(players, meta, n, a, b):
     """Seat ``a`` ranks above seat ``b`` (§7): more points; on a tie, the game_end holder,
     then the first tied seat clockwise after the holder. No holder: a tie is shared."""
@@ -755,7 +769,7 @@ def _beats(players, meta, n, a, b):
     return (a - h) % n < (b - h) % n
 
 
-@njit(cache=True)
+@kernel
 def _finish_game(players, meta, rules):
     n = rules[R_PLAYERS]
     meta[M_STEP] = S_TERMINAL
@@ -772,7 +786,7 @@ def _finish_game(players, meta, rules):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def apply_action(cards, route, houses, players, meta, rules, a):
     """Apply legal action ``a`` of the player to move (unchecked), then advance to the next
     decision, chance node or the end."""
@@ -831,7 +845,7 @@ def apply_action(cards, route, houses, players, meta, rules, a):
     _run(cards, route, houses, players, meta, rules)
 
 
-@njit(cache=True)
+@kernel
 def returns(players, meta, rules, out):
     """Final value per seat: the winner +1, the others -1/(n-1); a shared win (a truncated
     game's tie) splits so the values sum to 0. Zeros before the end."""
