@@ -39,15 +39,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from taluva_ai.envs.core import EXTERNAL, env_step
-from taluva_ai.envs.taluva_env import MaskedDiscrete, check_action
-from taluva_ai.envs.vector import END_TRUNCATED, OBS_HIGH, EnvStateError, TaluvaVectorEnv
-from taluva_ai.errors import IllegalActionError
+from taluva_ai.envs.core import EXTERNAL
+from taluva_ai.envs.taluva_env import MaskedDiscrete, TaluvaViewEnv
+from taluva_ai.envs.vector import END_TRUNCATED, OBS_HIGH, TaluvaVectorEnv
 from taluva_ai.games.taluva import RuleSet, TaluvaGame, TaluvaState
 from taluva_ai.games.taluva import solo_kernels as SK
 from taluva_ai.games.taluva.encoding import (
@@ -85,7 +83,7 @@ def game_seed(gen: np.random.Generator) -> int:
     return int(gen.integers(0, 2**63 - 1))
 
 
-class TaluvaSoloEnv(gym.Env):
+class TaluvaSoloEnv(TaluvaViewEnv):
     """The solo variant for one agent (the module docstring is the spec).
 
     Args:
@@ -101,8 +99,6 @@ class TaluvaSoloEnv(gym.Env):
     Raises:
         ValueError: a bad argument, named in the message.
     """
-
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}  # noqa: RUF012
 
     def __init__(
         self,
@@ -145,22 +141,13 @@ class TaluvaSoloEnv(gym.Env):
         self.state: TaluvaState | None = None
 
     def _kernel(self, view_action: int) -> None:
-        assert self.state is not None
-        st = self.state
-        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
-        self._outside = int(env_step(st.cells, st.players, st.deck, st.meta, self._rng, rules,
-                                     nbr, cell_of, hexqr, origin, self._seat_kind, 0,
-                                     self.view.radius, self.view.valid, view_action,
-                                     self._center, self._obs, self._mask, self._ret))
+        self._run_kernel(view_action, 0)
 
     def _running_score(self) -> int:
         assert self.state is not None
         st = self.state
         rules, nbr, cell_of, _, _ = self.game.kernel_args()
         return int(SK.running_score(st.cells, st.players, st.meta, rules, nbr, cell_of))
-
-    def _obs_dict(self) -> dict[str, np.ndarray]:
-        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
 
     def _info(self) -> dict[str, Any]:
         assert self.state is not None
@@ -198,49 +185,21 @@ class TaluvaSoloEnv(gym.Env):
             ActionOutOfRangeError: an id outside the action space.
             IllegalActionError: a masked action (unless ``illegal_action="penalty"``).
         """
-        if self.state is None:
-            raise EnvStateError("call reset() before step()")
+        a, penalty = self._checked_action(action)
+        if penalty is not None:
+            return penalty
         st = self.state
-        if st.is_terminal():
-            raise EnvStateError("the game is over: call reset() before step()")
-        a = check_action(action, self.num_actions)
-        if not self._mask[a]:
-            if self.illegal_action == "penalty":
-                info = self._info()
-                info["illegal_action"] = True
-                return self._obs_dict(), self.illegal_penalty, False, False, info
-            raise IllegalActionError(a, "masked out: not a legal action of the view "
-                                     "(see action_mask)")
+        assert st is not None
         before = self._score
         self._kernel(a)
         self._score = self._running_score()
-        over = st.is_terminal()
-        truncated = bool(over and st.meta[M_END] == END_TRUNCATED)
-        terminated = bool(over and not truncated)
+        over = st.is_terminal() and st.meta[M_END] != END_TRUNCATED
         if self.reward_mode == "shaped":  # the first step counts from 0 (module docstring)
             reward = float(self._score - (0 if self._first else before))
         else:
-            reward = float(self._ret[0]) if terminated else 0.0
+            reward = float(self._ret[0]) if over else 0.0
         self._first = False
-        info = self._info()
-        info["illegal_action"] = False
-        return self._obs_dict(), reward, terminated, truncated, info
-
-    def action_masks(self) -> np.ndarray:
-        """``bool[A]`` legal mask (the sb3-contrib convention)."""
-        return self._mask.astype(bool)
-
-    def render(self) -> str | np.ndarray | None:
-        """``"ansi"``: the island as text; ``"rgb_array"``: ``uint8[H, W, 3]`` picture."""
-        if self.state is None:
-            raise EnvStateError("call reset() before render()")
-        if self.render_mode == "ansi":
-            return str(self.state)
-        if self.render_mode == "rgb_array":
-            from taluva_ai.games.taluva.draw import render_rgb
-
-            return render_rgb(self.state)
-        return None
+        return self._result(reward)
 
 
 class TaluvaSoloVectorEnv(TaluvaVectorEnv):

@@ -121,7 +121,101 @@ def resolve_opponent(spec: Any, seed: int | None) -> tuple[int, Any]:
     raise ValueError(f"an opponent is a name or an object with act(state), got {spec!r}")
 
 
-class TaluvaEnv(gym.Env):
+class TaluvaViewEnv(gym.Env):
+    """What ``Taluva-v0`` and ``TaluvaSolo-v0`` share: one Taluva state stepped by the
+    compiled :func:`~taluva_ai.envs.core.env_step` on view ids (docs/encoding.md), the
+    observation dict, the step's checks, the sb3-contrib mask and the pictures. Subclasses
+    set ``game``, ``view``, ``state``, ``illegal_action``, ``illegal_penalty``, the kernel
+    buffers (``_rng``, ``_seat_kind``, ``_center``, ``_obs``, ``_mask``, ``_ret``) and
+    ``_info()``."""
+
+    metadata: dict[str, Any] = {  # noqa: RUF012
+        "render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    game: TaluvaGame
+    view: Any
+    state: TaluvaState | None
+    illegal_action: str
+    illegal_penalty: float
+    _rng: np.ndarray
+    _seat_kind: np.ndarray
+    _center: np.ndarray
+    _obs: np.ndarray
+    _mask: np.ndarray
+    _ret: np.ndarray
+    _outside: int
+
+    def _info(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _run_kernel(self, view_action: int, perspective: int) -> None:
+        """``env_step`` on the state: play ``view_action`` (-1: none), advance through chance
+        and built-in seats, encode for ``perspective`` (-1: the player to move)."""
+        assert self.state is not None
+        st = self.state
+        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        self._outside = int(env_step(st.cells, st.players, st.deck, st.meta, self._rng, rules,
+                                     nbr, cell_of, hexqr, origin, self._seat_kind, perspective,
+                                     self.view.radius, self.view.valid, view_action,
+                                     self._center, self._obs, self._mask, self._ret))
+
+    def _obs_dict(self) -> dict[str, np.ndarray]:
+        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+
+    def _checked_action(
+        self, action: Any
+    ) -> tuple[int, tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]] | None]:
+        """``(id, None)`` for a legal view id; ``(id, the step's result)`` for a masked one in
+        penalty mode.
+
+        Raises:
+            EnvStateError: before ``reset`` or after the game ended.
+            ValueError: a non-scalar or non-integer action.
+            ActionOutOfRangeError: an id outside the action space.
+            IllegalActionError: a masked action (unless ``illegal_action="penalty"``).
+        """
+        if self.state is None:
+            raise EnvStateError("call reset() before step()")
+        if self.state.is_terminal():
+            raise EnvStateError("the game is over: call reset() before step()")
+        a = check_action(action, int(self._mask.size))
+        if self._mask[a]:
+            return a, None
+        if self.illegal_action == "penalty":
+            info = self._info()
+            info["illegal_action"] = True
+            return a, (self._obs_dict(), self.illegal_penalty, False, False, info)
+        raise IllegalActionError(a, "masked out: not a legal action of the view "
+                                 "(see action_mask)")
+
+    def _result(self, reward: float
+                ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """The step's return after a legal action (terminated or truncated by the end)."""
+        assert self.state is not None
+        st = self.state
+        over = st.is_terminal()
+        truncated = bool(over and st.meta[M_END] == END_TRUNCATED)
+        info = self._info()
+        info["illegal_action"] = False
+        return self._obs_dict(), reward, bool(over and not truncated), truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[A]`` legal mask of the view's ids (the sb3-contrib convention)."""
+        return self._mask.astype(bool)
+
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the island as text; ``"rgb_array"``: ``uint8[H, W, 3]`` picture."""
+        if self.state is None:
+            raise EnvStateError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return str(self.state)
+        if self.render_mode == "rgb_array":
+            from taluva_ai.games.taluva.draw import render_rgb
+
+            return render_rgb(self.state)
+        return None
+
+
+class TaluvaEnv(TaluvaViewEnv):
     """Taluva for one agent (the module docstring is the spec).
 
     Args:
@@ -138,8 +232,6 @@ class TaluvaEnv(gym.Env):
         ValueError: a bad argument (seat count outside 2..4, opponents of the wrong number, an
             unknown opponent name, an unknown render mode...), named in the message.
     """
-
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}  # noqa: RUF012
 
     def __init__(
         self,
@@ -197,14 +289,8 @@ class TaluvaEnv(gym.Env):
     # -- internals --------------------------------------------------------------------------
 
     def _kernel(self, view_action: int) -> None:
-        assert self.state is not None
-        st = self.state
-        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
-        persp = self.agent_seat if self.opponent_specs is not None else -1
-        self._outside = int(env_step(st.cells, st.players, st.deck, st.meta, self._rng, rules,
-                                     nbr, cell_of, hexqr, origin, self._seat_kind, persp,
-                                     self.view.radius, self.view.valid, view_action,
-                                     self._center, self._obs, self._mask, self._ret))
+        self._run_kernel(view_action,
+                         self.agent_seat if self.opponent_specs is not None else -1)
 
     def _play_external_opponents(self) -> None:
         """Let Python opponents move until the agent is to move or the game is over."""
@@ -223,9 +309,6 @@ class TaluvaEnv(gym.Env):
             moved = True
         if moved:
             self._kernel(-1)
-
-    def _obs_dict(self) -> dict[str, np.ndarray]:
-        return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
 
     def _info(self) -> dict[str, Any]:
         assert self.state is not None
@@ -280,42 +363,13 @@ class TaluvaEnv(gym.Env):
             ActionOutOfRangeError: an id outside the action space.
             IllegalActionError: a masked action (unless ``illegal_action="penalty"``).
         """
-        if self.state is None:
-            raise EnvStateError("call reset() before step()")
+        a, penalty = self._checked_action(action)
+        if penalty is not None:
+            return penalty
         st = self.state
-        if st.is_terminal():
-            raise EnvStateError("the game is over: call reset() before step()")
-        a = check_action(action, self.view.num_actions)
-        if not self._mask[a]:
-            if self.illegal_action == "penalty":
-                info = self._info()
-                info["illegal_action"] = True
-                return self._obs_dict(), self.illegal_penalty, False, False, info
-            raise IllegalActionError(a, "masked out: not a legal action of the view "
-                                     "(see action_mask)")
+        assert st is not None
         mover = self.agent_seat if self.opponent_specs is not None else int(st.meta[M_PLAYER])
         self._kernel(a)
         self._play_external_opponents()
-        over = st.is_terminal()
-        truncated = bool(over and st.meta[M_END] == END_TRUNCATED)
-        terminated = bool(over and not truncated)
-        reward = float(self._ret[mover]) if terminated else 0.0
-        info = self._info()
-        info["illegal_action"] = False
-        return self._obs_dict(), reward, terminated, truncated, info
-
-    def action_masks(self) -> np.ndarray:
-        """``bool[A]`` legal mask of the view's ids (the sb3-contrib convention)."""
-        return self._mask.astype(bool)
-
-    def render(self) -> str | np.ndarray | None:
-        """``"ansi"``: the island as text; ``"rgb_array"``: ``uint8[H, W, 3]`` picture."""
-        if self.state is None:
-            raise EnvStateError("call reset() before render()")
-        if self.render_mode == "ansi":
-            return str(self.state)
-        if self.render_mode == "rgb_array":
-            from taluva_ai.games.taluva.draw import render_rgb
-
-            return render_rgb(self.state)
-        return None
+        over = st.is_terminal() and st.meta[M_END] != END_TRUNCATED
+        return self._result(float(self._ret[mover]) if over else 0.0)

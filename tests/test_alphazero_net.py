@@ -43,8 +43,8 @@ def one_thread():
 
 
 def positions(num_players: int, games: int, seed: int = 0):
-    """Decision states along seeded random games."""
-    game = TaluvaGame(num_players=num_players)
+    """Decision states along seeded random games (``num_players = 1``: the solo variant)."""
+    game = TaluvaGame(solo=True) if num_players == 1 else TaluvaGame(num_players=num_players)
     for g in range(games):
         rng = np.random.default_rng(seed + g)
         s = game.new_initial_state(seed=seed + g)
@@ -302,21 +302,6 @@ def test_az_agent_values_leaves_as_the_runs_selfplay_did_unless_told(tmp_path) -
     assert half.leaf == {"rollout": "random", "lambda": 0.5, "samples": 4}
 
 
-def solo_positions(games: int, seed: int = 0):
-    """Decision states along seeded random solo games."""
-    game = TaluvaGame(solo=True)
-    for g in range(games):
-        rng = np.random.default_rng(seed + g)
-        s = game.new_initial_state(seed=seed + g)
-        while not s.is_terminal():
-            if s.current_player < 0:
-                s.draw()
-                continue
-            yield s
-            legal = s.legal_actions()
-            s.apply(int(legal[rng.integers(legal.size)]))
-
-
 def test_solo_encoder_planes_globals_extra_ids_and_symmetries() -> None:
     """One player is the solo variant: the 26 seat planes, the solo planes' values after the
     globals, the bonus and box actions as 6 extra network ids that no rotation moves."""
@@ -326,7 +311,7 @@ def test_solo_encoder_planes_globals_extra_ids_and_symmetries() -> None:
     assert enc.spec()["extra_actions"] == 6 and "extra_actions" not in \
         make_encoder("taluva", 2).spec()
     extra_seen = 0
-    for i, s in enumerate(solo_positions(2, seed=5)):
+    for i, s in enumerate(positions(1, 2, seed=5)):
         if i % 4:
             continue
         e = enc.encode(s)
@@ -357,7 +342,7 @@ def test_solo_network_has_extra_logits_and_one_value_on_the_score_scale(tmp_path
     with torch.no_grad():
         logits, values = net(torch.zeros(2, 26, 27, 27), torch.zeros(2, enc.num_globals))
     assert logits.shape == (2, 14 * 729 + 6) and values.shape == (2, 1)
-    s = next(solo_positions(1, seed=2))
+    s = next(positions(1, 1, seed=2))
     # value targets: (score - 40) / 20, clipped to the tanh range
     np.testing.assert_allclose(value_targets(s, np.array([50.0])), [0.5])
     np.testing.assert_allclose(value_targets(s, np.array([-30.0])), [-1.0])
