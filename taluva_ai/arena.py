@@ -302,6 +302,8 @@ def play_game(
                     break
                 except Exception as e:
                     _add_time(spent, longest, p, time.perf_counter() - t0)
+                    if _interrupted(e):
+                        raise KeyboardInterrupt from e
                     if not forfeits:
                         raise
                     lost = Forfeit(p, "exception", _describe_error(e), plies)
@@ -478,6 +480,20 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _interrupted(error: BaseException) -> bool:
+    """Whether ``error`` arose from a Ctrl-C: a KeyboardInterrupt in its cause or context
+    chain (Numba, interrupted while compiling, raises ``RuntimeError: no compiled object
+    yet``); such an error stops the run instead of counting as the agent's forfeit."""
+    seen: set[int] = set()
+    e: BaseException | None = error
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def _warm_up(game: Game, spec: str) -> None:

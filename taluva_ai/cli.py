@@ -275,7 +275,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if args.solo and len(args.players) != 1:
         raise _ArgError(f"--players: the solo variant has one player, got {len(args.players)}")
     if not args.solo and not 2 <= len(args.players) <= 4:
-        raise _ArgError(f"--players: give 2 to 4 agents, got {len(args.players)}")
+        raise _ArgError(f"--players: give 2 to 4 agents, got {len(args.players)} (one agent "
+                        "plays the solo variant with --solo)")
     if args.record is not None:
         _check_output_path("--record", args.record)
     game = _make_game(_rules_from_args(args, len(args.players)), args.game)

@@ -5,7 +5,6 @@ plays by name."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -150,7 +149,7 @@ def test_tiny_tnt_training_run_end_to_end_and_the_network_plays_by_name(tmp_path
     assert [x["iteration"] for x in lines] == [0, 1]
     assert lines[1]["selfplay"]["games"] == 2 and lines[1]["selfplay"]["samples"] > 0
     assert "random" in lines[1]["anchors"] and "gating" in lines[1]
-    best = Path(json.loads((out / "state.json").read_text())["best"])
+    best = out / json.loads((out / "state.json").read_text())["best"]
     payload = torch.load(best, weights_only=True)
     assert payload["encoder"]["name"] == "tnt-observation"
     assert payload["encoder"]["network"] == "mlp"

@@ -274,7 +274,12 @@ def test_same_config_same_run_and_a_resumed_run_equals_an_uninterrupted_one(tmp_
     with pytest.raises(KeyboardInterrupt):
         TrainingRun(b, cfg, progress=False).run()
     monkeypatch.setattr(TrainingRun, "_iteration", real)
+    moved = tmp_path / "moved"
+    b.rename(moved)  # a run directory can move: the state names checkpoints relative to it
+    b = moved
     TrainingRun(b, progress=False).run()
+    best = json.loads((b / "state.json").read_text())["best"]
+    assert best.startswith("checkpoints/iter_") and (b / best).is_file()
 
     la = [json.loads(x) for x in (a / "metrics.jsonl").read_text().splitlines()]
     lb = [json.loads(x) for x in (b / "metrics.jsonl").read_text().splitlines()]

@@ -574,3 +574,28 @@ def test_tournament_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     assert len(err) == 1 and "Traceback" not in err[0]
     assert message.replace("{R}", str(tmp_path / "R")) in err[0]
     assert not (tmp_path / "x").exists()
+
+
+class _CompileInterrupted:
+    """Raises what Numba raises when a Ctrl-C lands in its compiler: a RuntimeError whose
+    context is the KeyboardInterrupt."""
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, state: Any) -> int:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("no compiled object yet for <Library 'rollout'>") from None
+
+    def stats(self) -> dict[str, Any]:
+        return {}
+
+
+def test_a_ctrl_c_inside_an_agent_stops_the_game_and_is_no_forfeit() -> None:
+    from taluva_ai.arena import play_game
+
+    game = make_game("taluva", num_players=2)
+    with pytest.raises(KeyboardInterrupt):
+        play_game(game, [_CompileInterrupted(), make_agent("random")], 1, forfeits=True)

@@ -400,6 +400,15 @@ class TrainingRun:
             sets = [SampleSet.load(f) for f in files]
             buffer.add(f"iter_{k:04d}", SampleSet.concatenate(sets))
 
+    def _best(self, state: dict[str, Any]) -> Path:
+        """The best network's checkpoint: ``state["best"]`` relative to the run directory
+        (older runs stored an absolute path; its file name is looked up in this run's
+        ``checkpoints/``, so a copied or moved run uses its own files)."""
+        best = Path(state["best"])
+        if best.is_absolute():
+            best = Path("checkpoints") / best.name
+        return self.out / best
+
     def _checkpoint_path(self, k: int) -> Path:
         return self.out / "checkpoints" / f"iter_{k:04d}.pt"
 
@@ -424,7 +433,7 @@ class TrainingRun:
                 line["selfplay"] = self._play(0, None, cfg.warm_start.games, expert=True)
         else:
             steps = cfg.train.steps
-            line["selfplay"] = self._play(k, Path(state["best"]), cfg.selfplay.games,
+            line["selfplay"] = self._play(k, self._best(state), cfg.selfplay.games,
                                           expert=False)
         phases["selfplay"] = time.perf_counter() - t
         self._add_samples(k, buffer)
@@ -451,7 +460,7 @@ class TrainingRun:
         t = time.perf_counter()
         promoted = True
         if k > 0 and cfg.gating.enabled:
-            best = Path(state["best"])
+            best = self._best(state)
             res = gate(self._az_spec(ckpt, cfg.gating.az), self._az_spec(best, cfg.gating.az),
                        cfg.gating, self.out / "gating" / f"iter_{k:04d}",
                        _seed(cfg.seed, k, 4), self.workers, cfg.game.name,
@@ -460,7 +469,7 @@ class TrainingRun:
             line["gating"] = res
         phases["gating"] = time.perf_counter() - t
         if promoted:
-            state["best"] = str(ckpt)
+            state["best"] = str(ckpt.relative_to(self.out))  # the run directory can move
             state["best_iteration"] = k
             state["promotions"].append(k)
         line["best_iteration"] = state["best_iteration"]
@@ -469,7 +478,7 @@ class TrainingRun:
         t = time.perf_counter()
         every = cfg.anchors.every
         if (every and k % every == 0) or k == cfg.iterations:
-            line["anchors"] = self._anchors(k, Path(state["best"]))
+            line["anchors"] = self._anchors(k, self._best(state))
         phases["anchors"] = time.perf_counter() - t
         line["phase_seconds"] = {n: round(v, 3) for n, v in phases.items()}
         return line
@@ -605,7 +614,7 @@ class TrainingRun:
         self._tensorboard(k, line)
         ckpt = self._checkpoint_path(k)
         _copy_atomic(ckpt, self.out / "latest.pt")
-        _copy_atomic(Path(state["best"]), self.out / "best.pt")
+        _copy_atomic(self._best(state), self.out / "best.pt")
         state["iteration"] = k
         _write_atomic(self.out / "state.json", json.dumps(state, indent=2) + "\n")
 
@@ -648,6 +657,11 @@ def train_main(config: str | None, out: str | None, resume: str | None,
         print(f"taluva train: {run.out} ({'resuming' if run.resuming else 'new run'}), "
               f"{run.workers} worker(s), device {run.device}, on {backend.describe()}",
               file=sys.stderr, flush=True)
+        done = run._load_state() if run.resuming else None
+        if done is not None and int(done["iteration"]) >= run.cfg.iterations:
+            print(f"taluva train: {run.out} has already finished its {run.cfg.iterations} "
+                  f"iteration(s) after the warm start; to train on, raise iterations in "
+                  f"{run.out / 'config.toml'} and resume", file=sys.stderr, flush=True)
         return run.run()
     finally:
         backend.close()
