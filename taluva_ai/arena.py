@@ -396,6 +396,18 @@ def _action_id(action: Any, name: str, seat: int) -> int:
         "action id (an integer)")
 
 
+def check_fits(agent: Any, game: Game) -> None:
+    """Let an agent that plays only some games (an ``az`` checkpoint: one game, one number of
+    players) refuse ``game`` before any move, through its optional ``check_game(game)``.
+
+    Raises:
+        ValueError: the agent cannot play ``game`` (its message says why).
+    """
+    check = getattr(agent, "check_game", None)
+    if check is not None:
+        check(game)
+
+
 def make_agent(spec: str, seed: int | None = None) -> Any:
     """Make an agent from its spec (``"random"``, ``"greedy:epsilon=0.1"``, ``"module:Class"``)
     with the agent registry of ``taluva_ai.agents``, looked up by name at run time: the core
@@ -749,14 +761,17 @@ def run_tournament(
         if len(specs) != 2 or players_per_game != 2:
             raise ValueError("an SPRT compares two agents in 2-player games, got "
                              f"{len(specs)} agents and {players_per_game} players per game")
+    made = []
     for s in specs:
-        make_agent(s)  # raises ValueError for an unknown agent or a bad parameter
+        made.append(make_agent(s))  # raises ValueError for an unknown agent or bad parameter
         time_budget(s)  # and for a bad time=
     opts = dict(rules or {})
     if opts.get("num_players", players_per_game) != players_per_game:
         raise ValueError("rules' num_players differs from players_per_game")
     opts["num_players"] = players_per_game
     game = make_game(game_name, **opts)
+    for agent in made:
+        check_fits(agent, game)
     full_rules = game.options()
 
     out = Path(out_dir)

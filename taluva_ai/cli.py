@@ -270,7 +270,7 @@ def format_solo_score(state: Any) -> str:
 def _cmd_play(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from taluva_ai.arena import make_agent, play_game
+    from taluva_ai.arena import check_fits, make_agent, play_game
 
     if args.solo and len(args.players) != 1:
         raise _ArgError(f"--players: the solo variant has one player, got {len(args.players)}")
@@ -284,6 +284,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     for spec in args.players:
         try:
             agents.append(make_agent(spec))
+            check_fits(agents[-1], game)
         except (ValueError, ImportError, AttributeError) as e:
             raise _ArgError(f"--players: {e}") from None
     seed = args.seed

@@ -257,7 +257,7 @@ def test_unreadable_and_foreign_files_are_refused(tmp_path) -> None:
         load_checkpoint(tmp_path / "evil.pt")
 
 
-def test_az_agent_by_name_plays_legal_moves_and_checks_its_checkpoint(tmp_path) -> None:
+def test_az_agent_by_name_plays_legal_moves_and_checks_its_checkpoint(tmp_path, capsys) -> None:
     path = tmp_path / "best.pt"
     save_small(path)
     agent = make_agent(f"az:path={path},sims=12,leaf_batch=4,device=cpu", seed=5)
@@ -287,6 +287,18 @@ def test_az_agent_by_name_plays_legal_moves_and_checks_its_checkpoint(tmp_path) 
     three.draw()
     with pytest.raises(ValueError, match="2-player games, this game has 3"):
         agent.act(three)
+    # refused before any move: by the arena, and by taluva play in one line
+    from taluva_ai.arena import run_tournament
+    from taluva_ai.cli import main
+
+    with pytest.raises(ValueError, match="is for taluva, this game is thurn_und_taxis"):
+        run_tournament([f"az:path={path}", "random"], 2, tmp_path / "t",
+                       game_name="thurn_und_taxis", progress=False)
+    assert not (tmp_path / "t" / "results.jsonl").exists()
+    with pytest.raises(SystemExit) as exc:
+        main(["play", "--solo", "--players", f"az:path={path}"])
+    assert exc.value.code == 2
+    assert "2-player games, this game has 1 player(s)" in capsys.readouterr().err
 
 
 def test_az_agent_values_leaves_as_the_runs_selfplay_did_unless_told(tmp_path) -> None:

@@ -137,12 +137,23 @@ class AlphaZeroAgent(MCTSAgent):
             ValueError: the checkpoint was made for another game or another number of players,
                 or ``state`` is not a decision node.
         """
-        got = getattr(getattr(state, "game", None), "name", None)
-        if self.game_name and got and got != self.game_name:
-            raise ValueError(f"checkpoint {self.path} is for {self.game_name}, this game is "
-                             f"{got}")
-        n = len(state.returns())
-        if n != self.encoder.num_players:
-            raise ValueError(f"checkpoint {self.path} is for {self.encoder.num_players}-player "
-                             f"games, this game has {n} players")
+        game = getattr(state, "game", None)
+        self._check(getattr(game, "name", None), len(state.returns()))
         return super().act(state)
+
+    def check_game(self, game: Any) -> None:
+        """Refuse a game this checkpoint was not made for, before any move (the arena and
+        ``taluva play`` call it).
+
+        Raises:
+            ValueError: another game, or another number of players.
+        """
+        self._check(getattr(game, "name", None), getattr(game, "num_players", None))
+
+    def _check(self, name: str | None, players: int | None) -> None:
+        if self.game_name and name and name != self.game_name:
+            raise ValueError(f"checkpoint {self.path} is for {self.game_name}, this game is "
+                             f"{name}")
+        if players is not None and players != self.encoder.num_players:
+            raise ValueError(f"checkpoint {self.path} is for {self.encoder.num_players}-player "
+                             f"games, this game has {players} player(s)")
