@@ -54,6 +54,7 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[anchors]\nopponents = ['nobody']\n", r"\[anchors\] opponents: unknown agent"),
     ("[selfplay]\nrollout = 'greedy'\n", "rollout and rollout_lambda go together"),
     ("seed = [1\n", "not valid TOML"),
+    ("[game]\nsolo = true\n", r"\[game\]: the solo variant has one player: num_players = 1, got 2"),
 ])
 def test_bad_configs_fail_before_any_work(tmp_path, text: str, message: str) -> None:
     path = tmp_path / "bad.toml"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -180,6 +181,17 @@ def test_position_strings_of_solo_games_round_trip():
     bad = text.replace(";solo=", ";solo=9")  # the draw pile count off
     with pytest.raises(PositionError):
         parse_position(GAME, bad)
+    # each counter has its range (a huge "tiles under the pile" once corrupted memory)
+    head, counters = text.rsplit(";solo=", 1)
+    for j, value, words in [(11, 100000, "counter 12 (tiles under the pile)"),
+                            (2, 99, "counter 3 (face-up tile)"),
+                            (4, 4, "counter 5 (tiles this turn)")]:
+        xs = counters.split(".")
+        xs[j] = str(value)
+        with pytest.raises(PositionError, match=re.escape(words)):
+            parse_position(GAME, head + ";solo=" + ".".join(xs))
+    mid = parse_position(GAME, text)  # an early position: the pile is not empty
+    assert mid.to_position_string() == text
 
 
 def test_solo_paired_head_to_head():

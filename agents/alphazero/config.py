@@ -473,6 +473,9 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
     from taluva_ai.agents import make_agent
     from taluva_ai.protocol import make_game
 
+    _need(not cfg.game.rules.get("solo") or cfg.game.num_players == 1, s,
+          f"[game]: the solo variant has one player: num_players = 1, got "
+          f"{cfg.game.num_players}")
     try:
         game = make_game(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.rules)
     except (KeyError, TypeError, ValueError) as e:

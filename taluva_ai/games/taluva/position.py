@@ -38,6 +38,7 @@ from taluva_ai.games.taluva.state import (
     P_HAND,
     P_PLACE,
     P_STATUS,
+    SOLO_STACK,
     START_HUTS,
     START_TEMPLES,
     START_TOWERS,
@@ -215,10 +216,28 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
         xs = vals["solo"].split(".")
         if len(xs) != 16:
             raise PositionError("solo", "expected 16 '.'-separated numbers")
-        for j, t in enumerate(xs):
-            meta[16 + j] = _int("solo", t, -(10**6), 10**6)
+        for j, (t, (name, lo, hi)) in enumerate(zip(xs, _SOLO_FIELDS, strict=True)):
+            try:
+                meta[16 + j] = _int("solo", t, lo, hi)
+            except PositionError as e:
+                raise PositionError("solo", f"counter {j + 1} ({name}): {e.reason}") from None
+        if meta[16 + 11] > min(meta[16], NUM_TILES - meta[3]):
+            raise PositionError("solo", "counter 12 (tiles under the pile): more than the draw "
+                                "pile or the tiles not yet drawn")
     _check_consistency(game, cells, players, deck8, meta)
     return TaluvaState(game, cells, players, deck8, meta)
+
+
+#: The solo counters of ``solo=`` (``meta[16:32]``): name and allowed range.
+_SOLO_FIELDS = (
+    ("draw pile", 0, NUM_TILES), ("bonus stack", 0, SOLO_STACK),
+    ("face-up tile", -1, NUM_TILE_TYPES - 1), ("set aside", 0, NUM_TILES),
+    ("tiles this turn", 0, 3), ("bonus sources", 0, 3), ("face-up used", 0, 1),
+    ("source", 0, 2), ("boxed huts", 0, START_HUTS), ("boxed temples", 0, START_TEMPLES),
+    ("boxed towers", 0, START_TOWERS), ("tiles under the pile", 0, NUM_TILES),
+    ("pending chance", 0, 2), ("last class", 0, 4), ("island tiles", 0, NUM_TILES),
+    ("score", -1000, 1000),
+)
 
 
 def _check_consistency(
