@@ -72,18 +72,44 @@ def play_one(agent_spec: str, seed: int, rules: dict[str, Any]) -> dict[str, Any
     state = seen[0]
     breakdown = state.score_breakdown()
     score = sum(breakdown.values())
-    return {"seed": seed, "score": score, "band": result_band(score),
+    return {"agent": agent_spec, "seed": seed, "score": score, "band": result_band(score),
             "breakdown": breakdown, "end_reason": state.end_reason.name.lower(),
             "plies": res.plies, "seconds": round(time.perf_counter() - t0, 3)}
 
 
-def _done(path: Path) -> dict[int, dict[str, Any]]:
+def _done(path: Path, agent: str) -> dict[int, dict[str, Any]]:
+    """The finished games of ``agent`` in its games file, by seed. A last line cut short (a
+    kill while it was written) is dropped from the file.
+
+    Raises:
+        ValueError: a line that is not a game's result (file and line named), or a file that
+            holds another agent's games (two specs with the same file name).
+    """
     out: dict[int, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                out[int(row["seed"])] = row
+    if not path.exists():
+        return out
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    if lines and lines[-1].strip():  # no newline at the end: an interrupted write
+        try:
+            json.loads(lines[-1])
+        except ValueError:
+            path.write_text("\n".join(lines[:-1]) + ("\n" if len(lines) > 1 else ""),
+                            encoding="utf-8")
+            lines = lines[:-1]
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            seed = int(row["seed"])
+            float(row["score"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{path}, line {i}: not a solo game result ({e})") from None
+        if row.get("agent", agent) != agent:
+            raise ValueError(f"{path} holds the games of {row['agent']!r}, not of {agent!r} "
+                             "(their file names agree); use another --out for one of them")
+        out[seed] = row
     return out
 
 
@@ -96,17 +122,30 @@ def play(cfg: SoloLadderConfig, progress: Callable[[int], None] | None = None
     Raises:
         ValueError: ``out`` holds a ladder of another config.
     """
+    from taluva_ai.agents import make_agent
+
+    if cfg.games < 1 or cfg.concurrency < 1:
+        raise ValueError(f"games and concurrency must be >= 1, got {cfg.games} and "
+                         f"{cfg.concurrency}")
+    for agent in cfg.agents:
+        make_agent(agent)  # an unknown agent or a bad parameter, before anything is written
     out = Path(cfg.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} is a file, not a ladder directory")
     (out / "games").mkdir(parents=True, exist_ok=True)
     cfg_path = out / "config.json"
     # the games of an agent depend on the seeds and rules only: more games or more agents
     # extend a ladder
     key = {k: v for k, v in asdict(cfg).items() if k in ("seed", "rules")}
     if cfg_path.exists():
-        old = json.loads(cfg_path.read_text(encoding="utf-8"))
-        if {k: v for k, v in old.items() if k in key} != key:
-            raise ValueError(f"{out} holds a ladder of another config ({cfg_path}); use another "
-                             "--out")
+        try:
+            old = json.loads(cfg_path.read_text(encoding="utf-8"))
+            differ = [k for k in key if old.get(k) != key[k]]
+        except (ValueError, AttributeError):
+            raise ValueError(f"{cfg_path}: not a solo ladder's config") from None
+        if differ:
+            raise ValueError(f"{out} holds a ladder with another {' and '.join(differ)} "
+                             f"({cfg_path}); use another --out")
     cfg_path.write_text(json.dumps(asdict(cfg), indent=2), encoding="utf-8")
     seeds = [cfg.seed + i for i in range(cfg.games)]
     rows: dict[str, list[dict[str, Any]]] = {}
@@ -115,7 +154,7 @@ def play(cfg: SoloLadderConfig, progress: Callable[[int], None] | None = None
     try:
         for agent in cfg.agents:
             path = out / "games" / f"{_slug(agent)}.jsonl"
-            done = _done(path)
+            done = _done(path, agent)
             todo = [s for s in seeds if s not in done]
             finished += len(seeds) - len(todo)
             if ex is None and cfg.concurrency > 1 and len(todo) > 1:
@@ -265,13 +304,16 @@ def main() -> None:
     args = p.parse_args()
     cfg = SMOKE if args.smoke else SoloLadderConfig()
     cfg.out, cfg.concurrency = args.out, args.concurrency
-    if args.games:
+    if args.games is not None:
         cfg.games = args.games
     if args.agents:
-        cfg.agents = args.agents
+        cfg.agents = list(dict.fromkeys(args.agents))
     if args.seed is not None:
         cfg.seed = args.seed
-    run(cfg)
+    try:
+        run(cfg)
+    except ValueError as e:
+        p.error(str(e))
     print((Path(cfg.out) / "solo_ladder.md").read_text(encoding="utf-8"))
 
 

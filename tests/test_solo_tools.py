@@ -142,8 +142,23 @@ def test_solo_ladder_smoke(tmp_path: Path):
     assert again == table
     rows = (tmp_path / "games" / "greedy.jsonl").read_text().splitlines()
     assert len(rows) == 2
-    with pytest.raises(ValueError, match="another config"):
+    with pytest.raises(ValueError, match="a ladder with another seed"):
         ladder.run(dataclasses.replace(cfg, seed=5))
+    for bad, words in [(dataclasses.replace(cfg, games=0), "games and concurrency must be"),
+                       (dataclasses.replace(cfg, agents=["bogus"]), "unknown agent"),
+                       (dataclasses.replace(cfg, out=str(tmp_path / "config.json")),
+                        "is a file")]:
+        with pytest.raises(ValueError, match=words):
+            ladder.run(bad)
+    assert not (tmp_path / "games" / "bogus.jsonl").exists()
+    # a line cut short by a kill is dropped on resume; a bad line is named
+    games = tmp_path / "games" / "random.jsonl"
+    games.write_text(games.read_text() + '{"seed": 3, "sco')
+    assert ladder.run(cfg) == table
+    games.write_text(games.read_text() + "oops\n")
+    with pytest.raises(ValueError, match=r"random.jsonl, line 3: not a solo game result"):
+        ladder.run(cfg)
+    games.write_text("\n".join(games.read_text().splitlines()[:2]) + "\n")
     # another agent extends the ladder: only its games are played
     more = ladder.run(dataclasses.replace(cfg, agents=[*cfg.agents, "greedy:epsilon=0.5"]))
     assert list(more["agents"]) == [*cfg.agents, "greedy:epsilon=0.5"]
