@@ -770,6 +770,10 @@ def run_tournament(
         raise ValueError("rules' num_players differs from players_per_game")
     opts["num_players"] = players_per_game
     game = make_game(game_name, **opts)
+    if game.num_players != players_per_game:  # the solo variant has one player
+        raise ValueError(f"these rules make a game of {game.num_players} player(s), not "
+                         f"{players_per_game}; solo agents are compared by the solo ladder "
+                         "(docs/solo.md)")
     for agent in made:
         check_fits(agent, game)
     full_rules = game.options()

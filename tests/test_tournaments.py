@@ -554,6 +554,8 @@ def test_resume_refuses_a_run_of_another_format(tmp_path: Path,
     (["--agents", "random", "greedy", "--out", "x", "--sprt", "elo0=0"], "--sprt: elo1 "
      "missing"),
     (["--out", "x"], "give the agents"),
+    (["--agents", "random", "greedy", "--out", "x", "--solo"], "these rules make a game of 1 "
+     "player(s), not 2; solo agents are compared by the solo ladder"),
     (["--agents", "random", "greedy"], "give the run directory: --out DIR"),
     (["--agents", "random", "greedy", "--out", "x", "--time-margin", "-1"], "time_margin must "
      "be a number of seconds >= 0, got -1.0"),
