@@ -171,6 +171,11 @@ def _rules_from_args(args: argparse.Namespace, num_players: int) -> dict[str, An
         name, eq, value = item.partition("=")
         if not eq or not name.strip():
             raise _ArgError(f"--solo-option: {item!r} is not NAME=VALUE")
+        from taluva_ai.games.taluva.rules import SOLO_DEFAULTS
+
+        if name.strip() not in SOLO_DEFAULTS:
+            raise _ArgError(f"--solo-option: {name.strip()!r} is not a solo option; known: "
+                            f"{', '.join(sorted(SOLO_DEFAULTS))}")
         low = value.strip().lower()
         opts[name.strip()] = {"true": True, "false": False}.get(low, value.strip())
     return opts

@@ -113,6 +113,10 @@ def test_play_solo_bad_arguments(capsys: pytest.CaptureFixture[str]):
     with pytest.raises(SystemExit) as e:
         main(["play", "--solo", "--players", "greedy", "--solo-option", "contacts=sides"])
     assert e.value.code == 2 and "contacts must be one of" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["play", "--solo", "--players", "greedy", "--solo-option", "num_players=2"])
+    assert e.value.code == 2 and "'num_players' is not a solo option; known: bonus_any_source" \
+        in capsys.readouterr().err
     assert main(["play", "--solo", "--players", "random", "--seed", "1", "--solo-option",
                  "pattern_overlap=disjoint", "--solo-option", "volcano_in_T=false"]) == 0
 
