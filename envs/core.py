@@ -21,6 +21,7 @@ from numba import njit, prange
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.encoding import (
     encode_into,
+    engine_to_view,
     solo_view_to_engine,
     view_center,
     view_to_engine,
@@ -147,6 +148,27 @@ def batch_env_step_serial(cells_b, players_b, deck_b, meta_b, rng_b, rules, nbr,
         outside_b[i] = env_step(cells_b[i], players_b[i], deck_b[i], meta_b[i], rng_b[i], rules,
                                 nbr, cell_of, hexqr, origin, seat_kind, perspective, vr, valid,
                                 act_b[i], center_b[i], obs_b[i], mask_b[i], ret_b[i])
+
+
+@njit(cache=True, parallel=True)
+def batch_heuristic_values(cells_b, players_b, meta_b, rules, nbr, cell_of, hexqr, origin, vr,
+                           center_b, out_b):
+    """The greedy player's one-ply value (:mod:`taluva_ai.games.taluva.heuristic`) of every
+    legal view id of every game, in parallel over games.
+
+    ``out_b float32[B, A]`` is overwritten: ``-inf`` where an id is not legal (or its hex lies
+    outside the view, or the game is at its end), the heuristic value otherwise."""
+    for i in prange(cells_b.shape[0]):
+        ncell = cells_b.shape[1]
+        ids = np.empty(8 * ncell, dtype=np.int64)
+        vals = np.empty(8 * ncell, dtype=np.float64)
+        out_b[i, :] = -np.inf
+        n = action_values(cells_b[i], players_b[i], meta_b[i], rules, nbr, cell_of, hexqr,
+                          origin, ids, vals)
+        for j in range(n):
+            v = engine_to_view(ids[j], ncell, hexqr, center_b[i, 0], center_b[i, 1], vr)
+            if v >= 0:
+                out_b[i, v] = vals[j]
 
 
 @njit(cache=True)

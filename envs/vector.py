@@ -355,6 +355,30 @@ class TaluvaVectorEnv(VectorEnv):
         a = sample_masked(self._mask, self._bench_rng)
         return np.where(a < 0, 0, a)
 
+    def heuristic_action_values(self) -> np.ndarray:
+        """``float32[N, A]``: the greedy player's one-ply heuristic value of every legal view
+        id in each game's current decision (the values :mod:`taluva_ai.games.taluva.heuristic`
+        documents; ``-inf`` for ids that are masked out). Its argmax ids are the moves the
+        ``greedy`` agent chooses among, so it serves as a teacher for imitation or
+        kickstarting (Schmitt et al. 2018, arXiv:1803.03835); the observation does not
+        contain it. Compiled, parallel over games.
+
+        Raises:
+            EnvStateError: called before ``reset``.
+            NotImplementedError: the solo variant (its greedy player scores differently).
+        """
+        from taluva_ai.envs.core import batch_heuristic_values
+
+        if not self._started:
+            raise EnvStateError("call reset() before heuristic_action_values()")
+        if self.rules.solo:
+            raise NotImplementedError("heuristic_action_values() is for the 2-4 player game")
+        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        out = np.empty((self.num_envs, self.num_actions), dtype=np.float32)
+        batch_heuristic_values(self._cells, self._players, self._meta, rules, nbr, cell_of,
+                               hexqr, origin, self.view.radius, self._center, out)
+        return out
+
     def action_masks(self) -> np.ndarray:
         """``bool[N, A]`` legal masks (the sb3-contrib convention)."""
         return self._mask.astype(bool)

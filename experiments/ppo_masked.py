@@ -13,8 +13,13 @@ finished, win rate of the finished training games, losses; evaluation lines carr
 ``eval_win_rate``) and ``<out>/model.pt`` (a ``state_dict``; load with
 ``torch.load(path, weights_only=True)``).
 
+With ``--kickstart beta`` the loss gains a distillation term towards the greedy player's
+choices on the visited states (kickstarting, Schmitt et al. 2018); with it the default network
+reaches 93% wins against random in 28 minutes on 2 cores (docs/envs.md).
+
     pip install 'taluva-ai[rl]'   # torch==2.13.0 (CPU build) and sb3-contrib
-    python experiments/ppo_masked.py --total-steps 2000000 --out runs/ppo
+    python experiments/ppo_masked.py --max-minutes 28 --kickstart 1.0 --out runs/ppo_kickstart
+    python experiments/ppo_masked.py --eval-model runs/ppo_kickstart/model.pt --eval-games 1000
 """
 
 from __future__ import annotations
@@ -58,12 +63,15 @@ class Config:
     max_grad_norm: float = 0.5
     warm_start_games: int = 0  # behaviour cloning of the greedy player on this many games first
     warm_start_epochs: int = 4
+    kickstart: float = 0.0  # weight of the distillation loss towards the greedy teacher
+    kickstart_steps: int = 0  # env steps over which that weight decays linearly to 0 (0: kept)
     eval_every: int = 20  # updates between evaluations (0: only at the end)
     eval_games: int = 200
     eval_sample: bool = True  # evaluate the trained (sampling) policy; False: its argmax
     threads: int = 2
     seed: int = 0
     out: str = "runs/ppo"
+    eval_model: str = ""  # only evaluate this model.pt (eval_games, seed) and print the result
 
 
 class Block(nn.Module):
@@ -137,6 +145,14 @@ class SeatedVectorEnv:
         done = np.concatenate([o[2] | o[3] for o in out])
         return obs, reward, done
 
+    def teacher_targets(self) -> np.ndarray:
+        """``bool[N, A]``: the legal view ids of the greedy player's best heuristic value in
+        each game's current decision (all of them: it breaks ties at random); a row with no
+        legal id (a reset step) is all False."""
+        h = np.concatenate([env.heuristic_action_values() for env in self.envs])
+        best = h.max(axis=1, keepdims=True)
+        return np.isfinite(h) & (h == best)
+
     def potential(self, planes: np.ndarray) -> np.ndarray:
         """Shaping potential per game from the supply planes: temples and towers the agent
         (slot 0) has built minus the most any opponent has built (``float32[N]``)."""
@@ -154,6 +170,30 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Illegal ids to -1e9; a row with no legal id (a reset step) keeps its logits."""
     empty = ~mask.any(dim=1, keepdim=True)
     return torch.where(mask | empty, logits, torch.full_like(logits, -1e9))
+
+
+def kickstart_weight(cfg: Config, steps: int) -> float:
+    """Weight of the distillation loss after ``steps`` env steps: ``cfg.kickstart``, decaying
+    linearly to 0 at ``cfg.kickstart_steps`` (kept constant when that is 0)."""
+    if cfg.kickstart <= 0:
+        return 0.0
+    if cfg.kickstart_steps <= 0:
+        return cfg.kickstart
+    return cfg.kickstart * max(0.0, 1.0 - steps / cfg.kickstart_steps)
+
+
+def distillation_loss(logits: torch.Tensor, best: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy from the teacher's distribution (uniform over its best ids, ``best
+    bool[B, A]``) to the masked policy ``logits [B, A]``, averaged over the rows that have a
+    best id (kickstarting, Schmitt et al. 2018, arXiv:1803.03835; here the teacher is the
+    greedy player, on the states the student visits, as in DAgger)."""
+    rows = best.any(dim=1)
+    if not bool(rows.any()):
+        return logits.sum() * 0.0
+    target = best[rows].float()
+    target = target / target.sum(dim=1, keepdim=True)
+    logp = torch.log_softmax(logits[rows], dim=1)
+    return -(target * logp).sum(dim=1).mean()
 
 
 def evaluate(net: PolicyValueNet, cfg: Config, games: int, seed: int) -> dict[str, float]:
@@ -185,45 +225,31 @@ def evaluate(net: PolicyValueNet, cfg: Config, games: int, seed: int) -> dict[st
 
 def greedy_demonstrations(cfg: Config, games: int, seed: int
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The greedy player's decisions in ``games`` games against ``cfg.opponents`` (its seat
-    rotating), in the env's encoding: ``(planes float16[N, C, S, S], mask bool[N, A],
-    best bool[N, A])`` where ``best`` marks every legal id of the greedy score's maximum (the
-    player breaks such ties at random, so all of them are targets). Decisions none of whose
-    best actions lie in the view are dropped."""
-    from taluva_ai import make_game
-    from taluva_ai.agents import make_agent
-    from taluva_ai.games.taluva.encoding import encode, engine_to_view
-
-    n = len(cfg.opponents) + 1
-    game = make_game("taluva", num_players=n)
-    _, _, _, hexqr, _ = game.kernel_args()
+    """The greedy player's decisions in ``games`` games against ``cfg.opponents`` (its seats
+    split as in training), played on the vector env with the teacher's best ids
+    (:meth:`SeatedVectorEnv.teacher_targets`, one of them at random): ``(planes
+    float16[N, C, S, S], mask bool[N, A], best bool[N, A])``, where ``best`` marks every legal
+    id of the greedy score's maximum. Decisions none of whose best ids lie in the view are
+    dropped; only the first game of each env counts."""
+    env = SeatedVectorEnv(games, cfg)
+    obs = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    live = np.ones(games, dtype=bool)
     planes, masks, bests = [], [], []
-    for g in range(games):
-        state = game.new_initial_state(seed=seed + g)
-        seat = g % n
-        players = [make_agent(name, seed=seed + 7919 * g + k)
-                   for k, name in enumerate(cfg.opponents)]
-        players.insert(seat, make_agent("greedy", seed=seed + g))
-        while not state.is_terminal():
-            p = state.current_player
-            if p < 0:
-                state.draw()
-                continue
-            if p == seat:
-                x, m, (qc, rc), _ = encode(state, view_radius=cfg.view_radius)
-                ids, values = state.heuristic_values()
-                best = np.zeros(m.size, dtype=bool)
-                for a in ids[values == values.max()]:
-                    vid = engine_to_view(int(a), game.num_cells, hexqr, qc, rc,
-                                         cfg.view_radius)
-                    if vid >= 0:
-                        best[vid] = True
-                if best.any():
-                    planes.append(x.astype(np.float16))
-                    masks.append(m.astype(bool))
-                    bests.append(best)
-            state.apply(int(players[p].act(state)))
-    return np.stack(planes), np.stack(masks), np.stack(bests)
+    while live.any():
+        best = env.teacher_targets()
+        keep = live & best.any(axis=1)
+        planes.append(obs["observation"][keep].astype(np.float16))
+        masks.append(obs["action_mask"][keep].astype(bool))
+        bests.append(best[keep])
+        # one best id at random; a row without one (a reset step, or all best ids outside the
+        # view) takes any legal id, or 0
+        score = np.where(best, rng.random(best.shape), -1.0)
+        score = np.where(~best.any(axis=1, keepdims=True) & (obs["action_mask"] != 0),
+                         rng.random(best.shape), score)
+        obs, _, done = env.step(score.argmax(axis=1))
+        live &= ~done
+    return np.concatenate(planes), np.concatenate(masks), np.concatenate(bests)
 
 
 def warm_start(net: nn.Module, opt: torch.optim.Optimizer, cfg: Config) -> dict[str, float]:
@@ -233,23 +259,21 @@ def warm_start(net: nn.Module, opt: torch.optim.Optimizer, cfg: Config) -> dict[
     last epoch, the mean loss and the share of samples whose argmax is one of the best ids."""
     x, m, best = greedy_demonstrations(cfg, cfg.warm_start_games, seed=cfg.seed + 500_000)
     size, mb = len(x), 256
-    target_all = best / best.sum(axis=1, keepdims=True)
-    stats = {"warm_start_samples": size}
+    stats: dict[str, float] = {"warm_start_samples": size}
     for _ in range(cfg.warm_start_epochs):
         perm = torch.randperm(size)
         losses, hits = [], 0
         for i in range(0, size, mb):
             idx = perm[i:i + mb].numpy()
             logits, _ = net(torch.from_numpy(x[idx].astype(np.float32)))
-            logp = torch.log_softmax(masked_logits(logits, torch.from_numpy(m[idx])), dim=1)
-            target = torch.from_numpy(target_all[idx].astype(np.float32))
-            loss = -(target * logp).sum(dim=1).mean()
+            logits = masked_logits(logits, torch.from_numpy(m[idx]))
+            target = torch.from_numpy(best[idx])
+            loss = distillation_loss(logits, target)
             opt.zero_grad()
             loss.backward()
             opt.step()
             losses.append(loss.item())
-            hits += int(torch.from_numpy(best[idx]).gather(
-                1, logp.argmax(dim=1, keepdim=True)).sum())
+            hits += int(target.gather(1, logits.argmax(dim=1, keepdim=True)).sum())
         stats["warm_start_loss"] = float(np.mean(losses))
         stats["warm_start_accuracy"] = hits / size
     return stats
@@ -275,6 +299,7 @@ def train(cfg: Config) -> dict[str, Any]:
     rew_buf = torch.zeros((t_len, n))
     done_buf = torch.zeros((t_len, n))
     val_buf = torch.zeros((t_len, n))
+    teach_buf = torch.zeros((t_len, n, a_n), dtype=torch.bool) if cfg.kickstart else None
     obs = env.reset(seed=cfg.seed)
     phi = env.potential(obs["observation"])
     steps = 0
@@ -290,7 +315,10 @@ def train(cfg: Config) -> dict[str, Any]:
             print(json.dumps(line), flush=True)
         for update in range(1, updates + 1):
             games, wins = 0, 0
+            beta = kickstart_weight(cfg, steps)
             for t in range(t_len):
+                if teach_buf is not None and beta > 0:
+                    teach_buf[t] = torch.from_numpy(env.teacher_targets())
                 x = torch.from_numpy(obs["observation"].copy())
                 m = torch.from_numpy(obs["action_mask"]).bool()
                 with torch.no_grad():
@@ -325,9 +353,10 @@ def train(cfg: Config) -> dict[str, Any]:
             b_mask = mask_buf.reshape(-1, a_n)[valid]
             b_act, b_logp = act_buf.reshape(-1)[valid], logp_buf.reshape(-1)[valid]
             b_adv, b_ret = adv.reshape(-1)[valid], ret.reshape(-1)[valid]
+            b_teach = teach_buf.reshape(-1, a_n)[valid] if teach_buf is not None else None
             size = b_act.shape[0]
             mb = max(1, size // cfg.num_minibatches)
-            stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0}
+            stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "kickstart_weight": beta}
             for _ in range(cfg.update_epochs):
                 perm = torch.randperm(size)
                 for i in range(0, size, mb):
@@ -344,12 +373,16 @@ def train(cfg: Config) -> dict[str, Any]:
                     v_loss = 0.5 * ((v - b_ret[idx]) ** 2).mean()
                     ent = dist.entropy().mean()
                     loss = pg + cfg.vf_coef * v_loss - cfg.ent_coef * ent
+                    if b_teach is not None and beta > 0:
+                        ks = distillation_loss(dist.logits, b_teach[idx])
+                        loss = loss + beta * ks
+                        stats["kickstart_loss"] = ks.item()
                     opt.zero_grad()
                     loss.backward()
                     nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
                     opt.step()
-                    stats = {"pg_loss": pg.item(), "v_loss": v_loss.item(),
-                             "entropy": ent.item()}
+                    stats.update(pg_loss=pg.item(), v_loss=v_loss.item(),
+                                 entropy=ent.item())
             line = {"update": update, "steps": steps, "seconds": round(time.time() - t0, 1),
                     "games": games, "train_win_rate": wins / games if games else None, **stats}
             out_of_time = cfg.max_minutes > 0 and time.time() - t0 > 60 * cfg.max_minutes
@@ -407,7 +440,26 @@ def main(argv: list[str] | None = None) -> None:
         else:
             ap.add_argument(flag, type=type(default), default=default)
     args = vars(ap.parse_args(argv))
-    train(Config(**args))
+    cfg = Config(**args)
+    if cfg.eval_model:
+        print(json.dumps(evaluate_model(cfg)), flush=True)
+        return
+    train(cfg)
+
+
+def evaluate_model(cfg: Config) -> dict[str, Any]:
+    """Load ``cfg.eval_model`` (a ``model.pt`` written by :func:`train` with the same
+    ``channels``, ``blocks`` and ``view_radius``) and return :func:`evaluate`'s win rates over
+    ``cfg.eval_games`` games (seed ``cfg.seed``)."""
+    torch.set_num_threads(cfg.threads)
+    env = SeatedVectorEnv(1, cfg)
+    net = PolicyValueNet(env.single_observation_space["observation"].shape[0], cfg.channels,
+                         cfg.blocks)
+    net.load_state_dict(torch.load(cfg.eval_model, weights_only=True))
+    out = {"model": cfg.eval_model, "eval_games": cfg.eval_games, "seed": cfg.seed,
+           "eval_sample": cfg.eval_sample}
+    out.update(evaluate(net, cfg, cfg.eval_games, seed=cfg.seed))
+    return out
 
 
 if __name__ == "__main__":

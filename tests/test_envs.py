@@ -271,3 +271,49 @@ def test_bench_env() -> None:
     assert res["view_radius"] == 13 and res["num_players"] == 2 and res["threads"] >= 1
     with pytest.raises(ValueError, match="batch sizes must be >= 1"):
         bench_env((0,), seconds=0.01, repeats=1)
+
+
+def test_heuristic_action_values_match_the_greedy_player() -> None:
+    """The vector env's teacher values equal the engine's heuristic values of each game's
+    scalar state, mapped to view ids; playing their argmax beats random."""
+    from taluva_ai.games.taluva.encoding import engine_to_view
+
+    n_envs, seed = 4, 3
+    venv = TaluvaVectorEnv(n_envs, opponents=["random"])
+    envs = [TaluvaEnv(opponents=["random"]) for _ in range(n_envs)]
+    vobs, _ = venv.reset(seed=seed)
+    for i, e in enumerate(envs):
+        e.reset(seed=seed + i)
+    _, _, _, hexqr, _ = venv.game.kernel_args()
+    wins, ended = 0, 0
+    for _ in range(60):
+        h = venv.heuristic_action_values()
+        assert h.dtype == np.float32 and h.shape == (n_envs, A)
+        for i, e in enumerate(envs):
+            if e.state is None or e.state.is_terminal():
+                continue
+            expect = np.full(A, -np.inf, dtype=np.float32)
+            ids, values = e.state.heuristic_values()
+            qc, rc = e._center
+            for a, v in zip(ids, values, strict=True):
+                vid = engine_to_view(int(a), venv.game.num_cells, hexqr, qc, rc, e.view.radius)
+                if vid >= 0:
+                    expect[vid] = v
+            np.testing.assert_array_equal(h[i], expect)
+            np.testing.assert_array_equal(np.isfinite(h[i]), vobs["action_mask"][i] != 0)
+        act = np.where(np.isfinite(h).any(axis=1), h.argmax(axis=1), 0)
+        vobs, r, term, _, _ = venv.step(act)
+        for i, e in enumerate(envs):
+            if e.state is not None and not e.state.is_terminal():
+                e.step(int(act[i]))
+        ended += int(term.sum())
+        wins += int((r[term] > 0).sum())
+    assert ended >= 2 and wins == ended
+    from taluva_ai.envs import TaluvaSoloVectorEnv
+
+    solo = TaluvaSoloVectorEnv(1)
+    solo.reset(seed=0)
+    with pytest.raises(NotImplementedError, match="2-4 player"):
+        solo.heuristic_action_values()
+    with pytest.raises(EnvStateError, match="reset"):
+        TaluvaVectorEnv(2).heuristic_action_values()

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -68,6 +70,41 @@ def test_warm_start_shaping_and_seats(tmp_path: Path) -> None:
     assert 0.0 <= first["warm_start_accuracy"] <= 1.0
     assert set(first) >= {"eval_win_rate", "eval_win_rate/seat0", "eval_win_rate/seat1"}
     assert (tmp_path / "run" / "curve.png").stat().st_size > 0
+
+
+def test_kickstart_loss_weight_and_run(tmp_path: Path) -> None:
+    ppo = _load()
+    logits = torch.zeros(3, 6)
+    best = torch.zeros(3, 6, dtype=torch.bool)
+    best[0, :2] = True  # the teacher ties two ids: cross-entropy log 6 for a uniform policy
+    best[1, 5] = True
+    # row 2 has no best id (a reset step): left out of the mean
+    assert float(ppo.distillation_loss(logits, best)) == pytest.approx(np.log(6.0))
+    logits[1, 5] = 10.0
+    expect = (np.log(6.0) + np.log(5.0 + np.exp(10.0)) - 10.0) / 2
+    assert float(ppo.distillation_loss(logits, best)) == pytest.approx(expect, rel=1e-5)
+    assert float(ppo.distillation_loss(logits, torch.zeros_like(best))) == 0.0
+    cfg = ppo.Config(kickstart=2.0, kickstart_steps=100)
+    assert [ppo.kickstart_weight(cfg, s) for s in (0, 50, 100, 200)] == [2.0, 1.0, 0.0, 0.0]
+    assert ppo.kickstart_weight(ppo.Config(kickstart=0.5), 10**9) == 0.5
+    assert ppo.kickstart_weight(ppo.Config(), 0) == 0.0
+
+    cfg = ppo.Config(num_envs=4, num_steps=8, total_steps=64, channels=8, blocks=1,
+                     eval_games=2, eval_every=0, threads=1, kickstart=1.0, kickstart_steps=32,
+                     out=str(tmp_path / "run"))
+    env = ppo.SeatedVectorEnv(4, cfg)
+    obs = env.reset(seed=0)
+    best = env.teacher_targets()
+    # the first decision is a tile placement: every legal id the greedy player ranks first
+    assert best.any(axis=1).all() and not (best & (obs["action_mask"] == 0)).any()
+    ppo.train(cfg)
+    lines = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text()
+             .splitlines()]
+    assert [x["kickstart_weight"] for x in lines] == [1.0, 0.0]
+    assert lines[0]["kickstart_loss"] > 0 and "kickstart_loss" not in lines[1]
+    result = ppo.evaluate_model(dataclasses.replace(cfg, eval_model=str(tmp_path / "run" /
+                                                                       "model.pt")))
+    assert result["eval_games"] == 2 and 0.0 <= result["eval_win_rate"] <= 1.0
 
 
 def test_maskable_ppo_runs() -> None:
