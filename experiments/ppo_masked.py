@@ -455,7 +455,16 @@ def evaluate_model(cfg: Config) -> dict[str, Any]:
     env = SeatedVectorEnv(1, cfg)
     net = PolicyValueNet(env.single_observation_space["observation"].shape[0], cfg.channels,
                          cfg.blocks)
-    net.load_state_dict(torch.load(cfg.eval_model, weights_only=True))
+    path = Path(cfg.eval_model)
+    if not path.is_file():
+        raise SystemExit(f"--eval-model {path}: no such file")
+    try:
+        net.load_state_dict(torch.load(path, weights_only=True))
+    except Exception as e:  # torch raises many kinds for a foreign or corrupt file
+        why = " ".join(f"{type(e).__name__}: {e}".split())[:240]
+        raise SystemExit(f"--eval-model {path}: not a model.pt of this script with --channels "
+                         f"{cfg.channels} --blocks {cfg.blocks} --view-radius "
+                         f"{cfg.view_radius} ({why})") from None
     out = {"model": cfg.eval_model, "eval_games": cfg.eval_games, "seed": cfg.seed,
            "eval_sample": cfg.eval_sample}
     out.update(evaluate(net, cfg, cfg.eval_games, seed=cfg.seed))

@@ -105,6 +105,10 @@ def test_kickstart_loss_weight_and_run(tmp_path: Path) -> None:
     result = ppo.evaluate_model(dataclasses.replace(cfg, eval_model=str(tmp_path / "run" /
                                                                        "model.pt")))
     assert result["eval_games"] == 2 and 0.0 <= result["eval_win_rate"] <= 1.0
+    with pytest.raises(SystemExit, match="no such file"):
+        ppo.main(["--eval-model", str(tmp_path / "missing.pt")])
+    with pytest.raises(SystemExit, match="not a model.pt of this script with --channels 16"):
+        ppo.main(["--eval-model", str(tmp_path / "run" / "model.pt")])  # trained with 8
 
 
 def test_maskable_ppo_runs() -> None:
