@@ -359,7 +359,9 @@ class TaluvaVectorEnv(VectorEnv):
         """``float32[N, A]``: the greedy player's one-ply heuristic value of every legal view
         id in each game's current decision (the values :mod:`taluva_ai.games.taluva.heuristic`
         documents; ``-inf`` for ids that are masked out). Its argmax ids are the moves the
-        ``greedy`` agent chooses among, so it serves as a teacher for imitation or
+        ``greedy`` agent chooses among whenever its best move lies in the view (the view hides
+        the rare legal actions outside it; then they are the best moves inside the view), so
+        it serves as a teacher for imitation or
         kickstarting (Schmitt et al. 2018, arXiv:1803.03835); the observation does not
         contain it. Compiled, parallel over games.
 

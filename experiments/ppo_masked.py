@@ -37,7 +37,7 @@ import torch
 from torch import nn
 
 from taluva_ai.envs import TaluvaVectorEnv
-from taluva_ai.games.taluva.encoding import NUM_ACTION_CHANNELS, plane_names
+from taluva_ai.games.taluva.encoding import NUM_ACTION_CHANNELS, make_view, plane_names
 
 
 @dataclass
@@ -72,6 +72,57 @@ class Config:
     seed: int = 0
     out: str = "runs/ppo"
     eval_model: str = ""  # only evaluate this model.pt (eval_games, seed) and print the result
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming the first bad setting (before any work starts)."""
+        from taluva_ai.envs.core import BUILTIN_OPPONENTS
+
+        if not 1 <= len(self.opponents) <= 3:
+            raise ValueError(f"--opponents: 1 to 3 names, got {len(self.opponents)}")
+        for o in self.opponents:
+            if o not in BUILTIN_OPPONENTS:
+                raise ValueError(f"--opponents: unknown opponent {o!r}; known: "
+                                 f"{', '.join(BUILTIN_OPPONENTS)}")
+        seats = len(self.opponents) + 1
+        if self.seats != "all" and self.seats not in [str(k) for k in range(seats)]:
+            raise ValueError(f"--seats: 'all' or a seat 0..{seats - 1}, got {self.seats!r}")
+        spread = seats if self.seats == "all" else 1
+        for name, low in (("num_envs", spread), ("num_steps", 1), ("total_steps", 1),
+                          ("channels", 1), ("blocks", 0), ("update_epochs", 1),
+                          ("num_minibatches", 1), ("warm_start_games", 0),
+                          ("warm_start_epochs", 1), ("kickstart_steps", 0), ("eval_every", 0),
+                          ("eval_games", spread), ("threads", 1)):
+            value = getattr(self, name)
+            if value < low:
+                why = " (one game per seat at least)" if low == spread > 1 else ""
+                raise ValueError(f"--{name.replace('_', '-')} must be at least {low}{why}, "
+                                 f"got {value}")
+        for name in ("max_minutes", "kickstart", "lr"):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got "
+                                 f"{getattr(self, name)}")
+
+
+#: ``--help`` texts (the comments above, for the flags that need one).
+HELP = {
+    "num_envs": "games stepped together (split evenly over the seats)",
+    "num_steps": "rollout length per game and update",
+    "total_steps": "agent decisions over all games before stopping",
+    "max_minutes": "stop after this wall-clock time, then evaluate (0: no limit)",
+    "opponents": "built-in opponents (random, greedy), one per other seat",
+    "seats": "'all' (split the games over the seats) or one seat number",
+    "shaping": "beta of the temple/tower shaping reward (0: the final result only)",
+    "view_radius": "radius of the observation's view (docs/encoding.md)",
+    "warm_start_games": "behaviour cloning of the greedy player on this many games first",
+    "kickstart": "weight of the distillation loss towards the greedy teacher (0: off)",
+    "kickstart_steps": "agent steps over which that weight decays linearly to 0, updated "
+                       "once per update (0: kept constant)",
+    "eval_every": "updates between evaluations (0: only at the end)",
+    "eval_games": "games per evaluation, split over the seats",
+    "eval_sample": "evaluate the sampling policy (--no-eval-sample: its argmax)",
+    "eval_model": "only evaluate this model.pt (its run's config.json gives the network "
+                  "and opponents) and print the result as JSON",
+}
 
 
 class Block(nn.Module):
@@ -127,14 +178,17 @@ class SeatedVectorEnv:
         self._temples = names.index("supply_temples/0")
         self._towers = names.index("supply_towers/0")
         self._n = n
+        self.view_radius = cfg.view_radius
 
     @staticmethod
     def _cat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
     def reset(self, seed: int) -> dict[str, np.ndarray]:
-        return self._cat([env.reset(seed=seed + 1_000_003 * k)[0]
-                          for k, env in enumerate(self.envs)])
+        obs = self._cat([env.reset(seed=seed + 1_000_003 * k)[0]
+                         for k, env in enumerate(self.envs)])
+        self.check_movable(obs, np.zeros(len(self.seat_of), dtype=bool))
+        return obs
 
     def step(self, actions: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
         """Step every game; return (observations, agent rewards float[N], done bool[N])."""
@@ -143,7 +197,17 @@ class SeatedVectorEnv:
         obs = self._cat([o[0] for o in out])
         reward = np.concatenate([o[1] for o in out])
         done = np.concatenate([o[2] | o[3] for o in out])
+        self.check_movable(obs, done)
         return obs, reward, done
+
+    def check_movable(self, obs: dict[str, np.ndarray], done: np.ndarray) -> None:
+        """Raise ``RuntimeError`` if a game goes on but has no legal id in the view (every
+        legal action lies outside it: a view radius too small for the island)."""
+        stuck = np.flatnonzero(~obs["action_mask"].any(axis=1) & ~done)
+        if stuck.size:
+            raise RuntimeError(f"game {int(stuck[0])} goes on but every legal action lies "
+                               f"outside the view of radius {self.view_radius}; use a larger "
+                               "--view-radius (docs/encoding.md)")
 
     def teacher_targets(self) -> np.ndarray:
         """``bool[N, A]``: the legal view ids of the greedy player's best heuristic value in
@@ -229,8 +293,8 @@ def greedy_demonstrations(cfg: Config, games: int, seed: int
     split as in training), played on the vector env with the teacher's best ids
     (:meth:`SeatedVectorEnv.teacher_targets`, one of them at random): ``(planes
     float16[N, C, S, S], mask bool[N, A], best bool[N, A])``, where ``best`` marks every legal
-    id of the greedy score's maximum. Decisions none of whose best ids lie in the view are
-    dropped; only the first game of each env counts."""
+    id of the greedy score's maximum over the view (the view hides the rare legal actions
+    outside it, docs/encoding.md); only the first game of each env counts."""
     env = SeatedVectorEnv(games, cfg)
     obs = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -280,7 +344,13 @@ def warm_start(net: nn.Module, opt: torch.optim.Optimizer, cfg: Config) -> dict[
 
 
 def train(cfg: Config) -> dict[str, Any]:
-    """Run PPO; return the last metrics line."""
+    """Run PPO; return the last metrics line.
+
+    Raises:
+        ValueError: a bad setting (:meth:`Config.validate`), before any work.
+        RuntimeError: a game left with no legal id in the view (a too small ``view_radius``).
+    """
+    cfg.validate()
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     out = Path(cfg.out)
@@ -431,40 +501,78 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for f in dataclasses.fields(Config):
         if f.name == "opponents":
-            ap.add_argument("--opponents", nargs="+", default=["random"])
+            ap.add_argument("--opponents", nargs="+", default=["random"],
+                            help=HELP["opponents"] + " (default: random)")
             continue
         default = f.default
         flag = "--" + f.name.replace("_", "-")
+        text = HELP.get(f.name, "") + (" " if f.name in HELP else "") + "(default: %(default)s)"
         if isinstance(default, bool):
-            ap.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
+            ap.add_argument(flag, action=argparse.BooleanOptionalAction, default=default,
+                            help=HELP.get(f.name))
         else:
-            ap.add_argument(flag, type=type(default), default=default)
+            ap.add_argument(flag, type=type(default), default=default, help=text)
     args = vars(ap.parse_args(argv))
     cfg = Config(**args)
+    try:
+        if cfg.eval_model:
+            cfg = model_config(cfg)
+        cfg.validate()
+        make_view(cfg.view_radius)
+    except ValueError as e:
+        ap.error(str(e))
     if cfg.eval_model:
         print(json.dumps(evaluate_model(cfg)), flush=True)
         return
     train(cfg)
 
 
+def model_config(cfg: Config) -> Config:
+    """``cfg`` with the network and game settings (``channels``, ``blocks``, ``view_radius``,
+    ``opponents``) of the run that wrote ``cfg.eval_model``, read from the ``config.json``
+    beside it; ``cfg`` unchanged when there is none."""
+    saved = Path(cfg.eval_model).parent / "config.json"
+    if not saved.is_file():
+        return cfg
+    try:
+        run = json.loads(saved.read_text())
+        keep = {k: run[k] for k in ("channels", "blocks", "view_radius", "opponents")}
+    except (ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{saved}: not a config.json of this script ({e})") from None
+    return dataclasses.replace(cfg, **keep)
+
+
 def evaluate_model(cfg: Config) -> dict[str, Any]:
-    """Load ``cfg.eval_model`` (a ``model.pt`` written by :func:`train` with the same
-    ``channels``, ``blocks`` and ``view_radius``) and return :func:`evaluate`'s win rates over
-    ``cfg.eval_games`` games (seed ``cfg.seed``)."""
+    """Load ``cfg.eval_model`` (a ``model.pt`` written by :func:`train` with
+    ``cfg.channels``, ``cfg.blocks`` and ``cfg.opponents``; :func:`main` reads them from the
+    run's ``config.json``) and return :func:`evaluate`'s win rates over ``cfg.eval_games``
+    games (seed ``cfg.seed``). A shared win (3-4 players) counts as a win.
+
+    Raises:
+        SystemExit: a missing, unreadable or foreign model file (one line naming it).
+    """
+    cfg.validate()
     torch.set_num_threads(cfg.threads)
     env = SeatedVectorEnv(1, cfg)
     net = PolicyValueNet(env.single_observation_space["observation"].shape[0], cfg.channels,
                          cfg.blocks)
     path = Path(cfg.eval_model)
     if not path.is_file():
-        raise SystemExit(f"--eval-model {path}: no such file")
+        raise SystemExit(f"--eval-model {path}: no such file" if not path.exists() else
+                         f"--eval-model {path}: not a file")
     try:
-        net.load_state_dict(torch.load(path, weights_only=True))
-    except Exception as e:  # torch raises many kinds for a foreign or corrupt file
-        why = " ".join(f"{type(e).__name__}: {e}".split())[:240]
-        raise SystemExit(f"--eval-model {path}: not a model.pt of this script with --channels "
-                         f"{cfg.channels} --blocks {cfg.blocks} --view-radius "
-                         f"{cfg.view_radius} ({why})") from None
+        state = torch.load(path, weights_only=True)
+    except Exception as e:  # torch raises many kinds for a corrupt or foreign file
+        raise SystemExit(f"--eval-model {path}: cannot be read as a saved state_dict "
+                         f"({type(e).__name__})") from None
+    try:
+        net.load_state_dict(state)
+    except (RuntimeError, TypeError, AttributeError) as e:
+        first = next((ln.strip() for ln in str(e).splitlines()[1:] if ln.strip()), str(e))
+        raise SystemExit(f"--eval-model {path}: its shapes do not fit a network with "
+                         f"--channels {cfg.channels} --blocks {cfg.blocks} over "
+                         f"{net.stem[0].in_channels} planes ({len(cfg.opponents) + 1} players); "
+                         f"{first[:160]}") from None
     out = {"model": cfg.eval_model, "eval_games": cfg.eval_games, "seed": cfg.seed,
            "eval_sample": cfg.eval_sample}
     out.update(evaluate(net, cfg, cfg.eval_games, seed=cfg.seed))

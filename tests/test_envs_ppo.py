@@ -107,8 +107,46 @@ def test_kickstart_loss_weight_and_run(tmp_path: Path) -> None:
     assert result["eval_games"] == 2 and 0.0 <= result["eval_win_rate"] <= 1.0
     with pytest.raises(SystemExit, match="no such file"):
         ppo.main(["--eval-model", str(tmp_path / "missing.pt")])
-    with pytest.raises(SystemExit, match="not a model.pt of this script with --channels 16"):
-        ppo.main(["--eval-model", str(tmp_path / "run" / "model.pt")])  # trained with 8
+    lone = tmp_path / "lone" / "model.pt"  # without its run's config.json: default network
+    lone.parent.mkdir()
+    lone.write_bytes((tmp_path / "run" / "model.pt").read_bytes())
+    with pytest.raises(SystemExit, match="do not fit a network with --channels 16 --blocks 1"):
+        ppo.main(["--eval-model", str(lone), "--eval-games", "2"])  # trained with 8 channels
+    lone.write_bytes(b"not a model")
+    with pytest.raises(SystemExit, match="cannot be read as a saved state_dict"):
+        ppo.main(["--eval-model", str(lone), "--eval-games", "2"])
+    ppo.main(["--eval-model", str(tmp_path / "run" / "model.pt"), "--eval-games", "2",
+              "--threads", "1"])  # the run's config.json gives channels 8
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--eval-games", "0"], "--eval-games must be at least 2"),
+    (["--num-envs", "1"], "--num-envs must be at least 2"),
+    (["--num-steps", "0"], "--num-steps must be at least 1"),
+    (["--kickstart", "-1"], "--kickstart must be >= 0"),
+    (["--kickstart-steps", "-5"], "--kickstart-steps must be at least 0"),
+    (["--seats", "first"], "--seats: 'all' or a seat 0..1"),
+    (["--opponents", "bogus"], "unknown opponent 'bogus'"),
+    (["--view-radius", "0"], "view_radius must be an integer in 2..40"),
+])
+def test_bad_settings_fail_before_work(argv: list[str], message: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    ppo = _load()
+    with pytest.raises(SystemExit):
+        ppo.main(argv)
+    assert message in capsys.readouterr().err
+
+
+def test_a_game_with_no_legal_id_in_the_view_is_an_error() -> None:
+    ppo = _load()
+    env = ppo.SeatedVectorEnv(2, ppo.Config(view_radius=2))
+    obs = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    with pytest.raises(RuntimeError, match="outside the view of radius 2"):
+        for _ in range(300):
+            mask = obs["action_mask"] != 0
+            act = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in mask])
+            obs, _, _ = env.step(act)
 
 
 def test_maskable_ppo_runs() -> None:
