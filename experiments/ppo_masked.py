@@ -37,7 +37,12 @@ import torch
 from torch import nn
 
 from taluva_ai.envs import TaluvaVectorEnv
-from taluva_ai.games.taluva.encoding import NUM_ACTION_CHANNELS, make_view, plane_names
+from taluva_ai.games.taluva.encoding import (
+    NUM_ACTION_CHANNELS,
+    make_view,
+    num_planes,
+    plane_names,
+)
 
 
 @dataclass
@@ -101,6 +106,7 @@ class Config:
             if not getattr(self, name) >= 0:
                 raise ValueError(f"--{name.replace('_', '-')} must be >= 0, got "
                                  f"{getattr(self, name)}")
+        make_view(self.view_radius)  # ValueError naming view_radius and its range
 
 
 #: ``--help`` texts (the comments above, for the flags that need one).
@@ -306,11 +312,9 @@ def greedy_demonstrations(cfg: Config, games: int, seed: int
         planes.append(obs["observation"][keep].astype(np.float16))
         masks.append(obs["action_mask"][keep].astype(bool))
         bests.append(best[keep])
-        # one best id at random; a row without one (a reset step, or all best ids outside the
-        # view) takes any legal id, or 0
+        # one best id at random (the teacher has one wherever the mask has a legal id); a reset
+        # step's row has none and takes id 0, which the env ignores
         score = np.where(best, rng.random(best.shape), -1.0)
-        score = np.where(~best.any(axis=1, keepdims=True) & (obs["action_mask"] != 0),
-                         rng.random(best.shape), score)
         obs, _, done = env.step(score.argmax(axis=1))
         live &= ~done
     return np.concatenate(planes), np.concatenate(masks), np.concatenate(bests)
@@ -518,7 +522,6 @@ def main(argv: list[str] | None = None) -> None:
         if cfg.eval_model:
             cfg = model_config(cfg)
         cfg.validate()
-        make_view(cfg.view_radius)
     except ValueError as e:
         ap.error(str(e))
     if cfg.eval_model:
@@ -553,9 +556,7 @@ def evaluate_model(cfg: Config) -> dict[str, Any]:
     """
     cfg.validate()
     torch.set_num_threads(cfg.threads)
-    env = SeatedVectorEnv(1, cfg)
-    net = PolicyValueNet(env.single_observation_space["observation"].shape[0], cfg.channels,
-                         cfg.blocks)
+    net = PolicyValueNet(num_planes(len(cfg.opponents) + 1), cfg.channels, cfg.blocks)
     path = Path(cfg.eval_model)
     if not path.is_file():
         raise SystemExit(f"--eval-model {path}: no such file" if not path.exists() else
