@@ -19,7 +19,12 @@ from numba import njit
 from taluva_ai.agents.mcts_tree import Tree, _add_children, backup, select_leaf
 
 
-@njit(cache=True)
+# Not cached: its arguments include the game's kernels (first-class functions), whose Numba
+# types are keyed on the dispatcher objects of the process, so a cached entry never matches in
+# another process; every process compiled it anyway and appended a 1.3 MB entry to the cache,
+# and once the index held entries of dead processes, saving a new one raised
+# ``ReferenceError: underlying object has vanished`` (numba 0.68). Its callees stay cached.
+@njit(cache=False)
 def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior,
                     vloss, size, root, consts, copy_fn, to_move_fn, legal_fn, chance_fn, apply_fn,
                     rollout_fn, terminal_fn, values_fn, n_sims, c, sample_chance, greedy,

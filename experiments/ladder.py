@@ -39,6 +39,7 @@ class LadderConfig:
     concurrency: int = 1
     out: str = "runs/ladder"
     game: str = "taluva"  # any registered game, e.g. thurn_und_taxis
+    defer: list[str] = field(default_factory=list)  # agents whose games are played last
 
 
 SMOKE = LadderConfig(
@@ -56,7 +57,8 @@ def run(cfg: LadderConfig) -> dict[str, Any]:
         games = cfg.games if n == 2 else cfg.multiplayer_games
         tables[f"{n}p"] = run_tournament(agents, games, out / f"{n}p", players_per_game=n,
                                          concurrency=cfg.concurrency, seed=cfg.seed,
-                                         game_name=cfg.game)
+                                         game_name=cfg.game,
+                                         defer=[d for d in cfg.defer if d in agents])
     (out / "ladder.md").write_text(markdown(tables), encoding="utf-8")
     plot(tables, out / "ladder.png", cfg.game)
     (out / "ladder_config.json").write_text(json.dumps(asdict(cfg), indent=2), encoding="utf-8")
@@ -110,10 +112,14 @@ def main() -> None:
     p.add_argument("--agents", nargs="+", default=None, help="2-player ladder agents")
     p.add_argument("--players", nargs="+", type=int, default=None, help="player counts")
     p.add_argument("--game", default="taluva", help="the game (default taluva)")
+    p.add_argument("--defer", nargs="+", default=[], metavar="AGENT",
+                   help="play the games of these agents after all the others (play order "
+                        "only: the tables do not change), e.g. the slowest MCTS budget")
     p.add_argument("--smoke", action="store_true", help="a tiny ladder (seconds)")
     args = p.parse_args()
     cfg = SMOKE if args.smoke else LadderConfig()
     cfg.out, cfg.concurrency, cfg.game = args.out, args.concurrency, args.game
+    cfg.defer = args.defer
     if args.games:
         cfg.games = args.games
     if args.agents:

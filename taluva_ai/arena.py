@@ -645,6 +645,7 @@ def run_tournament(
     time_margin: float = DEFAULT_TIME_MARGIN,
     plots: bool = True,
     backend: Backend | None = None,
+    defer: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Round-robin or gauntlet tournament: every group of ``players_per_game`` agents (with a
     gauntlet, every group that holds the candidate) plays ``games`` games, on shared deals,
@@ -704,6 +705,10 @@ def run_tournament(
             :class:`~taluva_ai.parallel.RayBackend` for Ray tasks (a task whose worker dies
             is retried; its game is counted once). The records and ``results.json`` do not
             depend on it.
+        defer: agent specs whose games are played after all the others (play order only,
+            e.g. to get the cheap pairs of a long ladder first; each is one of the agents).
+            The records and ``results.json`` do not depend on it, and it is not part of the
+            settings a resume must repeat.
 
     On KeyboardInterrupt (SIGINT, and SIGTERM, which is turned into one while the tournament
     runs) the worker processes are stopped and the games in progress discarded; finished
@@ -761,6 +766,10 @@ def run_tournament(
         if len(specs) != 2 or players_per_game != 2:
             raise ValueError("an SPRT compares two agents in 2-player games, got "
                              f"{len(specs)} agents and {players_per_game} players per game")
+    deferred = {str(d).strip() for d in defer}
+    unknown = sorted(deferred - set(specs))
+    if unknown:
+        raise ValueError(f"defer: {', '.join(unknown)} is not one of the agents {specs}")
     made = []
     for s in specs:
         made.append(make_agent(s))  # raises ValueError for an unknown agent or bad parameter
@@ -785,7 +794,8 @@ def run_tournament(
     if out.exists() and not out.is_dir():
         raise RunConfigError(f"{out}: not a directory; give a directory as the run directory")
     out.mkdir(parents=True, exist_ok=True)
-    run = _Run(out, config, specs, concurrency, bootstrap, progress, plots, sprt, backend)
+    run = _Run(out, config, specs, concurrency, bootstrap, progress, plots, sprt, backend,
+               deferred)
     with run_lock(out), sigterm_as_interrupt():
         return run.run()
 
@@ -964,9 +974,10 @@ class _Run:
 
     def __init__(self, out: Path, config: dict[str, Any], specs: list[str], concurrency: int,
                  bootstrap: int, progress: bool, plots: bool, sprt: Any,
-                 backend: Backend | None = None) -> None:
+                 backend: Backend | None = None, defer: set[str] | None = None) -> None:
         self.out = out
         self.backend = backend
+        self.defer = defer or set()
         self.config = config
         self.specs = specs
         self.concurrency = concurrency
@@ -1033,6 +1044,8 @@ class _Run:
                 done[t.game_id] = entry
             else:
                 todo.append(t)
+        if self.defer:  # play order only (stable: game-id order within each part)
+            todo.sort(key=lambda t: any(s in self.defer for s in t.seats))
         baseline = candidate = None
         watch = None
         if self.sprt is not None:

@@ -133,6 +133,40 @@ def test_tiny_tournament_same_across_concurrency_and_resumable(tmp_path: Path) -
     assert (tmp_path / "c1" / "results.json").read_text() == text
 
 
+def test_defer_changes_the_play_order_only(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import taluva_ai.arena as arena
+
+    played: list[list[str]] = []
+    stream = arena._play_stream
+
+    def spy(todo, *args, **kwargs):  # type: ignore[no-untyped-def]
+        played.append([t.game_id for t in todo])
+        return stream(todo, *args, **kwargs)
+
+    monkeypatch.setattr(arena, "_play_stream", spy)
+    specs = ["random", "greedy", "greedy:epsilon=0.5"]
+    kw = {"games": 2, "seed": 3, "progress": False, "plots": False}
+    plain = run_tournament(specs, out_dir=tmp_path / "plain", **kw)  # type: ignore[arg-type]
+    later = run_tournament(specs, out_dir=tmp_path / "defer", defer=["greedy"],
+                           **kw)  # type: ignore[arg-type]
+    # groups (random, greedy), (random, eps), (greedy, eps): the greedy games go last
+    assert played == [["000-0000-0", "000-0000-1", "001-0000-0", "001-0000-1",
+                       "002-0000-0", "002-0000-1"],
+                      ["001-0000-0", "001-0000-1", "000-0000-0", "000-0000-1",
+                       "002-0000-0", "002-0000-1"]]
+    assert later == plain
+    assert _tree(tmp_path / "defer") == _tree(tmp_path / "plain")
+    def log(d: str) -> list[dict[str, object]]:  # results in game-id order, times left out
+        lines = (tmp_path / d / "results.jsonl").read_text().splitlines()
+        return [{k: v for k, v in json.loads(x).items() if "_s" not in k} for x in lines]
+
+    assert log("defer") == log("plain")
+    with pytest.raises(ValueError, match="defer: mcts is not one of the agents"):
+        run_tournament(specs, out_dir=tmp_path / "bad", defer=["mcts"],
+                       **kw)  # type: ignore[arg-type]
+
+
 def test_resume_refuses_other_settings(tmp_path: Path) -> None:
     run_tournament(out_dir=tmp_path, **TINY)  # type: ignore[arg-type]
     other = dict(TINY, seed=4)
