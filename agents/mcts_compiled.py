@@ -17,13 +17,15 @@ import numpy as np
 from numba import njit
 
 from taluva_ai.agents.mcts_tree import Tree, _add_children, backup, select_leaf
+from taluva_ai.games.taluva import search_kernels as _tk
 
 
 # Not cached: its arguments include the game's kernels (first-class functions), whose Numba
 # types are keyed on the dispatcher objects of the process, so a cached entry never matches in
 # another process; every process compiled it anyway and appended a 1.3 MB entry to the cache,
 # and once the index held entries of dead processes, saving a new one raised
-# ``ReferenceError: underlying object has vanished`` (numba 0.68). Its callees stay cached.
+# ``ReferenceError: underlying object has vanished`` (numba 0.68). Taluva's kernel sets get
+# cached entry points below.
 @njit(cache=False)
 def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior,
                     vloss, size, root, consts, copy_fn, to_move_fn, legal_fn, chance_fn, apply_fn,
@@ -90,6 +92,47 @@ def softmax(vals, temperature):
     return w / w.sum()
 
 
+# Cached entry points for Taluva's kernel sets: the kernels are globals here, not arguments,
+# so the compiled code has a cache key of arrays only and is loaded, not compiled (~10 s), in
+# every new process (a tournament worker, `taluva play`). Other games use run_simulations.
+@njit(cache=True)
+def _taluva(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior, vloss, size,
+            root, consts, n_sims, c, sample_chance, greedy, samples, seed, path, legal_buf,
+            outcomes, probs, value, offset, scale, puct, fpu, prior_temperature, vals_buf):
+    """:func:`run_simulations` with ``search_kernels.KERNELS``."""
+    return run_simulations(parent, action, first_child, n_children, kind, to_move_arr, N, W,
+                           prior, vloss, size, root, consts, _tk.copy, _tk.to_move, _tk.legal,
+                           _tk.chance, _tk.apply, _tk.rollout, _tk.terminal_values, _tk.values,
+                           n_sims, c, sample_chance, greedy, samples, seed, path, legal_buf,
+                           outcomes, probs, value, offset, scale, puct, fpu, prior_temperature,
+                           vals_buf)
+
+
+@njit(cache=True)
+def _taluva_solo(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior, vloss,
+                 size, root, consts, n_sims, c, sample_chance, greedy, samples, seed, path,
+                 legal_buf, outcomes, probs, value, offset, scale, puct, fpu, prior_temperature,
+                 vals_buf):
+    """:func:`run_simulations` with ``search_kernels.SOLO_KERNELS``."""
+    return run_simulations(parent, action, first_child, n_children, kind, to_move_arr, N, W,
+                           prior, vloss, size, root, consts, _tk.copy, _tk.to_move, _tk.legal,
+                           _tk.solo_chance, _tk.apply, _tk.solo_rollout, _tk.terminal_values,
+                           _tk.solo_values, n_sims, c, sample_chance, greedy, samples, seed,
+                           path, legal_buf, outcomes, probs, value, offset, scale, puct, fpu,
+                           prior_temperature, vals_buf)
+
+
+_SPECIALIZED = {_tk.KERNELS: _taluva, _tk.SOLO_KERNELS: _taluva_solo}
+
+
+def _runner(kernels: tuple) -> tuple[object, tuple]:
+    """The compiled loop for ``kernels`` and the kernels it still takes as arguments."""
+    fixed = _SPECIALIZED.get(tuple(kernels))
+    if fixed is not None:
+        return fixed, ()
+    return run_simulations, tuple(kernels)
+
+
 def search_compiled(tree: Tree, root_state: object, sims: int, c: float, sample_chance: bool,
                     greedy: bool, samples: int, seed: int, chunk: int = 64,
                     deadline: float | None = None, offset: float = 0.0,
@@ -110,15 +153,16 @@ def search_compiled(tree: Tree, root_state: object, sims: int, c: float, sample_
     value = np.zeros(tree.num_players, dtype=np.float64)
     path = np.zeros(4096, dtype=np.int32)
     rng = np.random.default_rng(seed)
+    run, kernel_args = _runner(kernels)
     done = 0
     while done < sims:
         if deadline is not None and done > 0 and time.perf_counter() >= deadline:
             break
         tree._grow(tree.size + 2 * buf.shape[0])
-        n, size = run_simulations(  # type: ignore[call-arg]
+        n, size = run(  # type: ignore[operator]
             tree.parent, tree.action, tree.first_child, tree.n_children, tree.kind,
             tree.to_move, tree.N, tree.W, tree.prior, tree.vloss, tree.size, state, consts,
-            *kernels, min(chunk, sims - done), c, sample_chance, greedy, samples,
+            *kernel_args, min(chunk, sims - done), c, sample_chance, greedy, samples,
             int(rng.integers(2**31 - 1)), path, buf, outcomes, probs, value, float(offset),
             float(scale), puct, float(fpu), float(prior_temperature or 1.0), vals,
         )

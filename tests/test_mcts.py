@@ -260,3 +260,30 @@ def test_compiled_loop_grows_the_tree() -> None:
     agent.search(s, tree)
     assert tree.N[0] == 300
     assert tree.size <= tree.capacity
+
+
+def test_compiled_loop_of_taluva_is_loaded_from_the_cache_in_a_new_process() -> None:
+    """Taluva's kernel sets have cached entry points (the generic loop takes the kernels as
+    arguments, which Numba cannot cache across processes); a new process loads, not compiles."""
+    import subprocess
+    import sys
+
+    from taluva_ai.agents import mcts_compiled as mc
+    from taluva_ai.games.taluva import search_kernels as sk
+
+    assert mc._runner(sk.KERNELS) == (mc._taluva, ())
+    assert mc._runner(sk.SOLO_KERNELS) == (mc._taluva_solo, ())
+    other = (*sk.KERNELS[:-1], sk.solo_values)
+    assert mc._runner(other) == (mc.run_simulations, other)
+    s = TaluvaGame().new_initial_state(seed=2)
+    s.draw()
+    MCTSAgent(seed=0, sims=20).act(s)  # compiled (and cached) here, if not yet
+    code = ("from taluva_ai.games.taluva import TaluvaGame\n"
+            "from taluva_ai.agents import MCTSAgent\n"
+            "from taluva_ai.agents import mcts_compiled as mc\n"
+            "s = TaluvaGame().new_initial_state(seed=2); s.draw()\n"
+            "MCTSAgent(seed=0, sims=20).act(s)\n"
+            "print(len(mc._taluva.stats.cache_hits), len(mc._taluva.stats.cache_misses))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=300)
+    assert out.stdout.split() == ["1", "0"]
