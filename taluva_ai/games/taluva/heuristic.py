@@ -55,18 +55,15 @@ DESTROY = 15.0
 def _build_values(cells, players, meta, rules, nbr, cell_of, ids, costs, values):
     """Write the ids, huts taken and values of the legal builds; return their number."""
     ncell = cells.shape[0]
-    n = K.build_actions(cells, players, meta, rules, nbr, cell_of, ids, False, costs)
+    label = np.full(ncell, -1, dtype=np.int32)
+    size = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
+    stemples = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
+    n = K.build_actions_labeled(cells, players, meta, rules, nbr, cell_of, ids, False, costs,
+                                label, size, stemples)
     p = meta[M_PLAYER]
     huts = players[p, P_HUTS]
     temples = players[p, P_TEMPLES]
     towers = players[p, P_TOWERS]
-    scan = np.empty(ncell, dtype=np.int32)
-    nscan = K._scan_cells(meta, cell_of, 0, scan)
-    label = np.full(ncell, -1, dtype=np.int32)
-    size = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
-    stemples = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
-    tmp = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
-    K.settlements(cells, nbr, scan, nscan, p, label, size, stemples, tmp, tmp)
     for j in range(n):
         a = ids[j]
         h, t, w = huts, temples, towers

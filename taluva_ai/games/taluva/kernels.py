@@ -420,6 +420,21 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
         Number of ids written to ``out``.
     """
     ncell = cells.shape[0]
+    label = np.full(ncell, -1, dtype=np.int32)
+    size = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
+    stemples = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
+    return build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_only,
+                                 cost_out, label, size, stemples)
+
+
+@njit(cache=True)
+def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out,
+                          label, size, stemples):
+    """:func:`build_actions`, leaving the mover's settlements as :func:`settlements` labels
+    them: ``label`` (``int32[H]``, all ``-1`` on entry; the settlement of each of the mover's
+    buildings), ``size`` and ``stemples`` (``int32[MAX_SETTLEMENTS]``: hexes and temples per
+    settlement). The heuristic values builds from them without labelling twice."""
+    ncell = cells.shape[0]
     hut_base = 6 * ncell
     temple_base = 7 * ncell
     tower_base = 8 * ncell
@@ -435,9 +450,6 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
 
     scan = np.empty(ncell, dtype=np.int32)
     nscan = _scan_cells(meta, cell_of, 0, scan)
-    label = np.full(ncell, -1, dtype=np.int32)
-    size = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    stemples = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     stowers = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     canon = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     nsett = settlements(cells, nbr, scan, nscan, p, label, size, stemples, stowers, canon)
