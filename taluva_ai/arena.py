@@ -802,10 +802,11 @@ def run_tournament(
 
 def resume_tournament(
     out_dir: str | Path, concurrency: int = 1, bootstrap: int = 0, progress: bool = True,
-    plots: bool = True, backend: Backend | None = None,
+    plots: bool = True, backend: Backend | None = None, defer: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Finish (or recompute) the tournament of ``out_dir`` with the settings of its
-    ``config.json``: the games already finished are kept, the others played.
+    ``config.json``: the games already finished are kept, the others played (``defer``: as
+    in :func:`run_tournament`).
 
     Raises:
         RunConfigError: ``out_dir`` holds no readable tournament ``config.json`` of this
@@ -828,7 +829,7 @@ def resume_tournament(
         cfg["agents"], cfg["games_per_group"], out_dir, cfg["players_per_game"],
         concurrency=concurrency, seed=cfg["seed"], rules=rules, game_name=cfg["game"],
         bootstrap=bootstrap, progress=progress, gauntlet=cfg["gauntlet"], sprt=cfg["sprt"],
-        time_margin=cfg["time_margin_s"], plots=plots, backend=backend)
+        time_margin=cfg["time_margin_s"], plots=plots, backend=backend, defer=defer)
 
 
 #: Keys of a tournament file (TOML) and the types of their values.

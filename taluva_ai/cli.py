@@ -510,7 +510,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
             given.append("--game")
         if given or _rules_from_args(args, 2) != _rules_from_args(_RULE_DEFAULTS, 2):
             raise _ArgError(f"--resume DIR takes the settings from DIR/config.json; with it "
-                            f"give only --concurrency, --ray, --bootstrap, --no-plots, "
+                            f"give only --concurrency, --ray, --bootstrap, --defer, --no-plots, "
                             f"--no-progress (got {', '.join(given) or 'rule options'})")
         settings = {"out": args.resume, "concurrency": args.concurrency,
                     "bootstrap": args.bootstrap or 0}
@@ -544,7 +544,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
             table = resume_tournament(out, concurrency=settings["concurrency"],
                                       bootstrap=settings["bootstrap"],
                                       progress=not args.no_progress, plots=not args.no_plots,
-                                      backend=backend)
+                                      backend=backend, defer=args.defer or ())
         else:
             _make_game(settings["rules"], args.game)  # validates the game and its options
             rules = {key: v for key, v in settings["rules"].items() if key != "num_players"}
@@ -555,7 +555,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
                 bootstrap=settings["bootstrap"], progress=not args.no_progress,
                 gauntlet=settings.get("gauntlet"), sprt=settings.get("sprt"),
                 time_margin=settings["time_margin"], plots=not args.no_plots,
-                game_name=args.game, backend=backend,
+                game_name=args.game, backend=backend, defer=args.defer or (),
             )
     except (RunConfigError, BackendError) as e:
         raise _ArgError(str(e)) from None
@@ -863,6 +863,11 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--bootstrap", type=int, default=None,
                       help="also give percentile bootstrap intervals over deals (N resamples; "
                       "default 0: none)")
+    tour.add_argument("--defer", nargs="+", default=None, metavar="AGENT",
+                      help="play the games of these agents (some of --agents) after all the "
+                      "others, e.g. the slowest search budget, so an interrupted run has the "
+                      "cheap pairs complete; play order only: the records and the table do "
+                      "not depend on it")
     tour.add_argument("--no-plots", action="store_true",
                       help="no ratings.png and scores.png")
     tour.add_argument("--no-progress", action="store_true", help="no progress bar")

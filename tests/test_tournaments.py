@@ -530,7 +530,8 @@ def test_cli_gauntlet_from_a_config_file_with_3_players_writes_the_reports(
     for part in ("# Tournament: gauntlet of `greedy`, 3 players per game", "## Ratings",
                  "| mu | sigma | ordinal |", "## Seats", "## Time used", "![ratings]"):
         assert part in md
-    assert main(["tournament", "--resume", str(out), "--no-progress", "--no-plots"]) == 0
+    assert main(["tournament", "--resume", str(out), "--no-progress", "--no-plots",
+                 "--defer", "greedy"]) == 0
     assert json.loads((out / "results.json").read_text()) == table
 
 
@@ -548,7 +549,9 @@ def test_resume_refuses_a_run_of_another_format(tmp_path: Path,
 @pytest.mark.parametrize(("argv", "message"), [
     (["--resume", "R", "--agents", "random", "greedy"], "--resume DIR takes the settings "
      "from DIR/config.json; with it give only --concurrency, --ray, --bootstrap, "
-     "--no-plots, --no-progress (got --agents)"),
+     "--defer, --no-plots, --no-progress (got --agents)"),
+    (["--agents", "random", "greedy", "--out", "x", "--defer", "mcts"], "defer: mcts is not "
+     "one of the agents ['random', 'greedy']"),
     (["--resume", "R", "--ranked"], "(got rule options)"),
     (["--resume", "R"], "{R}/config.json: no such file"),
     (["--agents", "random", "greedy", "--out", "x", "--sprt", "elo0=0"], "--sprt: elo1 "
