@@ -55,7 +55,7 @@ DESTROY = 15.0
 def _build_values(cells, players, meta, rules, nbr, cell_of, ids, costs, values):
     """Write the ids, huts taken and values of the legal builds; return their number."""
     ncell = cells.shape[0]
-    label = np.full(ncell, -1, dtype=np.int32)
+    label = np.empty(ncell, dtype=np.int32)
     size = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
     stemples = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
     n = K.build_actions_labeled(cells, players, meta, rules, nbr, cell_of, ids, False, costs,

@@ -420,7 +420,7 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
         Number of ids written to ``out``.
     """
     ncell = cells.shape[0]
-    label = np.full(ncell, -1, dtype=np.int32)
+    label = np.empty(ncell, dtype=np.int32)
     size = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     stemples = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     return build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_only,
@@ -431,9 +431,10 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
 def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out,
                           label, size, stemples):
     """:func:`build_actions`, leaving the mover's settlements as :func:`settlements` labels
-    them: ``label`` (``int32[H]``, all ``-1`` on entry; the settlement of each of the mover's
-    buildings), ``size`` and ``stemples`` (``int32[MAX_SETTLEMENTS]``: hexes and temples per
-    settlement). The heuristic values builds from them without labelling twice."""
+    them: ``label`` (``int32[H]`` scratch; on return, the settlement of each of the mover's
+    buildings, other entries undefined), ``size`` and ``stemples``
+    (``int32[MAX_SETTLEMENTS]``: hexes and temples per settlement). The heuristic values
+    builds from them without labelling twice."""
     ncell = cells.shape[0]
     hut_base = 6 * ncell
     temple_base = 7 * ncell
@@ -478,14 +479,15 @@ def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_
         tower_ok = False
         for d in range(6):
             m = nbr[c, d]
-            if m >= 0:
+            # m may lie outside the scanned box, where label is not written: a building of
+            # the mover's is inside it, and labelled
+            if m >= 0 and cells[m, C_BUILDING] != 0 and cells[m, C_OWNER] == p:
                 s = label[m]
-                if s >= 0:
-                    adj |= np.int64(1) << s
-                    if size[s] >= 3 and stemples[s] == 0:
-                        temple_ok = True
-                    if stowers[s] == 0:
-                        tower_ok = True
+                adj |= np.int64(1) << s
+                if size[s] >= 3 and stemples[s] == 0:
+                    temple_ok = True
+                if stowers[s] == 0:
+                    tower_ok = True
         if huts >= 1 and lv == 1 and (adj == 0 or not isolated):
             hut_ids[nh] = hut_base + c
             nh += 1
