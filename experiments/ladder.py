@@ -24,14 +24,17 @@ from taluva_ai.arena import run_tournament
 
 @dataclass
 class LadderConfig:
+    # Gumbel root selection (Danihelka et al. 2022): at these budgets it beat PUCT's root
+    # (docs/benchmarks.md, "Choosing the search for the ladder")
     agents: list[str] = field(default_factory=lambda: [
         "random", "greedy",
-        "mcts:sims=100,rollout=greedy", "mcts:sims=400,rollout=greedy",
-        "mcts:sims=1600,rollout=greedy",
+        "mcts:sims=100,rollout=greedy,root=gumbel", "mcts:sims=400,rollout=greedy,root=gumbel",
+        "mcts:sims=1600,rollout=greedy,root=gumbel",
     ])
     games: int = 200  # per pair (2 players) or group (3-4 players)
     multiplayer_agents: list[str] = field(default_factory=lambda: [
-        "random", "greedy", "mcts:sims=100,rollout=greedy", "mcts:sims=400,rollout=greedy",
+        "random", "greedy", "mcts:sims=100,rollout=greedy,root=gumbel",
+        "mcts:sims=400,rollout=greedy,root=gumbel",
     ])
     multiplayer_games: int = 60
     players: list[int] = field(default_factory=lambda: [2, 3, 4])
