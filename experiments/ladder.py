@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taluva_ai.arena import run_tournament
+from taluva_ai.arena import interim_table, run_tournament
 
 
 @dataclass
@@ -68,10 +68,27 @@ def run(cfg: LadderConfig) -> dict[str, Any]:
     return tables
 
 
+def report(cfg: LadderConfig) -> dict[str, Any]:
+    """Tables, ``ladder.md`` and ``ladder.png`` of the games finished so far (a running or
+    interrupted ladder), without playing; player counts not started are left out."""
+    out = Path(cfg.out)
+    tables = {f"{n}p": interim_table(out / f"{n}p") for n in cfg.players
+              if (out / f"{n}p" / "config.json").exists()}
+    if not tables:
+        raise SystemExit(f"{out}: no ladder started there (no <n>p/config.json)")
+    (out / "ladder.md").write_text(markdown(tables), encoding="utf-8")
+    plot(tables, out / "ladder.png", cfg.game)
+    return tables
+
+
 def markdown(tables: dict[str, Any]) -> str:
     lines = []
     for key, t in tables.items():
-        lines += [f"### {key}", "", "| agent | Elo | 95% interval | games | wins | score |",
+        done = t["games"]
+        planned = t.get("scheduled_games", done)
+        lines += [f"### {key}" + (f" ({done} of {planned} games so far)" if done < planned
+                                  else ""), "",
+                  "| agent | Elo | 95% interval | games | wins | score |",
                   "|---|---|---|---|---|---|"]
         rows = sorted(t["agents"].items(), key=lambda kv: -(kv[1]["elo"] or 0))
         for name, a in rows:
@@ -79,6 +96,13 @@ def markdown(tables: dict[str, Any]) -> str:
             lines.append(f"| {name} | {a['elo']:.0f} | [{lo:.0f}, {hi:.0f}] | {a['games']} | "
                          f"{a['wins']} | {a['score']:.3f} |")
         lines.append("")
+        if t.get("pairs") and len(t["pairs"][0]["agents"]) == 2:
+            lines += ["| pair | games | wins | draws |", "|---|---|---|---|"]
+            for pair in t["pairs"]:
+                a, b = pair["agents"]
+                lines.append(f"| {a} – {b} | {pair['games']} | {pair['wins'][a]}–"
+                             f"{pair['wins'][b]} | {pair['draws']} |")
+            lines.append("")
     return "\n".join(lines)
 
 
@@ -118,6 +142,9 @@ def main() -> None:
     p.add_argument("--defer", nargs="+", default=[], metavar="AGENT",
                    help="play the games of these agents after all the others (play order "
                         "only: the tables do not change), e.g. the slowest MCTS budget")
+    p.add_argument("--report", action="store_true",
+                   help="write ladder.md and ladder.png from the games finished so far, "
+                        "without playing (a running or interrupted ladder)")
     p.add_argument("--smoke", action="store_true", help="a tiny ladder (seconds)")
     args = p.parse_args()
     cfg = SMOKE if args.smoke else LadderConfig()
@@ -129,7 +156,10 @@ def main() -> None:
         cfg.agents = args.agents
     if args.players:
         cfg.players = args.players
-    run(cfg)
+    if args.report:
+        report(cfg)
+    else:
+        run(cfg)
     print((Path(cfg.out) / "ladder.md").read_text(encoding="utf-8"))
 
 

@@ -1082,33 +1082,7 @@ class _Run:
         return self._finish(counted, done, paths, baseline, candidate)
 
     def _read_log(self, ids: set[str]) -> dict[str, dict[str, Any]]:
-        """The entries of ``results.jsonl`` by game id (the last line of a game wins). A line
-        cut by a crash (the last one, without its newline) is dropped quietly; another line
-        that is not an entry is named in a warning and dropped."""
-        if not self.log_path.exists():
-            return {}
-        try:
-            raw = self.log_path.read_bytes()
-        except OSError as e:
-            raise RunConfigError(f"{self.log_path}: unreadable ({e.strerror or e}); use "
-                                 "another --out") from None
-        lines = raw.split(b"\n")
-        out: dict[str, dict[str, Any]] = {}
-        for i, line in enumerate(lines):
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-                ok = isinstance(entry, dict) and entry.get("id") in ids and _entry_ok(entry)
-            except (ValueError, UnicodeDecodeError, RecursionError):
-                ok = False
-            if not ok:
-                if i < len(lines) - 1:  # a complete line that is not an entry
-                    print(f"{self.log_path}: line {i + 1}: not a result entry of this "
-                          "tournament; ignored", file=sys.stderr)
-                continue
-            out[entry["id"]] = entry
-        return out
+        return _read_log(self.log_path, ids)
 
     def _kept(self, task: _GameTask, path: Path, entry: dict[str, Any] | None
               ) -> dict[str, Any] | None:
@@ -1136,15 +1110,7 @@ class _Run:
         from taluva_ai.ratings import tournament_table
         from taluva_ai.reports import write_reports
 
-        games_done = []
-        for t in counted:
-            e = done[t.game_id]
-            g = {"id": t.game_id, "group": [self.specs[i] for i in t.group],
-                 "seats": list(t.seats), "deal": t.deal, "places": list(e["places"]),
-                 "winners": list(e["winners"]), "end_reason": e["end_reason"]}
-            if e.get("forfeit") is not None:
-                g["forfeit"] = e["forfeit"]
-            games_done.append(g)
+        games_done = _table_games(self.specs, counted, done)
         sprt_agents = None if baseline is None or candidate is None else (baseline, candidate)
         table = tournament_table(self.specs, games_done, self.config["players_per_game"],
                                  bootstrap=self.bootstrap, seed=self.config["seed"],
@@ -1159,6 +1125,82 @@ class _Run:
         _write_atomic(self.out / TIMING_FILE, json.dumps(timing, indent=2) + "\n")
         write_reports(self.out, table, timing=timing, plots=self.plots)
         return table
+
+
+def _read_log(log_path: Path, ids: set[str]) -> dict[str, dict[str, Any]]:
+    """The entries of ``results.jsonl`` by game id (the last line of a game wins). A line
+    cut by a crash (the last one, without its newline) is dropped quietly; another line
+    that is not an entry is named in a warning and dropped."""
+    if not log_path.exists():
+        return {}
+    try:
+        raw = log_path.read_bytes()
+    except OSError as e:
+        raise RunConfigError(f"{log_path}: unreadable ({e.strerror or e}); use "
+                             "another --out") from None
+    lines = raw.split(b"\n")
+    out: dict[str, dict[str, Any]] = {}
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            ok = isinstance(entry, dict) and entry.get("id") in ids and _entry_ok(entry)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            ok = False
+        if not ok:
+            if i < len(lines) - 1:  # a complete line that is not an entry
+                print(f"{log_path}: line {i + 1}: not a result entry of this "
+                      "tournament; ignored", file=sys.stderr)
+            continue
+        out[entry["id"]] = entry
+    return out
+
+
+def _table_games(specs: Sequence[str], tasks: Sequence[_GameTask],
+                 done: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The finished games of ``tasks`` (in their order) as :func:`tournament_table` takes
+    them."""
+    games = []
+    for t in tasks:
+        e = done.get(t.game_id)
+        if e is None:
+            continue
+        g = {"id": t.game_id, "group": [specs[i] for i in t.group], "seats": list(t.seats),
+             "deal": t.deal, "places": list(e["places"]), "winners": list(e["winners"]),
+             "end_reason": e["end_reason"]}
+        if e.get("forfeit") is not None:
+            g["forfeit"] = e["forfeit"]
+        games.append(g)
+    return games
+
+
+def interim_table(out_dir: str | Path) -> dict[str, Any]:
+    """The table of the games a tournament has finished so far, read from its run directory
+    (running, interrupted or done) without playing anything: a look at a long run. Its
+    ``games`` counts the finished games, ``scheduled_games`` all of them; each pair's figures
+    come from the games it has played so far. The records are not replayed (a resume does
+    that); no SPRT.
+
+    Raises:
+        RunConfigError: ``out_dir`` holds no readable tournament ``config.json``, or its
+            ``results.jsonl`` cannot be read.
+    """
+    from taluva_ai.ratings import tournament_table
+
+    out = Path(out_dir)
+    cfg = read_config(out / CONFIG_FILE)
+    try:
+        specs = [str(a) for a in cfg["agents"]]
+        tasks = schedule(specs, cfg["games_per_group"], cfg["players_per_game"], cfg["seed"],
+                         cfg.get("gauntlet"))
+    except (KeyError, TypeError, ValueError) as e:
+        raise RunConfigError(f"{out / CONFIG_FILE}: not a tournament's settings "
+                             f"({e})") from None
+    done = _read_log(out / LOG_FILE, {t.game_id for t in tasks})
+    table = tournament_table(specs, _table_games(specs, tasks, done), cfg["players_per_game"],
+                             seed=cfg["seed"])
+    return {"config": cfg, "scheduled_games": len(tasks), **table}
 
 
 def _entry_ok(e: dict[str, Any]) -> bool:

@@ -167,6 +167,26 @@ def test_defer_changes_the_play_order_only(tmp_path: Path,
                        **kw)  # type: ignore[arg-type]
 
 
+def test_interim_table_reads_the_games_finished_so_far(tmp_path: Path) -> None:
+    from taluva_ai.arena import interim_table
+
+    specs = ["random", "greedy", "greedy:epsilon=0.5"]
+    full = run_tournament(specs, 2, tmp_path, seed=3, progress=False,
+                          plots=False)  # type: ignore[arg-type]
+    t = interim_table(tmp_path)
+    assert t["scheduled_games"] == 6 and t["games"] == 6
+    assert {k: t[k] for k in ("agents", "pairs")} == {k: full[k] for k in ("agents", "pairs")}
+    log = tmp_path / "results.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(x for x in lines if not x.startswith('{"id": "002-')))
+    t = interim_table(tmp_path)  # the (greedy, eps) pair not played yet
+    assert t["games"] == 4 and t["scheduled_games"] == 6
+    assert [p["games"] for p in t["pairs"]] == [2, 2]
+    assert t["agents"]["greedy"]["games"] == 2
+    with pytest.raises(RunConfigError, match="no such file"):
+        interim_table(tmp_path / "nothing")
+
+
 def test_resume_refuses_other_settings(tmp_path: Path) -> None:
     run_tournament(out_dir=tmp_path, **TINY)  # type: ignore[arg-type]
     other = dict(TINY, seed=4)

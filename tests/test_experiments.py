@@ -32,6 +32,13 @@ def test_ladder_smoke(tmp_path: Path) -> None:
     assert (tmp_path / "ladder.png").stat().st_size > 0
     md = (tmp_path / "ladder.md").read_text()
     assert "### 2p" in md and "| random | 0 |" in md
+    assert "| random – greedy | 2 | 0–2 | 0 |" in md
+    # --report: the same tables from the run directories, without playing
+    (tmp_path / "ladder.md").unlink()
+    again = ladder.report(cfg)
+    assert {k: (t["games"], t["agents"]) for k, t in again.items()} == {
+        k: (t["games"], t["agents"]) for k, t in tables.items()}
+    assert (tmp_path / "ladder.md").read_text() == md
 
 
 def test_measure_games_smoke(tmp_path: Path) -> None:
