@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from taluva_ai.arena import interim_table, run_tournament
+from taluva_ai.errors import RunConfigError
 
 
 @dataclass
@@ -92,6 +93,9 @@ def markdown(tables: dict[str, Any]) -> str:
                   "|---|---|---|---|---|---|"]
         rows = sorted(t["agents"].items(), key=lambda kv: -(kv[1]["elo"] or 0))
         for name, a in rows:
+            if a["elo"] is None:  # no finished game yet (an interim report)
+                lines.append(f"| {name} | — | — | 0 | 0 | — |")
+                continue
             lo, hi = a["elo_ci95"]
             lines.append(f"| {name} | {a['elo']:.0f} | [{lo:.0f}, {hi:.0f}] | {a['games']} | "
                          f"{a['wins']} | {a['score']:.3f} |")
@@ -114,7 +118,8 @@ def plot(tables: dict[str, Any], path: Path, game: str = "taluva") -> None:
 
     fig, axes = plt.subplots(1, len(tables), figsize=(5 * len(tables), 4), squeeze=False)
     for ax, (key, t) in zip(axes[0], tables.items(), strict=True):
-        rows = sorted(t["agents"].items(), key=lambda kv: kv[1]["elo"] or 0)
+        rows = sorted(((k, a) for k, a in t["agents"].items() if a["elo"] is not None),
+                      key=lambda kv: kv[1]["elo"])
         names = [r[0] for r in rows]
         elo = [r[1]["elo"] for r in rows]
         lo = [r[1]["elo"] - r[1]["elo_ci95"][0] for r in rows]
@@ -149,17 +154,24 @@ def main() -> None:
     args = p.parse_args()
     cfg = SMOKE if args.smoke else LadderConfig()
     cfg.out, cfg.concurrency, cfg.game = args.out, args.concurrency, args.game
-    cfg.defer = args.defer
+    cfg.defer = [d.strip() for d in args.defer]
     if args.games:
         cfg.games = args.games
     if args.agents:
         cfg.agents = args.agents
     if args.players:
         cfg.players = args.players
-    if args.report:
-        report(cfg)
-    else:
-        run(cfg)
+    unknown = [d for d in cfg.defer if d not in cfg.agents + cfg.multiplayer_agents]
+    if unknown:
+        p.error(f"--defer: {', '.join(repr(d) for d in unknown)} is not one of the ladder's "
+                f"agents {cfg.agents}")
+    try:
+        if args.report:
+            report(cfg)
+        else:
+            run(cfg)
+    except RunConfigError as e:
+        raise SystemExit(f"ladder: {e}") from None
     print((Path(cfg.out) / "ladder.md").read_text(encoding="utf-8"))
 
 

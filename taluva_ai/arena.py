@@ -766,10 +766,15 @@ def run_tournament(
         if len(specs) != 2 or players_per_game != 2:
             raise ValueError("an SPRT compares two agents in 2-player games, got "
                              f"{len(specs)} agents and {players_per_game} players per game")
+    if defer is None:
+        defer = ()
+    if isinstance(defer, str):
+        raise ValueError(f"defer must be a list of agent specs, got the string {defer!r}")
     deferred = {str(d).strip() for d in defer}
     unknown = sorted(deferred - set(specs))
     if unknown:
-        raise ValueError(f"defer: {', '.join(unknown)} is not one of the agents {specs}")
+        raise ValueError(f"defer: {', '.join(repr(u) for u in unknown)} is not one of the "
+                         f"agents {specs}")
     made = []
     for s in specs:
         made.append(make_agent(s))  # raises ValueError for an unknown agent or bad parameter
@@ -1179,8 +1184,10 @@ def interim_table(out_dir: str | Path) -> dict[str, Any]:
     """The table of the games a tournament has finished so far, read from its run directory
     (running, interrupted or done) without playing anything: a look at a long run. Its
     ``games`` counts the finished games, ``scheduled_games`` all of them; each pair's figures
-    come from the games it has played so far. The records are not replayed (a resume does
-    that); no SPRT.
+    come from the games it has played so far, and an agent without a finished game has
+    ``elo`` and ``elo_ci95`` None. The records are not replayed (a resume does that). No SPRT:
+    every finished game counts, also those an SPRT run finished after its decision (its
+    ``results.json`` is the decided table).
 
     Raises:
         RunConfigError: ``out_dir`` holds no readable tournament ``config.json``, or its
@@ -1189,17 +1196,28 @@ def interim_table(out_dir: str | Path) -> dict[str, Any]:
     from taluva_ai.ratings import tournament_table
 
     out = Path(out_dir)
-    cfg = read_config(out / CONFIG_FILE)
+    path = out / CONFIG_FILE
+    cfg = read_config(path)
+    if cfg.get("format") != TOURNAMENT_FORMAT:
+        raise RunConfigError(f"{path}: format {cfg.get('format')!r}, not "
+                             f"{TOURNAMENT_FORMAT!r}; this version cannot read it")
     try:
         specs = [str(a) for a in cfg["agents"]]
-        tasks = schedule(specs, cfg["games_per_group"], cfg["players_per_game"], cfg["seed"],
-                         cfg.get("gauntlet"))
+        k, games = cfg["players_per_game"], cfg["games_per_group"]
+        if (len(set(specs)) != len(specs) or k not in (2, 3, 4) or len(specs) < k
+                or not isinstance(games, int) or games < 1):
+            raise ValueError("agents, players_per_game or games_per_group out of range")
+        tasks = schedule(specs, games, k, cfg["seed"], cfg.get("gauntlet"))
     except (KeyError, TypeError, ValueError) as e:
-        raise RunConfigError(f"{out / CONFIG_FILE}: not a tournament's settings "
-                             f"({e})") from None
+        raise RunConfigError(f"{path}: not a tournament's settings ({e})") from None
     done = _read_log(out / LOG_FILE, {t.game_id for t in tasks})
-    table = tournament_table(specs, _table_games(specs, tasks, done), cfg["players_per_game"],
-                             seed=cfg["seed"])
+    try:
+        table = tournament_table(specs, _table_games(specs, tasks, done), k, seed=cfg["seed"])
+    except ValueError as e:
+        raise RunConfigError(f"{out / LOG_FILE}: {e}") from None
+    for a in table["agents"].values():  # no rating from no game
+        if a["games"] == 0:
+            a["elo"] = a["elo_ci95"] = None
     return {"config": cfg, "scheduled_games": len(tasks), **table}
 
 

@@ -162,7 +162,7 @@ def test_defer_changes_the_play_order_only(tmp_path: Path,
         return [{k: v for k, v in json.loads(x).items() if "_s" not in k} for x in lines]
 
     assert log("defer") == log("plain")
-    with pytest.raises(ValueError, match="defer: mcts is not one of the agents"):
+    with pytest.raises(ValueError, match="defer: 'mcts' is not one of the agents"):
         run_tournament(specs, out_dir=tmp_path / "bad", defer=["mcts"],
                        **kw)  # type: ignore[arg-type]
 
@@ -183,8 +183,18 @@ def test_interim_table_reads_the_games_finished_so_far(tmp_path: Path) -> None:
     assert t["games"] == 4 and t["scheduled_games"] == 6
     assert [p["games"] for p in t["pairs"]] == [2, 2]
     assert t["agents"]["greedy"]["games"] == 2
+    log.write_text(lines[0] + lines[1])  # epsilon-greedy has no finished game: no rating
+    t = interim_table(tmp_path)
+    assert t["games"] == 2 and t["agents"]["greedy:epsilon=0.5"]["games"] == 0
+    assert t["agents"]["greedy:epsilon=0.5"]["elo"] is None
+    assert t["agents"]["greedy:epsilon=0.5"]["elo_ci95"] is None
+    assert t["agents"]["greedy"]["elo"] > 0
     with pytest.raises(RunConfigError, match="no such file"):
         interim_table(tmp_path / "nothing")
+    log.write_text(lines[0].replace('"places": [1, 0]', '"places": [7, 9]')
+                   .replace('"places": [0, 1]', '"places": [7, 9]'))
+    with pytest.raises(RunConfigError, match=r"results.jsonl: .*places \[7, 9\]"):
+        interim_table(tmp_path)
 
 
 def test_resume_refuses_other_settings(tmp_path: Path) -> None:

@@ -550,7 +550,7 @@ def test_resume_refuses_a_run_of_another_format(tmp_path: Path,
     (["--resume", "R", "--agents", "random", "greedy"], "--resume DIR takes the settings "
      "from DIR/config.json; with it give only --concurrency, --ray, --bootstrap, "
      "--defer, --no-plots, --no-progress (got --agents)"),
-    (["--agents", "random", "greedy", "--out", "x", "--defer", "mcts"], "defer: mcts is not "
+    (["--agents", "random", "greedy", "--out", "x", "--defer", "mcts"], "defer: 'mcts' is not "
      "one of the agents ['random', 'greedy']"),
     (["--resume", "R", "--ranked"], "(got rule options)"),
     (["--resume", "R"], "{R}/config.json: no such file"),
