@@ -28,6 +28,10 @@ from numba import njit
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.rules import R_EARLY_VICTORY_KINDS
 from taluva_ai.games.taluva.state import (
+    C_BUILDING,
+    C_LEVEL,
+    C_OWNER,
+    C_TERRAIN,
     M_DRAWN,
     M_PLAYER,
     M_STEP,
@@ -82,15 +86,22 @@ def _build_values(cells, players, meta, rules, nbr, cell_of, ids, costs, values)
             s = label[(a - 9 * ncell) // 5]
             if stemples[s] == 0 and size[s] < 3 and size[s] + costs[j] >= 3:
                 v += TEMPLE_SPOT
-        kinds = (h == 0) + (t == 0) + (w == 0)
-        if kinds >= rules[R_EARLY_VICTORY_KINDS]:
-            v += WIN
-        elif h == 0:
-            v += NO_HUTS
-        elif h < LOW_HUTS:
-            v += LOW_HUTS_PER * (LOW_HUTS - h)
-        values[j] = v
+        values[j] = _supply_terms(v, h, t, w, rules)
     return n
+
+
+@njit(cache=True)
+def _supply_terms(v, h, t, w, rules):
+    """``v`` plus the terms of the supply left after a build (``h`` huts, ``t`` temples,
+    ``w`` towers): ``WIN`` for an early victory, else ``NO_HUTS`` or ``LOW_HUTS_PER``."""
+    kinds = (h == 0) + (t == 0) + (w == 0)
+    if kinds >= rules[R_EARLY_VICTORY_KINDS]:
+        v += WIN
+    elif h == 0:
+        v += NO_HUTS
+    elif h < LOW_HUTS:
+        v += LOW_HUTS_PER * (LOW_HUTS - h)
+    return v
 
 
 @njit(cache=True)
@@ -128,6 +139,229 @@ def _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr, a, saved_
     return best + DESTROY * destroyed
 
 
+# ---------------------------------------------------------------------------------------------
+# Placement values without replaying the build enumeration
+# ---------------------------------------------------------------------------------------------
+# A placement changes three hexes. Unless it destroys a hut of the mover's, the mover's
+# settlements stay as they are, and so does every other hex's part in the mover's builds
+# (founding, temple, tower spots and expansion targets depend on the hex and on the mover's
+# buildings around it). The best build value after a placement is then the value of the
+# builds of the position before it, corrected at the three hexes: PlacementContext holds the
+# position's counts once per turn and placement_value_fast applies the correction. It gives
+# exactly _placement_value's value (tests/test_heuristic.py compares them on every
+# placement of many positions); it returns NaN where _placement_value must be used instead
+# (a hut of the mover's destroyed, or the solo variant's foundings).
+
+
+@njit(cache=True)
+def _cell_adjacency(cells, nbr, p, c, label, size, stemples, stowers):
+    """Settlements of seat ``p`` next to hex ``c`` (a bit mask of their labels), and whether
+    one of them takes a temple (>= 3 hexes, no temple) and one a tower (no tower)."""
+    adj = np.int64(0)
+    temple_ok = False
+    tower_ok = False
+    for d in range(6):
+        m = nbr[c, d]
+        if m >= 0 and cells[m, C_BUILDING] != 0 and cells[m, C_OWNER] == p:
+            s = label[m]
+            adj |= np.int64(1) << s
+            if size[s] >= 3 and stemples[s] == 0:
+                temple_ok = True
+            if stowers[s] == 0:
+                tower_ok = True
+    return adj, temple_ok, tower_ok
+
+
+@njit(cache=True)
+def _cell_builds(level, terrain, building, adj, temple_ok, tower_ok, supply, isolated, no_lake):
+    """The builds hex ``c`` offers the mover (as kernels.build_actions_labeled lists them):
+    ``(founding, temple, tower, terrain index of an expansion target or -1)``. ``supply``:
+    the mover's huts, temples and towers."""
+    if level == 0 or building != 0 or terrain == K.VOLCANO or (no_lake and terrain == K.LAKE):
+        return False, False, False, -1
+    hut = supply[0] >= 1 and level == 1 and (adj == 0 or not isolated)
+    temple = supply[1] >= 1 and temple_ok
+    tower = supply[2] >= 1 and level >= 3 and tower_ok
+    return hut, temple, tower, (terrain - K.JUNGLE if adj != 0 else -1)
+
+
+@njit(cache=True)
+def new_placement_context(ncell):
+    """``(label, sett, count, cost, diff, scan, counts, delta, hexk)`` scratch for
+    :func:`placement_context` and :func:`placement_value_fast`:
+    ``label int32[H]``; ``sett int32[4, MAX_SETTLEMENTS]`` (size, temples, towers, canonical
+    hex per settlement); ``count int32[S, 5]`` and ``cost int64[S, 5]`` (expansion targets and
+    their levels per settlement and terrain); ``diff int32[S, S, 5]`` (targets of a terrain in
+    exactly one of two settlements); ``scan int32[H]``; ``counts int64[5]`` (settlements,
+    foundings, temple spots, tower spots); ``delta int64[2, S, 5]`` (a placement's change of
+    ``count`` and ``cost``); ``hexk int64[3, 3]`` (per placed hex: its adjacency mask and its
+    expansion terrain before and after)."""
+    m = K.MAX_SETTLEMENTS
+    return (np.empty(ncell, dtype=np.int32), np.empty((4, m), dtype=np.int32),
+            np.empty((m, 5), dtype=np.int32), np.empty((m, 5), dtype=np.int64),
+            np.empty((64, 64, 5), dtype=np.int32), np.empty(ncell, dtype=np.int32),
+            np.zeros(4, dtype=np.int64), np.empty((2, 64, 5), dtype=np.int64),
+            np.empty((3, 3), dtype=np.int64))
+
+
+@njit(cache=True)
+def placement_context(cells, players, meta, rules, nbr, cell_of, ctx):
+    """Count the mover's builds in this position (before the tile is placed) into ``ctx``
+    (from :func:`new_placement_context`); returns False when the fast path does not apply
+    (the solo variant, or more than 64 settlements)."""
+    label, sett, count, cost, diff, scan, counts, _, _ = ctx
+    if rules[K.R_SOLO] != 0:
+        return False
+    p = meta[M_PLAYER]
+    nscan = K._scan_cells(meta, cell_of, 0, scan)
+    nsett = K.settlements(cells, nbr, scan, nscan, p, label, sett[0], sett[1], sett[2], sett[3])
+    if nsett > 64:
+        return False
+    supply = players[p, P_HUTS:P_TOWERS + 1]
+    isolated = rules[K.R_NEW_HUT_ISOLATED] != 0
+    no_lake = rules[K.R_NO_LAKE_BUILDING] != 0
+    count[:nsett, :] = 0
+    cost[:nsett, :] = 0
+    diff[:nsett, :nsett, :] = 0
+    nh = 0
+    nt = 0
+    nw = 0
+    for i in range(nscan):
+        c = scan[i]
+        lv = cells[c, C_LEVEL]
+        if lv == 0 or cells[c, C_BUILDING] != 0:
+            continue
+        adj, temple_ok, tower_ok = _cell_adjacency(cells, nbr, p, c, label, sett[0], sett[1],
+                                                   sett[2])
+        hut, temple, tower, k = _cell_builds(lv, cells[c, C_TERRAIN], 0, adj, temple_ok,
+                                             tower_ok, supply, isolated, no_lake)
+        nh += hut
+        nt += temple
+        nw += tower
+        if k >= 0:
+            for s in range(nsett):
+                if (adj >> s) & 1:
+                    count[s, k] += 1
+                    cost[s, k] += lv
+                    for s2 in range(s):
+                        if not (adj >> s2) & 1:
+                            diff[s2, s, k] += 1
+                else:
+                    for s2 in range(s):
+                        if (adj >> s2) & 1:
+                            diff[s2, s, k] += 1
+    counts[0] = nsett
+    counts[1] = nh
+    counts[2] = nt
+    counts[3] = nw
+    return True
+
+
+@njit(cache=True)
+def placement_value_fast(cells, players, meta, rules, nbr, a, ctx):
+    """:func:`_placement_value` of tile placement ``a`` from the counts of
+    :func:`placement_context` (same position), without changing the state; NaN when a hut of
+    the mover's would be destroyed (use :func:`_placement_value` then)."""
+    label, sett, count, cost, diff, _, counts, delta, hexk = ctx
+    p = meta[M_PLAYER]
+    tile = meta[M_TILE]
+    v = a // 6
+    o = a % 6
+    hexes = (np.int64(v), np.int64(nbr[v, (o + 4) % 6]), np.int64(nbr[v, (o + 5) % 6]))
+    destroyed = 0.0
+    for c in hexes:
+        if cells[c, C_BUILDING] == K.HUT:
+            if cells[c, C_OWNER] == p:
+                return np.nan
+            destroyed += cells[c, C_LEVEL]
+    nsett = counts[0]
+    nh = counts[1]
+    nt = counts[2]
+    nw = counts[3]
+    supply = players[p, P_HUTS:P_TOWERS + 1]
+    isolated = rules[K.R_NEW_HUT_ISOLATED] != 0
+    no_lake = rules[K.R_NO_LAKE_BUILDING] != 0
+    new_level = cells[v, C_LEVEL] + 1
+    # per hex: its adjacency (unchanged) and its expansion terrain before (-1: none) and after
+    adjs = hexk[0]
+    old_k = hexk[1]
+    new_k = hexk[2]
+    dcount = delta[0]
+    dcost = delta[1]
+    dcount[:nsett, :] = 0
+    dcost[:nsett, :] = 0
+    for i in range(3):
+        c = hexes[i]
+        adj, temple_ok, tower_ok = _cell_adjacency(cells, nbr, p, c, label, sett[0], sett[1],
+                                                   sett[2])
+        adjs[i] = adj
+        hut, temple, tower, k = _cell_builds(cells[c, C_LEVEL], cells[c, C_TERRAIN],
+                                             cells[c, C_BUILDING], adj, temple_ok, tower_ok,
+                                             supply, isolated, no_lake)
+        nh -= hut
+        nt -= temple
+        nw -= tower
+        old_k[i] = k
+        if k >= 0:
+            for s in range(nsett):
+                if (adj >> s) & 1:
+                    dcount[s, k] -= 1
+                    dcost[s, k] -= cells[c, C_LEVEL]
+        if i == 0:
+            terrain = K.VOLCANO
+        elif i == 1:
+            terrain = K.JUNGLE + tile // 5
+        else:
+            terrain = K.JUNGLE + tile % 5
+        hut, temple, tower, k = _cell_builds(new_level, terrain, 0, adj, temple_ok, tower_ok,
+                                             supply, isolated, no_lake)
+        nh += hut
+        nt += temple
+        nw += tower
+        new_k[i] = k
+        if k >= 0:
+            for s in range(nsett):
+                if (adj >> s) & 1:
+                    dcount[s, k] += 1
+                    dcost[s, k] += new_level
+    huts = supply[0]
+    temples = supply[1]
+    towers = supply[2]
+    best = NO_BUILD
+    if nh > 0:
+        best = max(best, _supply_terms(HUT, huts - 1, temples, towers, rules))
+    if nt > 0:
+        best = max(best, _supply_terms(TEMPLE, huts, temples - 1, towers, rules))
+    if nw > 0:
+        best = max(best, _supply_terms(TOWER, huts, temples, towers - 1, rules))
+    size = sett[0]
+    stemples = sett[1]
+    for s in range(nsett):
+        for k in range(5):
+            n = count[s, k] + dcount[s, k]
+            hc = cost[s, k] + dcost[s, k]
+            if n == 0 or hc > huts:
+                continue
+            if not isolated and n == 1 and hc == 1:
+                continue  # listed as a founding
+            dup = False
+            for s2 in range(s):
+                d = diff[s2, s, k]
+                for i in range(3):
+                    if ((adjs[i] >> s) & 1) != ((adjs[i] >> s2) & 1):
+                        d += (new_k[i] == k) - (old_k[i] == k)
+                if d == 0:
+                    dup = True  # the same hexes as an earlier settlement's expansion
+                    break
+            if dup:
+                continue
+            val = HUT - HUT_COST * (hc - 1)
+            if stemples[s] == 0 and size[s] < 3 and size[s] + hc >= 3:
+                val += TEMPLE_SPOT
+            best = max(best, _supply_terms(val, huts - hc, temples, towers, rules))
+    return best + DESTROY * destroyed
+
+
 @njit(cache=True)
 def action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids, values):
     """Heuristic value of every legal action of the player to move.
@@ -152,9 +386,15 @@ def action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids,
     saved_cells = np.empty((3, cells.shape[1]), dtype=cells.dtype)
     saved_players = players.copy()
     saved_meta = meta.copy()
+    ctx = new_placement_context(ncell)
+    fast = placement_context(cells, players, meta, rules, nbr, cell_of, ctx)
     for j in range(n):
-        values[j] = _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr, ids[j],
-                                     saved_cells, saved_players, saved_meta, bids, bcost, bval)
+        v = placement_value_fast(cells, players, meta, rules, nbr, ids[j], ctx) if fast \
+            else np.nan
+        if np.isnan(v):
+            v = _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr, ids[j],
+                                 saved_cells, saved_players, saved_meta, bids, bcost, bval)
+        values[j] = v
     return n
 
 
@@ -187,6 +427,7 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
     saved_cells = np.empty((3, cells.shape[1]), dtype=cells.dtype)
     saved_players = players.copy()
     saved_meta = meta.copy()
+    ctx = new_placement_context(ncell)
     decisions = 0
     while meta[M_STEP] != K.S_TERMINAL:
         step = meta[M_STEP]
@@ -208,14 +449,19 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
         else:
             n = K.tile_actions(cells, meta, nbr, cell_of, origin, ids, False)
             k = min(samples, n)
+            fast = placement_context(cells, players, meta, rules, nbr, cell_of, ctx)
             for j in range(k):  # partial Fisher-Yates: ids[:k] is a uniform sample
                 r = j + np.random.randint(n - j)
                 t = ids[j]
                 ids[j] = ids[r]
                 ids[r] = t
-                vals[j] = _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr,
-                                           ids[j], saved_cells, saved_players, saved_meta,
-                                           bids, bcost, bval)
+                v = placement_value_fast(cells, players, meta, rules, nbr, ids[j], ctx) \
+                    if fast else np.nan
+                if np.isnan(v):
+                    v = _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr,
+                                         ids[j], saved_cells, saved_players, saved_meta,
+                                         bids, bcost, bval)
+                vals[j] = v
             a = argmax_random(ids, vals, k)
         K.apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
         decisions += 1
