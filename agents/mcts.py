@@ -38,6 +38,7 @@ from taluva_ai.agents.evaluators import Evaluator, RolloutEvaluator
 from taluva_ai.agents.mcts_gumbel import (
     completed_q,
     considered_visits,
+    gumbel_child,
     improved_policy,
     score_considered,
 )
@@ -208,7 +209,8 @@ class MCTSAgent(Agent):
         self._root_value = np.zeros(0)
         self._g_noise = np.zeros(0)
         self._g_logits = np.zeros(0)
-        self._g_table: tuple[int, ...] = ()
+        self._g_prior = np.zeros(0)
+        self._g_table = np.zeros(0, dtype=np.int64)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -363,35 +365,32 @@ class MCTSAgent(Agent):
         k = int(tree.n_children[0])
         f = int(tree.first_child[0])
         self._g_logits = np.log(np.maximum(tree.prior[f:f + k], 1e-30))
+        prior = np.exp(self._g_logits - self._g_logits.max())
+        self._g_prior = prior / prior.sum()
         if noise and self.config.temperature > 0:
             self._g_noise = self.rng.gumbel(size=k)
         else:
             self._g_noise = np.zeros(k)
-        self._g_table = considered_visits(min(self.config.gumbel_m, k), sims)
+        self._g_table = np.array(considered_visits(min(self.config.gumbel_m, k), sims),
+                                 dtype=np.int64)
 
     def _gumbel_sigma(self, tree: Tree) -> np.ndarray:
         f, k = int(tree.first_child[0]), int(tree.n_children[0])
         p = int(tree.to_move[0])
         n = tree.N[f:f + k]
         q = np.where(n > 0, tree.W[f:f + k, p] / np.maximum(n, 1.0), 0.0)
-        prior = np.exp(self._g_logits - self._g_logits.max())
-        return completed_q(q, n, prior / prior.sum(), float(self._root_value[p]),
+        return completed_q(q, n, self._g_prior, float(self._root_value[p]),
                            self.config.gumbel_c_visit, self.config.gumbel_c_scale)
 
     def _gumbel_child(self, tree: Tree) -> int:
         """The root child the next simulation visits (``mctx``
         ``gumbel_muzero_root_action_selection``); pending virtual visits count as visits."""
-        f, k = int(tree.first_child[0]), int(tree.n_children[0])
-        visits = tree.N[f:f + k] + tree.vloss[f:f + k]
-        index = int(visits.sum())
-        table = self._g_table
-        considered = table[min(index, len(table) - 1)]
-        score = score_considered(considered, self._g_noise, self._g_logits,
-                                 self._gumbel_sigma(tree), visits)
-        if not np.isfinite(score).any():  # past the schedule: the least visited survivor
-            score = score_considered(visits.min(), self._g_noise, self._g_logits,
-                                     self._gumbel_sigma(tree), visits)
-        return f + int(np.argmax(score))
+        cfg = self.config
+        p = int(tree.to_move[0])
+        return int(gumbel_child(tree.N, tree.W, tree.vloss, int(tree.first_child[0]),
+                                int(tree.n_children[0]), p, self._g_table, self._g_noise,
+                                self._g_logits, self._g_prior, float(self._root_value[p]),
+                                float(cfg.gumbel_c_visit), float(cfg.gumbel_c_scale)))
 
     def _compiled_ok(self, state: GameState) -> bool:
         """Whole simulations run compiled (agents/mcts_compiled.py) with the default rollout

@@ -18,6 +18,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
+from numba import njit
 
 
 @lru_cache(maxsize=256)
@@ -46,8 +47,71 @@ def considered_visits(max_considered: int, num_simulations: int) -> tuple[int, .
     return tuple(sequence[:num_simulations])
 
 
-def completed_q(q: np.ndarray, visits: np.ndarray, prior: np.ndarray, raw_value: float,
-                c_visit: float, c_scale: float) -> np.ndarray:
+@njit(cache=True)
+def _block_sum(a, lo, n):
+    """NumPy's pairwise summation of ``a[lo:lo + n]`` for ``n <= 128``: eight running sums."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r = a[lo:lo + 8].copy()
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            r[j] += a[lo + i + j]
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(cache=True)
+def _pairwise_sum(a, lo, n):
+    """NumPy's pairwise summation of ``a[lo:lo + n]`` (the order ``np.sum`` adds a contiguous
+    float64 array in: halves, cut at a multiple of 8, down to blocks of at most 128), so
+    compiled and NumPy code give the same bits. Iterative: Numba's cache cannot load a
+    function that calls a recursive one (the process crashes)."""
+    if n <= 128:
+        return _block_sum(a, lo, n)
+    los = np.empty(64, dtype=np.int64)  # the pending halves: depth < log2(n)
+    ns = np.empty(64, dtype=np.int64)
+    stage = np.empty(64, dtype=np.int64)  # 0: new, 1: left half running, 2: right half running
+    left = np.empty(64)
+    top = 0
+    los[0] = lo
+    ns[0] = n
+    stage[0] = 0
+    while True:
+        m = ns[top]
+        if m > 128:  # a new node of the tree: run its left half
+            half = m // 2 - (m // 2) % 8
+            stage[top] = 1
+            top += 1
+            los[top] = los[top - 1]
+            ns[top] = half
+            stage[top] = 0
+            continue
+        v = _block_sum(a, los[top], m)
+        top -= 1
+        while top >= 0 and stage[top] == 2:  # both halves done: add them, go up
+            v = left[top] + v
+            top -= 1
+        if top < 0:
+            return v
+        left[top] = v  # the left half is done: run the right half
+        stage[top] = 2
+        half = ns[top] // 2 - (ns[top] // 2) % 8
+        top += 1
+        los[top] = los[top - 1] + half
+        ns[top] = ns[top - 1] - half
+        stage[top] = 0
+
+
+@njit(cache=True)
+def completed_q(q, visits, prior, raw_value, c_visit, c_scale):
     """``sigma(completed q)`` of the root's children (``mctx`` ``qtransform_completed_by_mix_
     value``): unvisited children get the mixed value estimate ``(v + sum_b N(b) sum_{a
     visited} pi(a) q(a) / sum_{a visited} pi(a)) / (1 + sum_b N(b))``; the completed values are
@@ -60,28 +124,80 @@ def completed_q(q: np.ndarray, visits: np.ndarray, prior: np.ndarray, raw_value:
         visits: ``float64[k]`` visit counts.
         prior: ``float64[k]`` prior probabilities.
         raw_value: the evaluator's value of the root for the player to move.
+
+    Returns:
+        ``float64[k]``.
     """
-    seen = visits > 0
-    total = float(visits.sum())
+    k = q.shape[0]
+    total = 0.0
+    vmax = 0.0
+    m = 0
+    pq = np.empty(k)
+    pp = np.empty(k)
+    tiny = np.finfo(np.float64).tiny
+    for i in range(k):
+        total += visits[i]
+        vmax = max(vmax, visits[i])
+        if visits[i] > 0:
+            pp[m] = max(prior[i], tiny)
+            pq[m] = pp[m] * q[i]
+            m += 1
+    mixed = raw_value
     if total > 0:
-        p = np.maximum(prior, np.finfo(np.float64).tiny)
-        weighted = float((p[seen] * q[seen]).sum() / p[seen].sum())
+        weighted = _pairwise_sum(pq, 0, m) / _pairwise_sum(pp, 0, m)
         mixed = (raw_value + total * weighted) / (total + 1.0)
-    else:
-        mixed = raw_value
-    comp = np.where(seen, q, mixed)
-    lo, hi = comp.min(), comp.max()
-    comp = (comp - lo) / max(hi - lo, 1e-8)
-    return (c_visit + float(visits.max(initial=0.0))) * c_scale * comp
+    comp = np.empty(k)
+    for i in range(k):
+        comp[i] = q[i] if visits[i] > 0 else mixed
+    lo = comp.min()
+    span = max(comp.max() - lo, 1e-8)
+    scale = (c_visit + vmax) * c_scale
+    for i in range(k):
+        comp[i] = scale * ((comp[i] - lo) / span)
+    return comp
 
 
-def score_considered(considered: float, gumbel: np.ndarray, logits: np.ndarray,
-                     sigma_q: np.ndarray, visits: np.ndarray) -> np.ndarray:
+@njit(cache=True)
+def score_considered(considered, gumbel, logits, sigma_q, visits):
     """``g + logits + sigma(q)`` where an action has exactly ``considered`` visits, ``-inf``
-    elsewhere (``mctx.seq_halving.score_considered``)."""
-    logits = logits - logits.max()
-    score = np.maximum(-1e9, gumbel + logits + sigma_q)
-    return np.where(visits == considered, score, -np.inf)
+    elsewhere (``mctx.seq_halving.score_considered``); ``float64[k]``."""
+    top = logits.max()
+    score = np.empty(logits.shape[0])
+    for i in range(logits.shape[0]):
+        if visits[i] == considered:
+            score[i] = max(-1e9, gumbel[i] + (logits[i] - top) + sigma_q[i])
+        else:
+            score[i] = -np.inf
+    return score
+
+
+@njit(cache=True)
+def gumbel_child(N, W, vloss, f, k, p, table, gumbel, logits, prior, raw_value, c_visit,
+                 c_scale):
+    """The root child (node index) the next simulation visits (``mctx``
+    ``gumbel_muzero_root_action_selection``): among the children whose visits (pending
+    virtual visits included) equal the schedule's ``table`` entry, the highest
+    ``g + logits + sigma(completed q)``; past the schedule, the least visited survivor.
+
+    Args:
+        N, W, vloss: the tree's visit counts, value sums (``[nodes, players]``) and virtual
+            losses; the root's children are nodes ``f .. f + k - 1``; ``p`` is the seat to
+            move at the root.
+        table: ``int64[sims]`` from :func:`considered_visits`.
+        gumbel, logits, prior: ``float64[k]`` root noise, logits and normalised prior.
+    """
+    n = N[f:f + k]
+    visits = n + vloss[f:f + k]
+    q = np.empty(k)
+    for i in range(k):
+        q[i] = W[f + i, p] / max(n[i], 1.0) if n[i] > 0 else 0.0
+    sigma = completed_q(q, n, prior, raw_value, c_visit, c_scale)
+    index = int(visits.sum())  # whole numbers: exact in any order
+    score = score_considered(table[min(index, table.shape[0] - 1)], gumbel, logits, sigma,
+                             visits)
+    if not np.isfinite(score).any():
+        score = score_considered(visits.min(), gumbel, logits, sigma, visits)
+    return f + np.argmax(score)
 
 
 def improved_policy(logits: np.ndarray, sigma_q: np.ndarray) -> np.ndarray:

@@ -105,3 +105,35 @@ def test_gumbel_options_are_checked() -> None:
         make_agent("mcts:root=best", seed=0)
     with pytest.raises(ValueError, match="reuse_tree"):
         make_agent("mcts:root=gumbel,reuse_tree=true", seed=0)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 127, 128, 129, 130, 255, 256, 257, 1000, 4099])
+def test_compiled_sum_adds_in_numpys_order(n: int) -> None:
+    """The compiled Gumbel root sums as np.sum does (pairwise), so its choices are the bits
+    the NumPy version gave (the ladder's games do not depend on which ran)."""
+    from taluva_ai.agents.mcts_gumbel import _pairwise_sum
+
+    rng = np.random.default_rng(n)
+    for _ in range(20):
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, size=n)
+        assert _pairwise_sum(x, 0, n) == float(np.sum(x))
+
+
+def test_gumbel_root_is_loaded_from_the_cache_in_a_new_process() -> None:
+    """A cached function that called a recursive one crashed the process that loaded it
+    (Numba); the summation is iterative now. This process compiles (or loads) the Gumbel
+    root, a new one loads it from the cache and searches."""
+    import subprocess
+    import sys
+
+    code = ("from taluva_ai.games.taluva import TaluvaGame\n"
+            "from taluva_ai.agents import make_agent\n"
+            "s = TaluvaGame().new_initial_state(seed=2); s.draw()\n"
+            "print(make_agent('mcts:sims=40,rollout=greedy,root=gumbel', seed=0).act(s))\n")
+    s = TaluvaGame().new_initial_state(seed=2)
+    s.draw()
+    move = make_agent("mcts:sims=40,rollout=greedy,root=gumbel", seed=0).act(s)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert int(out.stdout.split()[-1]) == move
