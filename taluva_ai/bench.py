@@ -20,6 +20,9 @@ repeated, and the median of the repeats is reported. One process, one thread.
 - ``mcts.sims_per_s`` (``--mcts``): MCTS simulations per second in one process from a fixed
   2-player midgame (20 tiles placed by seeded random play, tile step), UCT with uniformly random
   rollouts to the end (``mcts:prior=none,rollout=random``), ``sims`` simulations per search.
+  ``mcts.ladder``: the same for the strength ladder's MCTS-400 (``LADDER_SPEC``: greedy
+  rollouts, heuristic priors, Gumbel root), and ``greedy_rollout_ms``, the mean time of one
+  greedy rollout from that midgame to the end.
 - ``net`` (``--net``, needs PyTorch): per AlphaZero network preset (2 players, default view),
   the parameter count and the CPU inference latency (ms per forward pass, median) and
   throughput (positions per second) at several batch sizes, with the torch thread count.
@@ -260,8 +263,34 @@ def bench_mcts(sims: int = 2000, repeats: int = 5, game: str = "taluva") -> dict
         t = time.perf_counter()
         agent.act(state)
         rates.append(agent.stats()["simulations"] / (time.perf_counter() - t))
-    return {"sims_per_s": round(statistics.median(rates), 1), "sims": sims, "repeats": repeats,
-            "spec": spec}
+    out: dict[str, Any] = {"sims_per_s": round(statistics.median(rates), 1), "sims": sims,
+                           "repeats": repeats, "spec": spec}
+    if game == "taluva":
+        out["ladder"] = _bench_ladder_agent(agents, state, repeats)
+    return out
+
+
+LADDER_SPEC = "mcts:sims=400,rollout=greedy,root=gumbel"
+
+
+def _bench_ladder_agent(agents: Any, state: Any, repeats: int) -> dict[str, Any]:
+    """The strength ladder's MCTS-400 (``LADDER_SPEC``: greedy rollouts, heuristic priors,
+    Gumbel root) from the same midgame: median simulations per second of ``repeats``
+    searches, and the mean milliseconds of one greedy rollout from there (300 rollouts)."""
+    agent = agents.make_agent(LADDER_SPEC, seed=0)
+    agent.act(state)  # warm-up: compile
+    rates = []
+    for r in range(repeats):
+        agent.reset(r)
+        t = time.perf_counter()
+        agent.act(state)
+        rates.append(agent.stats()["simulations"] / (time.perf_counter() - t))
+    t = time.perf_counter()
+    for i in range(300):
+        state.rollout("greedy", i, 8)
+    rollout_ms = (time.perf_counter() - t) / 300 * 1e3
+    return {"spec": LADDER_SPEC, "sims_per_s": round(statistics.median(rates), 1),
+            "greedy_rollout_ms": round(rollout_ms, 3)}
 
 
 def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,

@@ -631,6 +631,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         mc = res["mcts"]
         print(f"mcts ({mc['spec']}, median of {mc['repeats']} searches from a 2-player "
               f"midgame): {mc['sims_per_s']:.1f} simulations/s")
+        if "ladder" in mc:
+            ld = mc["ladder"]
+            print(f"mcts ({ld['spec']}, the ladder's agent, same midgame): "
+                  f"{ld['sims_per_s']:.1f} simulations/s; one greedy rollout to the end: "
+                  f"{ld['greedy_rollout_ms']:.3f} ms")
     v = res["machine"]["versions"]
     print(f"machine: {res['machine']['cpu']}, {res['machine']['threads']} threads; python "
           f"{v['python']}, numpy {v['numpy']}, numba {v['numba']}")

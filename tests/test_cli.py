@@ -234,6 +234,15 @@ def test_play_record_unwritable_exits_1_and_keeps_the_old_record(
     assert rec.read_text() == "an older record\n"
 
 
+def test_bench_mcts_reports_both_searches(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--mcts", "--mcts-sims", "50", "--repeats", "1", "--games", "1",
+                 "--json"]) == 0
+    mc = json.loads(capsys.readouterr().out)["mcts"]
+    assert mc["spec"] == "mcts:sims=50,prior=none,rollout=random" and mc["sims_per_s"] > 0
+    assert mc["ladder"]["spec"] == "mcts:sims=400,rollout=greedy,root=gumbel"
+    assert mc["ladder"]["sims_per_s"] > 0 and mc["ladder"]["greedy_rollout_ms"] > 0
+
+
 def test_bench_out_is_checked_first_and_the_figures_are_never_lost(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
