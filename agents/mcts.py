@@ -365,8 +365,10 @@ class MCTSAgent(Agent):
         k = int(tree.n_children[0])
         f = int(tree.first_child[0])
         self._g_logits = np.log(np.maximum(tree.prior[f:f + k], 1e-30))
-        prior = np.exp(self._g_logits - self._g_logits.max())
-        self._g_prior = prior / prior.sum()
+        self._g_prior = np.zeros(0)
+        if k:  # (a root without children is never searched; a driver may still set it up)
+            prior = np.exp(self._g_logits - self._g_logits.max())
+            self._g_prior = prior / prior.sum()
         if noise and self.config.temperature > 0:
             self._g_noise = self.rng.gumbel(size=k)
         else:
@@ -380,7 +382,7 @@ class MCTSAgent(Agent):
         n = tree.N[f:f + k]
         q = np.where(n > 0, tree.W[f:f + k, p] / np.maximum(n, 1.0), 0.0)
         return completed_q(q, n, self._g_prior, float(self._root_value[p]),
-                           self.config.gumbel_c_visit, self.config.gumbel_c_scale)
+                           float(self.config.gumbel_c_visit), float(self.config.gumbel_c_scale))
 
     def _gumbel_child(self, tree: Tree) -> int:
         """The root child the next simulation visits (``mctx``

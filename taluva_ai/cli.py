@@ -897,14 +897,16 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--engine", action="store_true",
                        help="engine section (the default when no section is asked for)")
     bench.add_argument("--mcts", action="store_true",
-                       help="MCTS simulations per second from a 2-player midgame, random "
-                       "rollouts")
+                       help="MCTS simulations per second from a 2-player midgame: UCT with "
+                       "random rollouts (--mcts-sims per search), and (Taluva) the strength "
+                       "ladder's MCTS-400 with greedy rollouts and the time of one greedy rollout")
     bench.add_argument("--env", action="store_true",
                        help="VectorEnv steps/s at batch 1, 64, 256, 1024 (needs taluva-ai[envs])")
     bench.add_argument("--solo", action="store_true",
                        help="random full solo games per second (docs/solo.md)")
     bench.add_argument("--mcts-sims", type=int, default=2000,
-                       help="simulations per timed search (default 2000)")
+                       help="simulations per timed UCT search (default 2000; the ladder's "
+                       "agent always searches 400)")
     bench.add_argument("--net", action="store_true",
                        help="AlphaZero network presets: parameters, CPU inference latency and "
                        "throughput at batch 1, 16, 64, 256 (needs taluva-ai[train])")

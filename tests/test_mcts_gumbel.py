@@ -137,3 +137,65 @@ def test_gumbel_root_is_loaded_from_the_cache_in_a_new_process() -> None:
                          timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert int(out.stdout.split()[-1]) == move
+
+
+def _numpy_gumbel_child(N, W, vloss, f, k, p, table, gumbel, logits, raw, c_visit, c_scale):
+    """The NumPy child selection the compiled one replaced (as it was, for reference)."""
+    visits = N[f:f + k] + vloss[f:f + k]
+    n = N[f:f + k]
+    q = np.where(n > 0, W[f:f + k, p] / np.maximum(n, 1.0), 0.0)
+    prior = np.exp(logits - logits.max())
+    prior = prior / prior.sum()
+    seen = n > 0
+    total = float(n.sum())
+    if total > 0:
+        pp = np.maximum(prior, np.finfo(np.float64).tiny)
+        weighted = float((pp[seen] * q[seen]).sum() / pp[seen].sum())
+        mixed = (raw + total * weighted) / (total + 1.0)
+    else:
+        mixed = raw
+    comp = np.where(seen, q, mixed)
+    lo, hi = comp.min(), comp.max()
+    comp = (comp - lo) / max(hi - lo, 1e-8)
+    sigma = (c_visit + float(n.max(initial=0.0))) * c_scale * comp
+
+    def score(considered: float) -> np.ndarray:
+        s = np.maximum(-1e9, gumbel + (logits - logits.max()) + sigma)
+        return np.where(visits == considered, s, -np.inf)
+
+    sc = score(table[min(int(visits.sum()), len(table) - 1)])
+    if not np.isfinite(sc).any():
+        sc = score(visits.min())
+    return f + int(np.argmax(sc))
+
+
+def test_compiled_gumbel_child_chooses_what_the_numpy_version_chose() -> None:
+    from taluva_ai.agents.mcts_gumbel import gumbel_child
+
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        k = int(rng.integers(1, 400))
+        f = int(rng.integers(1, 5))
+        size = f + k + 3
+        table = np.array(considered_visits(min(16, k), int(rng.integers(1, 500))), dtype=np.int64)
+        n_sims = int(rng.integers(0, 2 * len(table)))
+        N = np.zeros(size)
+        chosen = rng.integers(0, k, size=n_sims)  # visits, some children many times
+        np.add.at(N, f + chosen, 1.0)
+        W = np.zeros((size, 3))
+        W[:, :] = N[:, None] * rng.uniform(-1, 1, size=(size, 3))
+        vloss = np.zeros(size)
+        if trial % 3 == 0:  # pending virtual visits of a leaf batch
+            vloss[f + rng.integers(0, k, size=3)] += 1.0
+        prior = rng.dirichlet(np.full(k, 0.3))
+        if trial % 4 == 0:
+            prior = np.full(k, 1.0 / k)  # ties everywhere
+        logits = np.log(np.maximum(prior, 1e-30))
+        gumbel = rng.gumbel(size=k) if trial % 2 else np.zeros(k)
+        p = int(rng.integers(0, 3))
+        raw = float(rng.uniform(-1, 1))
+        norm = np.exp(logits - logits.max())
+        norm = norm / norm.sum()
+        want = _numpy_gumbel_child(N, W, vloss, f, k, p, table, gumbel, logits, raw, 50.0, 0.1)
+        got = gumbel_child(N, W, vloss, f, k, p, table, gumbel, logits, norm, raw, 50.0, 0.1)
+        assert got == want, trial
