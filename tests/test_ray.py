@@ -188,6 +188,7 @@ def _files(run: Path) -> set[str]:
             if p.is_file() and "tb" not in p.relative_to(run).parts}
 
 
+@pytest.mark.slow  # ~30 s: two short training runs and a killed Ray actor
 def test_training_moves_between_backends_and_survives_a_killed_actor(ray_backend, tmp_path,
                                                                      monkeypatch) -> None:
     """Run A: iteration 0 here, iteration 1 on Ray with its self-play actor killed after its
