@@ -255,16 +255,9 @@ def bench_mcts(sims: int = 2000, repeats: int = 5, game: str = "taluva") -> dict
         state = tnt_midgame()
     else:
         state = midgame_state()
-    agent = agents.make_agent(spec, seed=0)
-    agent.act(state)  # warm-up: compile
-    rates = []
-    for r in range(repeats):
-        agent.reset(r)
-        t = time.perf_counter()
-        agent.act(state)
-        rates.append(agent.stats()["simulations"] / (time.perf_counter() - t))
-    out: dict[str, Any] = {"sims_per_s": round(statistics.median(rates), 1), "sims": sims,
-                           "repeats": repeats, "spec": spec}
+    out: dict[str, Any] = {"sims_per_s": _search_rate(agents.make_agent(spec, seed=0), state,
+                                                      repeats),
+                           "sims": sims, "repeats": repeats, "spec": spec}
     if game == "taluva":
         out["ladder"] = _bench_ladder_agent(agents, state, repeats)
     return out
@@ -277,20 +270,25 @@ def _bench_ladder_agent(agents: Any, state: Any, repeats: int) -> dict[str, Any]
     """The strength ladder's MCTS-400 (``LADDER_SPEC``: greedy rollouts, heuristic priors,
     Gumbel root) from the same midgame: median simulations per second of ``repeats``
     searches, and the mean milliseconds of one greedy rollout from there (300 rollouts)."""
-    agent = agents.make_agent(LADDER_SPEC, seed=0)
-    agent.act(state)  # warm-up: compile
+    rate = _search_rate(agents.make_agent(LADDER_SPEC, seed=0), state, repeats)
+    t = time.perf_counter()
+    for i in range(300):
+        state.rollout("greedy", i, 8)
+    rollout_ms = (time.perf_counter() - t) / 300 * 1e3
+    return {"spec": LADDER_SPEC, "sims_per_s": rate, "greedy_rollout_ms": round(rollout_ms, 3)}
+
+
+def _search_rate(agent: Any, state: Any, repeats: int) -> float:
+    """Median simulations per second of ``repeats`` searches of ``state`` by an MCTS
+    ``agent`` (reseeded 0, 1, ...), after one untimed search (compilation)."""
+    agent.act(state)
     rates = []
     for r in range(repeats):
         agent.reset(r)
         t = time.perf_counter()
         agent.act(state)
         rates.append(agent.stats()["simulations"] / (time.perf_counter() - t))
-    t = time.perf_counter()
-    for i in range(300):
-        state.rollout("greedy", i, 8)
-    rollout_ms = (time.perf_counter() - t) / 300 * 1e3
-    return {"spec": LADDER_SPEC, "sims_per_s": round(statistics.median(rates), 1),
-            "greedy_rollout_ms": round(rollout_ms, 3)}
+    return round(statistics.median(rates), 1)
 
 
 def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,
