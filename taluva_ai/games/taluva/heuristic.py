@@ -154,25 +154,6 @@ def _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr, a, saved_
 
 
 @njit(cache=True)
-def _cell_adjacency(cells, nbr, p, c, label, size, stemples, stowers):
-    """Settlements of seat ``p`` next to hex ``c`` (a bit mask of their labels), and whether
-    one of them takes a temple (>= 3 hexes, no temple) and one a tower (no tower)."""
-    adj = np.int64(0)
-    temple_ok = False
-    tower_ok = False
-    for d in range(6):
-        m = nbr[c, d]
-        if m >= 0 and cells[m, C_BUILDING] != 0 and cells[m, C_OWNER] == p:
-            s = label[m]
-            adj |= np.int64(1) << s
-            if size[s] >= 3 and stemples[s] == 0:
-                temple_ok = True
-            if stowers[s] == 0:
-                tower_ok = True
-    return adj, temple_ok, tower_ok
-
-
-@njit(cache=True)
 def _cell_builds(level, terrain, building, adj, temple_ok, tower_ok, supply, isolated, no_lake):
     """The builds hex ``c`` offers the mover (as kernels.build_actions_labeled lists them):
     ``(founding, temple, tower, terrain index of an expansion target or -1)``. ``supply``:
@@ -231,7 +212,7 @@ def placement_context(cells, players, meta, rules, nbr, cell_of, ctx):
         lv = cells[c, C_LEVEL]
         if lv == 0 or cells[c, C_BUILDING] != 0:
             continue
-        adj, temple_ok, tower_ok = _cell_adjacency(cells, nbr, p, c, label, sett[0], sett[1],
+        adj, temple_ok, tower_ok = K.mover_adjacency(cells, nbr, p, c, label, sett[0], sett[1],
                                                    sett[2])
         hut, temple, tower, k = _cell_builds(lv, cells[c, C_TERRAIN], 0, adj, temple_ok,
                                              tower_ok, supply, isolated, no_lake)
@@ -292,7 +273,7 @@ def placement_value_fast(cells, players, meta, rules, nbr, a, ctx):
     dcost[:nsett, :] = 0
     for i in range(3):
         c = hexes[i]
-        adj, temple_ok, tower_ok = _cell_adjacency(cells, nbr, p, c, label, sett[0], sett[1],
+        adj, temple_ok, tower_ok = K.mover_adjacency(cells, nbr, p, c, label, sett[0], sett[1],
                                                    sett[2])
         adjs[i] = adj
         hut, temple, tower, k = _cell_builds(cells[c, C_LEVEL], cells[c, C_TERRAIN],

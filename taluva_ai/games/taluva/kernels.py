@@ -427,6 +427,29 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
                                  cost_out, label, size, stemples)
 
 
+@njit(cache=True, inline="always")
+def mover_adjacency(cells, nbr, p, c, label, size, stemples, stowers):
+    """Settlements of seat ``p`` next to hex ``c`` (a bit mask of their labels, as
+    :func:`settlements` numbered them), and whether one of them takes a temple (>= 3 hexes, no
+    temple) and one a tower (no tower). Inlined into its callers (the legal builds, the
+    heuristic's placement values)."""
+    adj = np.int64(0)
+    temple_ok = False
+    tower_ok = False
+    for d in range(6):
+        m = nbr[c, d]
+        # m may lie outside the scanned box, where label is not written: a building of the
+        # mover's is inside it, and labelled
+        if m >= 0 and cells[m, C_BUILDING] != 0 and cells[m, C_OWNER] == p:
+            s = label[m]
+            adj |= np.int64(1) << s
+            if size[s] >= 3 and stemples[s] == 0:
+                temple_ok = True
+            if stowers[s] == 0:
+                tower_ok = True
+    return adj, temple_ok, tower_ok
+
+
 @njit(cache=True)
 def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out,
                           label, size, stemples):
@@ -474,20 +497,8 @@ def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_
         terr = cells[c, C_TERRAIN]
         if terr == VOLCANO or (no_lake and terr == LAKE):
             continue
-        adj = np.int64(0)
-        temple_ok = False
-        tower_ok = False
-        for d in range(6):
-            m = nbr[c, d]
-            # m may lie outside the scanned box, where label is not written: a building of
-            # the mover's is inside it, and labelled
-            if m >= 0 and cells[m, C_BUILDING] != 0 and cells[m, C_OWNER] == p:
-                s = label[m]
-                adj |= np.int64(1) << s
-                if size[s] >= 3 and stemples[s] == 0:
-                    temple_ok = True
-                if stowers[s] == 0:
-                    tower_ok = True
+        adj, temple_ok, tower_ok = mover_adjacency(cells, nbr, p, c, label, size, stemples,
+                                                   stowers)
         if huts >= 1 and lv == 1 and (adj == 0 or not isolated):
             hut_ids[nh] = hut_base + c
             nh += 1
