@@ -90,6 +90,7 @@ def _wait_for(pred, timeout: float, proc: subprocess.Popen) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow  # ~20 s: a real training process killed and resumed
 def test_killed_run_resumes_losing_only_the_iteration_in_progress(tmp_path) -> None:
     """A real ``taluva train`` process group is killed (SIGKILL) while iteration 1 runs; the
     resumed run redoes iteration 1 only, and the run directory is complete."""
@@ -324,6 +325,7 @@ def test_az_parameter_values_in_a_config_are_checked_before_any_work() -> None:
         check_az_params("lambda=2", "[anchors] az")
 
 
+@pytest.mark.slow  # a solo training run with gating
 def test_a_solo_run_trains_gates_on_paired_scores_and_its_model_plays(tmp_path) -> None:
     """The solo variant through the whole pipeline: one value output on the score scale,
     gating and anchors by paired seeded games, and the model by name in ``taluva play``."""
