@@ -1,7 +1,15 @@
 """Agents (imported as ``taluva_ai.agents``): random, greedy, MCTS and AlphaZero (``az``),
 behind one interface (:class:`Agent`) and made by name (:func:`make_agent`)."""
 
-from taluva_ai.agents.base import Agent, known_agents, make_agent, parse_agent_spec, register_agent
+from taluva_ai.agents.base import (
+    Agent,
+    known_agents,
+    make_agent,
+    match_specs,
+    parse_agent_spec,
+    register_agent,
+    spec_key,
+)
 from taluva_ai.agents.evaluators import Evaluator, RolloutEvaluator
 from taluva_ai.agents.ismcts import ISMCTSAgent, ISMCTSConfig
 from taluva_ai.agents.mcts import MCTSAgent, MCTSConfig
@@ -37,6 +45,8 @@ __all__ = [
     "RolloutEvaluator",
     "known_agents",
     "make_agent",
+    "match_specs",
     "parse_agent_spec",
     "register_agent",
+    "spec_key",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from taluva_ai.protocol import GameState
@@ -47,14 +47,55 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         ValueError: a parameter without ``=``.
     """
     name, _, rest = spec.partition(":")
+    return name.strip(), _params(rest, spec)
+
+
+def _params(text: str, spec: str) -> dict[str, Any]:
+    """The typed parameters of ``text`` (``key=value,...``; empty: none) of the spec ``spec``
+    (named in the error)."""
     params: dict[str, Any] = {}
-    if rest:
-        for item in rest.split(","):
+    if text.strip():
+        for item in text.split(","):
             key, eq, val = item.partition("=")
-            if not eq or not key:
+            if not eq or not key.strip():
                 raise ValueError(f"agent spec {spec!r}: parameter {item!r} is not key=value")
             params[key.strip()] = _typed(val.strip())
-    return name.strip(), params
+    return params
+
+
+def spec_key(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """What makes two agent specs the same agent: the name (or ``module:Class``) and the typed
+    parameters in key order, so ``mcts:rollout=random,sims=4`` and ``mcts: sims=4,rollout=random``
+    have one key (and ``sims=4`` equals ``sims=4.0``).
+
+    Raises:
+        ValueError: a parameter without ``=``.
+    """
+    head, _, rest = spec.partition(":")
+    head = head.strip()
+    cls_name, _, params_text = rest.partition(":")
+    if head not in _AGENTS and cls_name.strip().isidentifier():  # package.module:Class[:...]
+        head, rest = f"{head}:{cls_name.strip()}", params_text
+    return head, tuple(sorted(_params(rest, spec).items()))
+
+
+def match_specs(given: Sequence[str], specs: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The specs of ``specs`` that the strings ``given`` name (compared by :func:`spec_key`),
+    and the strings of ``given`` that name none of them.
+
+    Raises:
+        ValueError: a malformed spec (a parameter without ``=``).
+    """
+    keys = {spec_key(s): s for s in specs}
+    found: list[str] = []
+    unknown: list[str] = []
+    for g in given:
+        s = keys.get(spec_key(g))
+        if s is None:
+            unknown.append(g)
+        elif s not in found:
+            found.append(s)
+    return found, unknown
 
 
 def _typed(val: str) -> Any:
@@ -93,7 +134,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
             raise ValueError(f"unknown agent {head!r}; known: {', '.join(sorted(_AGENTS))}, "
                              "or package.module:Class")
         factory = _load_class(spec, head, cls_name)
-        _, params = parse_agent_spec("x:" + param_text if param_text else "x")
+        params = _params(param_text, spec)
     if "seed" in params:
         raise ValueError(f"agent {spec!r}: the seed is set by the caller (e.g. --seed), "
                          "not in the spec")

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from taluva_ai.agents import match_specs
 from taluva_ai.arena import interim_table, run_tournament
 from taluva_ai.errors import RunConfigError
 
@@ -62,7 +63,7 @@ def run(cfg: LadderConfig) -> dict[str, Any]:
         tables[f"{n}p"] = run_tournament(agents, games, out / f"{n}p", players_per_game=n,
                                          concurrency=cfg.concurrency, seed=cfg.seed,
                                          game_name=cfg.game,
-                                         defer=[d for d in cfg.defer if d in agents])
+                                         defer=match_specs(cfg.defer, agents)[0])
     (out / "ladder.md").write_text(markdown(tables), encoding="utf-8")
     plot(tables, out / "ladder.png", cfg.game)
     (out / "ladder_config.json").write_text(json.dumps(asdict(cfg), indent=2), encoding="utf-8")
@@ -161,7 +162,10 @@ def main() -> None:
         cfg.agents = args.agents
     if args.players:
         cfg.players = args.players
-    unknown = [d for d in cfg.defer if d not in cfg.agents + cfg.multiplayer_agents]
+    try:
+        unknown = match_specs(cfg.defer, cfg.agents + cfg.multiplayer_agents)[1]
+    except ValueError as e:
+        p.error(f"--defer: {e}")
     if unknown:
         p.error(f"--defer: {', '.join(repr(d) for d in unknown)} is not one of the ladder's "
                 f"agents {cfg.agents}")

@@ -706,7 +706,8 @@ def run_tournament(
             is retried; its game is counted once). The records and ``results.json`` do not
             depend on it.
         defer: agent specs whose games are played after all the others (play order only,
-            e.g. to get the cheap pairs of a long ladder first; each is one of the agents).
+            e.g. to get the cheap pairs of a long ladder first; each is one of the agents,
+            compared by name and parameters whatever their order or spacing).
             The records and ``results.json`` do not depend on it, and it is not part of the
             settings a resume must repeat.
 
@@ -766,19 +767,23 @@ def run_tournament(
         if len(specs) != 2 or players_per_game != 2:
             raise ValueError("an SPRT compares two agents in 2-player games, got "
                              f"{len(specs)} agents and {players_per_game} players per game")
-    if defer is None:
-        defer = ()
-    if isinstance(defer, str):
-        raise ValueError(f"defer must be a list of agent specs, got the string {defer!r}")
-    deferred = {str(d).strip() for d in defer}
-    unknown = sorted(deferred - set(specs))
-    if unknown:
-        raise ValueError(f"defer: {', '.join(repr(u) for u in unknown)} is not one of the "
-                         f"agents {specs}")
     made = []
     for s in specs:
         made.append(make_agent(s))  # raises ValueError for an unknown agent or bad parameter
         time_budget(s)  # and for a bad time=
+    if defer is None:
+        defer = ()
+    if isinstance(defer, str):
+        raise ValueError(f"defer must be a list of agent specs, got the string {defer!r}")
+    match = importlib.import_module("taluva_ai.agents").match_specs
+    try:
+        found, unknown = match([str(d) for d in defer], specs)
+    except ValueError as e:
+        raise ValueError(f"defer: {e}") from None
+    deferred = set(found)
+    if unknown:
+        raise ValueError(f"defer: {', '.join(repr(u) for u in unknown)} is not one of the "
+                         f"agents {specs}")
     opts = dict(rules or {})
     if opts.get("num_players", players_per_game) != players_per_game:
         raise ValueError("rules' num_players differs from players_per_game")
@@ -841,7 +846,7 @@ def resume_tournament(
 TOURNAMENT_FILE_KEYS: dict[str, tuple[type, ...]] = {
     "agents": (list,), "gauntlet": (str, dict), "games": (int,), "players_per_game": (int,),
     "concurrency": (int,), "seed": (int,), "out": (str,), "sprt": (dict,),
-    "time_margin": (int, float), "bootstrap": (int,), "rules": (dict,),
+    "time_margin": (int, float), "bootstrap": (int,), "rules": (dict,), "defer": (list,),
 }
 
 
@@ -852,8 +857,9 @@ def read_tournament_file(path: str | Path) -> dict[str, Any]:
     "mcts", sims = 400, ...}`` whose other keys are the agent's parameters), ``gauntlet`` (a
     spec or such a table), ``games``, ``players_per_game``, ``concurrency``, ``seed``,
     ``out``, ``time_margin``, ``bootstrap``, ``sprt`` (a table: ``elo0``, ``elo1``, ``alpha``,
-    ``beta``, ``model``) and ``rules`` (a table of the game's options, e.g.
-    ``tiles_per_player = 12``).
+    ``beta``, ``model``), ``rules`` (a table of the game's options, e.g.
+    ``tiles_per_player = 12``) and ``defer`` (agents whose games are played last, as in
+    ``agents``; see :func:`run_tournament`).
 
     Returns:
         The settings, agents and gauntlet as spec strings (``"mcts:sims=400,..."``).
@@ -886,9 +892,9 @@ def read_tournament_file(path: str | Path) -> dict[str, Any]:
             names = " or ".join("a number" if t is float else "an integer" if t is int
                                 else words[t] for t in want if not (t is int and float in want))
             raise ValueError(f"{p}: {key} must be {names}, got {value!r}")
-        if key == "agents":
+        if key in ("agents", "defer"):
             items = cast(list[Any], value)
-            out[key] = [_spec_of(item, f"{p}: agents[{i}]") for i, item in enumerate(items)]
+            out[key] = [_spec_of(item, f"{p}: {key}[{i}]") for i, item in enumerate(items)]
         elif key == "gauntlet":
             out[key] = _spec_of(value, f"{p}: gauntlet")
         else:

@@ -555,7 +555,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
                 bootstrap=settings["bootstrap"], progress=not args.no_progress,
                 gauntlet=settings.get("gauntlet"), sprt=settings.get("sprt"),
                 time_margin=settings["time_margin"], plots=not args.no_plots,
-                game_name=args.game, backend=backend, defer=args.defer or (),
+                game_name=args.game, backend=backend,
+                defer=args.defer or settings.get("defer") or (),
             )
     except (RunConfigError, BackendError) as e:
         raise _ArgError(str(e)) from None

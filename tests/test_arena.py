@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from taluva_ai import make_game
-from taluva_ai.agents import make_agent
+from taluva_ai.agents import make_agent, match_specs, spec_key
 from taluva_ai.arena import agent_seeds, deal_seed, play_game, run_tournament, schedule
 from taluva_ai.errors import IllegalActionError, RunConfigError
 from taluva_ai.ratings import (
@@ -133,6 +133,22 @@ def test_tiny_tournament_same_across_concurrency_and_resumable(tmp_path: Path) -
     assert (tmp_path / "c1" / "results.json").read_text() == text
 
 
+def test_spec_key_compares_name_and_typed_parameters() -> None:
+    assert spec_key("mcts:sims=400,rollout=greedy") == spec_key(" mcts: rollout=greedy ,sims=400.0")
+    assert spec_key("mcts:sims=400") != spec_key("mcts:sims=401")
+    assert spec_key("mcts") != spec_key("mcts:sims=400")
+    assert spec_key("pkg.mod:Agent:depth=2") == ("pkg.mod:Agent", (("depth", 2),))
+    assert spec_key("pkg.mod:Agent") != spec_key("pkg.mod:Other")
+    assert match_specs(["greedy", "mcts:rollout=random,sims=4", "x", "greedy"],
+                       ["random", "greedy", "mcts:sims=4,rollout=random"]) == (
+        ["greedy", "mcts:sims=4,rollout=random"], ["x"])
+    with pytest.raises(ValueError, match=re.escape("agent spec 'pkg.mod:Agent:depth': parameter")):
+        spec_key("pkg.mod:Agent:depth")
+    spec = "tests.misbehaving_agents:Crasher:x"
+    with pytest.raises(ValueError, match=re.escape(f"agent spec {spec!r}: parameter 'x'")):
+        make_agent(spec)
+
+
 def test_defer_changes_the_play_order_only(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import taluva_ai.arena as arena
@@ -162,8 +178,17 @@ def test_defer_changes_the_play_order_only(tmp_path: Path,
         return [{k: v for k, v in json.loads(x).items() if "_s" not in k} for x in lines]
 
     assert log("defer") == log("plain")
+    # a spec spelt otherwise (spaces, 0.50 for 0.5) names the same agent
+    run_tournament(["random", "greedy:epsilon=0.5", "greedy"], out_dir=tmp_path / "defer2",
+                   defer=[" greedy: epsilon=0.50"], **kw)  # type: ignore[arg-type]
+    assert played[-1] == ["001-0000-0", "001-0000-1", "000-0000-0", "000-0000-1",
+                          "002-0000-0", "002-0000-1"]
     with pytest.raises(ValueError, match="defer: 'mcts' is not one of the agents"):
         run_tournament(specs, out_dir=tmp_path / "bad", defer=["mcts"],
+                       **kw)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="defer: agent spec 'greedy:eps': parameter 'eps' is not "
+                                         "key=value"):
+        run_tournament(specs, out_dir=tmp_path / "bad", defer=["greedy:eps"],
                        **kw)  # type: ignore[arg-type]
 
 

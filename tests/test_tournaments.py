@@ -495,13 +495,32 @@ def test_tournament_file(tmp_path: Path) -> None:
         "games": 4, "players_per_game": 3, "agents": ["random", "greedy:epsilon=0.25"],
         "gauntlet": "mcts:sims=8,rollout=random,reuse_tree=true",
         "sprt": {"elo0": 0, "elo1": 5}, "rules": {"tiles_per_player": 3}}
+    f.write_text('defer = ["random", {agent = "greedy", epsilon = 0.25}]\n')
+    assert read_tournament_file(f) == {"defer": ["random", "greedy:epsilon=0.25"]}
     for text, message in [("gamez = 3", "unknown key 'gamez'"),
                           ("games = '3'", "games must be an integer, got '3'"),
                           ("agents = [{sims = 3}]", r"agents\[0\]: an agent is"),
+                          ("defer = [3]", r"defer\[0\]: an agent is"),
+                          ("defer = 'random'", "defer must be an array"),
                           ("games = [", "not valid TOML")]:
         f.write_text(text)
         with pytest.raises(ValueError, match=message):
             read_tournament_file(f)
+
+
+def test_cli_takes_defer_from_the_config_file_unless_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "t.toml"
+    f.write_text(f'agents = ["random", "greedy"]\nout = "{tmp_path / "x"}"\n'
+                 'defer = [{agent = "mcts", sims = 4}]\n')
+    with pytest.raises(SystemExit) as info:
+        main(["tournament", "--config", str(f), "--no-progress"])
+    assert info.value.code == 2
+    assert "defer: 'mcts:sims=4' is not one of the agents" in capsys.readouterr().err
+    assert main(["tournament", "--config", str(f), "--defer", "greedy", "--games", "2",
+                 "--no-progress", "--no-plots"]) == 0
+    assert json.loads((tmp_path / "x" / "results.json").read_text())["games"] == 2
 
 
 def test_cli_gauntlet_from_a_config_file_with_3_players_writes_the_reports(
