@@ -129,7 +129,10 @@ def plot(tables: dict[str, Any], path: Path, game: str = "taluva") -> None:
         ax.set_yticks(range(len(names)), names, fontsize=8)
         ax.set_xlabel(f"Elo ({t.get('elo_anchor', 'random')} = 0), 95% interval")
         title = {"taluva": "Taluva", "thurn_und_taxis": "Thurn und Taxis"}.get(game, game)
-        ax.set_title(f"{title} ladder, {key}")
+        done, planned = t["games"], t.get("scheduled_games", t["games"])
+        ax.set_title(f"{title} ladder, {key}" + (f" ({done} of {planned} games so far)"
+                                                 if done < planned else ""),
+                     fontsize=10 if done < planned else None)
         ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
