@@ -133,6 +133,27 @@ def test_tiny_tournament_same_across_concurrency_and_resumable(tmp_path: Path) -
     assert (tmp_path / "c1" / "results.json").read_text() == text
 
 
+def test_a_pair_played_alone_replays_the_round_robins_games_of_that_pair(
+    tmp_path: Path,
+) -> None:
+    # Deals and agent seeds depend on the tournament seed, the deal and the seat, not on the
+    # other agents: one pair of a ladder can be checked without playing the whole ladder.
+    kw = {"games": 2, "seed": 5, "progress": False, "plots": False}
+    run_tournament(["random", "greedy", "greedy:epsilon=0.5"], out_dir=tmp_path / "all",
+                   **kw)  # type: ignore[arg-type]
+    run_tournament(["greedy", "greedy:epsilon=0.5"], out_dir=tmp_path / "pair",
+                   **kw)  # type: ignore[arg-type]
+    for rotation in (0, 1):  # group 002 of the round robin is group 000 of the pair
+        lines = [(tmp_path / d / "games" / f"{g}-0000-{rotation}.jsonl").read_text().splitlines()
+                 for d, g in (("all", "002"), ("pair", "000"))]
+        headers = [json.loads(x[0]) for x in lines]
+        assert headers[0]["meta"]["id"] != headers[1]["meta"]["id"]
+        for h in headers:
+            del h["meta"]
+        assert headers[0] == headers[1]
+        assert lines[0][1:] == lines[1][1:]
+
+
 def test_spec_key_compares_name_and_typed_parameters() -> None:
     assert spec_key("mcts:sims=400,rollout=greedy") == spec_key(" mcts: rollout=greedy ,sims=400.0")
     assert spec_key("mcts:sims=400") != spec_key("mcts:sims=401")
