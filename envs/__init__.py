@@ -14,7 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
+try:
+    import gymnasium
+except ImportError as e:  # the core package does not need it
+    raise ImportError(f"taluva_ai.envs needs the envs extra: pip install 'taluva-ai[envs]' "
+                      f"(or -e '.[envs]' in a checkout) ({e})") from e
 
 from taluva_ai.envs.game_env import GameEnv, ThurnUndTaxisEnv
 from taluva_ai.envs.solo_env import TaluvaSoloEnv, TaluvaSoloVectorEnv

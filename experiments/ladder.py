@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,8 +77,13 @@ def report(cfg: LadderConfig) -> dict[str, Any]:
     out = Path(cfg.out)
     tables = {f"{n}p": interim_table(out / f"{n}p") for n in cfg.players
               if (out / f"{n}p" / "config.json").exists()}
+    for n in cfg.players:
+        if f"{n}p" not in tables:
+            print(f"{n}p: not started in {out}, left out", file=sys.stderr)
     if not tables:
-        raise SystemExit(f"{out}: no ladder started there (no <n>p/config.json)")
+        wanted = ", ".join(f"{n}p" for n in cfg.players)
+        raise SystemExit(f"{out}: no ladder of {wanted} started there (no "
+                         f"{'/'.join(f'{n}p' for n in cfg.players)}/config.json)")
     (out / "ladder.md").write_text(markdown(tables), encoding="utf-8")
     plot(tables, out / "ladder.png", cfg.game)
     return tables
@@ -120,7 +126,7 @@ def plot(tables: dict[str, Any], path: Path, game: str = "taluva") -> None:
     fig, axes = plt.subplots(1, len(tables), figsize=(5 * len(tables), 4), squeeze=False)
     for ax, (key, t) in zip(axes[0], tables.items(), strict=True):
         rows = sorted(((k, a) for k, a in t["agents"].items() if a["elo"] is not None),
-                      key=lambda kv: kv[1]["elo"])
+                      key=lambda kv: -kv[1]["elo"])[::-1]  # the table's order, drawn upwards
         names = [r[0] for r in rows]
         elo = [r[1]["elo"] for r in rows]
         lo = [r[1]["elo"] - r[1]["elo_ci95"][0] for r in rows]

@@ -563,7 +563,10 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     except IllegalActionError as e:  # a chance outcome the game refused: a broken game
         raise _RunError(str(e)) from None
     except (ValueError, ImportError, AttributeError) as e:
-        raise _ArgError(str(e)) from None
+        msg = str(e)
+        if msg.startswith("defer:") and not args.defer and settings.get("defer"):
+            msg = f"--config: {args.config}: {msg}"  # the defer of the tournament file
+        raise _ArgError(msg) from None
     except BrokenPipeError:
         raise
     except OSError as e:
@@ -602,8 +605,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                         mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game,
                         solo=args.solo)
     except ImportError as e:
-        raise _ArgError(f"--env needs the envs extra (pip install -e '.[envs]') and --net the "
-                        f"train extra (pip install -e '.[train]'): {e}") from None
+        need = [f"{flag} needs the {extra} extra (pip install -e '.[{extra}]')"
+                for flag, extra, given in (("--env", "envs", args.env),
+                                           ("--net", "train", args.net)) if given]
+        raise _ArgError(f"{' and '.join(need) or 'a missing package'}: {e}") from None
     text = json.dumps(res, indent=2)
     if args.json:
         print(text, flush=True)  # the figures first: a failing --out loses nothing
@@ -870,10 +875,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="also give percentile bootstrap intervals over deals (N resamples; "
                       "default 0: none)")
     tour.add_argument("--defer", nargs="+", default=None, metavar="AGENT",
-                      help="play the games of these agents (some of --agents) after all the "
-                      "others, e.g. the slowest search budget, so an interrupted run has the "
-                      "cheap pairs complete; play order only: the records and the table do "
-                      "not depend on it")
+                      help="play the games of these agents (some of --agents, named by name "
+                      "and parameters in any order) after all the others, e.g. the slowest "
+                      "search budget, so an interrupted run has the cheap pairs complete; also "
+                      "with --resume; play order only: the records and the table do not "
+                      "depend on it")
     tour.add_argument("--no-plots", action="store_true",
                       help="no ratings.png and scores.png")
     tour.add_argument("--no-progress", action="store_true", help="no progress bar")

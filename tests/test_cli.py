@@ -234,6 +234,22 @@ def test_play_record_unwritable_exits_1_and_keeps_the_old_record(
     assert rec.read_text() == "an older record\n"
 
 
+def test_bench_names_the_extra_of_the_figure_asked_for(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import taluva_ai.bench
+
+    def missing(**kw: object) -> None:
+        raise ImportError("No module named 'torch'")
+
+    monkeypatch.setattr(taluva_ai.bench, "run_bench", missing)
+    with pytest.raises(SystemExit):
+        main(["bench", "--net"])
+    err = capsys.readouterr().err
+    assert "--net needs the train extra (pip install -e '.[train]'): No module named" in err
+    assert "--env" not in err
+
+
 def test_bench_mcts_reports_both_searches(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--mcts", "--mcts-sims", "50", "--repeats", "1", "--games", "1",
                  "--json"]) == 0

@@ -317,3 +317,14 @@ def test_heuristic_action_values_match_the_greedy_player() -> None:
         solo.heuristic_action_values()
     with pytest.raises(EnvStateError, match="reset"):
         TaluvaVectorEnv(2).heuristic_action_values()
+
+
+def test_without_gymnasium_the_import_error_names_the_extra() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nsys.modules['gymnasium'] = None\n"
+            "try:\n    import taluva_ai.envs\nexcept ImportError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.startswith("taluva_ai.envs needs the envs extra: pip install 'taluva-ai[envs]'")

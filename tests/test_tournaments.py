@@ -517,7 +517,8 @@ def test_cli_takes_defer_from_the_config_file_unless_given(
     with pytest.raises(SystemExit) as info:
         main(["tournament", "--config", str(f), "--no-progress"])
     assert info.value.code == 2
-    assert "defer: 'mcts:sims=4' is not one of the agents" in capsys.readouterr().err
+    assert f"--config: {f}: defer: 'mcts:sims=4' is not one of the agents" in \
+        capsys.readouterr().err
     assert main(["tournament", "--config", str(f), "--defer", "greedy", "--games", "2",
                  "--no-progress", "--no-plots"]) == 0
     assert json.loads((tmp_path / "x" / "results.json").read_text())["games"] == 2
