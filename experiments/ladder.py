@@ -185,6 +185,9 @@ def main() -> None:
             run(cfg)
     except RunConfigError as e:
         raise SystemExit(f"ladder: {e}") from None
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (the tournament turns it into one)
+        print("\nladder: interrupted (run the same command again to resume)", file=sys.stderr)
+        raise SystemExit(130) from None
     print((Path(cfg.out) / "ladder.md").read_text(encoding="utf-8"))
 
 

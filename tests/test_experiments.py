@@ -61,3 +61,51 @@ def test_bench_ray_smoke_on_the_local_backend(tmp_path: Path, capsys) -> None:
     (res,) = report["results"]
     assert res["workers"] == 1 and len(res["local"]["rounds"]) == 2
     assert res["local"]["steady"] > 0 and report["learner"]["steps"] == 1
+
+
+def test_ladder_interrupted_exits_130_with_a_resume_hint(tmp_path: Path, monkeypatch,
+                                                         capsys) -> None:
+    """A KeyboardInterrupt out of the tournament (Ctrl-C, or SIGTERM, which the tournament
+    turns into one) ends the script with one line saying how to resume and status 130."""
+    ladder = _load("ladder")
+
+    def interrupted(cfg):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ladder, "run", interrupted)
+    monkeypatch.setattr(sys, "argv", ["ladder.py", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit) as e:
+        ladder.main()
+    assert e.value.code == 130
+    hint = "ladder: interrupted (run the same command again to resume)"
+    assert capsys.readouterr().err == f"\n{hint}\n"
+
+
+@pytest.mark.slow
+def test_ladder_stopped_by_sigterm_exits_130_with_a_resume_hint(tmp_path: Path) -> None:
+    """SIGTERM mid-ladder, end to end: one line saying how to resume, exit status 130, no
+    traceback, and the finished games kept."""
+    import signal
+    import subprocess
+    import time
+
+    results = tmp_path / "2p" / "results.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "experiments" / "ladder.py"), "--out", str(tmp_path),
+         "--players", "2", "--agents", "random", "greedy", "--games", "400"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not (results.exists() and results.read_text().count("\n") >= 1):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no game finished in 240 s"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.rstrip().endswith("ladder: interrupted (run the same command again to resume)")
+    kept = results.read_text().count("\n")
+    assert 1 <= kept < 400
