@@ -619,7 +619,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         _print_engine_bench(res["engine"])
     if "solo" in res:
         so = res["solo"]
-        print(f"solo (median of {so['repeats']} repeats, {so['games']} random games each): "
+        print(f"solo ({_median_of(so['repeats'], 'run')}, {so['games']} random games each): "
               f"{so['games_per_s']:.1f} games/s ({so['decisions_per_game']:.1f} "
               "decisions/game, dense mask at each)")
     if "env" in res:
@@ -635,8 +635,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                       f"{figs}")
     if "mcts" in res:
         mc = res["mcts"]
-        print(f"mcts ({mc['spec']}, median of {mc['repeats']} searches from a 2-player "
-              f"midgame): {mc['sims_per_s']:.1f} simulations/s")
+        searches = _median_of(mc["repeats"], "search", "searches")
+        print(f"mcts ({mc['spec']}, {searches} from a 2-player midgame): "
+              f"{mc['sims_per_s']:.1f} simulations/s")
         if "ladder" in mc:
             ld = mc["ladder"]
             print(f"mcts ({ld['spec']}, the ladder's agent, same midgame): "
@@ -668,8 +669,13 @@ def _write_bench(out: str | None, text: str) -> int:
     return 0
 
 
+def _median_of(n: int, noun: str, plural: str = "") -> str:
+    """How a bench figure was taken: ``"one run"`` or ``"median of 5 runs"``."""
+    return f"one {noun}" if n == 1 else f"median of {n} {plural or noun + 's'}"
+
+
 def _print_tnt_bench(e: dict[str, Any]) -> None:
-    print(f"thurn_und_taxis engine (median of {e['repeats']} repeats, {e['games']} random "
+    print(f"thurn_und_taxis engine ({_median_of(e['repeats'], 'run')}, {e['games']} random "
           "games each):")
     for n, v in e["games_per_s"].items():
         print(f"  {n} players: {v:9.1f} games/s ({e['games_per_cpu_s'][n]:.1f} per CPU second; "
@@ -681,7 +687,7 @@ def _print_tnt_bench(e: dict[str, Any]) -> None:
 
 
 def _print_engine_bench(e: dict[str, Any]) -> None:
-    print(f"engine (median of {e['repeats']} repeats, {e['games']} random games each):")
+    print(f"engine ({_median_of(e['repeats'], 'run')}, {e['games']} random games each):")
     for n, v in e["games_per_s"].items():
         print(f"  {n} players: {v:9.1f} games/s   ({e['decisions_per_game'][n]:.1f} "
               "decisions/game, dense mask at each)")

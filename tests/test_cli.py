@@ -188,6 +188,10 @@ def test_bench_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--games", "2", "--repeats", "1"]) == 0
     text = capsys.readouterr().out
     assert "2 players:" in text and "tile-step legal mask" in text
+    assert text.startswith("engine (one run, 2 random games each):")
+    from taluva_ai.cli import _median_of
+    assert _median_of(5, "run") == "median of 5 runs"
+    assert _median_of(3, "search", "searches") == "median of 3 searches"
 
 
 # -- bad paths, interrupts, concurrent runs: one line, no traceback, nothing lost ---------------
