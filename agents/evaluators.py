@@ -20,6 +20,11 @@ class Evaluator(ABC):
     """Evaluate leaf states, in batches (the hook for batched network inference)."""
 
     gives_priors: bool = False
+    #: False: the evaluator values only decision and terminal states, so the search steps
+    #: through a new chance node to the outcome its selection rule picks and evaluates the
+    #: decision node there (every evaluation then expands a node and sets its priors; a
+    #: network evaluator); True: a chance node is a leaf like any other (rollouts).
+    values_chance_nodes: bool = True
 
     @abstractmethod
     def evaluate(

@@ -246,6 +246,13 @@ class MCTSAgent(Agent):
                noise: bool = True) -> None:
         """Run the budgeted simulations from ``root_state`` into ``tree``, evaluating leaves
         with this agent's evaluator (see :meth:`search_steps` for the arguments)."""
+        if tree.size == 1 and tree.kind[0] == UNEXPANDED:
+            from taluva_ai.agents.mcts_batched import compiled_net_search_ok, search_one
+
+            if compiled_net_search_ok(self, root_state):
+                found = search_one(self, root_state, sims=sims, noise=noise)
+                tree.__dict__.update(found.copy().__dict__)  # the caller's tree: the result
+                return
         steps = self.search_steps(root_state, tree, sims=sims, noise=noise)
         try:
             leaves = next(steps)
@@ -310,6 +317,7 @@ class MCTSAgent(Agent):
                             fpu=cfg.fpu)
             return
         gumbel_root = gumbel and tree.kind[0] == DECISION and int(tree.n_children[0]) > 1
+        through_chance = not self.evaluator.values_chance_nodes
         while done < budget:
             if deadline is not None and _time.perf_counter() >= deadline and done > 0:
                 break
@@ -327,16 +335,27 @@ class MCTSAgent(Agent):
                     depth = select_leaf(tree.first_child, tree.n_children, tree.kind,
                                         tree.to_move, tree.N, tree.W, tree.prior, tree.vloss,
                                         cfg.c, puct, cfg.fpu, cfg.chance == "sample", path)
-                p = path[:depth].copy()
-                if batch > 1:
-                    add_virtual_loss(tree.vloss, p, depth, 1.0)
                 s = root_state.clone()
                 if hasattr(s, "record_history"):
                     s.record_history = False  # a throw-away copy: no undo snapshots
                 step = getattr(s, "apply_unchecked", s.apply)  # actions from legal lists
-                for node in p[1:]:
+                for node in path[1:depth]:
                     step(int(tree.action[node]))
-                leaf = int(p[-1])
+                leaf = int(path[depth - 1])
+                while through_chance and s.current_player == CHANCE \
+                        and tree.kind[leaf] == UNEXPANDED:
+                    # step through the new chance node to the outcome selection picks
+                    self._expand(tree, leaf, s)
+                    d0 = depth
+                    depth = descend(tree.first_child, tree.n_children, tree.kind, tree.to_move,
+                                    tree.N, tree.W, tree.prior, tree.vloss, cfg.c, puct,
+                                    cfg.fpu, cfg.chance == "sample", path, depth)
+                    for node in path[d0:depth]:
+                        step(int(tree.action[node]))
+                    leaf = int(path[depth - 1])
+                p = path[:depth].copy()
+                if batch > 1:
+                    add_virtual_loss(tree.vloss, p, depth, 1.0)
                 if s.is_terminal():
                     tree.kind[leaf] = TERMINAL
                     pending.append((p, np.asarray(s.returns(), dtype=np.float64)))

@@ -81,6 +81,16 @@ class Tree:
         self.size += k
         return order
 
+    def copy(self) -> Tree:
+        """An independent copy (its arrays copied)."""
+        t = object.__new__(Tree)
+        t.num_players = self.num_players
+        t.size = self.size
+        for k in ("parent", "action", "first_child", "n_children", "kind", "to_move", "N", "W",
+                  "prior", "vloss"):
+            setattr(t, k, getattr(self, k).copy())
+        return t
+
     def children(self, node: int) -> range:
         f = int(self.first_child[node])
         return range(f, f + int(self.n_children[node])) if f >= 0 else range(0)

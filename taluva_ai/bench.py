@@ -340,6 +340,86 @@ def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,
     return out
 
 
+def bench_selfplay(presets: tuple[str, ...] = ("tiny", "small"), games: int = 16,
+                   parallel_games: int = 16, sims: int = 64, leaf_batch: int = 8,
+                   rollout_sims: int = 2000, repeats: int = 3,
+                   backend: str = "auto") -> dict[str, Any]:
+    """The ``selfplay`` section: network-guided self-play speed, one process, one thread.
+
+    Per preset (a freshly initialised 2-player network; the speed does not depend on the
+    weights, only the game lengths do a little): ``games`` self-play games, ``parallel_games``
+    at a time (:class:`~taluva_ai.agents.alphazero.selfplay.SelfPlay`, Gumbel root, ``sims``
+    simulations per move, every move recorded, ``leaf_batch`` leaves per game and round, no
+    rollouts: the compiled batched search of ``agents/mcts_batched.py``), timed after one
+    untimed game (compilation, inference warm-up). Reports ``sims_per_s`` (network-guided
+    simulations per second of wall time), ``sims_per_cpu_s`` (per second of this process's CPU
+    time: the per-core figure on a shared machine), ``positions_per_s`` (recorded training
+    positions), ``evaluations`` and the share of time in the network (``net_share``).
+
+    Beside them, in the same invocation, ``rollout_mcts_sims_per_s``: the compiled rollout
+    MCTS of ``--mcts`` (UCT, random rollouts, ``rollout_sims`` per search, median of
+    ``repeats``) from the same machine state, and ``ratio``: network-guided over rollout
+    simulations per second, the machine-independent figure.
+    """
+    import importlib
+
+    torch = importlib.import_module("torch")
+    torch.set_num_threads(1)
+    enc_mod = importlib.import_module("taluva_ai.agents.alphazero.encoder")
+    net_mod = importlib.import_module("taluva_ai.agents.alphazero.net")
+    cfg_mod = importlib.import_module("taluva_ai.agents.alphazero.config")
+    ev_mod = importlib.import_module("taluva_ai.agents.alphazero.evaluator")
+    sp_mod = importlib.import_module("taluva_ai.agents.alphazero.selfplay")
+    rep_mod = importlib.import_module("taluva_ai.agents.alphazero.replay")
+    agents = importlib.import_module("taluva_ai.agents")
+    game = TaluvaGame(num_players=2)
+    encoder = enc_mod.make_encoder("taluva", 2)
+    spc = cfg_mod.SelfPlaySection(games=games, parallel_games=parallel_games, sims=sims,
+                                  fast_sims=sims, full_search_prob=1.0, root="gumbel",
+                                  gumbel_m=16, leaf_batch=leaf_batch, records=0)
+    out: dict[str, Any] = {"games": games, "parallel_games": parallel_games, "sims": sims,
+                           "leaf_batch": leaf_batch}
+    for preset in presets:
+        torch.manual_seed(0)
+        net = net_mod.build_net(encoder, cfg_mod.NetConfig(preset)).eval()
+        ev = ev_mod.NetEvaluator(net, encoder, "cpu", seed=0, backend=backend)
+        timed = {"infer": 0.0}
+        infer = ev.infer_arrays
+
+        def timed_infer(sp: Any, gl: Any, _infer: Any = infer,
+                        _timed: dict[str, float] = timed) -> Any:
+            t = time.perf_counter()
+            res = _infer(sp, gl)
+            _timed["infer"] += time.perf_counter() - t
+            return res
+
+        ev.infer_arrays = timed_infer  # type: ignore[method-assign]
+        sp = sp_mod.SelfPlay(game, encoder, ev, spc)
+        sp.play([(0, 10_000, 10_001)], rep_mod.SampleBuilder(encoder))  # warm-up
+        timed["infer"] = 0.0
+        seeds = [(g, *sp_mod.game_seeds(0, 1, g)) for g in range(games)]
+        ev.evaluations = 0
+        c0, t0 = time.process_time(), time.perf_counter()
+        summaries = sp.play(seeds, rep_mod.SampleBuilder(encoder))
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        simulations = sum(x.simulations for x in summaries)
+        samples = sum(x.samples for x in summaries)
+        out[preset] = {
+            "parameters": net_mod.parameter_count(net), "backend": ev.backend,
+            "sims_per_s": round(simulations / wall, 1),
+            "sims_per_cpu_s": round(simulations / cpu, 1),
+            "positions_per_s": round(samples / wall, 2),
+            "evaluations": ev.evaluations, "simulations": simulations, "seconds": round(wall, 2),
+            "net_share": round(timed["infer"] / wall, 3),
+        }
+    rate = _search_rate(agents.make_agent(f"mcts:sims={rollout_sims},prior=none,"
+                                          "rollout=random", seed=0), midgame_state(), repeats)
+    out["rollout_mcts_sims_per_s"] = rate
+    for preset in presets:
+        out[preset]["ratio"] = round(out[preset]["sims_per_s"] / rate, 3)
+    return out
+
+
 def bench_solo(games: int = 200, repeats: int = 5) -> dict[str, Any]:
     """The ``solo`` section (module docstring): ``{"games_per_s": float,
     "decisions_per_game": float, "repeats": int, "games": int}``.
@@ -361,7 +441,8 @@ def bench_solo(games: int = 200, repeats: int = 5) -> dict[str, Any]:
 
 def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bool = True,
               mcts: bool = False, mcts_sims: int = 2000, env: bool = False,
-              net: bool = False, game: str = "taluva", solo: bool = False) -> dict[str, Any]:
+              net: bool = False, game: str = "taluva", solo: bool = False,
+              selfplay: bool = False) -> dict[str, Any]:
     """DESIGN.md's JSON shape: ``{"engine": ..., "solo": ..., "mcts": ..., "env": ...,
     "net": ..., "machine": ...}``, each section present when asked for (``env`` needs the
     ``envs`` extra, ``net`` PyTorch). ``game``: ``"taluva"`` or ``"thurn_und_taxis"`` (its
@@ -398,5 +479,7 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
         out["env"] = bench_env((1, 64, 256, 1024), repeats=repeats)
     if net:
         out["net"] = bench_net(repeats=repeats)
+    if selfplay:
+        out["selfplay"] = bench_selfplay(repeats=repeats)
     out["machine"] = machine_info()
     return out

@@ -592,7 +592,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         raise _ArgError("--games, --repeats and --mcts-sims must be >= 1")
     if args.out is not None:
         _check_output_path("--out", args.out)
-    engine = args.engine or not (args.mcts or args.env or args.net or args.solo)
+    engine = args.engine or not (args.mcts or args.env or args.net or args.solo
+                                 or args.selfplay)
     if args.game not in ("taluva", "thurn_und_taxis"):
         raise _ArgError(f"--game: no benchmark for {args.game!r}; known: taluva, "
                         "thurn_und_taxis")
@@ -603,11 +604,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     try:
         res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
                         mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game,
-                        solo=args.solo)
+                        solo=args.solo, selfplay=args.selfplay)
     except ImportError as e:
         need = [f"{flag} needs the {extra} extra (pip install -e '.[{extra}]')"
                 for flag, extra, given in (("--env", "envs", args.env),
-                                           ("--net", "train", args.net)) if given]
+                                           ("--net", "train", args.net),
+                                           ("--selfplay", "train", args.selfplay)) if given]
         raise _ArgError(f"{' and '.join(need) or 'a missing package'}: {e}") from None
     text = json.dumps(res, indent=2)
     if args.json:
@@ -633,6 +635,18 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                                  f"({v['positions_per_s'][b]:.0f} pos/s)" for b in v["latency_ms"])
                 print(f"net {preset} ({v['parameters']:,} parameters, {nt['threads']} threads): "
                       f"{figs}")
+    if "selfplay" in res:
+        sp = res["selfplay"]
+        for preset, v in sp.items():
+            if isinstance(v, dict):
+                print(f"selfplay {preset} ({v['parameters']:,} parameters, {v['backend']}, "
+                      f"{sp['parallel_games']} games at once, {sp['sims']} sims/move, leaf "
+                      f"batch {sp['leaf_batch']}): {v['sims_per_s']:.0f} simulations/s "
+                      f"({v['sims_per_cpu_s']:.0f} per CPU second), {v['positions_per_s']:.1f} "
+                      f"positions/s, {100 * v['net_share']:.0f}% in the network; "
+                      f"{v['ratio']:.2f}x the rollout MCTS")
+        print(f"rollout MCTS (UCT, random rollouts, same invocation): "
+              f"{sp['rollout_mcts_sims_per_s']:.0f} simulations/s")
     if "mcts" in res:
         mc = res["mcts"]
         searches = _median_of(mc["repeats"], "search", "searches")
@@ -923,6 +937,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--net", action="store_true",
                        help="AlphaZero network presets: parameters, CPU inference latency and "
                        "throughput at batch 1, 16, 64, 256 (needs taluva-ai[train])")
+    bench.add_argument("--selfplay", action="store_true",
+                       help="network-guided self-play (compiled batched search, Gumbel root, "
+                       "no rollouts) per preset: simulations/s (per wall and per CPU second), "
+                       "recorded positions/s, the network's share of the time, and the rollout "
+                       "MCTS's simulations/s in the same run (needs taluva-ai[train])")
     bench.set_defaults(func=_cmd_bench)
 
     train = sub.add_parser(

@@ -80,6 +80,8 @@ class AlphaZeroAgent(MCTSAgent):
         device: ``auto`` (CUDA when available), ``cpu``, ``cuda``, ``cuda:1``...
         threads: torch CPU threads for this process (default 1: tournaments run one agent
             per core; 0 leaves torch's setting).
+        backend: network inference: ``auto`` (ONNX Runtime on the CPU when installed),
+            ``torch``, ``onnx`` (:func:`~.evaluator.resolve_backend`).
         **params: :class:`~taluva_ai.agents.mcts.MCTSConfig` fields (defaults ``sims=200``,
             ``c=1.25``, ``leaf_batch=8``).
 
@@ -92,11 +94,11 @@ class AlphaZeroAgent(MCTSAgent):
 
     def __init__(self, seed: int | None = None, path: str | None = None,
                  rollout: str | None = None, samples: int | None = None, device: str = "auto",
-                 threads: int = 1, **params: Any) -> None:
+                 threads: int = 1, backend: str = "auto", **params: Any) -> None:
         if not path:
             raise ValueError("az needs a checkpoint: az:path=runs/<name>/best.pt")
         lam = params.pop("lambda", None)
-        for bad in ("prior", "prior_temperature", "compiled"):
+        for bad in ("prior", "prior_temperature"):
             if bad in params:
                 raise ValueError(f"az takes its priors from the network: no {bad} parameter")
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
@@ -123,7 +125,8 @@ class AlphaZeroAgent(MCTSAgent):
         self.game_name = str((payload.get("game") or {}).get("name", ""))
         self.path = str(path)
         evaluator = NetEvaluator(net, encoder, dev, rollout=str(rollout),
-                                 rollout_lambda=float(lam), samples=samples, seed=seed)
+                                 rollout_lambda=float(lam), samples=samples, seed=seed,
+                                 backend=str(backend))
         super().__init__(seed=seed, evaluator=evaluator, **{**AZ_DEFAULTS, **params})
 
     def stats(self) -> dict[str, Any]:

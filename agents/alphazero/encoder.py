@@ -125,6 +125,13 @@ class NetEncoder(ABC):
         game name and ``num_players``)."""
         return {}
 
+    def search_kernels(self) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+        """``(kernels, constants)``: the compiled form of :meth:`encode` for the batched
+        network-guided search (agents/mcts_batched.py; the ``row``, ``encode`` and ``net_id``
+        kernels of ``taluva_ai.games.taluva.search_kernels``), or None (the default): the
+        search then runs the Python loop."""
+        return None
+
     def spec(self) -> dict[str, Any]:
         """What a checkpoint records to check that it fits this encoder (``extra_actions``
         only when there are some, so older checkpoints keep their spec)."""
@@ -199,6 +206,13 @@ class TaluvaEncoder(NetEncoder):
 
     def options(self) -> dict[str, Any]:
         return {"view_radius": self.view_radius}
+
+    def search_kernels(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """Taluva's compiled encoding: ``search_kernels.NET_KERNELS`` with the constants
+        ``(view_radius int64, valid bool[S, S])``."""
+        from taluva_ai.games.taluva.search_kernels import NET_KERNELS
+
+        return NET_KERNELS, (np.int64(self.view_radius), self.valid)
 
     def spec(self) -> dict[str, Any]:
         return {**super().spec(), "view_radius": self.view_radius}

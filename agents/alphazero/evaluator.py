@@ -30,6 +30,7 @@ starts from the chance node itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -81,6 +82,45 @@ def legal_priors(logits: np.ndarray, net_ids: np.ndarray) -> np.ndarray:
     return np.asarray(w / w.sum(), dtype=np.float64)
 
 
+BACKENDS = ("auto", "torch", "onnx", "numpy")
+
+
+def resolve_backend(backend: str, net: PolicyValueNet, device: torch.device) -> str:
+    """The inference backend for ``backend`` (:data:`BACKENDS`). ``auto``: on the CPU, NumPy for
+    a network that has a NumPy copy (the ``mlp`` family, ``numpy_forward``), else ONNX Runtime
+    when the ``onnxruntime`` package is installed, else PyTorch; on a GPU, PyTorch. The choice
+    comes from ``taluva bench --inference`` (docs/alphazero.md: ONNX Runtime was the fastest
+    on the CPU at every batch size for the ``conv`` presets).
+
+    Raises:
+        ValueError: an unknown backend, or one that cannot run here (names what is missing).
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    cpu = device.type == "cpu"
+    if backend == "auto":
+        if not cpu:
+            return "torch"
+        if hasattr(net, "numpy_forward"):
+            return "numpy"
+        try:
+            import onnxruntime
+        except ImportError:
+            return "torch"
+        return "onnx"
+    if backend in ("onnx", "numpy") and not cpu:
+        raise ValueError(f"backend={backend} runs on the CPU; the device is {device}")
+    if backend == "numpy" and not hasattr(net, "numpy_forward"):
+        raise ValueError("backend=numpy needs a network with a NumPy copy (the mlp family)")
+    if backend == "onnx":
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            raise ValueError("backend=onnx needs the onnxruntime package: pip install "
+                             "onnxruntime") from None
+    return backend
+
+
 class NetEvaluator(Evaluator):
     """Evaluate leaves with a network (and optionally a rollout).
 
@@ -93,17 +133,21 @@ class NetEvaluator(Evaluator):
         samples: tile placements sampled per greedy-rollout decision (Taluva).
         seed: seeds the rollouts and the chance samples.
         max_batch: the largest batch given to the network at once.
+        backend: ``auto``, ``torch``, ``onnx`` (ONNX Runtime) or ``numpy`` (:func:`resolve_backend`;
+            ``self.backend`` is the one in use).
 
     Raises:
-        ValueError: a bad ``rollout`` or ``rollout_lambda``.
+        ValueError: a bad ``rollout``, ``rollout_lambda`` or ``backend``.
     """
 
     gives_priors = True
+    values_chance_nodes = False
 
     def __init__(self, net: PolicyValueNet, encoder: NetEncoder,
                  device: torch.device | str = "cpu",
                  rollout: str = "none", rollout_lambda: float = 0.0, samples: int = 8,
-                 seed: int | None = None, max_batch: int = 512) -> None:
+                 seed: int | None = None, max_batch: int = 512,
+                 backend: str = "auto") -> None:
         if rollout not in ("none", "random", "greedy"):
             raise ValueError(f"rollout must be 'none', 'random' or 'greedy', got {rollout!r}")
         lam = float(rollout_lambda)
@@ -123,11 +167,16 @@ class NetEvaluator(Evaluator):
         self.samples = samples
         self.max_batch = max_batch
         self.evaluations = 0
-        # CPU inference of an mlp network in NumPy (MLPNet.numpy_forward: same values, far
-        # less overhead per call); a snapshot of the weights, so the net must not be trained
-        # while this evaluator is in use (self-play and the az agent load fixed checkpoints).
-        self._numpy = (net.numpy_forward() if self.device.type == "cpu"
-                       and hasattr(net, "numpy_forward") else None)
+        self.backend = resolve_backend(backend, net, self.device)
+        # The CPU backends hold a snapshot of the weights, so the net must not be trained while
+        # this evaluator is in use (self-play and the az agent load fixed checkpoints).
+        self._numpy: Any = None
+        if self.backend == "numpy":
+            self._numpy = net.numpy_forward()  # type: ignore[operator]
+        elif self.backend == "onnx":
+            from taluva_ai.agents.alphazero.net import onnx_forward
+
+            self._numpy = onnx_forward(net, encoder)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -153,6 +202,30 @@ class NetEvaluator(Evaluator):
                 values.append(va.float().cpu().numpy())
         self.evaluations += len(encoded)
         return np.concatenate(logits), np.concatenate(values)
+
+    def infer_arrays(self, spatial: np.ndarray, glob: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """``(logits float32[B, A], values float32[B, n])`` (player slots) of a batch already
+        encoded: ``spatial float32[B, Cs, S, S]``, ``glob float32[B, G]`` (the compiled
+        search's buffers, agents/mcts_batched.py). Runs in chunks of ``max_batch``."""
+        logits, values = [], []
+        for i in range(0, spatial.shape[0], self.max_batch):
+            lo, va = self._forward(spatial[i:i + self.max_batch], glob[i:i + self.max_batch])
+            logits.append(lo)
+            values.append(va)
+        self.evaluations += spatial.shape[0]
+        if len(logits) == 1:
+            return logits[0], values[0]
+        return np.concatenate(logits), np.concatenate(values)
+
+    def _forward(self, spatial: np.ndarray, glob: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self._numpy is not None:
+            return self._numpy(spatial, glob)  # type: ignore[no-any-return]
+        with torch.inference_mode():
+            sp = torch.from_numpy(spatial).to(self.device).float()
+            gl = torch.from_numpy(glob).to(self.device).float()
+            lo, va = self.net(sp, gl)
+            return lo.float().cpu().numpy(), va.float().cpu().numpy()
 
     def evaluate(
         self, states: Sequence[GameState]

@@ -50,7 +50,8 @@ from taluva_ai.agents.alphazero.encoder import NetEncoder
 
 __all__ = ["NETWORKS", "PRESETS", "AZNet", "CheckpointError", "MLPNet", "NetConfig",
            "PolicyValueNet", "build_net", "load_checkpoint", "masked_log_softmax",
-           "net_from_checkpoint", "parameter_count", "register_network", "resolve_device",
+           "net_from_checkpoint", "onnx_forward", "parameter_count", "register_network",
+           "resolve_device",
            "save_checkpoint"]
 
 #: Checkpoint ``format`` field.
@@ -253,6 +254,52 @@ def build_net(encoder: NetEncoder, config: NetConfig) -> PolicyValueNet:
     if family not in NETWORKS:
         raise ValueError(f"no network family {family!r}; known: {', '.join(sorted(NETWORKS))}")
     return NETWORKS[family](encoder.spec(), encoder.valid, **config.sizes())
+
+
+def onnx_forward(net: nn.Module, encoder: NetEncoder, threads: int | None = None
+                 ) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The network exported to ONNX (in memory; opset 17, a dynamic batch axis) and run by ONNX
+    Runtime on the CPU: ``f(spatial float32[B, Cs, S, S], globals float32[B, G]) -> (logits
+    float32[B, A], values float32[B, n])``, equal to :meth:`forward` in eval mode up to float
+    rounding (tests/test_alphazero_net.py checks 1e-5). A snapshot of the current weights.
+
+    Args:
+        encoder: the network's encoder (the input shapes).
+        threads: ONNX Runtime's intra-op threads (default: ``torch.get_num_threads()``, which
+            self-play workers and the ``az`` agent set to 1).
+
+    Raises:
+        ImportError: the ``onnxruntime`` package is not installed.
+    """
+    import io
+    import warnings
+
+    import onnxruntime as ort
+
+    was_training = net.training
+    net.eval()
+    cs, side, g = encoder.spatial_planes, encoder.side, encoder.num_globals
+    buf = io.BytesIO()
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(net, (torch.zeros(2, cs, side, side), torch.zeros(2, g)), buf,
+                          input_names=["spatial", "globals"], output_names=["logits", "values"],
+                          dynamic_axes={k: {0: "batch"} for k in
+                                        ("spatial", "globals", "logits", "values")},
+                          opset_version=17, dynamo=False)
+    net.train(was_training)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = int(threads or torch.get_num_threads())
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    session = ort.InferenceSession(buf.getvalue(), opts, providers=["CPUExecutionProvider"])
+
+    def forward(spatial: np.ndarray, globals_: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        lo, va = session.run(None, {"spatial": np.ascontiguousarray(spatial, np.float32),
+                                    "globals": np.ascontiguousarray(globals_, np.float32)})
+        return lo, va
+
+    return forward
 
 
 def parameter_count(net: nn.Module) -> int:

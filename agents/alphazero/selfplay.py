@@ -181,6 +181,8 @@ class SelfPlay:
         time; add their samples to ``builder``. ``on_game(summary, slot)`` is called when a
         game ends. Returns the summaries in the order the games ended."""
         todo = deque(games)
+        if todo and self._compiled(todo[0]):
+            return self._play_compiled(todo, builder, on_game)
         slots: list[_Slot] = []
         done: list[GameSummary] = []
 
@@ -222,9 +224,81 @@ class SelfPlay:
                     self._finish_move(s, builder)
         return done
 
+    def _compiled(self, first: tuple[int, int, int]) -> bool:
+        """Whether the games run on the compiled batched search (agents/mcts_batched.py)."""
+        from taluva_ai.agents.mcts_batched import compiled_net_search_ok
+
+        state = self.game.new_initial_state(seed=first[1])
+        _advance_chance(state)
+        return compiled_net_search_ok(self._agent(first[2]), state)
+
+    def _play_compiled(self, todo: deque[tuple[int, int, int]], builder: SampleBuilder,
+                       on_game: Callable[[GameSummary, _Slot], None] | None
+                       ) -> list[GameSummary]:
+        """:meth:`play` on the compiled batched search: every round collects the leaves of
+        all games in one compiled call, evaluates them in one network call and backs them up
+        in another; Python runs only between moves."""
+        from taluva_ai.agents.mcts_batched import BatchedSearch
+
+        n = min(self.cfg.parallel_games, len(todo))
+        first = todo[0]
+        search = BatchedSearch(self.evaluator, self._agent(first[2]).config, n,
+                               self.game.num_players)
+        slots: list[_Slot | None] = [None] * n
+        done: list[GameSummary] = []
+
+        def next_search(b: int) -> None:
+            """Start slot ``b``'s next search: its game's next move, or a new game."""
+            while True:
+                slot = slots[b]
+                if slot is None:
+                    if not todo:
+                        search.release(b)
+                        return
+                    index, gseed, aseed = todo.popleft()
+                    slot = _Slot(index, gseed, self.game.new_initial_state(seed=gseed),
+                                 self._agent(aseed), np.random.default_rng(aseed))
+                    slots[b] = slot
+                if self._prepare_move(slot):
+                    assert slot.root is not None
+                    search.start(b, slot.agent, slot.root, sims=slot.sims, noise=slot.full)
+                    return
+                summary = self._finish_game(slot, builder)
+                done.append(summary)
+                if on_game is not None:
+                    on_game(summary, slot)
+                slots[b] = None
+
+        for b in range(n):
+            next_search(b)
+        while search.active():
+            for b in search.run_round():
+                slot = slots[b]
+                assert slot is not None
+                slot.tree = search.tree(b)
+                self._finish_move(slot, builder)
+                next_search(b)
+        return done
+
     def _start_move(self, slot: _Slot) -> bool:
         """Begin the next search of a game (playing forced moves and chance outcomes on the
         way). False when the game is over."""
+        if not self._prepare_move(slot):
+            return False
+        assert slot.root is not None and slot.tree is not None
+        slot.steps = slot.agent.search_steps(slot.root, slot.tree, sims=slot.sims,
+                                             noise=slot.full)
+        try:
+            slot.request = next(slot.steps)
+        except StopIteration:  # pragma: no cover (a search always evaluates its root)
+            slot.request = None
+            self._finish_move(slot, None)
+        return True
+
+    def _prepare_move(self, slot: _Slot) -> bool:
+        """Play a game's forced moves and chance outcomes up to its next real decision and
+        set up that decision's search (full or fast, the root, a fresh tree). False when the
+        game is over."""
         c = self.cfg
         st = slot.state
         while True:
@@ -247,13 +321,6 @@ class SelfPlay:
             if slot.det_rng is None:
                 slot.det_rng = np.random.default_rng([slot.seed, 3])
             slot.root = st.resample(st.current_player, slot.det_rng)  # type: ignore[attr-defined]
-        slot.steps = slot.agent.search_steps(slot.root, slot.tree, sims=slot.sims,
-                                             noise=slot.full)
-        try:
-            slot.request = next(slot.steps)
-        except StopIteration:  # pragma: no cover (a search always evaluates its root)
-            slot.request = None
-            self._finish_move(slot, None)
         return True
 
     def _finish_move(self, slot: _Slot, builder: SampleBuilder | None) -> None:

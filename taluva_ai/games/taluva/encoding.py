@@ -327,11 +327,38 @@ def encode_into(cells, players, meta, rules, nbr, cell_of, hexqr, origin, player
     Returns:
         Number of legal engine actions that lie outside the view (masked).
     """
+    encode_planes(cells, players, meta, rules, nbr, cell_of, player, vr, qc, rc, valid, obs,
+                  label, True)
+    mask[:] = 0
+    step = meta[M_STEP]
+    # legal mask
+    outside = 0
+    if step == K.S_TILE or step == K.S_BUILD or step == SK.S_BONUS or step == SK.S_BOX:
+        nl = K.legal_actions(cells, players, meta, rules, nbr, cell_of, origin, buf)
+        ncell = cells.shape[0]
+        for j in range(nl):
+            v = engine_to_view(buf[j], ncell, hexqr, qc, rc, vr)
+            if v >= 0:
+                mask[v] = 1
+            else:
+                outside += 1
+    return outside
+
+
+@njit(cache=True)
+def encode_planes(cells, players, meta, rules, nbr, cell_of, player, vr, qc, rc, valid, obs,
+                  label, constants):
+    """Write the planes of :func:`encode_into` (``obs float32[>= C, S, S]``, overwritten): all
+    of them with ``constants``, else only the board planes before the constant ones (``obs``
+    may then hold just those: ``float32[23 + 3n, S, S]``, the network's spatial input).
+
+    Args:
+        label: ``int32[H]`` scratch.
+    """
     n = rules[R_PLAYERS]
     s = 2 * vr + 1
     radius = (cell_of.shape[0] - 1) // 2
     obs[:] = 0.0
-    mask[:] = 0
     step = meta[M_STEP]
     # the same-settlement labels of every seat, for the settlement planes
     scan = np.empty(cells.shape[0], dtype=np.int32)
@@ -391,6 +418,8 @@ def encode_into(cells, players, meta, rules, nbr, cell_of, hexqr, origin, player
                     obs[pl_sett + 1, row, col] = 1.0
                 if stowers[sl] > 0:
                     obs[pl_sett + 2, row, col] = 1.0
+    if not constants:
+        return
     # constant planes
     g = pl_sett + 3
     tile = -1
@@ -432,18 +461,6 @@ def encode_into(cells, players, meta, rules, nbr, cell_of, hexqr, origin, player
                     for col in range(s):
                         if valid[row, col]:
                             obs[g2 + j, row, col] = v
-    # legal mask
-    outside = 0
-    if step == K.S_TILE or step == K.S_BUILD or step == SK.S_BONUS or step == SK.S_BOX:
-        nl = K.legal_actions(cells, players, meta, rules, nbr, cell_of, origin, buf)
-        ncell = cells.shape[0]
-        for j in range(nl):
-            v = engine_to_view(buf[j], ncell, hexqr, qc, rc, vr)
-            if v >= 0:
-                mask[v] = 1
-            else:
-                outside += 1
-    return outside
 
 
 @njit(cache=True)
@@ -779,6 +796,7 @@ __all__ = [
     "action_permutation",
     "encode",
     "encode_into",
+    "encode_planes",
     "engine_to_view",
     "global_features",
     "make_view",

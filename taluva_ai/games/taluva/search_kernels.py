@@ -18,6 +18,22 @@ out)``                                      ``out`` (float64); seed -1 continues
                                             the priors of PUCT come from into ``vals``
                                             (float64; ``state.prior_values()``)
 ==========================================  =============================================
+
+The network-guided search of many games at once (``agents/mcts_batched.py``) needs three more,
+:data:`NET_KERNELS`: the state of game ``b`` from arrays that stack ``B`` states on a leading
+axis, and the network encoder (``agents/alphazero/encoder.py``) in compiled form. ``e`` is the
+encoder's constants tuple (Taluva: ``(view_radius, valid bool[S, S])``, from
+``TaluvaEncoder.kernel_constants()``) and ``ctx`` an ``int64[4]`` row that the encoding fills
+with what its network ids depend on (Taluva: the view centre):
+
+==========================================  =============================================
+``row(S, b) -> s``                          game ``b`` of the stacked states ``S`` (views)
+``encode(s, k, e, spatial, globals, ctx)``  the spatial planes (``float32[Cs, S, S]``) and
+                                            global features (``float32[G]``) of a decision
+                                            state, from the view of the player to move,
+                                            exactly as ``NetEncoder.encode``
+``net_id(k, e, ctx, a) -> id``              network id of action ``a`` (``-1``: none)
+==========================================  =============================================
 """
 
 from __future__ import annotations
@@ -27,9 +43,17 @@ from numba import njit
 
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva import solo_kernels as SK
+from taluva_ai.games.taluva.encoding import (
+    _globals,
+    encode_planes,
+    engine_to_view,
+    solo_globals,
+    view_center,
+)
 from taluva_ai.games.taluva.heuristic import action_values as _action_values
 from taluva_ai.games.taluva.heuristic import rollout as _rollout
-from taluva_ai.games.taluva.state import M_BOTTOM, M_DRAWN, M_PLAYER, M_STEP
+from taluva_ai.games.taluva.rules import R_PLAYERS, R_SOLO
+from taluva_ai.games.taluva.state import M_BOTTOM, M_DRAWN, M_PLAYER, M_STEP, M_TILE
 
 
 @njit(cache=True)
@@ -122,7 +146,44 @@ def solo_rollout(s, k, greedy, samples, seed, out):
     out[0] = SK.rollout(s[0], s[1], s[2], s[3], k[0], k[1], k[2], k[3], greedy, samples, seed)
 
 
+@njit(cache=True)
+def row(S, b):
+    return (S[0][b], S[1][b], S[2][b], S[3][b])
+
+
+@njit(cache=True)
+def encode(s, k, e, spatial, glob, ctx):
+    """``TaluvaEncoder.encode`` compiled: the first ``23 + 3n`` planes of the view encoding
+    (recentred on the island) into ``spatial``, :func:`~.encoding.global_features` (solo: and
+    the solo planes' values) into ``glob``; the view centre ``(qc, rc)`` into ``ctx[:2]``."""
+    cells, players, meta = s[0], s[1], s[3]
+    rules, nbr, cell_of = k[0], k[1], k[2]
+    vr = e[0]
+    qc, rc = view_center(cells, meta, cell_of)
+    ctx[0] = qc
+    ctx[1] = rc
+    player = meta[M_PLAYER]
+    label = np.full(cells.shape[0], -1, dtype=np.int32)
+    encode_planes(cells, players, meta, rules, nbr, cell_of, player, vr, qc, rc, e[1], spatial,
+                  label, False)
+    step = meta[M_STEP]
+    tile = -1
+    if step == K.S_TILE or step == K.S_BUILD:
+        tile = meta[M_TILE]
+    ng = 12 + 4 * rules[R_PLAYERS]
+    _globals(players, meta, rules, player, tile, glob[:ng])
+    if rules[R_SOLO] != 0:
+        solo_globals(cells, players, meta, rules, nbr, cell_of, glob[ng:])
+
+
+@njit(cache=True)
+def net_id(k, e, ctx, a):
+    return engine_to_view(a, k[1].shape[0], k[3], ctx[0], ctx[1], e[0])
+
+
 KERNELS = (copy, to_move, legal, chance, apply, rollout, terminal_values, values)
+#: The kernels of the network-guided search (module docstring), for 2-4 players and solo.
+NET_KERNELS = (row, encode, net_id)
 #: The same interface for a solo game (SOLO.md): its chance outcomes, rollouts and values.
 SOLO_KERNELS = (copy, to_move, legal, solo_chance, apply, solo_rollout, terminal_values,
                 solo_values)

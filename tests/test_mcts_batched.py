@@ -1,0 +1,210 @@
+"""The compiled network-guided search (agents/mcts_batched.py) against the Python search.
+
+The compiled loop must make the same random draws in the same order and the same arithmetic
+as ``MCTSAgent.search_steps`` with a network evaluator, so one game searched either way gives
+the same tree: visit counts, value sums, priors, size and move. The compiled encoder must give
+``TaluvaEncoder.encode``'s planes, globals and network ids exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from taluva_ai import make_game  # noqa: E402
+from taluva_ai.agents import make_agent  # noqa: E402
+from taluva_ai.agents.alphazero.config import NetConfig, SelfPlaySection  # noqa: E402
+from taluva_ai.agents.alphazero.encoder import make_encoder  # noqa: E402
+from taluva_ai.agents.alphazero.evaluator import NetEvaluator  # noqa: E402
+from taluva_ai.agents.alphazero.net import build_net  # noqa: E402
+from taluva_ai.agents.alphazero.replay import SampleBuilder  # noqa: E402
+from taluva_ai.agents.alphazero.selfplay import SelfPlay  # noqa: E402
+from taluva_ai.agents.mcts import MCTSAgent  # noqa: E402
+from taluva_ai.agents.mcts_batched import BatchedSearch, compiled_net_search_ok  # noqa: E402
+from taluva_ai.agents.mcts_tree import Tree  # noqa: E402
+from taluva_ai.games.taluva import search_kernels as tk  # noqa: E402
+
+
+def _net(num_players: int, seed: int = 0):  # type: ignore[no-untyped-def]
+    """A tiny network with non-trivial batch-norm statistics (fixed seed)."""
+    torch.manual_seed(seed)
+    enc = make_encoder("taluva", num_players)
+    net = build_net(enc, NetConfig("tiny"))
+    g = torch.Generator().manual_seed(seed)
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.1)
+            m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) + 0.5)
+    return net.eval(), enc
+
+
+def _position(num_players: int = 2, turns: int = 9, seed: int = 3, **rules):  # type: ignore[no-untyped-def]
+    game = make_game("taluva", num_players=num_players, **rules)
+    state = game.new_initial_state(seed=seed)
+    greedy = make_agent("greedy", seed=1)
+    for _ in range(turns):
+        while state.current_player < 0:
+            state.draw()
+        if state.is_terminal():
+            break
+        state.apply(greedy.act(state))
+    while state.current_player < 0:
+        state.draw()
+    return state
+
+
+def _search(state, net, enc, compiled: bool, **params):  # type: ignore[no-untyped-def]
+    ev = NetEvaluator(net, enc, "cpu", seed=5, backend="torch")
+    agent = MCTSAgent(seed=11, evaluator=ev, compiled=compiled, **params)
+    tree = Tree(len(state.returns()))
+    agent.search(state, tree)
+    move = agent.choose(tree, state)
+    kids = np.array(list(tree.children(0)))
+    return move, tree, kids, ev.evaluations
+
+
+@pytest.mark.parametrize("params", [
+    {"sims": 40, "c": 1.25, "leaf_batch": 4, "root": "puct"},
+    {"sims": 40, "c": 1.25, "leaf_batch": 1, "root": "puct", "dirichlet_alpha": 0.3},
+    {"sims": 48, "c": 1.25, "leaf_batch": 8, "root": "gumbel", "temperature": 1.0},
+    {"sims": 24, "c": 1.25, "leaf_batch": 1, "root": "gumbel", "gumbel_m": 4},
+    {"sims": 32, "c": 1.25, "leaf_batch": 4, "root": "puct", "chance": "sample"},
+], ids=["puct-batch4", "puct-noise", "gumbel-batch8", "gumbel-m4", "chance-sample"])
+def test_compiled_search_equals_python_search(params) -> None:  # type: ignore[no-untyped-def]
+    net, enc = _net(2)
+    state = _position()
+    a_py, t_py, k_py, e_py = _search(state, net, enc, False, **params)
+    a_c, t_c, k_c, e_c = _search(state, net, enc, True, **params)
+    assert a_py == a_c
+    assert t_py.size == t_c.size
+    assert e_py == e_c  # network evaluations (terminal leaves need none)
+    n = t_py.size
+    for name in ("parent", "action", "first_child", "n_children", "kind", "to_move", "N", "W",
+                 "prior"):
+        assert np.array_equal(getattr(t_py, name)[:n], getattr(t_c, name)[:n]), name
+    assert t_py.N[0] == params["sims"]
+
+
+def test_compiled_search_equals_python_search_three_players_and_solo() -> None:
+    for players, rules in ((3, {}), (1, {"solo": True})):
+        net, enc = _net(players)
+        state = _position(players, turns=6, **rules)
+        py = _search(state, net, enc, False, sims=32, leaf_batch=4, root="gumbel")
+        co = _search(state, net, enc, True, sims=32, leaf_batch=4, root="gumbel")
+        assert py[0] == co[0]
+        for name in ("N", "W", "prior", "action"):
+            assert np.array_equal(getattr(py[1], name)[:py[1].size],
+                                  getattr(co[1], name)[:co[1].size]), (players, name)
+
+
+def test_python_search_steps_through_new_chance_nodes() -> None:
+    """A network evaluator values decision nodes only: every evaluation below the root is a
+    decision node, and no chance node is ever a leaf (values_chance_nodes = False)."""
+    net, enc = _net(2)
+    state = _position()
+    _, tree, _, evaluations = _search(state, net, enc, False, sims=60, leaf_batch=1)
+    chance = [i for i in range(tree.size) if tree.kind[i] == 2]
+    assert chance, "the search reached a chance node"
+    for i in chance:  # every expanded chance node has a visited (and expanded) outcome
+        kids = range(tree.first_child[i], tree.first_child[i] + tree.n_children[i])
+        assert sum(tree.N[k] for k in kids) == tree.N[i]
+    assert evaluations == 61  # the root and one decision leaf per simulation
+
+
+def test_compiled_encoder_equals_encoder() -> None:
+    for players, rules in ((2, {}), (3, {}), (4, {}), (1, {"solo": True})):
+        enc = make_encoder("taluva", players)
+        kernels, consts = enc.search_kernels()
+        assert kernels == tk.NET_KERNELS
+        for turns in (0, 3, 8):
+            state = _position(players, turns=turns, seed=turns + 1, **rules)
+            for _ in range(2):  # the tile step, then the build step
+                e = enc.encode(state)
+                s, k, _ = state.search_kernels()
+                sp = np.full((enc.spatial_planes, enc.side, enc.side), 7, dtype=np.float32)
+                gl = np.full(enc.num_globals, 7, dtype=np.float32)
+                ctx = np.zeros(4, dtype=np.int64)
+                tk.encode(s, k, consts, sp, gl, ctx)
+                assert np.array_equal(sp, e.spatial.astype(np.float32))
+                assert np.array_equal(gl, e.globals)
+                ids = [tk.net_id(k, consts, ctx, int(a)) for a in e.legal]
+                assert ids == e.net_ids.tolist()
+                state.apply(int(e.legal[len(e.legal) // 2]))
+                if state.current_player < 0:
+                    break
+
+
+def test_batched_search_of_several_games_is_reproducible() -> None:
+    net, enc = _net(2)
+    states = [_position(turns=t, seed=t) for t in (2, 5, 9)]
+
+    def run():  # type: ignore[no-untyped-def]
+        ev = NetEvaluator(net, enc, "cpu", seed=0, backend="torch")
+        agents = [MCTSAgent(seed=i, evaluator=ev, sims=24 + 8 * i, leaf_batch=4, root="gumbel")
+                  for i in range(3)]
+        bs = BatchedSearch(ev, agents[0].config, 3, 2, capacity=64)  # grows on the way
+        for b in range(3):
+            bs.start(b, agents[b], states[b], sims=agents[b].config.sims)
+        finished = []
+        while bs.active():
+            finished += bs.run_round()
+        assert sorted(finished) == [0, 1, 2]
+        return [(agents[b].choose(bs.tree(b), states[b]), bs.tree(b).N[:bs.size[b]].copy())
+                for b in range(3)]
+
+    first, second = run(), run()
+    for (m1, n1), (m2, n2), sims in zip(first, second, (24, 32, 40), strict=True):
+        assert m1 == m2 and np.array_equal(n1, n2)
+        assert n1[0] == sims
+
+
+def test_compiled_self_play_is_reproducible_and_records_samples() -> None:
+    net, enc = _net(2)
+    game = make_game("taluva", num_players=2, tiles_per_player=4)
+    cfg = SelfPlaySection(games=3, parallel_games=2, sims=12, fast_sims=4, full_search_prob=0.5,
+                          root="gumbel", gumbel_m=4, leaf_batch=4, records=0)
+
+    def run():  # type: ignore[no-untyped-def]
+        ev = NetEvaluator(net, enc, "cpu", seed=0, backend="torch")
+        sp = SelfPlay(game, enc, ev, cfg)
+        state = game.new_initial_state(seed=1)
+        state.draw()
+        assert compiled_net_search_ok(sp._agent(1), state)
+        builder = SampleBuilder(enc)
+        out = sp.play([(g, 100 + g, 200 + g) for g in range(3)], builder)
+        return sorted((s.game, s.decisions, s.samples, s.simulations, tuple(s.returns))
+                      for s in out), len(builder.build())
+
+    a, b = run(), run()
+    assert a == b
+    summaries, samples = a
+    assert [s[0] for s in summaries] == [0, 1, 2]
+    assert samples == sum(s[2] for s in summaries) > 0
+
+
+def test_onnx_backend_equals_torch() -> None:
+    pytest.importorskip("onnxruntime")
+    from taluva_ai.agents.alphazero.net import onnx_forward
+
+    for players in (2, 1):
+        net, enc = _net(players)
+        f = onnx_forward(net, enc, threads=1)
+        rng = np.random.default_rng(0)
+        sp = (rng.random((5, enc.spatial_planes, enc.side, enc.side)) < 0.2).astype(np.float32)
+        gl = rng.random((5, enc.num_globals)).astype(np.float32)
+        lo, va = f(sp, gl)
+        with torch.inference_mode():
+            tl, tv = net(torch.from_numpy(sp), torch.from_numpy(gl))
+        assert lo.shape == tuple(tl.shape) and va.shape == tuple(tv.shape)
+        assert np.abs(lo - tl.numpy()).max() < 1e-5
+        assert np.abs(va - tv.numpy()).max() < 1e-5
+
+
+def test_backend_errors_are_one_line() -> None:
+    net, enc = _net(2)
+    with pytest.raises(ValueError, match="backend must be one of auto, torch, onnx, numpy"):
+        NetEvaluator(net, enc, "cpu", backend="tensorrt")
+    with pytest.raises(ValueError, match="backend=numpy needs a network with a NumPy copy"):
+        NetEvaluator(net, enc, "cpu", backend="numpy")
