@@ -355,7 +355,8 @@ def _bind(kernels: tuple, net_kernels: tuple) -> Any:
 
     def run(*a: Any) -> Any:
         head, tail = a[:14], a[14:]
-        return collect(*head, copy_k, to_move_k, legal_k, chance_k, apply_k, terminal_k,
+        return collect(*head,  # type: ignore[call-arg]
+                       copy_k, to_move_k, legal_k, chance_k, apply_k, terminal_k,
                        rollout_k, row_k, encode_k, net_id_k, *tail)
 
     return run

@@ -340,6 +340,93 @@ def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,
     return out
 
 
+def bench_inference(presets: tuple[str, ...] = ("tiny", "small", "medium"),
+                    batch_sizes: tuple[int, ...] = (1, 8, 32, 64, 128, 256),
+                    view_radii: tuple[int, ...] = (13, 11), min_seconds: float = 0.3,
+                    repeats: int = 3) -> dict[str, Any]:
+    """The ``inference`` section: CPU inference of each network preset (2 players) at each view
+    radius with each backend, side by side in one process, one thread: PyTorch eager
+    (``torch``), TorchScript (``torchscript``: ``torch.jit.trace`` then ``torch.jit.freeze``
+    and ``optimize_for_inference``) and ONNX Runtime (``onnx``, when installed).
+
+    For each ``(preset, radius, backend, batch)``: positions per second of wall time and per
+    second of this process's CPU time (the per-core figure on a shared machine), the best of
+    ``repeats`` runs of at least ``min_seconds`` each, runs of the backends interleaved so a
+    change of the machine's load hits them alike. Inputs: a 2-player midgame's encoding
+    repeated ``batch`` times. ``fastest``: the backend with the most positions per CPU second at
+    each batch size.
+    """
+    import importlib
+
+    torch = importlib.import_module("torch")
+    torch.set_num_threads(1)
+    enc_mod = importlib.import_module("taluva_ai.agents.alphazero.encoder")
+    net_mod = importlib.import_module("taluva_ai.agents.alphazero.net")
+    try:
+        importlib.import_module("onnxruntime")
+        have_onnx = True
+    except ImportError:
+        have_onnx = False
+    out: dict[str, Any] = {"batch_sizes": list(batch_sizes), "threads": 1, "results": []}
+    state = midgame_state()
+    for radius in view_radii:
+        encoder = enc_mod.make_encoder("taluva", 2, view_radius=radius)
+        e = encoder.encode(state)
+        for preset in presets:
+            net = net_mod.build_net(encoder, net_mod.NetConfig(preset)).eval()
+            sp1 = torch.from_numpy(e.spatial[None].astype(np.float32))
+            gl1 = torch.from_numpy(e.globals[None])
+            with torch.no_grad():
+                traced = torch.jit.optimize_for_inference(
+                    torch.jit.freeze(torch.jit.trace(net, (sp1, gl1)).eval()))
+            backends: dict[str, Any] = {}
+
+            def eager(sp: Any, gl: Any, _net: Any = net) -> Any:
+                with torch.inference_mode():
+                    return _net(torch.from_numpy(sp), torch.from_numpy(gl))
+
+            def script(sp: Any, gl: Any, _m: Any = traced) -> Any:
+                with torch.inference_mode():
+                    return _m(torch.from_numpy(sp), torch.from_numpy(gl))
+
+            backends["torch"] = eager
+            backends["torchscript"] = script
+            if have_onnx:
+                backends["onnx"] = net_mod.onnx_forward(net, encoder, threads=1)
+            for b in batch_sizes:
+                sp = np.repeat(e.spatial[None].astype(np.float32), b, axis=0)
+                gl = np.repeat(e.globals[None], b, axis=0)
+                best: dict[str, tuple[float, float]] = {k: (0.0, 0.0) for k in backends}
+                for fn in backends.values():
+                    fn(sp, gl)  # warm-up
+                for _ in range(repeats):
+                    for name, fn in backends.items():
+                        n = 0
+                        c0, t0 = time.process_time(), time.perf_counter()
+                        while time.perf_counter() - t0 < min_seconds:
+                            fn(sp, gl)
+                            n += 1
+                        wall = b * n / (time.perf_counter() - t0)
+                        cpu = b * n / max(time.process_time() - c0, 1e-9)
+                        if cpu > best[name][1]:
+                            best[name] = (wall, cpu)
+                for name, (wall, cpu) in best.items():
+                    out["results"].append({
+                        "preset": preset, "view_radius": radius, "backend": name, "batch": b,
+                        "parameters": net_mod.parameter_count(net),
+                        "positions_per_s": round(wall, 1),
+                        "positions_per_cpu_s": round(cpu, 1)})
+    fastest: dict[str, dict[str, str]] = {}
+    for r in out["results"]:
+        key = f"{r['preset']}@r{r['view_radius']}"
+        cur = fastest.setdefault(key, {})
+        prev = [x for x in out["results"] if x["preset"] == r["preset"]
+                and x["view_radius"] == r["view_radius"] and x["batch"] == r["batch"]]
+        cur[str(r["batch"])] = max(prev, key=lambda x: x["positions_per_cpu_s"])["backend"]
+    out["fastest"] = fastest
+    return out
+
+
 def bench_selfplay(presets: tuple[str, ...] = ("tiny", "small"), games: int = 16,
                    parallel_games: int = 16, sims: int = 64, leaf_batch: int = 8,
                    rollout_sims: int = 2000, repeats: int = 3,
@@ -393,7 +480,7 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "small"), games: int = 16
             _timed["infer"] += time.perf_counter() - t
             return res
 
-        ev.infer_arrays = timed_infer  # type: ignore[method-assign]
+        ev.infer_arrays = timed_infer
         sp = sp_mod.SelfPlay(game, encoder, ev, spc)
         sp.play([(0, 10_000, 10_001)], rep_mod.SampleBuilder(encoder))  # warm-up
         timed["infer"] = 0.0
@@ -442,7 +529,7 @@ def bench_solo(games: int = 200, repeats: int = 5) -> dict[str, Any]:
 def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bool = True,
               mcts: bool = False, mcts_sims: int = 2000, env: bool = False,
               net: bool = False, game: str = "taluva", solo: bool = False,
-              selfplay: bool = False) -> dict[str, Any]:
+              selfplay: bool = False, inference: bool = False) -> dict[str, Any]:
     """DESIGN.md's JSON shape: ``{"engine": ..., "solo": ..., "mcts": ..., "env": ...,
     "net": ..., "machine": ...}``, each section present when asked for (``env`` needs the
     ``envs`` extra, ``net`` PyTorch). ``game``: ``"taluva"`` or ``"thurn_und_taxis"`` (its
@@ -481,5 +568,7 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
         out["net"] = bench_net(repeats=repeats)
     if selfplay:
         out["selfplay"] = bench_selfplay(repeats=repeats)
+    if inference:
+        out["inference"] = bench_inference()
     out["machine"] = machine_info()
     return out

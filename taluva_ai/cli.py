@@ -593,7 +593,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.out is not None:
         _check_output_path("--out", args.out)
     engine = args.engine or not (args.mcts or args.env or args.net or args.solo
-                                 or args.selfplay)
+                                 or args.selfplay or args.inference)
     if args.game not in ("taluva", "thurn_und_taxis"):
         raise _ArgError(f"--game: no benchmark for {args.game!r}; known: taluva, "
                         "thurn_und_taxis")
@@ -604,12 +604,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     try:
         res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
                         mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game,
-                        solo=args.solo, selfplay=args.selfplay)
+                        solo=args.solo, selfplay=args.selfplay, inference=args.inference)
     except ImportError as e:
         need = [f"{flag} needs the {extra} extra (pip install -e '.[{extra}]')"
                 for flag, extra, given in (("--env", "envs", args.env),
                                            ("--net", "train", args.net),
-                                           ("--selfplay", "train", args.selfplay)) if given]
+                                           ("--selfplay", "train", args.selfplay),
+                                           ("--inference", "train", args.inference))
+                if given]
         raise _ArgError(f"{' and '.join(need) or 'a missing package'}: {e}") from None
     text = json.dumps(res, indent=2)
     if args.json:
@@ -635,6 +637,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                                  f"({v['positions_per_s'][b]:.0f} pos/s)" for b in v["latency_ms"])
                 print(f"net {preset} ({v['parameters']:,} parameters, {nt['threads']} threads): "
                       f"{figs}")
+    if "inference" in res:
+        for r in res["inference"]["results"]:
+            print(f"inference {r['preset']} (view radius {r['view_radius']}, {r['backend']}, "
+                  f"batch {r['batch']}): {r['positions_per_s']:.0f} positions/s "
+                  f"({r['positions_per_cpu_s']:.0f} per CPU second)")
+        for key, per_batch in res["inference"]["fastest"].items():
+            print(f"fastest for {key}: " + ", ".join(f"batch {b}: {v}"
+                                                     for b, v in per_batch.items()))
     if "selfplay" in res:
         sp = res["selfplay"]
         for preset, v in sp.items():
@@ -942,6 +952,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "no rollouts) per preset: simulations/s (per wall and per CPU second), "
                        "recorded positions/s, the network's share of the time, and the rollout "
                        "MCTS's simulations/s in the same run (needs taluva-ai[train])")
+    bench.add_argument("--inference", action="store_true",
+                       help="network inference backends side by side (PyTorch eager, "
+                       "TorchScript, ONNX Runtime) per preset, view radius 13 and 11, batch "
+                       "1-256, positions per wall and per CPU second (needs taluva-ai[train])")
     bench.set_defaults(func=_cmd_bench)
 
     train = sub.add_parser(

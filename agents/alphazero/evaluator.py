@@ -172,7 +172,7 @@ class NetEvaluator(Evaluator):
         # this evaluator is in use (self-play and the az agent load fixed checkpoints).
         self._numpy: Any = None
         if self.backend == "numpy":
-            self._numpy = net.numpy_forward()  # type: ignore[operator]
+            self._numpy = net.numpy_forward()
         elif self.backend == "onnx":
             from taluva_ai.agents.alphazero.net import onnx_forward
 
@@ -220,7 +220,7 @@ class NetEvaluator(Evaluator):
 
     def _forward(self, spatial: np.ndarray, glob: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self._numpy is not None:
-            return self._numpy(spatial, glob)  # type: ignore[no-any-return]
+            return self._numpy(spatial, glob)
         with torch.inference_mode():
             sp = torch.from_numpy(spatial).to(self.device).float()
             gl = torch.from_numpy(glob).to(self.device).float()

@@ -282,7 +282,7 @@ def onnx_forward(net: nn.Module, encoder: NetEncoder, threads: int | None = None
     buf = io.BytesIO()
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
-        torch.onnx.export(net, (torch.zeros(2, cs, side, side), torch.zeros(2, g)), buf,
+        torch.onnx.export(net, (torch.zeros(2, cs, side, side), torch.zeros(2, g)), buf,  # type: ignore[arg-type]
                           input_names=["spatial", "globals"], output_names=["logits", "values"],
                           dynamic_axes={k: {0: "batch"} for k in
                                         ("spatial", "globals", "logits", "values")},
