@@ -188,9 +188,22 @@ class SelfPlaySection:
 @dataclass(frozen=True)
 class ReplaySection:
     """``[replay]``: the training window: samples of the most recent ``window_games``
-    self-play (and warm-start) games."""
+    self-play (and warm-start) games.
+
+    With ``window_start > 0`` the window grows, as KataGo's does (Wu 2019: early data is
+    worth less and a small window turns it over fast): at iteration ``k`` it holds
+    ``min(window_games, window_start + window_growth * k)`` games.
+    """
 
     window_games: int = 1000
+    window_start: int = 0
+    window_growth: int = 0
+
+    def window_at(self, iteration: int) -> int:
+        """The window, in games, when iteration ``iteration``'s samples join the buffer."""
+        if self.window_start <= 0:
+            return self.window_games
+        return min(self.window_games, self.window_start + self.window_growth * iteration)
 
 
 @dataclass(frozen=True)
@@ -441,6 +454,8 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
     _need(sp.rollout_samples >= 1, s, "[selfplay] rollout_samples must be >= 1")
     _need(sp.records >= 0, s, "[selfplay] records must be >= 0")
     _need(cfg.replay.window_games >= 1, s, "[replay] window_games must be >= 1")
+    _need(cfg.replay.window_start >= 0 and cfg.replay.window_growth >= 0, s,
+          "[replay] window_start and window_growth must be >= 0")
     _need(tr.steps >= 0 and tr.batch_size >= 1, s, "[train] steps >= 0 and batch_size >= 1")
     _need(tr.optimizer in ("adamw", "sgd"), s,
           f"[train] optimizer must be 'adamw' or 'sgd', got {tr.optimizer!r}")

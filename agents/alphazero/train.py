@@ -392,6 +392,10 @@ class TrainingRun:
         return net, trainer
 
     def _add_samples(self, k: int, buffer: ReplayBuffer) -> None:
+        buffer.window_games = self.cfg.replay.window_at(k)
+        self._add_sample_sets(k, buffer)
+
+    def _add_sample_sets(self, k: int, buffer: ReplayBuffer) -> None:
         d = self.out / "selfplay" / f"iter_{k:04d}"
         if not d.is_dir():
             return
