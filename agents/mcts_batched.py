@@ -308,30 +308,13 @@ def _taluva_collect(parent, action, first_child, n_children, kind, to_move_arr, 
                     leaf_game, leaf_node, leaf_kind, leaf_depth, leaf_path, leaf_value, leaf_row,
                     leaf_off, leaf_n, ids_flat, order_flat, collected, legal_buf, outcomes, probs,
                     path):
-    """:func:`collect` with ``search_kernels.KERNELS`` and ``NET_KERNELS``."""
+    """:func:`collect` with Taluva's kernels (``search_kernels.KERNELS`` or ``SOLO_KERNELS``,
+    and ``NET_KERNELS``): the solo variant's chance outcomes are those of every rule set (no
+    tile lies under the pile outside solo games), and ``net_rollout`` picks the rollout by the
+    rule set."""
     return collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior,
                    vloss, size, roots, consts, enc, _tk.copy, _tk.to_move, _tk.legal,
-                   _tk.chance, _tk.apply, _tk.terminal_values, _tk.rollout, _tk.row,
-                   _tk.encode, _tk.net_id, want, c, fpu, sample_chance, expand_chance,
-                   use_vloss, g_on, g_k, g_table, g_tlen, g_noise, g_logits, g_prior,
-                   root_value, g_cvisit, g_cscale, rollout_kind, samples, spatial, glob, ctx,
-                   leaf_game, leaf_node, leaf_kind, leaf_depth, leaf_path, leaf_value,
-                   leaf_row, leaf_off, leaf_n, ids_flat, order_flat, collected, legal_buf,
-                   outcomes, probs, path)
-
-
-@njit(cache=True)
-def _taluva_solo_collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior,
-                    vloss, size, roots, consts, enc, want, c, fpu, sample_chance, expand_chance,
-                    use_vloss, g_on, g_k, g_table, g_tlen, g_noise, g_logits, g_prior,
-                    root_value, g_cvisit, g_cscale, rollout_kind, samples, spatial, glob, ctx,
-                    leaf_game, leaf_node, leaf_kind, leaf_depth, leaf_path, leaf_value, leaf_row,
-                    leaf_off, leaf_n, ids_flat, order_flat, collected, legal_buf, outcomes, probs,
-                    path):
-    """:func:`collect` with ``search_kernels.SOLO_KERNELS`` and ``NET_KERNELS``."""
-    return collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior,
-                   vloss, size, roots, consts, enc, _tk.copy, _tk.to_move, _tk.legal,
-                   _tk.solo_chance, _tk.apply, _tk.terminal_values, _tk.solo_rollout, _tk.row,
+                   _tk.solo_chance, _tk.apply, _tk.terminal_values, _tk.net_rollout, _tk.row,
                    _tk.encode, _tk.net_id, want, c, fpu, sample_chance, expand_chance,
                    use_vloss, g_on, g_k, g_table, g_tlen, g_noise, g_logits, g_prior,
                    root_value, g_cvisit, g_cscale, rollout_kind, samples, spatial, glob, ctx,
@@ -341,7 +324,7 @@ def _taluva_solo_collect(parent, action, first_child, n_children, kind, to_move_
 
 
 _SPECIALIZED = {(_tk.KERNELS, _tk.NET_KERNELS): _taluva_collect,
-                (_tk.SOLO_KERNELS, _tk.NET_KERNELS): _taluva_solo_collect}
+                (_tk.SOLO_KERNELS, _tk.NET_KERNELS): _taluva_collect}
 
 
 def _bind(kernels: tuple, net_kernels: tuple) -> Any:

@@ -427,13 +427,14 @@ def bench_inference(presets: tuple[str, ...] = ("tiny", "small", "medium"),
     return out
 
 
-def bench_selfplay(presets: tuple[str, ...] = ("tiny", "small"), games: int = 16,
+def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "small"), games: int = 16,
                    parallel_games: int = 16, sims: int = 64, leaf_batch: int = 8,
                    rollout_sims: int = 2000, repeats: int = 3,
                    backend: str = "auto") -> dict[str, Any]:
     """The ``selfplay`` section: network-guided self-play speed, one process, one thread.
 
-    Per preset (a freshly initialised 2-player network; the speed does not depend on the
+    Per preset (``name`` or ``name@view_radius``; a freshly initialised 2-player network over
+    the default view or that radius; the speed does not depend on the
     weights, only the game lengths do a little): ``games`` self-play games, ``parallel_games``
     at a time (:class:`~taluva_ai.agents.alphazero.selfplay.SelfPlay`, Gumbel root, ``sims``
     simulations per move, every move recorded, ``leaf_batch`` leaves per game and round, no
@@ -460,15 +461,16 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "small"), games: int = 16
     rep_mod = importlib.import_module("taluva_ai.agents.alphazero.replay")
     agents = importlib.import_module("taluva_ai.agents")
     game = TaluvaGame(num_players=2)
-    encoder = enc_mod.make_encoder("taluva", 2)
     spc = cfg_mod.SelfPlaySection(games=games, parallel_games=parallel_games, sims=sims,
                                   fast_sims=sims, full_search_prob=1.0, root="gumbel",
                                   gumbel_m=16, leaf_batch=leaf_batch, records=0)
     out: dict[str, Any] = {"games": games, "parallel_games": parallel_games, "sims": sims,
                            "leaf_batch": leaf_batch}
     for preset in presets:
+        name, _, radius = preset.partition("@")
+        encoder = enc_mod.make_encoder("taluva", 2, view_radius=int(radius) if radius else None)
         torch.manual_seed(0)
-        net = net_mod.build_net(encoder, cfg_mod.NetConfig(preset)).eval()
+        net = net_mod.build_net(encoder, cfg_mod.NetConfig(name)).eval()
         ev = ev_mod.NetEvaluator(net, encoder, "cpu", seed=0, backend=backend)
         timed = {"infer": 0.0}
         infer = ev.infer_arrays
@@ -493,6 +495,7 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "small"), games: int = 16
         samples = sum(x.samples for x in summaries)
         out[preset] = {
             "parameters": net_mod.parameter_count(net), "backend": ev.backend,
+            "view_radius": encoder.view_radius,
             "sims_per_s": round(simulations / wall, 1),
             "sims_per_cpu_s": round(simulations / cpu, 1),
             "positions_per_s": round(samples / wall, 2),

@@ -649,7 +649,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         sp = res["selfplay"]
         for preset, v in sp.items():
             if isinstance(v, dict):
-                print(f"selfplay {preset} ({v['parameters']:,} parameters, {v['backend']}, "
+                print(f"selfplay {preset} ({v['parameters']:,} parameters, view radius "
+                      f"{v['view_radius']}, {v['backend']}, "
                       f"{sp['parallel_games']} games at once, {sp['sims']} sims/move, leaf "
                       f"batch {sp['leaf_batch']}): {v['sims_per_s']:.0f} simulations/s "
                       f"({v['sims_per_cpu_s']:.0f} per CPU second), {v['positions_per_s']:.1f} "

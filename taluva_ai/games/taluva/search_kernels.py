@@ -181,6 +181,15 @@ def net_id(k, e, ctx, a):
     return engine_to_view(a, k[1].shape[0], k[3], ctx[0], ctx[1], e[0])
 
 
+@njit(cache=True)
+def net_rollout(s, k, greedy, samples, seed, out):
+    """:func:`rollout` or, in a solo game, :func:`solo_rollout` (by the rule set)."""
+    if k[0][R_SOLO] != 0:
+        solo_rollout(s, k, greedy, samples, seed, out)
+    else:
+        rollout(s, k, greedy, samples, seed, out)
+
+
 KERNELS = (copy, to_move, legal, chance, apply, rollout, terminal_values, values)
 #: The kernels of the network-guided search (module docstring), for 2-4 players and solo.
 NET_KERNELS = (row, encode, net_id)
