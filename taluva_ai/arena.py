@@ -39,7 +39,7 @@ from typing import Any, cast
 import numpy as np
 
 from taluva_ai.errors import IllegalActionError, RecordError, RunConfigError
-from taluva_ai.parallel import Backend, LocalBackend, sigint_deferred
+from taluva_ai.parallel import Backend, LocalBackend, exit_if_orphaned, sigint_deferred
 from taluva_ai.protocol import CHANCE, Game, make_game
 from taluva_ai.records import (
     MoveEvent,
@@ -528,7 +528,9 @@ def _warm_up(game: Game, spec: str) -> None:
 def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str,
                time_margin: float = DEFAULT_TIME_MARGIN) -> dict[str, Any]:
     """Worker: play one scheduled game (forfeits on), write its record; returns its entry of
-    the results log (:func:`_log_entry`)."""
+    the results log (:func:`_log_entry`). A worker whose tournament process has died ends
+    here instead, before it writes anything (:func:`taluva_ai.parallel.exit_if_orphaned`)."""
+    exit_if_orphaned()
     key = json.dumps([game_name, rules], sort_keys=True)
     game = _WORKER_CACHE.get(key)
     if game is None:

@@ -298,6 +298,76 @@ def test_same_config_same_run_and_a_resumed_run_equals_an_uninterrupted_one(tmp_
             (b / rec).read_text().replace(str(b.resolve()), "RUN")
 
 
+def _spawned_children(pid: int) -> list[int]:
+    """The ``multiprocessing`` worker processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == pid and b"spawn_main" in (stat.parent / "cmdline").read_bytes():
+                out.append(int(stat.parent.name))
+        except OSError:  # ended meanwhile
+            continue
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow  # two training runs of two workers, one killed and resumed (~2 min)
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_workers_of_a_killed_training_run_end_with_it_and_the_resume_is_exact(tmp_path) -> None:
+    """SIGKILL of the ``taluva train`` process alone, while its two self-play workers play
+    iteration 1: the workers end at once (writing nothing more), and the resumed run makes
+    the networks and metrics of an uninterrupted one."""
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    text = (CONFIGS / "tiny.toml").read_text().replace("workers = 1", "workers = 2")
+    assert "workers = 2" in text
+    config = tmp_path / "two.toml"
+    config.write_text(text)
+    ref, out = tmp_path / "ref", tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "taluva_ai.cli", "train", "--config", str(config), "--out",
+         str(out), "--no-progress"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    workers: list[int] = []
+    try:
+        _wait_for(lambda: (out / "selfplay" / "iter_0001").exists(), 300, proc)
+        _wait_for(lambda: len(_spawned_children(proc.pid)) == 2, 60, proc)
+        workers = _spawned_children(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)  # the main process only
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(_running(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        alive = [w for w in workers if _running(w)]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        for w in workers:
+            if _running(w):
+                os.kill(w, signal.SIGKILL)
+    assert not alive, "self-play workers outlived the killed training run"
+    assert json.loads((out / "state.json").read_text())["iteration"] == 0
+    res = taluva("train", "--resume", str(out), "--no-progress")
+    assert res.returncode == 0, res.stderr
+    TrainingRun(ref, load_config(config), progress=False).run()
+    la = [json.loads(x) for x in (ref / "metrics.jsonl").read_text().splitlines()]
+    lb = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [_comparable(x) for x in la] == [_comparable(x) for x in lb]
+    for k in (0, 1):
+        sa = torch.load(ref / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        sb = torch.load(out / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        for name, t in sa["state_dict"].items():
+            assert torch.equal(t, sb["state_dict"][name]), (k, name)
+
+
 def test_train_refuses_a_directory_that_holds_something_else(tmp_path, capsys) -> None:
     """A tournament's run directory (or any non-empty one) is never taken over by training."""
     from taluva_ai.cli import main

@@ -440,6 +440,92 @@ def test_a_killed_tournament_resumes_with_no_game_lost_or_counted_twice(
         assert replay_record(rec, seeded_draws=True).is_terminal()
 
 
+def _workers_of(pid: int) -> list[int]:
+    """The worker processes (``multiprocessing`` spawned) whose parent is ``pid`` (/proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == pid and b"spawn_main" in (stat.parent / "cmdline").read_bytes():
+                out.append(int(stat.parent.name))
+        except OSError:  # ended meanwhile
+            continue
+    return out
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped is not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_workers_of_a_killed_tournament_end_with_it_and_the_resume_is_exact(
+    reference: Path, tmp_path: Path
+) -> None:
+    """SIGKILL of the main process alone (not its process group): its worker processes
+    notice and end at once, writing nothing more, and the resumed run is the uninterrupted
+    one."""
+    out = tmp_path / "run"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "taluva_ai.cli", *CLI, "--concurrency", "2",
+                             "--out", str(out)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = _workers_of(proc.pid)
+            if len(workers) == 2 and len(list(out.glob("games/*.jsonl"))) >= 2:
+                break
+            time.sleep(0.01)
+        assert len(workers) == 2 and proc.poll() is None
+        os.kill(proc.pid, signal.SIGKILL)  # the main process only
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10  # a parent-death signal: at once; else 0.5 s polls
+        while any(_running(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        alive = [w for w in workers if _running(w)]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for w in workers:
+            if _running(w):
+                os.kill(w, signal.SIGKILL)
+    assert not alive, "worker processes outlived the killed tournament"
+    assert not (out / "results.json").exists()
+    assert main(["tournament", "--resume", str(out), "--no-progress", "--no-plots"]) == 0
+    assert _records(out) == _records(reference)
+    assert _log_without_time(out) == _log_without_time(reference)
+    assert (out / "results.json").read_bytes() == (reference / "results.json").read_bytes()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_worker_ends_when_its_parent_dies_without_a_parent_death_signal() -> None:
+    """Where the system has no parent-death signal, the worker's watch thread notices that
+    its parent is gone (it was reparented) and ends it."""
+    worker = ("import os, time; from taluva_ai.parallel import orphaned, watch_parent; "
+              "assert not orphaned(); watch_parent(os.getppid(), death_signal=False); "
+              "print('ready', flush=True); time.sleep(60)")
+    parent = ("import os, subprocess, sys; "
+              f"p = subprocess.Popen([sys.executable, '-c', {worker!r}], stdout=subprocess.PIPE); "
+              "assert p.stdout.readline() == b'ready\\n'; print(p.pid, flush=True); os._exit(0)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run([sys.executable, "-c", parent], env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    pid = int(res.stdout)
+    deadline = time.monotonic() + 10  # it polls every PARENT_POLL_S = 0.5 s
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    alive = _running(pid)
+    if alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive
+
+
 def test_sprt_stops_when_decided_the_same_with_concurrency_1_and_2(tmp_path: Path) -> None:
     kw: dict[str, Any] = {"rules": {"tiles_per_player": 4}, "seed": 0, "progress": False,
                           "plots": False, "sprt": SPRT(0.0, 50.0)}

@@ -26,7 +26,9 @@ Ray actor): they play their games and write a sample file (:class:`~.replay.Samp
 few game records. Each finished game is also kept in the task's journal (one file per game)
 until the sample file is written, so a task run again after its worker died (a Ray actor is
 restarted and its call retried) keeps the games already finished and plays only the others.
-Game ``g`` of iteration ``i`` of a run of seed ``seed`` has game seed
+A worker process whose training process has died ends before it writes anything more
+(:func:`taluva_ai.parallel.exit_if_orphaned`, called after each game and before the sample
+file). Game ``g`` of iteration ``i`` of a run of seed ``seed`` has game seed
 ``SeedSequence([seed, i, g, 0])`` and agent seed ``SeedSequence([seed, i, g, 1])``; a worker
 plays games ``w, w + W, w + 2W...``. The games are the same for the same config; the number of
 workers and of parallel games changes which games share a batch, and so (through the shared
@@ -55,6 +57,7 @@ from taluva_ai.agents.alphazero.evaluator import NetEvaluator, value_targets
 from taluva_ai.agents.alphazero.replay import SampleBuilder, SampleSet
 from taluva_ai.agents.mcts import MCTSAgent
 from taluva_ai.agents.mcts_tree import Tree
+from taluva_ai.parallel import exit_if_orphaned
 from taluva_ai.protocol import CHANCE, Game, GameState, make_game
 from taluva_ai.records import RecordWriter, outcome_of
 
@@ -423,6 +426,7 @@ def _write_task_outputs(task: dict[str, Any], builder: SampleBuilder, journal: _
                         summaries: list[GameSummary], extra: dict[str, Any]) -> dict[str, Any]:
     """Write the task's sample file (the journal's games and the new ones) and its
     statistics (``<out>.json``); then drop the journal. Returns the statistics."""
+    exit_if_orphaned()
     out = Path(task["out"])
     samples = SampleSet.concatenate([*journal.sets, builder.build()])
     samples.save(out)
@@ -465,6 +469,7 @@ def selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
     progress = _Progress(task, len(journal.games))
 
     def on_game(summary: GameSummary, slot: _Slot) -> None:
+        exit_if_orphaned()  # the training process died: write nothing more
         progress.game_done()
         if summary.game < sp.records:
             write_record(records_dir / f"game_{summary.game:04d}.jsonl", game, slot.seed,
@@ -499,6 +504,7 @@ def expert_task(task: dict[str, Any]) -> dict[str, Any]:
     progress = _Progress(task, len(journal.games))
 
     def on_game(summary: GameSummary, history: list[int]) -> None:
+        exit_if_orphaned()
         progress.game_done()
         if summary.game < cfg.selfplay.records:
             write_record(records_dir / f"game_{summary.game:04d}.jsonl", game, summary.seed,
