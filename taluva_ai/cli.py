@@ -9,6 +9,7 @@ stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -40,6 +41,15 @@ def _os_reason(e: OSError, path: str | Path | None = None) -> str:
     if name is not None and str(name) != str(path) and not str(name).endswith(".part"):
         reason += f": {name}"
     return reason
+
+
+def _fix_hint(e: OSError) -> str:
+    """What to do about a run file that could not be written."""
+    if e.errno == errno.ENOSPC:
+        return "free some disk space"
+    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "make it writable"
+    return "fix the cause"
 
 
 def _check_output_path(option: str, value: str) -> Path:
@@ -570,7 +580,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise
     except OSError as e:
-        print(f"{e.filename or out}: {_os_reason(e, e.filename or out)}", file=sys.stderr)
+        print(f"{e.filename or out}: {_os_reason(e, e.filename or out)}; "
+              f"{_fix_hint(e)}, then run the same command again to resume (finished games "
+              "are kept)", file=sys.stderr)
         return 1
     finally:
         backend.close()

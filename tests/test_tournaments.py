@@ -391,7 +391,7 @@ def _records(d: Path) -> dict[str, bytes]:
 
 
 def _log_without_time(d: Path) -> list[dict[str, Any]]:
-    drop = ("time_s", "max_move_s")
+    drop = ("time_s", "max_move_s", "sha256")  # the line's checksum covers its times
     return [{k: v for k, v in json.loads(line).items() if k not in drop}
             for line in (d / "results.jsonl").read_text().splitlines()]
 
@@ -710,3 +710,96 @@ def test_a_ctrl_c_inside_an_agent_stops_the_game_and_is_no_forfeit() -> None:
     game = make_game("taluva", num_players=2)
     with pytest.raises(KeyboardInterrupt):
         play_game(game, [_CompileInterrupted(), make_agent("random")], 1, forfeits=True)
+
+
+# -- damaged run files (issue 19, B.13) --------------------------------------------------------
+
+PAIR = ["random", "greedy"]
+PAIR_KW: dict[str, Any] = {"rules": {"tiles_per_player": 4}, "seed": 7, "progress": False,
+                           "plots": False}
+
+
+def test_a_record_changed_on_disk_is_named_and_its_game_played_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A record whose bytes differ from the checksum its results.jsonl line recorded is
+    named, with what happens, even when it still replays (here: one space taken out)."""
+    table = run_tournament(PAIR, 2, tmp_path, **PAIR_KW)
+    rec = tmp_path / "games" / "000-0000-1.jsonl"
+    good = rec.read_bytes()
+    rec.write_bytes(good.replace(b'{"type": "action"', b'{"type":"action"', 1))
+    assert replay_record(rec, seeded_draws=True).is_terminal()  # replaying cannot tell
+    capsys.readouterr()
+    assert run_tournament(PAIR, 2, tmp_path, **PAIR_KW) == table
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and re.fullmatch(
+        rf"{re.escape(str(rec))}: damaged \(its SHA-256 is [0-9a-f]{{12}}\.\.\., not the "
+        r"[0-9a-f]{12}\.\.\. recorded in results\.jsonl\); playing this game again", err[0])
+    assert rec.read_bytes() == good
+
+
+def test_a_missing_record_is_named_and_its_game_played_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = run_tournament(PAIR, 2, tmp_path, **PAIR_KW)
+    rec = tmp_path / "games" / "000-0000-0.jsonl"
+    good = rec.read_bytes()
+    rec.unlink()
+    capsys.readouterr()
+    assert run_tournament(PAIR, 2, tmp_path, **PAIR_KW) == table
+    assert capsys.readouterr().err.splitlines() == [
+        f"{rec}: missing (results.jsonl lists the game as finished); playing this game again"]
+    assert rec.read_bytes() == good
+
+
+def test_a_changed_line_of_results_jsonl_is_named_and_not_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A forfeited game has no record: its line alone keeps its result. A line changed on
+    disk (the places swapped) no longer matches its checksum: it is named and ignored, and
+    the game is played again."""
+    specs = ["random", f"{BAD}Crasher:at=1"]
+    table = run_tournament(specs, 2, tmp_path, **PAIR_KW)
+    assert table["end_reasons"] == {"forfeit": 2}
+    log = tmp_path / "results.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    swapped = lines[0].replace('"places": [0, 1]', '"places": [1, 0]')
+    assert swapped != lines[0]
+    log.write_text(swapped + lines[1])
+    capsys.readouterr()
+    assert run_tournament(specs, 2, tmp_path, **PAIR_KW) == table
+    assert capsys.readouterr().err.splitlines() == [
+        f"{log}: line 1: damaged (its content does not match its checksum); ignored: its "
+        "game's record is checked by replaying it, or the game played again"]
+
+
+def test_a_changed_config_json_is_refused_by_name(tmp_path: Path) -> None:
+    from taluva_ai.arena import resume_tournament
+    from taluva_ai.errors import RunConfigError
+
+    run_tournament(PAIR, 2, tmp_path, **PAIR_KW)
+    cfg = tmp_path / "config.json"
+    cfg.write_text(cfg.read_text().replace('"seed": 7', '"seed": 8'))
+    with pytest.raises(RunConfigError) as info:
+        resume_tournament(tmp_path, progress=False, plots=False)
+    assert str(info.value) == (
+        f"{cfg}: damaged (its settings do not match the checksum written with them); run the "
+        "tournament's command again with another --out")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_is_reported_with_the_file_and_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The table's temporary file is /dev/full: writing it fails with ENOSPC, as on a full
+    disk; the message names results.json (not the temporary file, not nothing)."""
+    run_tournament(PAIR, 2, tmp_path, **PAIR_KW)
+    table = (tmp_path / "results.json").read_bytes()
+    (tmp_path / ".results.json.part").symlink_to("/dev/full")
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(tmp_path), "--no-progress", "--no-plots"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{tmp_path / 'results.json'}: No space left on device; free some disk space, then "
+        "run the same command again to resume (finished games are kept)"]
+    assert (tmp_path / "results.json").read_bytes() == table  # the old one, whole
+    assert not (tmp_path / ".results.json.part").exists()
