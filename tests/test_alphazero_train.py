@@ -640,6 +640,20 @@ def test_a_damaged_state_file_is_named(micro_run, tmp_path, capsys) -> None:
         f"start the run again: taluva train --resume {out} --redo 0"])
 
 
+def test_a_run_from_before_the_checksums_gets_them_on_its_first_resume(micro_run, tmp_path,
+                                                                       capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    recorded = json.loads((out / "state.json").read_text())
+    old = {k: v for k, v in recorded.items() if k not in ("files", "metrics", "sha256")}
+    (out / "state.json").write_text(json.dumps(old))
+    code, err = _resume(out, capsys)
+    assert code == 0 and err == [
+        f"taluva train: {out / 'state.json'}: now records the checksums of the run's files "
+        "(checked from the next resume on)"]
+    assert json.loads((out / "state.json").read_text()) == recorded
+    assert _resume(out, capsys) == (0, [])
+
+
 def test_redo_makes_the_same_iteration_again(micro_run, tmp_path, capsys) -> None:
     """The remedy a damaged file names: --redo K goes back to the end of iteration K - 1 and
     makes the same files again."""

@@ -485,12 +485,15 @@ class TrainingRun:
         done, best = int(state["iteration"]), int(state["best_iteration"])
         for name, src in (("latest.pt", f"checkpoints/iter_{done:04d}.pt"),
                           ("best.pt", f"checkpoints/iter_{best:04d}.pt")):
-            what = check_file(self.out / name, files[src]) if src in files else None
+            if src not in files:
+                continue
+            what = check_file(self.out / name, files[src])
             if what is not None:
                 self._copy(src, name, files)
                 if not quiet:
                     print(f"{self.out / name}: {what}; restored from {self.out / src}",
                           file=sys.stderr)
+            files[name] = files[src]
 
     def _copy(self, src: str, name: str, files: dict[str, str]) -> None:
         """Copy the run file ``src`` onto ``name`` (``best.pt``, ``latest.pt``), checking the
