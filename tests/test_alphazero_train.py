@@ -269,7 +269,7 @@ def test_same_config_same_run_and_a_resumed_run_equals_an_uninterrupted_one(tmp_
 
     def interrupted(self, k, *args):
         if k == 1:
-            self._play(1, Path(args[3]["best"]), 1, expert=False)  # some of iteration 1
+            self._play(1, self._best(args[3]), 1, expert=False)  # some of iteration 1
             raise KeyboardInterrupt
         return real(self, k, *args)
 
@@ -638,6 +638,14 @@ def test_a_damaged_state_file_is_named(micro_run, tmp_path, capsys) -> None:
     assert (code, err) == (1, [
         f"taluva train: error: {state}: damaged (its content does not match its checksum); "
         f"start the run again: taluva train --resume {out} --redo 0"])
+    code, err = _resume(out, capsys, "--redo", "0")  # the remedy: the same run again
+    assert code == 0, err
+    before = json.loads((micro_run / "state.json").read_text())
+    after = json.loads(state.read_text())
+    assert after["iteration"] == 1
+    for rel in ("checkpoints/iter_0000.pt", "checkpoints/iter_0001.pt",
+                "selfplay/iter_0001/worker_0.npz", "best.pt"):
+        assert after["files"][rel] == before["files"][rel], rel
 
 
 def test_a_run_from_before_the_checksums_gets_them_on_its_first_resume(micro_run, tmp_path,

@@ -341,12 +341,12 @@ class TrainingRun:
             state = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
             raise RunFileError([f"{path}: unreadable ({_first_line(e)}); {again}"]) from None
-        if not isinstance(state, dict) or state.get("format") != RUN_FORMAT:
-            raise RunConfigError(f"{path}: not the state of a training run")
-        digest = state.pop("sha256", None)
+        digest = state.pop("sha256", None) if isinstance(state, dict) else None
         if digest is not None and digest != json_sha256(state):
             raise RunFileError([f"{path}: damaged (its content does not match its checksum); "
                                 f"{again}"])
+        if not isinstance(state, dict) or state.get("format") != RUN_FORMAT:
+            raise RunConfigError(f"{path}: not the state of a training run")
         try:
             ok = (isinstance(state["iteration"], int) and state["iteration"] >= 0
                   and isinstance(state["best_iteration"], int)
@@ -521,12 +521,14 @@ class TrainingRun:
             _write_atomic(self.out / "config.toml", cfg_text)
             _write_atomic(self.out / "config.json", json.dumps(self.cfg.to_dict(), indent=2)
                           + "\n")
-        state = None if self.redo == 0 else self._load_state()
-        redone = False
-        if self.redo is not None:
-            last = -1 if state is None else int(state["iteration"])
-            state = self._roll_back(state, self.redo)
-            redone = self.redo <= last
+        if self.redo == 0:  # from the start: state.json is not read (it may be damaged)
+            state, redone = None, True
+        else:
+            state, redone = self._load_state(), False
+            if self.redo is not None:
+                last = -1 if state is None else int(state["iteration"])
+                state = self._roll_back(state, self.redo)
+                redone = self.redo <= last
         if state is not None:
             self._check_files(state)  # before anything is changed
         done = -1 if state is None else int(state["iteration"])
