@@ -39,7 +39,7 @@ from typing import Any, cast
 import numpy as np
 
 from taluva_ai.errors import IllegalActionError, RecordError, RunConfigError
-from taluva_ai.parallel import Backend, LocalBackend, sigint_deferred
+from taluva_ai.parallel import Backend, LocalBackend, exit_if_orphaned, sigint_deferred
 from taluva_ai.protocol import CHANCE, Game, make_game
 from taluva_ai.records import (
     MoveEvent,
@@ -50,6 +50,7 @@ from taluva_ai.records import (
     read_header,
     replay_record,
 )
+from taluva_ai.runfiles import damaged, json_sha256, naming, sha256_file, write_atomic
 
 try:  # POSIX; elsewhere tournaments run without the lock of their run directory
     import fcntl
@@ -528,7 +529,9 @@ def _warm_up(game: Game, spec: str) -> None:
 def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str,
                time_margin: float = DEFAULT_TIME_MARGIN) -> dict[str, Any]:
     """Worker: play one scheduled game (forfeits on), write its record; returns its entry of
-    the results log (:func:`_log_entry`)."""
+    the results log (:func:`_log_entry`). A worker whose tournament process has died ends
+    here instead, before it writes anything (:func:`taluva_ai.parallel.exit_if_orphaned`)."""
+    exit_if_orphaned()
     key = json.dumps([game_name, rules], sort_keys=True)
     game = _WORKER_CACHE.get(key)
     if game is None:
@@ -540,9 +543,11 @@ def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str
         if limit is not None:
             _warm_up(game, spec)
     agents = [make_agent(spec) for spec in task.seats]
-    res = play_game(game, agents, task.seed, record_path=path, meta=_task_meta(task),
-                    time_limits=limits, time_margin=time_margin, forfeits=True)
-    return _log_entry(task, _outcome(res), res.forfeit, res)
+    with naming(path):  # a failed write (disk full) names the record
+        res = play_game(game, agents, task.seed, record_path=path, meta=_task_meta(task),
+                        time_limits=limits, time_margin=time_margin, forfeits=True)
+        digest = None if res.forfeit is not None else sha256_file(path)
+    return _log_entry(task, _outcome(res), res.forfeit, res, digest)
 
 
 def _task_meta(task: _GameTask) -> dict[str, Any]:
@@ -550,9 +555,11 @@ def _task_meta(task: _GameTask) -> dict[str, Any]:
 
 
 def _log_entry(task: _GameTask, out: Outcome, forfeit: Forfeit | None,
-               res: GameResult | None) -> dict[str, Any]:
-    """One line of ``results.jsonl``: the game's result, its forfeit, and the time each seat
-    used (None for a game recovered from its record alone)."""
+               res: GameResult | None, record_sha256: str | None = None) -> dict[str, Any]:
+    """One line of ``results.jsonl``: the game's result, its forfeit, the time each seat
+    used (None for a game recovered from its record alone) and the SHA-256 of its record
+    (None for a forfeited game, which has none); :func:`_append` adds the line's own
+    checksum."""
     return {
         "id": task.game_id, "deal": task.deal, "rotation": task.rotation,
         "seats": list(task.seats), "places": list(out.places), "winners": list(out.winners),
@@ -561,6 +568,7 @@ def _log_entry(task: _GameTask, out: Outcome, forfeit: Forfeit | None,
         "time_s": None if res is None else [round(t, 6) for t in res.time_s],
         "moves": None if res is None else list(res.moves),
         "max_move_s": None if res is None else [round(t, 6) for t in res.max_move_s],
+        "record_sha256": record_sha256,
     }
 
 
@@ -946,6 +954,12 @@ def read_config(path: Path) -> dict[str, Any]:
     if not isinstance(cfg, dict):
         raise RunConfigError(f"{path}: unreadable (a JSON {type(cfg).__name__}, not "
                              "a tournament's settings object); use another --out")
+    if "sha256" in cfg:  # written with the checksum of its settings (older runs: without)
+        digest = cfg.pop("sha256")
+        if digest != json_sha256(cfg):
+            raise RunConfigError(
+                f"{path}: damaged (its settings do not match the checksum written with "
+                "them); run the tournament's command again with another --out")
     return cfg
 
 
@@ -1043,7 +1057,8 @@ class _Run:
         self.games_dir.mkdir(exist_ok=True)
         cfg_path = self.out / CONFIG_FILE
         if not cfg_path.exists():
-            _write_atomic(cfg_path, json.dumps(cfg, indent=2) + "\n")
+            _write_atomic(cfg_path, json.dumps({**cfg, "sha256": json_sha256(cfg)}, indent=2)
+                          + "\n")
         for part in self.games_dir.glob(".*.part"):  # records of games interrupted while played
             part.unlink(missing_ok=True)
 
@@ -1097,15 +1112,31 @@ class _Run:
 
     def _kept(self, task: _GameTask, path: Path, entry: dict[str, Any] | None
               ) -> dict[str, Any] | None:
-        """The finished game of ``task``, as its log entry, or None to play it (again)."""
+        """The finished game of ``task``, as its log entry, or None to play it (again). A
+        record that is missing although the log lists its game as finished, or whose bytes
+        differ from the checksum its log line recorded, is named on stderr and its game
+        played again."""
+        if entry is not None and entry.get("forfeit") is None and not path.exists():
+            print(f"{path}: missing ({self.log_path.name} lists the game as finished); "
+                  "playing this game again", file=sys.stderr)
+            return None
         outcome, moves, why = _kept_outcome(path, task, self.game_name, self.rules)
         if outcome is not None:
-            fresh = _log_entry(task, outcome, None, None)
+            digest = sha256_file(path)
+            want = None if entry is None else entry.get("record_sha256")
+            if want is not None and digest != want:  # it replays, but is not what was written
+                print(f"{path}: {damaged(digest, want, f'recorded in {self.log_path.name}')}; "
+                      "playing this game again", file=sys.stderr)
+                return None
+            fresh = _log_entry(task, outcome, None, None, digest)
             fresh["moves"] = moves
-            if entry is not None and all(entry[k] == fresh[k] for k in (
-                    "seats", "places", "winners", "end_reason", "plies", "deal", "rotation",
-                    "moves")):
+            keys = ("seats", "places", "winners", "end_reason", "plies", "deal", "rotation",
+                    "moves")
+            if entry is not None and all(entry.get(k) == fresh[k] for k in keys):
                 return entry  # the logged line, with the time used
+            if entry is not None:
+                print(f"{self.log_path}: the line of game {task.game_id} differs from its "
+                      f"record {path.name}; the record's result is used", file=sys.stderr)
             return fresh  # a game whose line was lost with the process: no time known
         if (why is None and entry is not None and entry.get("forfeit") is not None
                 and entry["seats"] == list(task.seats) and entry["deal"] == task.deal
@@ -1159,13 +1190,25 @@ def _read_log(log_path: Path, ids: set[str]) -> dict[str, dict[str, Any]]:
             ok = isinstance(entry, dict) and entry.get("id") in ids and _entry_ok(entry)
         except (ValueError, UnicodeDecodeError, RecursionError):
             ok = False
+        if ok and "sha256" in entry and entry["sha256"] != _entry_digest(entry):
+            print(f"{log_path}: line {i + 1}: damaged (its content does not match its "
+                  "checksum); ignored: its game's record is checked by replaying it, or the "
+                  "game played again", file=sys.stderr)
+            continue
         if not ok:
             if i < len(lines) - 1:  # a complete line that is not an entry
                 print(f"{log_path}: line {i + 1}: not a result entry of this "
-                      "tournament; ignored", file=sys.stderr)
+                      "tournament; ignored: its game's record is checked by replaying it, "
+                      "or the game played again", file=sys.stderr)
             continue
         out[entry["id"]] = entry
     return out
+
+
+def _entry_digest(entry: dict[str, Any]) -> str:
+    """The checksum of a ``results.jsonl`` line: :func:`taluva_ai.runfiles.json_sha256` of
+    its other fields."""
+    return json_sha256({k: v for k, v in entry.items() if k != "sha256"})
 
 
 def _table_games(specs: Sequence[str], tasks: Sequence[_GameTask],
@@ -1244,11 +1287,18 @@ def _entry_ok(e: dict[str, Any]) -> bool:
 
 
 def _append(log: Any, entry: dict[str, Any]) -> None:
-    """Append one line to the results log and push it to the disk (a crash loses at most
-    the line being written, which the resume drops)."""
-    log.write(json.dumps(entry) + "\n")
-    log.flush()
-    os.fsync(log.fileno())
+    """Append one line to the results log, with its checksum (``entry["sha256"]`` is set),
+    and push it to the disk (a crash loses at most the line being written, which the resume
+    drops).
+
+    Raises:
+        OSError: it cannot be written (naming the log).
+    """
+    entry["sha256"] = _entry_digest(entry)
+    with naming(log.name):
+        log.write(json.dumps(entry) + "\n")
+        log.flush()
+        os.fsync(log.fileno())
 
 
 def _timing(specs: Sequence[str], counted: Sequence[_GameTask],
@@ -1339,14 +1389,9 @@ def _remove_parts(todo: Sequence[_GameTask], paths: dict[str, Path]) -> None:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    """Write ``path`` through a temporary file renamed onto it (never a half-written file)."""
-    tmp = path.with_name(f".{path.name}.part")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Write ``path`` through a temporary file renamed onto it (never a half-written file;
+    :func:`taluva_ai.runfiles.write_atomic`)."""
+    write_atomic(path, text)
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -16,7 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from taluva_ai.errors import BackendError, IllegalActionError, RecordError, RunConfigError
+from taluva_ai.errors import (
+    BackendError,
+    IllegalActionError,
+    RecordError,
+    RunConfigError,
+    RunFileError,
+)
 from taluva_ai.protocol import CHANCE, GameState
 from taluva_ai.records import MoveEvent
 
@@ -40,6 +47,15 @@ def _os_reason(e: OSError, path: str | Path | None = None) -> str:
     if name is not None and str(name) != str(path) and not str(name).endswith(".part"):
         reason += f": {name}"
     return reason
+
+
+def _fix_hint(e: OSError) -> str:
+    """What to do about a run file that could not be written."""
+    if e.errno == errno.ENOSPC:
+        return "free some disk space"
+    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "make it writable"
+    return "fix the cause"
 
 
 def _check_output_path(option: str, value: str) -> Path:
@@ -570,7 +586,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise
     except OSError as e:
-        print(f"{e.filename or out}: {_os_reason(e, e.filename or out)}", file=sys.stderr)
+        print(f"{e.filename or out}: {_os_reason(e, e.filename or out)}; "
+              f"{_fix_hint(e)}, then run the same command again to resume (finished games "
+              "are kept)", file=sys.stderr)
         return 1
     finally:
         backend.close()
@@ -734,6 +752,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
                             "--config or --out")
         if not args.resume.strip():
             raise _ArgError("--resume: empty directory name")
+    elif args.redo is not None:
+        raise _ArgError("--redo N goes with --resume DIR (it redoes iterations of a run)")
     elif args.config is None or args.out is None:
         raise _ArgError("a new run needs --config TOML and --out DIR (or --resume DIR)")
     elif not args.out.strip():
@@ -759,17 +779,18 @@ def _cmd_train(args: argparse.Namespace) -> int:
                         f"({e})") from None
     config_error = config.ConfigError
     checkpoint_error = importlib.import_module("taluva_ai.agents.alphazero.net").CheckpointError
+    out = Path(str(args.resume or args.out))
     try:
         state = train.train_main(args.config, args.out, args.resume,
-                                 progress=not args.no_progress, ray=args.ray)
+                                 progress=not args.no_progress, ray=args.ray, redo=args.redo)
     except (config_error, RunConfigError, BackendError) as e:
         raise _ArgError(str(e)) from None
-    except checkpoint_error as e:
+    except (checkpoint_error, RunFileError) as e:
         raise _RunError(str(e)) from None
     except OSError as e:
-        print(f"{e.filename or ''}: {_os_reason(e, e.filename)}", file=sys.stderr)
+        print(f"{e.filename or out}: {_os_reason(e, e.filename or out)}; {_fix_hint(e)}, "
+              f"then continue with: taluva train --resume {out}", file=sys.stderr)
         return 1
-    out = Path(str(args.resume or args.out))
     print(f"finished iteration {state['iteration']}; best network: iteration "
           f"{state['best_iteration']} ({out / 'best.pt'}); metrics: {out / 'metrics.jsonl'}")
     return 0
@@ -986,6 +1007,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "the learner here; ADDRESS is auto (default: the cluster this machine "
                        "belongs to, else a new local Ray instance), local, or HOST:PORT of the "
                        "head node. A run resumes on either backend")
+    train.add_argument("--redo", metavar="N", type=_iteration, default=None,
+                       help="with --resume: make iterations N onwards again (the run goes back "
+                       "to the end of iteration N-1; 0: to its start), the same as before; the "
+                       "remedy a resume names for a damaged or missing file")
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
     train.set_defaults(func=_cmd_train)
     return p
@@ -994,6 +1019,17 @@ def build_parser() -> argparse.ArgumentParser:
 def _count(n: int, noun: str) -> str:
     """``"1 temple"``, ``"3 huts"``."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _iteration(text: str) -> int:
+    """argparse type of iteration numbers: an integer >= 0."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an iteration number") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{v} is negative; iterations are numbered from 0")
+    return v
 
 
 def _seed(text: str) -> int:
@@ -1015,8 +1051,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except _ArgError as e:
         _fail(parser, args.command, str(e))
-    except _RunError as e:
-        parser.exit(1, f"{parser.prog} {args.command}: error: {e}\n")
+    except _RunError as e:  # one line per problem (e.g. each damaged file of a run)
+        parser.exit(1, "".join(f"{parser.prog} {args.command}: error: {line}\n"
+                               for line in str(e).splitlines()))
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly (Python docs, signal)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -61,3 +61,17 @@ class BackendError(TaluvaError):
 class RunConfigError(TaluvaError, ValueError):
     """A run directory (e.g. a tournament's ``out_dir``) holds a run made with other settings;
     the message names the settings that differ."""
+
+
+class RunFileError(TaluvaError):
+    """Files of a run directory are damaged or missing (their checksums, recorded when they
+    were written, do not match, or they cannot be read).
+
+    Attributes:
+        problems: one line per file: its path, what is wrong, and what to do (e.g. ``rerun
+            iteration 3: taluva train --resume DIR --redo 3``).
+    """
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = list(problems)

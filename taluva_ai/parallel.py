@@ -25,18 +25,27 @@ A retried task or actor call runs its function again: such functions are written
 second run completes the work of the first (a tournament game's record is written atomically
 and the game counted once, from the result the driver receives; a self-play worker keeps each
 finished game in a journal and, restarted, plays only the games it had not finished).
+
+Worker processes do not outlive the process that started them (:func:`watch_parent`): if it
+dies without stopping them (SIGKILL, a crash), each worker ends at once, on Linux through a
+parent-death signal, elsewhere within :data:`PARENT_POLL_S` seconds, and the work functions
+call :func:`exit_if_orphaned` before they write into the run directory; so a killed run
+leaves nothing running that writes into its directory, and its resume is exact.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import multiprocessing
 import os
 import re
 import signal
 import socket
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor
 from concurrent.futures import wait as _futures_wait
@@ -76,6 +85,82 @@ def sigint_blocked() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+# -- orphaned workers -------------------------------------------------------------------------
+
+#: Seconds between two checks of a worker's watch thread that its parent still lives.
+PARENT_POLL_S = 0.5
+
+#: Exit status of a worker that ended because its parent died.
+ORPHAN_EXIT_STATUS = 3
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+_parent_pid: int | None = None  # the process that started this worker (None: not a worker)
+
+
+def set_parent_death_signal(signum: int = signal.SIGKILL) -> bool:
+    """Ask the kernel to send ``signum`` to this process when its parent ends (Linux
+    ``prctl(PR_SET_PDEATHSIG)``, through :mod:`ctypes`). Linux sends it when the *thread* that
+    started this process ends, so it is set only for workers started from their parent's main
+    thread. Returns whether it was set (False on other systems, or if the call failed)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0)) == 0
+    except (OSError, AttributeError):  # pragma: no cover (no libc prctl)
+        return False
+
+
+def orphaned() -> bool:
+    """Whether this worker's parent (the process that started it, see :func:`watch_parent`)
+    has ended: this process was reparented (``os.getppid()`` changed), or the pipe the
+    parent holds open for it (:func:`multiprocessing.parent_process`) was closed. False in a
+    process that is not such a worker."""
+    if _parent_pid is None:
+        return False
+    if os.getppid() != _parent_pid:
+        return True
+    parent = multiprocessing.parent_process()
+    return parent is not None and parent.pid == _parent_pid and not parent.is_alive()
+
+
+def exit_if_orphaned() -> None:
+    """End this worker at once (``os._exit``, status :data:`ORPHAN_EXIT_STATUS`: no cleanup,
+    no file written) if its parent has ended (:func:`orphaned`). Work functions call it
+    between games and before they write into a run directory."""
+    if orphaned():
+        os._exit(ORPHAN_EXIT_STATUS)
+
+
+def watch_parent(parent_pid: int, death_signal: bool = True) -> None:
+    """Make this worker process end when ``parent_pid`` (its parent) ends: a parent-death
+    signal (SIGKILL, :func:`set_parent_death_signal`) where the system has one and
+    ``death_signal`` is set, and everywhere a daemon thread that checks every
+    :data:`PARENT_POLL_S` seconds (:func:`exit_if_orphaned`). A parent that died before the
+    signal was set is noticed here, at once."""
+    global _parent_pid
+    _parent_pid = int(parent_pid)
+    if death_signal:
+        set_parent_death_signal(signal.SIGKILL)
+    exit_if_orphaned()  # the parent may have died before the signal was set
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_S)
+            exit_if_orphaned()
+
+    threading.Thread(target=watch, name="taluva-parent-watch", daemon=True).start()
+
+
+def _start_worker(parent_pid: int, death_signal: bool,
+                  initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+    """A :class:`ProcessExecutor` worker's initializer: :func:`watch_parent`, then the
+    executor's own ``initializer(*initargs)``."""
+    watch_parent(parent_pid, death_signal)
+    if initializer is not None:
+        initializer(*initargs)
 
 
 # -- executors --------------------------------------------------------------------------------
@@ -179,14 +264,18 @@ class InlineExecutor(Executor):
 
 class ProcessExecutor(Executor):
     """``slots`` worker processes (``spawn``), each started with ``initializer(*initargs)``;
-    they live until :meth:`close`."""
+    they live until :meth:`close`, or until this process ends (:func:`watch_parent`: a worker
+    whose parent was killed ends too, writing nothing more). Calls are submitted from the
+    thread that made the executor (the workers start in it, and Linux's parent-death signal,
+    set when that thread is the main thread, follows the thread)."""
 
     def __init__(self, slots: int, initializer: Callable[..., None] | None = None,
                  initargs: tuple[Any, ...] = ()) -> None:
         self.slots = slots
+        main = threading.current_thread() is threading.main_thread()
         self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
             max_workers=slots, mp_context=multiprocessing.get_context("spawn"),
-            initializer=initializer, initargs=initargs)
+            initializer=_start_worker, initargs=(os.getpid(), main, initializer, initargs))
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
         if self._pool is None:

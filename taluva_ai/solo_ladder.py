@@ -23,6 +23,8 @@ import argparse
 import json
 import math
 import multiprocessing
+import os
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from taluva_ai.games.taluva.solo import BAND_NAMES, result_band
+from taluva_ai.parallel import watch_parent
 
 #: The MCTS settings of the ladder (docs/solo.md, Players).
 MCTS = "mcts:sims=100,rollout=greedy,prior_temperature=1"
@@ -158,9 +161,12 @@ def play(cfg: SoloLadderConfig, progress: Callable[[int], None] | None = None
             todo = [s for s in seeds if s not in done]
             finished += len(seeds) - len(todo)
             if ex is None and cfg.concurrency > 1 and len(todo) > 1:
-                # spawn: a forked copy of a process that has run torch can deadlock
-                ex = ProcessPoolExecutor(cfg.concurrency,
-                                         mp_context=multiprocessing.get_context("spawn"))
+                # spawn: a forked copy of a process that has run torch can deadlock; the
+                # workers end if this process is killed (taluva_ai.parallel.watch_parent)
+                ex = ProcessPoolExecutor(
+                    cfg.concurrency, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=watch_parent,
+                    initargs=(os.getpid(), threading.current_thread() is threading.main_thread()))
             with path.open("a", encoding="utf-8") as f:
                 if ex is not None and len(todo) > 1:
                     results = (fut.result() for fut in

@@ -221,13 +221,17 @@ def test_incompatible_checkpoints_say_what_differs(tmp_path) -> None:
         net_from_checkpoint(payload, path, make_encoder("taluva", 3))
     with pytest.raises(CheckpointError, match=r"view_radius 13 \(expected 11\)"):
         net_from_checkpoint(payload, path, make_encoder("taluva", 2, view_radius=11))
+    from taluva_ai.agents.alphazero.net import payload_sha256
+
     old = dict(payload, encoder={**payload["encoder"], "version": 0})
+    old["sha256"] = payload_sha256(old)  # a consistent checkpoint of another version
     torch.save(old, tmp_path / "old.pt")
     with pytest.raises(CheckpointError, match=r"version 0 \(expected 1\)"):
         net_from_checkpoint(load_checkpoint(tmp_path / "old.pt"), "old.pt",
                             make_encoder("taluva", 2))
     # weights of another shape than the network the checkpoint declares
     bad = dict(payload, net={**payload["net"], "channels": 16})
+    bad["sha256"] = payload_sha256(bad)
     torch.save(bad, tmp_path / "bad.pt")
     with pytest.raises(CheckpointError, match="weights do not fit"):
         net_from_checkpoint(load_checkpoint(tmp_path / "bad.pt"), "bad.pt",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -268,7 +269,7 @@ def test_same_config_same_run_and_a_resumed_run_equals_an_uninterrupted_one(tmp_
 
     def interrupted(self, k, *args):
         if k == 1:
-            self._play(1, Path(args[3]["best"]), 1, expert=False)  # some of iteration 1
+            self._play(1, self._best(args[3]), 1, expert=False)  # some of iteration 1
             raise KeyboardInterrupt
         return real(self, k, *args)
 
@@ -296,6 +297,76 @@ def test_same_config_same_run_and_a_resumed_run_equals_an_uninterrupted_one(tmp_
         # the same games; the gating records name the networks by their paths
         assert (a / rec).read_text().replace(str(a.resolve()), "RUN") == \
             (b / rec).read_text().replace(str(b.resolve()), "RUN")
+
+
+def _spawned_children(pid: int) -> list[int]:
+    """The ``multiprocessing`` worker processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == pid and b"spawn_main" in (stat.parent / "cmdline").read_bytes():
+                out.append(int(stat.parent.name))
+        except OSError:  # ended meanwhile
+            continue
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow  # two training runs of two workers, one killed and resumed (~2 min)
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_workers_of_a_killed_training_run_end_with_it_and_the_resume_is_exact(tmp_path) -> None:
+    """SIGKILL of the ``taluva train`` process alone, while its two self-play workers play
+    iteration 1: the workers end at once (writing nothing more), and the resumed run makes
+    the networks and metrics of an uninterrupted one."""
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    text = (CONFIGS / "tiny.toml").read_text().replace("workers = 1", "workers = 2")
+    assert "workers = 2" in text
+    config = tmp_path / "two.toml"
+    config.write_text(text)
+    ref, out = tmp_path / "ref", tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "taluva_ai.cli", "train", "--config", str(config), "--out",
+         str(out), "--no-progress"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, start_new_session=True)
+    workers: list[int] = []
+    try:
+        _wait_for(lambda: (out / "selfplay" / "iter_0001").exists(), 300, proc)
+        _wait_for(lambda: len(_spawned_children(proc.pid)) == 2, 60, proc)
+        workers = _spawned_children(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)  # the main process only
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(_running(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        alive = [w for w in workers if _running(w)]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        for w in workers:
+            if _running(w):
+                os.kill(w, signal.SIGKILL)
+    assert not alive, "self-play workers outlived the killed training run"
+    assert json.loads((out / "state.json").read_text())["iteration"] == 0
+    res = taluva("train", "--resume", str(out), "--no-progress")
+    assert res.returncode == 0, res.stderr
+    TrainingRun(ref, load_config(config), progress=False).run()
+    la = [json.loads(x) for x in (ref / "metrics.jsonl").read_text().splitlines()]
+    lb = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [_comparable(x) for x in la] == [_comparable(x) for x in lb]
+    for k in (0, 1):
+        sa = torch.load(ref / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        sb = torch.load(out / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        for name, t in sa["state_dict"].items():
+            assert torch.equal(t, sb["state_dict"][name]), (k, name)
 
 
 def test_train_refuses_a_directory_that_holds_something_else(tmp_path, capsys) -> None:
@@ -357,3 +428,296 @@ def test_a_solo_run_trains_gates_on_paired_scores_and_its_model_plays(tmp_path) 
                  "--seed", "3")
     assert res.returncode == 0, res.stderr
     assert "\n  total  " in res.stdout and "result: " in res.stdout
+
+
+# -- damaged run files (issue 19, B.13) --------------------------------------------------------
+
+MICRO = """
+seed = 3
+iterations = 1
+workers = 1
+device = "cpu"
+torch_threads = 1
+
+[game]
+name = "taluva"
+num_players = 2
+tiles_per_player = 4
+
+[net]
+preset = "tiny"
+channels = 4
+blocks = 1
+global_hidden = 8
+value_hidden = 8
+
+[warm_start]
+games = 2
+expert = "heuristic"
+steps = 2
+
+[selfplay]
+games = 2
+parallel_games = 2
+sims = 4
+fast_sims = 2
+full_search_prob = 1.0
+root = "gumbel"
+gumbel_m = 2
+leaf_batch = 2
+records = 1
+
+[train]
+steps = 2
+batch_size = 8
+
+[gating]
+enabled = false
+
+[anchors]
+opponents = []
+"""
+
+
+@pytest.fixture(scope="module")
+def micro_run(tmp_path_factory) -> Path:
+    """A finished run of two iterations (0 and 1) of a very small config."""
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    out = tmp_path_factory.mktemp("micro") / "run"
+    config = out.parent / "micro.toml"
+    config.write_text(MICRO)
+    torch.set_num_threads(1)
+    TrainingRun(out, load_config(config), progress=False).run()
+    return out
+
+
+def _copy_run(run: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(run, out)
+    return out
+
+
+def _resume(out: Path, capsys, *more: str) -> tuple[int, list[str]]:
+    """``taluva train --resume OUT``: its exit status and its stderr lines (the first,
+    'resuming ...', left out)."""
+    from taluva_ai.cli import main
+
+    capsys.readouterr()
+    try:
+        code = main(["train", "--resume", str(out), "--no-progress", *more])
+    except SystemExit as e:
+        code = int(e.code or 0)
+    err = [line for line in capsys.readouterr().err.splitlines()
+           if not line.startswith(f"taluva train: {out} ")]
+    return code, err
+
+
+def _damaged(out: Path, rel: str, k: int) -> str:
+    """The error line of a run file whose checksum does not match."""
+    return (rf"taluva train: error: {out / rel}: damaged \(its SHA-256 is [0-9a-f]{{12}}\.\.\., "
+            rf"not the [0-9a-f]{{12}}\.\.\. recorded when it was written\); redo the run from "
+            rf"iteration {k}: taluva train --resume {out} --redo {k}")
+
+
+def _flip(path: Path, at: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def test_a_truncated_sample_file_is_named_with_the_iteration_to_redo(micro_run, tmp_path,
+                                                                     capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    npz = out / "selfplay" / "iter_0001" / "worker_0.npz"
+    npz.write_bytes(npz.read_bytes()[:200])  # a BadZipFile before
+    code, err = _resume(out, capsys)
+    assert code == 1 and len(err) == 1
+    assert re.fullmatch(_damaged(out, "selfplay/iter_0001/worker_0.npz", 1), err[0]), err
+
+
+def test_a_missing_sample_file_is_named_not_skipped(micro_run, tmp_path, capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    (out / "selfplay" / "iter_0000" / "worker_0.npz").unlink()  # skipped silently before
+    code, err = _resume(out, capsys)
+    assert (code, err) == (1, [
+        f"taluva train: error: {out}/selfplay/iter_0000/worker_0.npz: missing; redo the run "
+        f"from iteration 0: taluva train --resume {out} --redo 0"])
+
+
+def test_a_truncated_trainer_checkpoint_is_named(micro_run, tmp_path, capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    trainer = out / "checkpoints" / "trainer_0001.pt"
+    trainer.write_bytes(trainer.read_bytes()[:1000])  # ': Invalid argument' before
+    code, err = _resume(out, capsys)
+    assert code == 1 and len(err) == 1
+    assert re.fullmatch(_damaged(out, "checkpoints/trainer_0001.pt", 1), err[0]), err
+
+
+def test_a_crafted_trainer_checkpoint_is_named(micro_run, tmp_path, capsys) -> None:
+    """A file that is not an optimiser state (here a pickled object torch refuses to load
+    with weights_only) is named by its checksum; in a run from before the checksums (no
+    'files' in state.json), by the loader."""
+    out = _copy_run(micro_run, tmp_path)
+    trainer = out / "checkpoints" / "trainer_0001.pt"
+    torch.save({"optimizer": Path("x")}, trainer)  # a raw UnpicklingError before
+    code, err = _resume(out, capsys)
+    assert code == 1 and len(err) == 1
+    assert re.fullmatch(_damaged(out, "checkpoints/trainer_0001.pt", 1), err[0]), err
+    state = json.loads((out / "state.json").read_text())
+    for key in ("files", "metrics", "sha256"):
+        del state[key]
+    (out / "state.json").write_text(json.dumps(state))
+    code, err = _resume(out, capsys)
+    assert code == 1 and len(err) == 1
+    assert err[0].startswith(f"taluva train: error: {trainer}: unreadable (UnpicklingError: ")
+    assert err[0].endswith(f"); redo the run from iteration 1: taluva train --resume {out} "
+                           "--redo 1")
+
+
+def test_a_truncated_metrics_file_is_named(micro_run, tmp_path, capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    metrics = out / "metrics.jsonl"
+    metrics.write_bytes(metrics.read_bytes()[:-30])  # a raw JSONDecodeError before
+    code, err = _resume(out, capsys)
+    assert (code, err) == (1, [
+        f"taluva train: error: {metrics}: line 2 (iteration 1) damaged (it does not match the "
+        f"checksum state.json recorded); redo the run from iteration 1: taluva train --resume "
+        f"{out} --redo 1"])
+
+
+def test_a_flipped_byte_in_a_network_is_found(micro_run, tmp_path, capsys) -> None:
+    from taluva_ai.agents.alphazero.net import CheckpointError, load_checkpoint
+
+    out = _copy_run(micro_run, tmp_path)
+    ckpt = out / "checkpoints" / "iter_0001.pt"
+    good = ckpt.read_bytes()
+    weights = torch.load(ckpt, weights_only=True)["state_dict"]
+    name = max(weights, key=lambda n: weights[n].numel())
+    at = good.find(weights[name].numpy().tobytes())  # a weight's bytes: still a valid file
+    assert at > 0
+    _flip(ckpt, at + 5)
+    torch.load(ckpt, weights_only=True)  # it loads (silently, before)
+    code, err = _resume(out, capsys)
+    assert code == 1 and len(err) == 1
+    assert re.fullmatch(_damaged(out, "checkpoints/iter_0001.pt", 1), err[0]), err
+    # outside its run (az:path=...), the checksum saved in the checkpoint finds it
+    with pytest.raises(CheckpointError, match=r"iter_0001.pt: damaged \(its weights or "
+                                              r"settings do not match the checksum"):
+        load_checkpoint(ckpt)
+    ckpt.write_bytes(good)
+    # best.pt and latest.pt are copies: restored from checkpoints/, saying so
+    best = out / json.loads((out / "state.json").read_text())["best"]
+    _flip(out / "best.pt", at + 5)
+    code, err = _resume(out, capsys)
+    assert code == 0 and len(err) == 1
+    assert re.fullmatch(rf"{out / 'best.pt'}: damaged \(.*\); restored from {best}", err[0])
+    assert (out / "best.pt").read_bytes() == best.read_bytes()
+
+
+def test_a_damaged_file_training_does_not_read_is_named_and_the_run_goes_on(
+        micro_run, tmp_path, capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    rec = out / "records" / "iter_0001" / "game_0000.jsonl"
+    rec.write_text(rec.read_text() + "\n")
+    code, err = _resume(out, capsys)
+    assert code == 0 and len(err) == 1
+    assert re.fullmatch(rf"{rec}: damaged \(.*\); training does not read it and goes on \(to "
+                        rf"make it again: taluva train --resume {out} --redo 1\)", err[0]), err
+
+
+def test_a_damaged_state_file_is_named(micro_run, tmp_path, capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    state = out / "state.json"
+    text = state.read_text()
+    assert text.count('"iteration": 1,') == 1
+    state.write_text(text.replace('"iteration": 1,', '"iteration": 0,'))  # valid JSON
+    code, err = _resume(out, capsys)
+    assert (code, err) == (1, [
+        f"taluva train: error: {state}: damaged (its content does not match its checksum); "
+        f"start the run again: taluva train --resume {out} --redo 0"])
+    code, err = _resume(out, capsys, "--redo", "0")  # the remedy: the same run again
+    assert code == 0, err
+    before = json.loads((micro_run / "state.json").read_text())
+    after = json.loads(state.read_text())
+    assert after["iteration"] == 1
+    for rel in ("checkpoints/iter_0000.pt", "checkpoints/iter_0001.pt",
+                "selfplay/iter_0001/worker_0.npz", "best.pt"):
+        assert after["files"][rel] == before["files"][rel], rel
+
+
+def test_a_run_from_before_the_checksums_gets_them_on_its_first_resume(micro_run, tmp_path,
+                                                                       capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    recorded = json.loads((out / "state.json").read_text())
+    old = {k: v for k, v in recorded.items() if k not in ("files", "metrics", "sha256")}
+    (out / "state.json").write_text(json.dumps(old))
+    code, err = _resume(out, capsys)
+    assert code == 0 and err == [
+        f"taluva train: {out / 'state.json'}: now records the checksums of the run's files "
+        "(checked from the next resume on)"]
+    assert json.loads((out / "state.json").read_text()) == recorded
+    assert _resume(out, capsys) == (0, [])
+
+
+def test_redo_makes_the_same_iteration_again(micro_run, tmp_path, capsys) -> None:
+    """The remedy a damaged file names: --redo K goes back to the end of iteration K - 1 and
+    makes the same files again."""
+    out = _copy_run(micro_run, tmp_path)
+    before = json.loads((out / "state.json").read_text())
+    npz = out / "selfplay" / "iter_0001" / "worker_0.npz"
+    npz.write_bytes(b"")
+    assert _resume(out, capsys)[0] == 1
+    code, err = _resume(out, capsys, "--redo", "1")
+    assert code == 0, err
+    assert err == ["taluva train: redoing iterations 1 to 1: the files of iterations 1 "
+                   "onwards are removed"]
+    after = json.loads((out / "state.json").read_text())
+    for rel in ("checkpoints/iter_0001.pt", "checkpoints/trainer_0001.pt",
+                "selfplay/iter_0001/worker_0.npz", "records/iter_0001/game_0000.jsonl",
+                "latest.pt", "best.pt", "checkpoints/iter_0000.pt"):
+        assert after["files"][rel] == before["files"][rel], rel
+    assert sorted(after["files"]) == sorted(before["files"])
+    assert [_comparable(json.loads(x)) for x in (out / "metrics.jsonl").read_text()
+            .splitlines()] == [_comparable(json.loads(x)) for x in (micro_run / "metrics.jsonl")
+                               .read_text().splitlines()]
+    assert {k: after[k] for k in ("iteration", "best", "best_iteration", "promotions")} == \
+        {k: before[k] for k in ("iteration", "best", "best_iteration", "promotions")}
+    assert _resume(out, capsys)[0] == 0  # and it resumes cleanly
+
+
+def test_redo_arguments_are_checked(micro_run, tmp_path, capsys) -> None:
+    from taluva_ai.cli import main
+
+    out = _copy_run(micro_run, tmp_path)
+    code, err = _resume(out, capsys, "--redo", "3")
+    assert (code, err) == (2, [
+        f"taluva train: error: --redo 3: {out} has finished iterations 0 to 1; give a "
+        "finished iteration (or resume without --redo)"])
+    with pytest.raises(SystemExit) as info:
+        main(["train", "--config", "x.toml", "--out", "o", "--redo", "1"])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "taluva train: error: --redo N goes with --resume DIR (it redoes iterations of a run)")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_names_the_file_and_the_resume_then_finishes(micro_run, tmp_path,
+                                                                 capsys) -> None:
+    """latest.pt's temporary file is /dev/full: copying the network there fails with
+    ENOSPC, as on a full disk (': No space left on device' before, without the file)."""
+    out = _copy_run(micro_run, tmp_path)
+    cfg = out / "config.toml"
+    cfg.write_text(cfg.read_text().replace("iterations = 1", "iterations = 2"))
+    (out / ".latest.pt.part").symlink_to("/dev/full")
+    code, err = _resume(out, capsys)
+    assert (code, err) == (1, [
+        f"{out / 'latest.pt'}: No space left on device; free some disk space, then continue "
+        f"with: taluva train --resume {out}"])
+    assert json.loads((out / "state.json").read_text())["iteration"] == 1
+    assert not (out / ".latest.pt.part").exists()
+    code, err = _resume(out, capsys)
+    assert code == 0, err
+    assert json.loads((out / "state.json").read_text())["iteration"] == 2

@@ -196,7 +196,8 @@ def test_defer_changes_the_play_order_only(tmp_path: Path,
     assert _tree(tmp_path / "defer") == _tree(tmp_path / "plain")
     def log(d: str) -> list[dict[str, object]]:  # results in game-id order, times left out
         lines = (tmp_path / d / "results.jsonl").read_text().splitlines()
-        return [{k: v for k, v in json.loads(x).items() if "_s" not in k} for x in lines]
+        return [{k: v for k, v in json.loads(x).items() if "_s" not in k and k != "sha256"}
+                for x in lines]
 
     assert log("defer") == log("plain")
     # a spec spelt otherwise (spaces, 0.50 for 0.5) names the same agent
@@ -237,8 +238,13 @@ def test_interim_table_reads_the_games_finished_so_far(tmp_path: Path) -> None:
     assert t["agents"]["greedy"]["elo"] > 0
     with pytest.raises(RunConfigError, match="no such file"):
         interim_table(tmp_path / "nothing")
-    log.write_text(lines[0].replace('"places": [1, 0]', '"places": [7, 9]')
-                   .replace('"places": [0, 1]', '"places": [7, 9]'))
+    bad = json.loads(lines[0])
+    bad["places"] = [7, 9]
+    log.write_text(json.dumps(bad) + "\n")  # changed on disk: its checksum tells
+    t = interim_table(tmp_path)
+    assert t["games"] == 0
+    del bad["sha256"]
+    log.write_text(json.dumps(bad) + "\n")  # a line without a checksum (older runs)
     with pytest.raises(RunConfigError, match=r"results.jsonl: .*places \[7, 9\]"):
         interim_table(tmp_path)
 

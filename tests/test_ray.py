@@ -118,11 +118,12 @@ def ray_backend():
             os.environ["PYTHONPATH"] = old
 
 
-_TIMES = ("time_s", "max_move_s")
+_TIMES = ("time_s", "max_move_s", "sha256")
 
 
 def _log(path: Path) -> list[dict]:
-    """results.jsonl without its wall-clock fields."""
+    """results.jsonl without its wall-clock fields (and the line checksum, which covers
+    them)."""
     return [{k: v for k, v in json.loads(line).items() if k not in _TIMES}
             for line in path.read_text().splitlines()]
 

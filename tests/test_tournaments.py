@@ -391,7 +391,7 @@ def _records(d: Path) -> dict[str, bytes]:
 
 
 def _log_without_time(d: Path) -> list[dict[str, Any]]:
-    drop = ("time_s", "max_move_s")
+    drop = ("time_s", "max_move_s", "sha256")  # the line's checksum covers its times
     return [{k: v for k, v in json.loads(line).items() if k not in drop}
             for line in (d / "results.jsonl").read_text().splitlines()]
 
@@ -438,6 +438,92 @@ def test_a_killed_tournament_resumes_with_no_game_lost_or_counted_twice(
     assert (out / "results.json").read_bytes() == (reference / "results.json").read_bytes()
     for rec in (out / "games").iterdir():
         assert replay_record(rec, seeded_draws=True).is_terminal()
+
+
+def _workers_of(pid: int) -> list[int]:
+    """The worker processes (``multiprocessing`` spawned) whose parent is ``pid`` (/proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == pid and b"spawn_main" in (stat.parent / "cmdline").read_bytes():
+                out.append(int(stat.parent.name))
+        except OSError:  # ended meanwhile
+            continue
+    return out
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped is not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_workers_of_a_killed_tournament_end_with_it_and_the_resume_is_exact(
+    reference: Path, tmp_path: Path
+) -> None:
+    """SIGKILL of the main process alone (not its process group): its worker processes
+    notice and end at once, writing nothing more, and the resumed run is the uninterrupted
+    one."""
+    out = tmp_path / "run"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "taluva_ai.cli", *CLI, "--concurrency", "2",
+                             "--out", str(out)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = _workers_of(proc.pid)
+            if len(workers) == 2 and len(list(out.glob("games/*.jsonl"))) >= 2:
+                break
+            time.sleep(0.01)
+        assert len(workers) == 2 and proc.poll() is None
+        os.kill(proc.pid, signal.SIGKILL)  # the main process only
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10  # a parent-death signal: at once; else 0.5 s polls
+        while any(_running(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        alive = [w for w in workers if _running(w)]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for w in workers:
+            if _running(w):
+                os.kill(w, signal.SIGKILL)
+    assert not alive, "worker processes outlived the killed tournament"
+    assert not (out / "results.json").exists()
+    assert main(["tournament", "--resume", str(out), "--no-progress", "--no-plots"]) == 0
+    assert _records(out) == _records(reference)
+    assert _log_without_time(out) == _log_without_time(reference)
+    assert (out / "results.json").read_bytes() == (reference / "results.json").read_bytes()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_a_worker_ends_when_its_parent_dies_without_a_parent_death_signal() -> None:
+    """Where the system has no parent-death signal, the worker's watch thread notices that
+    its parent is gone (it was reparented) and ends it."""
+    worker = ("import os, time; from taluva_ai.parallel import orphaned, watch_parent; "
+              "assert not orphaned(); watch_parent(os.getppid(), death_signal=False); "
+              "print('ready', flush=True); time.sleep(60)")
+    parent = ("import os, subprocess, sys; "
+              f"p = subprocess.Popen([sys.executable, '-c', {worker!r}], stdout=subprocess.PIPE); "
+              "assert p.stdout.readline() == b'ready\\n'; print(p.pid, flush=True); os._exit(0)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run([sys.executable, "-c", parent], env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    pid = int(res.stdout)
+    deadline = time.monotonic() + 10  # it polls every PARENT_POLL_S = 0.5 s
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    alive = _running(pid)
+    if alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive
 
 
 def test_sprt_stops_when_decided_the_same_with_concurrency_1_and_2(tmp_path: Path) -> None:
@@ -624,3 +710,96 @@ def test_a_ctrl_c_inside_an_agent_stops_the_game_and_is_no_forfeit() -> None:
     game = make_game("taluva", num_players=2)
     with pytest.raises(KeyboardInterrupt):
         play_game(game, [_CompileInterrupted(), make_agent("random")], 1, forfeits=True)
+
+
+# -- damaged run files (issue 19, B.13) --------------------------------------------------------
+
+PAIR = ["random", "greedy"]
+PAIR_KW: dict[str, Any] = {"rules": {"tiles_per_player": 4}, "seed": 7, "progress": False,
+                           "plots": False}
+
+
+def test_a_record_changed_on_disk_is_named_and_its_game_played_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A record whose bytes differ from the checksum its results.jsonl line recorded is
+    named, with what happens, even when it still replays (here: one space taken out)."""
+    table = run_tournament(PAIR, 2, tmp_path, **PAIR_KW)
+    rec = tmp_path / "games" / "000-0000-1.jsonl"
+    good = rec.read_bytes()
+    rec.write_bytes(good.replace(b'{"type": "action"', b'{"type":"action"', 1))
+    assert replay_record(rec, seeded_draws=True).is_terminal()  # replaying cannot tell
+    capsys.readouterr()
+    assert run_tournament(PAIR, 2, tmp_path, **PAIR_KW) == table
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and re.fullmatch(
+        rf"{re.escape(str(rec))}: damaged \(its SHA-256 is [0-9a-f]{{12}}\.\.\., not the "
+        r"[0-9a-f]{12}\.\.\. recorded in results\.jsonl\); playing this game again", err[0])
+    assert rec.read_bytes() == good
+
+
+def test_a_missing_record_is_named_and_its_game_played_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = run_tournament(PAIR, 2, tmp_path, **PAIR_KW)
+    rec = tmp_path / "games" / "000-0000-0.jsonl"
+    good = rec.read_bytes()
+    rec.unlink()
+    capsys.readouterr()
+    assert run_tournament(PAIR, 2, tmp_path, **PAIR_KW) == table
+    assert capsys.readouterr().err.splitlines() == [
+        f"{rec}: missing (results.jsonl lists the game as finished); playing this game again"]
+    assert rec.read_bytes() == good
+
+
+def test_a_changed_line_of_results_jsonl_is_named_and_not_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A forfeited game has no record: its line alone keeps its result. A line changed on
+    disk (the places swapped) no longer matches its checksum: it is named and ignored, and
+    the game is played again."""
+    specs = ["random", f"{BAD}Crasher:at=1"]
+    table = run_tournament(specs, 2, tmp_path, **PAIR_KW)
+    assert table["end_reasons"] == {"forfeit": 2}
+    log = tmp_path / "results.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    swapped = lines[0].replace('"places": [0, 1]', '"places": [1, 0]')
+    assert swapped != lines[0]
+    log.write_text(swapped + lines[1])
+    capsys.readouterr()
+    assert run_tournament(specs, 2, tmp_path, **PAIR_KW) == table
+    assert capsys.readouterr().err.splitlines() == [
+        f"{log}: line 1: damaged (its content does not match its checksum); ignored: its "
+        "game's record is checked by replaying it, or the game played again"]
+
+
+def test_a_changed_config_json_is_refused_by_name(tmp_path: Path) -> None:
+    from taluva_ai.arena import resume_tournament
+    from taluva_ai.errors import RunConfigError
+
+    run_tournament(PAIR, 2, tmp_path, **PAIR_KW)
+    cfg = tmp_path / "config.json"
+    cfg.write_text(cfg.read_text().replace('"seed": 7', '"seed": 8'))
+    with pytest.raises(RunConfigError) as info:
+        resume_tournament(tmp_path, progress=False, plots=False)
+    assert str(info.value) == (
+        f"{cfg}: damaged (its settings do not match the checksum written with them); run the "
+        "tournament's command again with another --out")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_is_reported_with_the_file_and_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The table's temporary file is /dev/full: writing it fails with ENOSPC, as on a full
+    disk; the message names results.json (not the temporary file, not nothing)."""
+    run_tournament(PAIR, 2, tmp_path, **PAIR_KW)
+    table = (tmp_path / "results.json").read_bytes()
+    (tmp_path / ".results.json.part").symlink_to("/dev/full")
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(tmp_path), "--no-progress", "--no-plots"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{tmp_path / 'results.json'}: No space left on device; free some disk space, then "
+        "run the same command again to resume (finished games are kept)"]
+    assert (tmp_path / "results.json").read_bytes() == table  # the old one, whole
+    assert not (tmp_path / ".results.json.part").exists()

@@ -34,7 +34,9 @@ if any) with the same two heads. The encoder names its family (``NetEncoder.netw
 
 from __future__ import annotations
 
-import os
+import hashlib
+import io
+import json
 import pickle
 from collections.abc import Callable
 from dataclasses import asdict
@@ -47,6 +49,7 @@ from torch import nn
 
 from taluva_ai.agents.alphazero.config import PRESETS, NetConfig
 from taluva_ai.agents.alphazero.encoder import NetEncoder
+from taluva_ai.runfiles import write_atomic
 
 __all__ = ["NETWORKS", "PRESETS", "AZNet", "CheckpointError", "MLPNet", "NetConfig",
            "PolicyValueNet", "build_net", "load_checkpoint", "masked_log_softmax",
@@ -337,14 +340,22 @@ def resolve_device(device: str) -> torch.device:
 
 def save_checkpoint(path: str | Path, net: PolicyValueNet, encoder: NetEncoder,
                     config: NetConfig, game: dict[str, Any],
-                    meta: dict[str, Any] | None = None) -> None:
+                    meta: dict[str, Any] | None = None) -> str:
     """Write a checkpoint atomically (a temporary file renamed onto ``path``): the weights and
     what they are for, ``{"format", "net": NetConfig fields, "sizes", "encoder":
-    encoder.spec(), "encoder_options", "game": {"name", "options"}, "meta", "state_dict"}``;
-    only tensors and plain values, so :func:`load_checkpoint` reads it with
-    ``weights_only=True``."""
+    encoder.spec(), "encoder_options", "game": {"name", "options"}, "meta", "state_dict",
+    "sha256"}``; only tensors and plain values, so :func:`load_checkpoint` reads it with
+    ``weights_only=True``. ``sha256`` is the checksum of the rest (:func:`payload_sha256`),
+    checked when the checkpoint is loaded.
+
+    Returns:
+        The SHA-256 of the file's bytes (a training run records it in its ``state.json``).
+
+    Raises:
+        OSError: the file cannot be written (naming ``path``).
+    """
     path = Path(path)
-    payload = {
+    payload: dict[str, Any] = {
         "format": CHECKPOINT_FORMAT,
         "net": asdict(config),
         "sizes": config.sizes(),
@@ -354,20 +365,39 @@ def save_checkpoint(path: str | Path, net: PolicyValueNet, encoder: NetEncoder,
         "meta": dict(meta or {}),
         "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
     }
-    tmp = path.with_name(f".{path.name}.part")
-    try:
-        torch.save(payload, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    payload["sha256"] = payload_sha256(payload)
+    return save_torch(path, payload)
+
+
+def save_torch(path: str | Path, obj: Any) -> str:
+    """``torch.save(obj)`` written atomically (:func:`taluva_ai.runfiles.write_atomic`: a
+    failed write, such as a full disk, raises an OSError naming ``path``, not torch's
+    ``RuntimeError``); returns the SHA-256 of the file's bytes."""
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    return write_atomic(path, buf.getvalue())
+
+
+def payload_sha256(payload: dict[str, Any]) -> str:
+    """The checksum a checkpoint carries: SHA-256 over its fields other than ``state_dict``
+    and ``sha256`` (canonical JSON), then each tensor of ``state_dict`` in name order (name,
+    dtype, shape, bytes)."""
+    h = hashlib.sha256()
+    rest = {k: v for k, v in payload.items() if k not in ("state_dict", "sha256")}
+    h.update(json.dumps(rest, sort_keys=True, default=repr).encode("utf-8"))
+    for name in sorted(payload["state_dict"]):
+        t = payload["state_dict"][name].detach().cpu().contiguous()
+        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Read a checkpoint with ``torch.load(..., weights_only=True)`` (no arbitrary code).
 
     Raises:
-        CheckpointError: missing or unreadable file, or not a checkpoint of this format.
+        CheckpointError: missing or unreadable file, not a checkpoint of this format, or
+            damaged (its content differs from the checksum saved with it).
     """
     path = Path(path)
     if not path.is_file():
@@ -385,6 +415,15 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         got = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
         raise CheckpointError(f"checkpoint {path}: not a taluva-ai AlphaZero checkpoint "
                               f"(format {got!r}, expected {CHECKPOINT_FORMAT!r})")
+    if "sha256" in payload:  # saved with its checksum (older checkpoints: without)
+        try:
+            ok = payload["sha256"] == payload_sha256(payload)
+        except Exception:  # a state_dict that is not a dict of tensors
+            ok = False
+        if not ok:
+            raise CheckpointError(f"checkpoint {path}: damaged (its weights or settings do not "
+                                  "match the checksum saved with them); use an undamaged copy "
+                                  "(a training run keeps every network in checkpoints/)")
     return payload
 
 

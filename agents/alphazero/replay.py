@@ -18,7 +18,9 @@ and policy ids turned together; Silver et al. 2017 used the 8 symmetries of Go t
 
 from __future__ import annotations
 
-import os
+import io
+import zipfile
+import zlib
 from collections import deque
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from taluva_ai.agents.alphazero.encoder import NetEncoder
+from taluva_ai.runfiles import write_atomic
 
 _FIELDS = ("bits", "ints", "globals", "value", "player", "game", "offsets", "ids", "target")
 
@@ -83,17 +86,17 @@ class SampleSet:
         return (encoder.transform_spatial(self.spatial(i, encoder), k),
                 self.ids[k, lo:hi].astype(np.int64), self.target[lo:hi])
 
-    def save(self, path: str | Path) -> None:
-        """Write a compressed ``.npz`` atomically (a temporary file renamed onto ``path``)."""
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.part.npz")
-        try:
-            np.savez_compressed(tmp, games=np.int64(self.games),
-                                **{k: getattr(self, k) for k in _FIELDS})
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+    def save(self, path: str | Path) -> str:
+        """Write a compressed ``.npz`` atomically (:func:`taluva_ai.runfiles.write_atomic`);
+        returns the SHA-256 of the file's bytes.
+
+        Raises:
+            OSError: it cannot be written (naming ``path``).
+        """
+        buf = io.BytesIO()
+        np.savez_compressed(buf, games=np.int64(self.games),
+                            **{k: getattr(self, k) for k in _FIELDS})
+        return write_atomic(path, buf.getvalue())
 
     @classmethod
     def load(cls, path: str | Path) -> SampleSet:
@@ -109,8 +112,8 @@ class SampleSet:
                 games = int(z["games"])
         except KeyError as e:
             raise ValueError(f"{path}: not a sample file (no array {e})") from None
-        except (ValueError, EOFError) as e:
-            raise ValueError(f"{path}: not a sample file ({e})") from None
+        except (ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:  # cut or damaged
+            raise ValueError(f"{path}: not a sample file ({type(e).__name__}: {e})") from None
         s = cls(games=games, **arrays)
         n = len(s)
         if s.offsets.shape != (n + 1,) or s.ids.shape[1] != s.target.shape[0] or \

@@ -26,7 +26,9 @@ Ray actor): they play their games and write a sample file (:class:`~.replay.Samp
 few game records. Each finished game is also kept in the task's journal (one file per game)
 until the sample file is written, so a task run again after its worker died (a Ray actor is
 restarted and its call retried) keeps the games already finished and plays only the others.
-Game ``g`` of iteration ``i`` of a run of seed ``seed`` has game seed
+A worker process whose training process has died ends before it writes anything more
+(:func:`taluva_ai.parallel.exit_if_orphaned`, called after each game and before the sample
+file). Game ``g`` of iteration ``i`` of a run of seed ``seed`` has game seed
 ``SeedSequence([seed, i, g, 0])`` and agent seed ``SeedSequence([seed, i, g, 1])``; a worker
 plays games ``w, w + W, w + 2W...``. The games are the same for the same config; the number of
 workers and of parallel games changes which games share a batch, and so (through the shared
@@ -36,7 +38,6 @@ random stream of the tree's child shuffles) the games themselves.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import threading
@@ -55,8 +56,10 @@ from taluva_ai.agents.alphazero.evaluator import NetEvaluator, value_targets
 from taluva_ai.agents.alphazero.replay import SampleBuilder, SampleSet
 from taluva_ai.agents.mcts import MCTSAgent
 from taluva_ai.agents.mcts_tree import Tree
+from taluva_ai.parallel import exit_if_orphaned
 from taluva_ai.protocol import CHANCE, Game, GameState, make_game
 from taluva_ai.records import RecordWriter, outcome_of
+from taluva_ai.runfiles import naming, sha256_file, write_atomic
 
 
 def game_seeds(seed: int, iteration: int, game: int) -> tuple[int, int]:
@@ -141,9 +144,14 @@ def record_sample(builder: SampleBuilder, encoder: NetEncoder, state: GameState,
 def write_record(path: Path, game: Game, seed: int, history: Sequence[int],
                  players: Sequence[str], meta: dict[str, Any]) -> None:
     """Write a game record (JSON Lines, :mod:`taluva_ai.records`) by replaying ``history``
-    (every action, chance outcomes included) from ``game.new_initial_state(seed)``."""
+    (every action, chance outcomes included) from ``game.new_initial_state(seed)``.
+
+    Raises:
+        OSError: it cannot be written (naming ``path``).
+    """
     state = game.new_initial_state(seed=seed)
-    with RecordWriter(path, game, seed, list(players), meta=meta, atomic=True) as w:
+    with naming(path), RecordWriter(path, game, seed, list(players), meta=meta,
+                                    atomic=True) as w:
         for a in history:
             w.write_action(state, a)
             state.apply(a)
@@ -480,26 +488,34 @@ class _Journal:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(f".{path.name}.part")
-    tmp.write_text(json.dumps(data) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+def _write_json(path: Path, data: Any) -> str:
+    """Write ``data`` as one line of JSON, atomically; returns the file's SHA-256."""
+    return write_atomic(path, json.dumps(data) + "\n")
 
 
 def _write_task_outputs(task: dict[str, Any], builder: SampleBuilder, journal: _Journal,
-                        summaries: list[GameSummary], extra: dict[str, Any]) -> dict[str, Any]:
+                        summaries: list[GameSummary], extra: dict[str, Any],
+                        records: int) -> dict[str, Any]:
     """Write the task's sample file (the journal's games and the new ones) and its
-    statistics (``<out>.json``); then drop the journal. Returns the statistics."""
+    statistics (``<out>.json``); then drop the journal. Returns the statistics, with
+    ``files``: the SHA-256 of each file the task made (the sample file, the statistics, the
+    records of its games below ``records``), by path (the training run records them in its
+    ``state.json``)."""
+    exit_if_orphaned()
     out = Path(task["out"])
     samples = SampleSet.concatenate([*journal.sets, builder.build()])
-    samples.save(out)
+    files = {str(out): samples.save(out)}
     summaries = sorted([*journal.summaries, *summaries], key=lambda s: s.game)
     stats = {"worker": task["worker"], "games": len(summaries), "samples": len(samples),
              "recovered_games": sorted(journal.games),
              "summaries": [s.__dict__ for s in summaries], **extra}
-    _write_json(out.with_suffix(".json"), stats)
+    files[str(out.with_suffix(".json"))] = _write_json(out.with_suffix(".json"), stats)
+    for s in summaries:  # records written now, or by an earlier run of the task
+        rec = Path(task["records_dir"]) / f"game_{s.game:04d}.jsonl"
+        if s.game < records and rec.is_file():
+            files[str(rec)] = sha256_file(rec)
     journal.remove()
-    return stats
+    return {**stats, "files": files}
 
 
 def selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
@@ -532,6 +548,7 @@ def selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
     progress = _Progress(task, len(journal.games))
 
     def on_game(summary: GameSummary, slot: _Slot) -> None:
+        exit_if_orphaned()  # the training process died: write nothing more
         progress.game_done()
         if summary.game < sp.records:
             write_record(records_dir / f"game_{summary.game:04d}.jsonl", game, slot.seed,
@@ -547,7 +564,7 @@ def selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
         "evaluations": evaluator.evaluations,
         "simulations": sum(s.simulations for s in summaries),
         "decisions": sum(s.decisions for s in summaries),
-    })
+    }, sp.records)
 
 
 def expert_task(task: dict[str, Any]) -> dict[str, Any]:
@@ -566,6 +583,7 @@ def expert_task(task: dict[str, Any]) -> dict[str, Any]:
     progress = _Progress(task, len(journal.games))
 
     def on_game(summary: GameSummary, history: list[int]) -> None:
+        exit_if_orphaned()
         progress.game_done()
         if summary.game < cfg.selfplay.records:
             write_record(records_dir / f"game_{summary.game:04d}.jsonl", game, summary.seed,
@@ -578,4 +596,4 @@ def expert_task(task: dict[str, Any]) -> dict[str, Any]:
     return _write_task_outputs(task, builder, journal, summaries, {
         "seconds": time.perf_counter() - t0, "setup_seconds": 0.0, "evaluations": 0,
         "simulations": 0, "decisions": sum(s.decisions for s in summaries),
-    })
+    }, cfg.selfplay.records)

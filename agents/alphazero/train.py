@@ -33,6 +33,17 @@ a run killed at any point resumes (``taluva train --resume DIR``) from the last 
 iteration, losing only the one in progress; every random choice derives from the seed and the
 iteration number, so the resumed run makes the same networks as an uninterrupted one.
 
+Run files are checked: ``state.json`` records the SHA-256 of every file an iteration wrote
+(``files``, by path in the run directory) and of every line of ``metrics.jsonl``
+(``metrics``), and carries its own (``sha256``). A resume checks them all before it loads
+anything: a missing or damaged file that training reads (the last network and optimiser
+state, the best network, the sample files, the metrics) stops it with one line per file
+naming it and the remedy, ``taluva train --resume DIR --redo K`` (:class:`TrainingRun`'s
+``redo``: the run goes back to the end of iteration ``K - 1`` and makes iterations ``K``
+onwards again, the same as before); one that training does not read (a game record, an old
+network, a gating table) is named with the same remedy and the run goes on; ``best.pt`` and
+``latest.pt``, copies, are restored from ``checkpoints/``.
+
 Where the work runs is the run's backend (:mod:`taluva_ai.parallel`): worker processes on this
 machine, or a Ray cluster (``taluva train --ray``, docs/ray.md: self-play workers as Ray
 actors, gating and anchor games as Ray tasks, the learner in this process). The run directory
@@ -46,6 +57,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import time
@@ -64,6 +76,7 @@ from taluva_ai.agents.alphazero.config import (
 from taluva_ai.agents.alphazero.encoder import NetEncoder
 from taluva_ai.agents.alphazero.gating import gate, play_match
 from taluva_ai.agents.alphazero.net import (
+    CheckpointError,
     NetConfig,
     PolicyValueNet,
     build_net,
@@ -73,10 +86,11 @@ from taluva_ai.agents.alphazero.net import (
     parameter_count,
     resolve_device,
     save_checkpoint,
+    save_torch,
 )
 from taluva_ai.agents.alphazero.replay import Batch, ReplayBuffer, SampleSet
 from taluva_ai.arena import run_lock, sigterm_as_interrupt
-from taluva_ai.errors import RunConfigError
+from taluva_ai.errors import RunConfigError, RunFileError
 from taluva_ai.parallel import (
     Backend,
     Executor,
@@ -86,6 +100,14 @@ from taluva_ai.parallel import (
     sigint_deferred,
 )
 from taluva_ai.protocol import make_game
+from taluva_ai.runfiles import (
+    check_file,
+    json_sha256,
+    naming,
+    sha256_bytes,
+    sha256_file,
+    write_atomic,
+)
 
 #: ``state.json`` ``format`` field.
 RUN_FORMAT = "taluva-ai-az-run/1"
@@ -166,24 +188,25 @@ class Trainer:
 # -- run directory helpers --------------------------------------------------------------------
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.part")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+def _write_atomic(path: Path, text: str) -> str:
+    return write_atomic(path, text)
 
 
-def _copy_atomic(src: Path, dst: Path) -> None:
-    tmp = dst.with_name(f".{dst.name}.part")
-    try:
-        shutil.copyfile(src, tmp)
-        os.replace(tmp, dst)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+#: Where a run file's iteration number is in its path (relative to the run directory).
+_ITERATION_OF = re.compile(r"^(?:checkpoints/(?:iter|trainer)_(\d+)\.pt"
+                           r"|(?:selfplay|records|gating|anchors)/iter_(\d+)/.+)$")
+
+
+def _iteration_of(rel: str) -> int | None:
+    """The iteration that wrote a run file (``rel``: its path in the run directory, with
+    ``/``), or None (``best.pt``, ``latest.pt``)."""
+    m = _ITERATION_OF.match(rel)
+    return None if m is None else int(m.group(1) or m.group(2))
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return f"{type(e).__name__}: {text.splitlines()[0]}" if text else type(e).__name__
 
 
 def _seed(*parts: int) -> int:
@@ -214,21 +237,30 @@ class TrainingRun:
         progress: tqdm progress bars on stderr.
         backend: where self-play, gating and anchor games run (:mod:`taluva_ai.parallel`;
             None: this machine). ``workers = 0`` means one worker per CPU of the backend.
+        redo: with a resume, make iterations ``redo`` onwards again: the run goes back to the
+            end of iteration ``redo - 1`` (0: to its start), the files of the later iterations
+            are removed, and the run goes on from there, making the same networks as before
+            (the remedy the run names for a damaged or missing file).
 
     Raises:
         RunConfigError: a new run into a directory that holds a run (resume it instead), a
-            resume of a directory that holds none, a directory in use by another run.
+            resume of a directory that holds none, a directory in use by another run,
+            ``redo`` without a resume or beyond the finished iterations.
         ConfigError: a bad config (checked before any work).
     """
 
     def __init__(self, out: str | Path, config: RunConfig | None = None,
-                 progress: bool = True, backend: Backend | None = None) -> None:
+                 progress: bool = True, backend: Backend | None = None,
+                 redo: int | None = None) -> None:
         self.out = Path(out)
         self.progress = progress
         if str(out) == "":
             raise RunConfigError("the run directory is an empty path")
         if self.out.exists() and not self.out.is_dir():
             raise RunConfigError(f"{self.out}: not a directory")
+        if redo is not None and (isinstance(redo, bool) or not isinstance(redo, int)
+                                 or redo < 0):
+            raise RunConfigError(f"--redo: an iteration number >= 0, got {redo!r}")
         cfg_path = self.out / "config.toml"
         if config is None:
             if not cfg_path.is_file():
@@ -237,6 +269,9 @@ class TrainingRun:
             config = load_config(cfg_path)
             self.resuming = True
         else:
+            if redo is not None:
+                raise RunConfigError("--redo goes with --resume DIR (it redoes iterations of "
+                                     "an existing run)")
             if cfg_path.exists() or (self.out / "state.json").exists():
                 raise RunConfigError(f"{self.out} already holds a training run; continue it "
                                      f"with 'taluva train --resume {self.out}' or use another "
@@ -246,6 +281,7 @@ class TrainingRun:
                                      f"{', '.join(sorted(p.name for p in self.out.iterdir())[:4])}"
                                      "...); a new training run needs a new or empty --out")
             self.resuming = False
+        self.redo = redo
         self.cfg = config
         self.backend = backend or LocalBackend()
         self.workers = config.workers or self.backend.cpus()
@@ -255,12 +291,19 @@ class TrainingRun:
         self.encoder: NetEncoder = make_encoder_for(config)
         self.net_config = NetConfig(**dataclasses.asdict(config.net))
         self.executor: Executor | None = None
+        self._written: dict[str, str] = {}  # SHA-256 of the files of the iteration in progress
 
     # -- public -------------------------------------------------------------------------------
 
     def run(self) -> dict[str, Any]:
         """Run (or continue) the training to ``iterations``; returns the final state
-        (``state.json``'s content)."""
+        (``state.json``'s content).
+
+        Raises:
+            RunFileError: a file the run needs is missing or damaged (one line each, naming
+                it and the ``redo`` that makes it again); nothing was changed.
+            OSError: a file cannot be written (naming it, e.g. a full disk).
+        """
         self.out.mkdir(parents=True, exist_ok=True)
         with run_lock(self.out, "training run"), sigterm_as_interrupt(), \
                 self.backend.reserve(self.workers):
@@ -274,28 +317,231 @@ class TrainingRun:
     def _threads(self) -> int:
         return self.cfg.torch_threads or cpu_count()
 
+    def _redo_hint(self, k: int) -> str:
+        """What to do about a damaged or missing file of iteration ``k``."""
+        return f"redo the run from iteration {k}: taluva train --resume {self.out} " \
+               f"--redo {k}"
+
+    def _rel(self, path: str | Path) -> str:
+        """A file's path in the run directory, with ``/`` (the key of ``state["files"]``)."""
+        return Path(os.path.relpath(path, self.out)).as_posix()
+
     def _load_state(self) -> dict[str, Any] | None:
+        """``state.json``, checked against its own checksum, or None for a run that has not
+        finished an iteration.
+
+        Raises:
+            RunFileError: unreadable or damaged (the remedy: start again, ``--redo 0``).
+        """
         path = self.out / "state.json"
         if not path.exists():
             return None
+        again = f"start the run again: taluva train --resume {self.out} --redo 0"
         try:
             state = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
-            raise RunConfigError(f"{path}: unreadable ({e})") from None
+            raise RunFileError([f"{path}: unreadable ({_first_line(e)}); {again}"]) from None
+        digest = state.pop("sha256", None) if isinstance(state, dict) else None
+        if digest is not None and digest != json_sha256(state):
+            raise RunFileError([f"{path}: damaged (its content does not match its checksum); "
+                                f"{again}"])
         if not isinstance(state, dict) or state.get("format") != RUN_FORMAT:
             raise RunConfigError(f"{path}: not the state of a training run")
+        try:
+            ok = (isinstance(state["iteration"], int) and state["iteration"] >= 0
+                  and isinstance(state["best_iteration"], int)
+                  and isinstance(state["best"], str) and isinstance(state["promotions"], list)
+                  and isinstance(state.get("files", {}), dict)
+                  and isinstance(state.get("metrics", []), list))
+        except KeyError:
+            ok = False
+        if not ok:
+            raise RunFileError([f"{path}: damaged (a field is missing or of the wrong type); "
+                                f"{again}"])
         return state
 
+    def _write_state(self, state: dict[str, Any]) -> None:
+        """Write ``state.json`` with its checksum (it is what makes an iteration finished)."""
+        body = {k: v for k, v in state.items() if k != "sha256"}
+        _write_atomic(self.out / "state.json",
+                      json.dumps({**body, "sha256": json_sha256(body)}, indent=2) + "\n")
+
+    def _read_metrics(self, state: dict[str, Any], upto: int
+                      ) -> tuple[list[dict[str, Any]], tuple[int, str] | None]:
+        """The lines of ``metrics.jsonl`` of iterations ``0..upto``, checked against the
+        checksums ``state`` recorded (older runs: parsed only), up to the first that is
+        missing or damaged, and ``(its iteration, what is wrong)`` (None if none is)."""
+        path = self.out / "metrics.jsonl"
+        try:
+            raw = path.read_bytes().split(b"\n") if path.exists() else []
+        except OSError as e:
+            return [], (0, f"{path}: unreadable ({e.strerror or e})")
+        digests = state.get("metrics")
+        out: list[dict[str, Any]] = []
+        for i in range(upto + 1):
+            line = raw[i] if i < len(raw) else b""
+            problem = None
+            if not line.strip():
+                problem = "missing"
+            elif digests is not None and (i >= len(digests)
+                                          or sha256_bytes(line + b"\n") != digests[i]):
+                problem = "damaged (it does not match the checksum state.json recorded)"
+            else:
+                try:
+                    entry = json.loads(line)
+                    if not isinstance(entry, dict) or entry.get("iteration") != i:
+                        problem = f"damaged (not the line of iteration {i})"
+                except (ValueError, UnicodeDecodeError) as e:
+                    problem = f"damaged ({_first_line(e)})"
+            if problem is not None:
+                return out, (i, f"{path}: line {i + 1} (iteration {i}) {problem}")
+            out.append(entry)
+        return out, None
+
+    def _roll_back(self, state: dict[str, Any] | None, k: int) -> dict[str, Any] | None:
+        """The state at the end of iteration ``k - 1`` (None for ``k = 0``), for ``--redo
+        k``.
+
+        Raises:
+            RunConfigError: ``k`` is beyond the finished iterations.
+            RunFileError: the metrics line of iteration ``k - 1`` is damaged.
+        """
+        done = -1 if state is None else int(state["iteration"])
+        if k > done + 1:
+            have = "no iteration" if done < 0 else f"iterations 0 to {done}"
+            raise RunConfigError(f"--redo {k}: {self.out} has finished {have}; give a "
+                                 "finished iteration (or resume without --redo)")
+        if k > self.cfg.iterations:
+            raise RunConfigError(f"--redo {k}: the config runs iterations 0 to "
+                                 f"{self.cfg.iterations} ({self.out / 'config.toml'})")
+        if state is None or k == 0:
+            return None
+        if k == done + 1:
+            return state
+        lines, problem = self._read_metrics(state, k - 1)
+        if problem is not None:
+            raise RunFileError([f"{problem[1]}; {self._redo_hint(problem[0])}"])
+        line = lines[-1]
+        b = int(line["best_iteration"])
+        files = {rel: h for rel, h in state.get("files", {}).items()
+                 if (it := _iteration_of(rel)) is not None and it <= k - 1}
+        back: dict[str, Any] = {
+            "format": RUN_FORMAT, "iteration": k - 1, "best": f"checkpoints/iter_{b:04d}.pt",
+            "best_iteration": b, "elapsed_s": line["elapsed_s"],
+            "promotions": [p for p in state["promotions"] if p <= k - 1]}
+        if "files" in state:
+            for name, src in (("latest.pt", f"checkpoints/iter_{k - 1:04d}.pt"),
+                              ("best.pt", back["best"])):
+                if src in files:
+                    files[name] = files[src]
+            back["files"] = files
+        if "metrics" in state:
+            back["metrics"] = state["metrics"][:k]
+        return back
+
+    def _check_files(self, state: dict[str, Any]) -> None:
+        """Check the metrics lines and every file ``state`` records against its checksum
+        (see the module docstring): raise for those training reads, name the others on
+        stderr.
+
+        Raises:
+            RunFileError: a file training reads is missing or damaged, or a metrics line is
+                (one line each; the remedy redoes the earliest iteration concerned).
+        """
+        done, best = int(state["iteration"]), int(state["best_iteration"])
+        problems: list[tuple[int, str]] = []
+        _, problem = self._read_metrics(state, done)
+        if problem is not None:
+            problems.append(problem)
+        needed = {f"checkpoints/iter_{done:04d}.pt", f"checkpoints/trainer_{done:04d}.pt",
+                  f"checkpoints/iter_{best:04d}.pt"}
+        notes = []
+        for rel, digest in sorted(state.get("files", {}).items()):
+            k = _iteration_of(rel)
+            if k is None:  # best.pt, latest.pt: see _restore_copies
+                continue
+            what = check_file(self.out / rel, digest)
+            if what is None:
+                continue
+            if rel in needed or (rel.startswith("selfplay/") and rel.endswith(".npz")):
+                problems.append((k, f"{self.out / rel}: {what}"))
+            else:
+                notes.append(f"{self.out / rel}: {what}; training does not read it and "
+                             f"goes on (to make it again: taluva train --resume {self.out} "
+                             f"--redo {k})")
+        if problems:
+            k = min(k for k, _ in problems)
+            raise RunFileError([f"{text}; {self._redo_hint(k)}" for _, text in problems])
+        for line in notes:
+            print(line, file=sys.stderr)
+
+    def _restore_copies(self, state: dict[str, Any], quiet: bool) -> None:
+        """Make ``best.pt`` and ``latest.pt`` the copies of the networks ``state`` names
+        again where they are not (a run stopped between the copies and ``state.json``, a
+        redo, a damaged copy), saying so on stderr unless ``quiet``."""
+        files = state.get("files")
+        if files is None:  # a run from before the checksums
+            return
+        done, best = int(state["iteration"]), int(state["best_iteration"])
+        for name, src in (("latest.pt", f"checkpoints/iter_{done:04d}.pt"),
+                          ("best.pt", f"checkpoints/iter_{best:04d}.pt")):
+            if src not in files:
+                continue
+            what = check_file(self.out / name, files[src])
+            if what is not None:
+                self._copy(src, name, files)
+                if not quiet:
+                    print(f"{self.out / name}: {what}; restored from {self.out / src}",
+                          file=sys.stderr)
+            files[name] = files[src]
+
+    def _copy(self, src: str, name: str, files: dict[str, str]) -> None:
+        """Copy the run file ``src`` onto ``name`` (``best.pt``, ``latest.pt``), checking the
+        source's bytes against their recorded checksum; ``files[name]`` is set.
+
+        Raises:
+            RunFileError: the source is damaged.
+        """
+        data = (self.out / src).read_bytes()
+        digest = sha256_bytes(data)
+        want = files.get(src)
+        if want is not None and digest != want:
+            k = _iteration_of(src)
+            raise RunFileError([f"{self.out / src}: damaged (its SHA-256 does not match the "
+                                f"one recorded when it was written); "
+                                f"{self._redo_hint(k or 0)}"])
+        files[name] = write_atomic(self.out / name, data)
+
     def _prepare(self) -> dict[str, Any] | None:
-        """Write the config of a new run; for a resume, read the state and clear what the
-        interrupted iteration left."""
+        """Write the config of a new run; for a resume, read the state (rolled back for a
+        redo), check the run's files, and clear what the interrupted (or redone) iterations
+        left."""
         cfg_text = config_to_toml(self.cfg)
         if not self.resuming:
             _write_atomic(self.out / "config.toml", cfg_text)
             _write_atomic(self.out / "config.json", json.dumps(self.cfg.to_dict(), indent=2)
                           + "\n")
-        state = self._load_state()
+        if self.redo == 0:  # from the start: state.json is not read (it may be damaged)
+            state, redone = None, True
+        else:
+            state, redone = self._load_state(), False
+            if self.redo is not None:
+                last = -1 if state is None else int(state["iteration"])
+                state = self._roll_back(state, self.redo)
+                redone = self.redo <= last
+        if state is not None:
+            self._check_files(state)  # before anything is changed
         done = -1 if state is None else int(state["iteration"])
+        if redone:
+            print(f"taluva train: redoing iterations {self.redo} to {self.cfg.iterations}: "
+                  f"the files of iterations {self.redo} onwards are removed", file=sys.stderr,
+                  flush=True)
+            if state is None:
+                (self.out / "state.json").unlink(missing_ok=True)
+                for name in ("best.pt", "latest.pt"):
+                    (self.out / name).unlink(missing_ok=True)
+            else:
+                self._write_state(state)
         for sub in ("selfplay", "records", "gating", "anchors"):
             d = self.out / sub
             if d.is_dir():
@@ -311,9 +557,12 @@ class TrainingRun:
                     f.unlink()
         metrics = self.out / "metrics.jsonl"
         if metrics.exists():
-            keep = [line for line in metrics.read_text(encoding="utf-8").splitlines()
-                    if line.strip() and json.loads(line).get("iteration", -1) <= done]
-            _write_atomic(metrics, "".join(line + "\n" for line in keep))
+            raw = metrics.read_bytes()
+            keep = b"".join(line + b"\n" for line in raw.split(b"\n")[:done + 1])
+            if keep != raw:  # the lines of the interrupted (or redone) iterations
+                write_atomic(metrics, keep)
+        if state is not None:
+            self._restore_copies(state, quiet=redone)
         return state
 
     def _workers(self, n: int) -> Executor:
@@ -360,6 +609,8 @@ class TrainingRun:
                      "best_iteration": None, "elapsed_s": 0.0, "promotions": []}
         else:
             net, trainer = self._restore(state, buffer)
+            if "files" not in state:  # a run from before the checksums: record them now
+                self._record_existing(state)
         bar = tqdm(total=cfg.iterations + 1, initial=start, desc="iterations", unit="it",
                    disable=not self.progress, dynamic_ncols=True, position=0)
         try:
@@ -377,32 +628,92 @@ class TrainingRun:
 
     def _restore(self, state: dict[str, Any], buffer: ReplayBuffer
                  ) -> tuple[PolicyValueNet, Trainer]:
+        """The network, its optimiser state and the replay buffer at the end of the state's
+        iteration (its files checked by :meth:`_check_files`).
+
+        Raises:
+            RunFileError: one of them cannot be read (naming it and the remedy).
+            CheckpointError: the network does not fit the config's encoder or network.
+        """
         k = int(state["iteration"])
         path = self.out / "checkpoints" / f"iter_{k:04d}.pt"
-        payload = load_checkpoint(path)
+        try:
+            payload = load_checkpoint(path)
+        except CheckpointError as e:
+            raise RunFileError([f"{e}; {self._redo_hint(k)}"]) from None
         net, _ = net_from_checkpoint(payload, path, self.encoder)
         net.to(self.device).eval()
         trainer = Trainer(net, self.cfg.train, self.device)
         tpath = self.out / "checkpoints" / f"trainer_{k:04d}.pt"
-        if tpath.exists():
+        if not tpath.is_file():
+            raise RunFileError([f"{tpath}: missing; {self._redo_hint(k)}"])
+        try:
             opt = torch.load(tpath, map_location=self.device, weights_only=True)
             trainer.optimizer.load_state_dict(opt["optimizer"])
+        except Exception as e:  # truncated, crafted, not an optimiser state: all the same
+            raise RunFileError([f"{tpath}: unreadable ({_first_line(e)}); "
+                                f"{self._redo_hint(k)}"]) from None
         for j in range(0, k + 1):
-            self._add_samples(j, buffer)
+            self._add_samples(j, buffer, state.get("files"))
         return net, trainer
 
-    def _add_samples(self, k: int, buffer: ReplayBuffer) -> None:
-        buffer.window_games = self.cfg.replay.window_at(k)
-        self._add_sample_sets(k, buffer)
+    def _add_samples(self, k: int, buffer: ReplayBuffer, files: dict[str, str] | None
+                     ) -> None:
+        """Add iteration ``k``'s sample files to the buffer (whose window is set to
+        ``[replay]``'s window at ``k`` first): those ``files`` records (run paths to
+        checksums), or for a run from before the checksums (``files`` None) those on disk.
 
-    def _add_sample_sets(self, k: int, buffer: ReplayBuffer) -> None:
+        Raises:
+            RunFileError: a sample file cannot be read (naming it and the remedy).
+        """
+        buffer.window_games = self.cfg.replay.window_at(k)
         d = self.out / "selfplay" / f"iter_{k:04d}"
-        if not d.is_dir():
-            return
-        files = sorted(d.glob("worker_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
-        if files:
-            sets = [SampleSet.load(f) for f in files]
+        if files is not None:
+            prefix = f"selfplay/iter_{k:04d}/worker_"
+            paths = [self.out / rel for rel in files
+                     if rel.startswith(prefix) and rel.endswith(".npz")]
+        else:
+            paths = list(d.glob("worker_*.npz")) if d.is_dir() else []
+        paths.sort(key=lambda p: int(p.stem.split("_")[1]))
+        sets = []
+        for path in paths:
+            try:
+                sets.append(SampleSet.load(path))
+            except (OSError, ValueError) as e:
+                what = "missing" if not path.exists() else \
+                    f"unreadable ({e.strerror or e})" if isinstance(e, OSError) else \
+                    f"unreadable ({str(e).removeprefix(f'{path}: ')})"
+                raise RunFileError([f"{path}: {what}; {self._redo_hint(k)}"]) from None
+        if sets:
             buffer.add(f"iter_{k:04d}", SampleSet.concatenate(sets))
+
+    def _record_existing(self, state: dict[str, Any]) -> None:
+        """Record the checksums of the files of a run made before they were recorded (those
+        of its finished iterations, read back now) in its ``state.json``."""
+        done = int(state["iteration"])
+        files: dict[str, str] = {}
+        for sub in ("selfplay", "records", "gating", "anchors", "checkpoints"):
+            for f in sorted((self.out / sub).rglob("*")):
+                rel = self._rel(f)
+                k = _iteration_of(rel)
+                if f.is_file() and k is not None and k <= done and not any(
+                        part.startswith(".") for part in Path(rel).parts):
+                    files[rel] = sha256_file(f)
+        state["files"] = files
+        self._restore_copies(state, quiet=False)
+        raw = (self.out / "metrics.jsonl").read_bytes().split(b"\n")[:done + 1]
+        state["metrics"] = [sha256_bytes(line + b"\n") for line in raw]
+        self._write_state(state)
+        print(f"taluva train: {self.out / 'state.json'}: now records the checksums of the "
+              "run's files (checked from the next resume on)", file=sys.stderr, flush=True)
+
+    def _record_dir(self, d: Path) -> None:
+        """Record the checksums of the files under ``d`` (a gating or anchor tournament of
+        the iteration in progress; hidden files such as ``.lock`` left out)."""
+        for f in sorted(d.rglob("*")):
+            if f.is_file() and not any(part.startswith(".")
+                                       for part in f.relative_to(d).parts):
+                self._written[self._rel(f)] = sha256_file(f)
 
     def _best(self, state: dict[str, Any]) -> Path:
         """The best network's checkpoint: ``state["best"]`` relative to the run directory
@@ -440,7 +751,7 @@ class TrainingRun:
             line["selfplay"] = self._play(k, self._best(state), cfg.selfplay.games,
                                           expert=False)
         phases["selfplay"] = time.perf_counter() - t
-        self._add_samples(k, buffer)
+        self._add_samples(k, buffer, self._written)
 
         # 2. training
         t = time.perf_counter()
@@ -455,10 +766,9 @@ class TrainingRun:
                              "buffer_games": buffer.games, "buffer_samples": len(buffer)}
         phases["train"] = time.perf_counter() - t
         ckpt = self.save_network(k, net)
-        torch.save({"optimizer": trainer.optimizer.state_dict()},
-                   self.out / "checkpoints" / f".trainer_{k:04d}.pt.part")
-        os.replace(self.out / "checkpoints" / f".trainer_{k:04d}.pt.part",
-                   self.out / "checkpoints" / f"trainer_{k:04d}.pt")
+        tpath = self.out / "checkpoints" / f"trainer_{k:04d}.pt"
+        self._written[self._rel(tpath)] = save_torch(
+            tpath, {"optimizer": trainer.optimizer.state_dict()})
 
         # 3. gating
         t = time.perf_counter()
@@ -471,9 +781,10 @@ class TrainingRun:
                        cfg.game.num_players, cfg.game.rules, self.progress, self.backend)
             promoted = res["promoted"]
             line["gating"] = res
+            self._record_dir(self.out / "gating" / f"iter_{k:04d}")
         phases["gating"] = time.perf_counter() - t
         if promoted:
-            state["best"] = str(ckpt.relative_to(self.out))  # the run directory can move
+            state["best"] = ckpt.relative_to(self.out).as_posix()  # the directory can move
             state["best_iteration"] = k
             state["promotions"].append(k)
         line["best_iteration"] = state["best_iteration"]
@@ -483,6 +794,8 @@ class TrainingRun:
         every = cfg.anchors.every
         if (every and k % every == 0) or k == cfg.iterations:
             line["anchors"] = self._anchors(k, self._best(state))
+            if (self.out / "anchors" / f"iter_{k:04d}").is_dir():
+                self._record_dir(self.out / "anchors" / f"iter_{k:04d}")
         phases["anchors"] = time.perf_counter() - t
         line["phase_seconds"] = {n: round(v, 3) for n, v in phases.items()}
         return line
@@ -493,13 +806,12 @@ class TrainingRun:
         cfg = self.cfg
         ckpt = self._checkpoint_path(k)
         ckpt.parent.mkdir(parents=True, exist_ok=True)
-        save_checkpoint(ckpt, net, self.encoder, self.net_config,
-                        {"name": self.game.name, "options": self.game.options()},
-                        {"iteration": k, "seed": cfg.seed,
-                         "parameters": parameter_count(net),
-                         "leaf": {"rollout": cfg.selfplay.rollout,
-                                  "lambda": cfg.selfplay.rollout_lambda,
-                                  "samples": cfg.selfplay.rollout_samples}})
+        self._written[self._rel(ckpt)] = save_checkpoint(
+            ckpt, net, self.encoder, self.net_config,
+            {"name": self.game.name, "options": self.game.options()},
+            {"iteration": k, "seed": cfg.seed, "parameters": parameter_count(net),
+             "leaf": {"rollout": cfg.selfplay.rollout, "lambda": cfg.selfplay.rollout_lambda,
+                      "samples": cfg.selfplay.rollout_samples}})
         return ckpt
 
     def selfplay(self, k: int, checkpoint: Path, games: int) -> dict[str, Any]:
@@ -556,6 +868,9 @@ class TrainingRun:
         except BaseException:
             self._close_workers()
             raise
+        for st in stats:  # the checksums of the files each task wrote
+            for path, digest in st.pop("files", {}).items():
+                self._written[self._rel(path)] = digest
         wall = time.perf_counter() - t0
         summaries = sorted((s for st in stats for s in st["summaries"]), key=lambda s: s["game"])
         samples = sum(st["samples"] for st in stats)
@@ -612,15 +927,23 @@ class TrainingRun:
 
     def _finish_iteration(self, k: int, line: dict[str, Any], state: dict[str, Any]) -> None:
         """Write the metrics line, TensorBoard scalars, best.pt / latest.pt, then state.json
-        (last: it is what makes the iteration finished)."""
-        with (self.out / "metrics.jsonl").open("a", encoding="utf-8") as f:
-            f.write(json.dumps(line) + "\n")
+        with the checksums of the iteration's files and metrics line (last: it is what makes
+        the iteration finished)."""
+        metrics = self.out / "metrics.jsonl"
+        text = json.dumps(line) + "\n"
+        with naming(metrics), metrics.open("a", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        state.setdefault("metrics", []).append(sha256_bytes(text))
+        files = state.setdefault("files", {})
+        files.update(self._written)
+        self._written = {}
         self._tensorboard(k, line)
-        ckpt = self._checkpoint_path(k)
-        _copy_atomic(ckpt, self.out / "latest.pt")
-        _copy_atomic(self._best(state), self.out / "best.pt")
+        self._copy(self._rel(self._checkpoint_path(k)), "latest.pt", files)
+        self._copy(self._rel(self._best(state)), "best.pt", files)
         state["iteration"] = k
-        _write_atomic(self.out / "state.json", json.dumps(state, indent=2) + "\n")
+        self._write_state(state)
 
     def _tensorboard(self, k: int, line: dict[str, Any]) -> None:
         tb = self.tb
@@ -640,13 +963,16 @@ class TrainingRun:
 
 
 def train_main(config: str | None, out: str | None, resume: str | None,
-               progress: bool = True, ray: str | None = None) -> dict[str, Any]:
-    """``taluva train``: a new run (``config`` and ``out``) or a resumed one (``resume``),
-    on this machine, or on a Ray cluster with ``ray`` (a ``--ray`` address,
+               progress: bool = True, ray: str | None = None,
+               redo: int | None = None) -> dict[str, Any]:
+    """``taluva train``: a new run (``config`` and ``out``) or a resumed one (``resume``;
+    with ``redo``, from iteration ``redo`` on, see :class:`TrainingRun`), on this machine, or
+    on a Ray cluster with ``ray`` (a ``--ray`` address,
     :func:`taluva_ai.parallel.parse_ray_address`).
 
     Raises:
         ConfigError, RunConfigError: see :class:`TrainingRun`.
+        RunFileError: a file of the run is missing or damaged (see :meth:`TrainingRun.run`).
         BackendError: ``ray`` given and Ray not installed, a malformed address, no cluster.
     """
     cfg = None if resume is not None else load_config(config or "")
@@ -654,14 +980,14 @@ def train_main(config: str | None, out: str | None, resume: str | None,
     try:
         backend.connect()
         if resume is not None:
-            run = TrainingRun(resume, None, progress, backend)
+            run = TrainingRun(resume, None, progress, backend, redo=redo)
         else:
             assert out is not None
-            run = TrainingRun(out, cfg, progress, backend)
+            run = TrainingRun(out, cfg, progress, backend, redo=redo)
         print(f"taluva train: {run.out} ({'resuming' if run.resuming else 'new run'}), "
               f"{run.workers} worker(s), device {run.device}, on {backend.describe()}",
               file=sys.stderr, flush=True)
-        done = run._load_state() if run.resuming else None
+        done = run._load_state() if run.resuming and redo is None else None
         if done is not None and int(done["iteration"]) >= run.cfg.iterations:
             print(f"taluva train: {run.out} has already finished its {run.cfg.iterations} "
                   f"iteration(s) after the warm start; to train on, raise iterations in "

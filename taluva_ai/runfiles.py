@@ -1,0 +1,105 @@
+"""Files of run directories (tournaments, training runs): written atomically, their SHA-256
+checksums recorded when they are written, and checked when they are read back.
+
+A training run records the checksum of every file it writes in its ``state.json``
+(docs/alphazero.md); a tournament records each game record's checksum in that game's line of
+``results.jsonl``, and each line's own checksum in the line (docs/tournaments.md). A file
+that is missing or whose bytes differ from its checksum is reported by name, with what to
+do (:class:`taluva_ai.errors.RunFileError`), never used or skipped silently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+_CHUNK = 1 << 20
+
+
+def sha256_bytes(data: bytes | str) -> str:
+    """SHA-256 of ``data`` (a string as UTF-8), as 64 hex digits."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | Path) -> str:
+    """SHA-256 of a file's bytes, as 64 hex digits.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def json_sha256(obj: Any) -> str:
+    """SHA-256 of a JSON value in a canonical form (keys sorted, no spaces): the checksum a
+    JSON object carries of its other fields."""
+    return sha256_bytes(json.dumps(obj, sort_keys=True, separators=(",", ":")))
+
+
+@contextlib.contextmanager
+def naming(path: str | Path) -> Iterator[None]:
+    """Inside the block, an :class:`OSError` that names no file (a failed ``write`` or
+    ``fsync``: disk full, I/O error) or names the temporary ``.part`` file is raised again
+    naming ``path``, the file being written."""
+    try:
+        yield
+    except OSError as e:
+        name = e.filename
+        if name is None or str(name).endswith(".part") or ".part." in Path(str(name)).name:
+            raise OSError(e.errno, e.strerror or str(e), str(path)) from e
+        raise
+
+
+def write_atomic(path: str | Path, data: bytes | str) -> str:
+    """Write ``data`` (a string as UTF-8) to ``path`` through a temporary file in the same
+    folder (``.<name>.part``), pushed to the disk (``fsync``) and renamed onto ``path``: the
+    file is either the old one or the whole new one. Returns the SHA-256 of ``data``.
+
+    Raises:
+        OSError: it cannot be written (naming ``path``; the temporary file is removed).
+    """
+    path = Path(path)
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    tmp = path.with_name(f".{path.name}.part")
+    with naming(path):
+        try:
+            with open(tmp, "wb") as f:
+                f.write(raw)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    return sha256_bytes(raw)
+
+
+def check_file(path: str | Path, sha256: str,
+               where: str = "recorded when it was written") -> str | None:
+    """What is wrong with a file whose checksum was recorded as ``sha256``: None when it is
+    there with those bytes, else ``"missing"``, ``"unreadable (...)"`` or ``"damaged (...)"``
+    (:func:`damaged`; to be preceded by the file's name and followed by what to do)."""
+    path = Path(path)
+    if not path.is_file():
+        return "missing" if not path.exists() else "unreadable (not a file)"
+    try:
+        got = sha256_file(path)
+    except OSError as e:
+        return f"unreadable ({e.strerror or e})"
+    return None if got == sha256 else damaged(got, sha256, where)
+
+
+def damaged(got: str, want: str, where: str = "recorded when it was written") -> str:
+    """``"damaged (its SHA-256 is <got>..., not the <want>... <where>)"``."""
+    return f"damaged (its SHA-256 is {got[:12]}..., not the {want[:12]}... {where})"
