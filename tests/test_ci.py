@@ -1,0 +1,27 @@
+"""CI runs exactly the README's test command (issue 19 A.1)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r"^pip install -e '\.\[test\]' && (.+)$", readme, flags=re.M)
+    assert found == ["pytest"], found
+    lines = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+             if ln.strip() and not ln.startswith("#")]
+    assert "python -m pip install --quiet -e '.[test]'" in lines
+    assert lines[-1] == found[0]
+
+
+def test_plain_pytest_finds_the_tests_package() -> None:
+    """`from tests.helpers import ...` works under plain `pytest` from the root (the root is
+    on sys.path through pyproject's pythonpath), as the collection of this file shows."""
+    import tests.helpers  # noqa: F401
+
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'pythonpath = ["."]' in text
