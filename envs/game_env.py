@@ -22,14 +22,24 @@ Chance nodes are resolved inside ``reset``/``step`` by ``state.draw()`` (seeded 
 seed), the opponents' turns by the opponents. Reward: 0 until the game ends, then the seat's
 final return (``state.returns()``). Episode end: ``terminated`` when the game ends; for a game
 stopped by an engine limit (``state.truncated``: Thurn und Taxis' ``max_rounds``), ``truncated``
-instead (the game is still scored, and the reward is its return). Illegal actions raise
-``IllegalActionError`` (the state is unchanged) unless ``illegal_action="penalty"``: then the
-state is unchanged, the reward is ``illegal_penalty`` and ``info["illegal_action"]`` is True
-(as ``taluva_ai/Taluva-v0``; Gymnasium's ``check_env`` steps unmasked samples). Stepping a
-finished episode raises ``EnvStateError``.
+instead (the game is still scored, and the reward is its return). Stepping a finished episode
+raises ``EnvStateError``.
 
-Info: ``current_player`` (-1 once over), ``agent_seat``, ``action_mask``, and at the end
-``returns`` (every seat's) and ``scores`` when the game has them.
+Illegal actions (a masked id), as ``taluva_ai/Taluva-v0`` (Pgx's convention by default):
+``illegal_action="terminate"`` (default) ends the episode (``terminated=True``) with reward
+``illegal_penalty`` (default -1) for the agent, the state unchanged, ``info["illegal_action"]``
+True and ``info["returns"]`` the forfeit's (the penalty for the agent, ``-illegal_penalty /
+(n - 1)`` for each other seat); ``"penalty"`` gives that reward and the episode goes on;
+``"raise"`` raises ``IllegalActionError`` (nothing changes). Ids outside the space raise in
+every mode.
+
+Info: ``current_player`` (-1 once over), ``agent_seat``, ``action_mask``, ``illegal_action``
+after a step, and at the end ``returns`` (every seat's) and ``scores`` when the game has them.
+
+Render modes: ``"human"`` (prints ``str(state)``, the full state, to stdout), ``"ansi"`` (that
+text, returned) and ``"rgb_array"`` (``uint8[480, 480, 3]``: the map, routes, houses and
+hands; for Thurn und Taxis :mod:`taluva_ai.games.thurn_und_taxis.draw`, for another game its
+``draw`` module's ``render_rgb`` when it has one).
 
 Version: v0.
 """
@@ -43,7 +53,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from taluva_ai.envs.taluva_env import MaskedDiscrete, check_action
+from taluva_ai.envs.taluva_env import (
+    RENDER_MODES,
+    MaskedDiscrete,
+    check_action,
+    check_illegal_mode,
+    illegal_returns,
+)
 from taluva_ai.envs.vector import EnvStateError
 from taluva_ai.errors import IllegalActionError
 from taluva_ai.protocol import CHANCE, Game, GameState, make_game
@@ -60,6 +76,39 @@ def _make_agent(spec: Any, seed: int | None) -> Any:
     if hasattr(spec, "act"):
         return spec
     raise ValueError(f"an opponent is a name or an object with act(state), got {spec!r}")
+
+
+def draw_module(game: Game) -> Any:
+    """The module that draws ``game``'s states (``taluva_ai.games.<name>.draw``, with
+    ``render_rgb(state)``).
+
+    Raises:
+        ValueError: the game has none (the message suggests ``render_mode="ansi"``).
+    """
+    name = game.name
+    try:
+        return importlib.import_module(f"taluva_ai.games.{name}.draw")
+    except ImportError:
+        raise ValueError(f"game {name!r} has no picture (no taluva_ai.games.{name}.draw); "
+                         "use render_mode='ansi'") from None
+
+
+def render_game(state: GameState, game: Game, mode: str | None) -> str | np.ndarray | None:
+    """What ``render()`` returns in ``mode`` (module docstring): ``"ansi"`` the text,
+    ``"human"`` prints it and returns None, ``"rgb_array"`` the picture of
+    :func:`draw_module` (``uint8[H, W, 3]``), None for no mode.
+
+    Raises:
+        ValueError: ``"rgb_array"`` for a game without a picture.
+    """
+    if mode == "ansi":
+        return str(state)
+    if mode == "human":
+        print(state, flush=True)
+        return None
+    if mode == "rgb_array":
+        return np.asarray(draw_module(game).render_rgb(state))
+    return None
 
 
 def tensor_game(name: str, options: dict[str, Any]) -> Game:
@@ -95,9 +144,11 @@ class GameEnv(gym.Env):
             ``"module:Class"``) or objects with ``act(state)``.
         num_players: by default ``len(opponents) + 1``.
         agent_seat: the agent's seat, or ``"random"`` (drawn at each reset).
-        render_mode: None or ``"ansi"`` (``str(state)``: the full state, hands included).
-        illegal_action: ``"raise"`` (default) or ``"penalty"``.
-        illegal_penalty: the reward of an illegal action in penalty mode.
+        render_mode: None, ``"human"``, ``"ansi"`` (``str(state)``: the full state, hands
+            included) or ``"rgb_array"`` (module docstring).
+        illegal_action: ``"terminate"`` (default), ``"penalty"`` or ``"raise"`` (module
+            docstring).
+        illegal_penalty: the reward of an illegal action (default -1).
         **options: the game's options (e.g. ``max_rounds=50``).
 
     Raises:
@@ -105,17 +156,15 @@ class GameEnv(gym.Env):
             bad seat or option), named in the message.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 2}  # noqa: RUF012
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 2}  # noqa: RUF012
 
     def __init__(self, game: str = "thurn_und_taxis", opponents: list[Any] | tuple[Any, ...]
                  = ("random",), num_players: int | None = None,
                  agent_seat: int | str = 0, render_mode: str | None = None,
-                 illegal_action: str = "raise", illegal_penalty: float = -1.0,
+                 illegal_action: str = "terminate", illegal_penalty: float = -1.0,
                  **options: Any) -> None:
         opponents = list(opponents)
-        if illegal_action not in ("raise", "penalty"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got "
-                             f"{illegal_action!r}")
+        check_illegal_mode(illegal_action)
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         n = len(opponents) + 1 if num_players is None else num_players
@@ -133,7 +182,10 @@ class GameEnv(gym.Env):
             raise ValueError(f"agent_seat must be a seat 0..{n - 1} or 'random', got "
                              f"{agent_seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
+                             f"None, got {render_mode!r}")
+        if render_mode == "rgb_array":
+            draw_module(self.game)
         self.render_mode = render_mode
         self.agent_seat_option = agent_seat
         self.opponent_specs = opponents
@@ -211,7 +263,8 @@ class GameEnv(gym.Env):
             EnvStateError: before ``reset`` or after the episode ended.
             ValueError: a non-scalar or non-integer action.
             ActionOutOfRangeError: an id outside the action space.
-            IllegalActionError: a masked action (nothing changes).
+            IllegalActionError: a masked action with ``illegal_action="raise"`` (nothing
+                changes).
         """
         if self.state is None:
             raise EnvStateError("call reset() before step()")
@@ -219,13 +272,19 @@ class GameEnv(gym.Env):
             raise EnvStateError("the episode is over: call reset()")
         a = check_action(action, self.game.num_actions)
         if not self.state.legal_action_mask()[a]:
-            if self.illegal_action == "penalty":
-                obs = self._obs()
-                info = self._info(obs)
-                info["illegal_action"] = True
-                return obs, self.illegal_penalty, False, False, info
-            raise IllegalActionError(self.state.action_to_string(a),
-                                     "masked out: not a legal action (see action_mask)")
+            if self.illegal_action == "raise":
+                raise IllegalActionError(self.state.action_to_string(a),
+                                         "masked out: not a legal action (see action_mask)")
+            obs = self._obs()
+            info = self._info(obs)
+            info["illegal_action"] = True
+            end = self.illegal_action == "terminate"
+            if end:  # the agent forfeits (module docstring)
+                self._done = True
+                info["current_player"] = -1
+                info["returns"] = [float(x) for x in illegal_returns(
+                    self.game.num_players, self.seat, self.illegal_penalty)]
+            return obs, self.illegal_penalty, end, False, info
         self.state.apply(a)
         self._advance()
         obs = self._obs()
@@ -235,12 +294,21 @@ class GameEnv(gym.Env):
             reward = float(self.state.returns()[self.seat])
             truncated = bool(getattr(self.state, "truncated", False))
             terminated = not truncated
-        return obs, reward, terminated, truncated, self._info(obs)
+        info = self._info(obs)
+        info["illegal_action"] = False
+        return obs, reward, terminated, truncated, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The state in the render mode (module docstring): text for ``"ansi"``, printed for
+        ``"human"`` (returns None), ``uint8[480, 480, 3]`` for ``"rgb_array"`` (every seat's
+        hand shown, as in the text); None without a render mode.
+
+        Raises:
+            EnvStateError: before ``reset``.
+        """
         if self.state is None:
             raise EnvStateError("call reset() before render()")
-        return str(self.state) if self.render_mode == "ansi" else None
+        return render_game(self.state, self.game, self.render_mode)
 
 
 class ThurnUndTaxisEnv(GameEnv):
@@ -249,7 +317,7 @@ class ThurnUndTaxisEnv(GameEnv):
 
     def __init__(self, opponents: list[Any] | tuple[Any, ...] = ("random",),
                  num_players: int | None = None, agent_seat: int | str = 0,
-                 render_mode: str | None = None, illegal_action: str = "raise",
+                 render_mode: str | None = None, illegal_action: str = "terminate",
                  illegal_penalty: float = -1.0, **options: Any) -> None:
         super().__init__("thurn_und_taxis", opponents, num_players, agent_seat, render_mode,
                          illegal_action, illegal_penalty, **options)

@@ -11,11 +11,22 @@ Chance nodes (the next tile of the deck shuffled from the reset seed) are resolv
 
 Rewards: 0 until the game ends, then every seat's final return (docs/engine.md). All agents
 terminate together when the game ends with a result; they are truncated when the board bound
-removed every placement. Illegal actions raise ``IllegalActionError``; stepping a finished
-game raises ``EnvStateError`` except the "dead steps" (``None`` actions) PettingZoo requires.
+removed every placement. Stepping a finished game raises ``EnvStateError`` except the "dead
+steps" (``None`` actions) PettingZoo requires.
+
+Illegal actions (a masked view id; ``illegal_action=``, Pgx's convention by default):
+``"terminate"`` (default): the game ends there, every agent terminates, the actor's reward is
+``illegal_penalty`` (default -1) and each other agent's ``-illegal_penalty / (n - 1)`` (a
+forfeit), the actor's info has ``illegal_action`` True and every info ``step_kind`` ``"over"``;
+``"penalty"``: the actor's reward is ``illegal_penalty``, nothing else changes and it is still
+to move; ``"raise"``: ``IllegalActionError``, nothing changes. Ids outside the space raise in
+every mode.
 
 Info per agent: ``step_kind`` (``"tile"``/``"build"``/``"over"``) and ``outside`` (legal
 engine actions hidden by the view, for the agent to move).
+
+Render modes: ``"human"`` (prints the island as text), ``"ansi"`` (that text, returned),
+``"rgb_array"`` (``uint8[480, 480, 3]``, :mod:`taluva_ai.games.taluva.draw`).
 
 Version: v0.
 """
@@ -29,7 +40,13 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from taluva_ai.envs.taluva_env import STEP_NAMES, check_action
+from taluva_ai.envs.taluva_env import (
+    RENDER_MODES,
+    STEP_NAMES,
+    check_action,
+    check_illegal_mode,
+    illegal_returns,
+)
 from taluva_ai.envs.vector import END_TRUNCATED, OBS_HIGH, EnvStateError, make_rules
 from taluva_ai.errors import IllegalActionError
 from taluva_ai.games.taluva import RuleSet, TaluvaGame, TaluvaState
@@ -51,14 +68,17 @@ class TaluvaAECEnv(AECEnv):
         num_players: 2..4.
         view_radius: the view's radius (default 13).
         rules: other rule options (a RuleSet or a dict).
-        render_mode: None, ``"ansi"`` or ``"rgb_array"``.
+        render_mode: None, ``"human"``, ``"ansi"`` or ``"rgb_array"``.
+        illegal_action: ``"terminate"`` (default), ``"penalty"`` or ``"raise"`` (module
+            docstring).
+        illegal_penalty: the actor's reward for an illegal action (default -1).
 
     Raises:
         ValueError: a seat count outside 2..4 or another bad argument.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "rgb_array"],
+        "render_modes": RENDER_MODES,
         "name": "taluva_v0",
         "is_parallelizable": False,
         "render_fps": 2,
@@ -70,8 +90,12 @@ class TaluvaAECEnv(AECEnv):
         view_radius: int = DEFAULT_VIEW_RADIUS,
         rules: RuleSet | dict[str, Any] | None = None,
         render_mode: str | None = None,
+        illegal_action: str = "terminate",
+        illegal_penalty: float = -1.0,
     ) -> None:
         super().__init__()
+        self.illegal_action = check_illegal_mode(illegal_action)
+        self.illegal_penalty = float(illegal_penalty)
         self.rules = make_rules(num_players, rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
@@ -90,6 +114,7 @@ class TaluvaAECEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(self.view.num_actions)
                               for a in self.possible_agents}
         self.state_: TaluvaState | None = None
+        self._illegal_end = False
         self._np_random, _ = seeding.np_random(None)
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -121,12 +146,14 @@ class TaluvaAECEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._illegal_end = False
         self.agent_selection = self.possible_agents[int(self.state_.meta[M_PLAYER])]
         self._update_infos()
 
     def _update_infos(self) -> None:
         assert self.state_ is not None
-        kind = STEP_NAMES.get(int(self.state_.meta[M_STEP]), "chance")
+        kind = ("over" if self._illegal_end
+                else STEP_NAMES.get(int(self.state_.meta[M_STEP]), "chance"))
         for a in self.agents:
             self.infos[a] = {"step_kind": kind}
 
@@ -136,7 +163,8 @@ class TaluvaAECEnv(AECEnv):
             raise EnvStateError("call reset() before observe()")
         seat = self._seat(agent)
         obs, mask, _, outside = encode(self.state_, player=seat, view_radius=self.view.radius)
-        if self.state_.is_terminal() or int(self.state_.meta[M_PLAYER]) != seat:
+        if (self.state_.is_terminal() or self._illegal_end
+                or int(self.state_.meta[M_PLAYER]) != seat):
             mask[:] = 0
         elif agent in self.infos:
             self.infos[agent]["outside"] = outside
@@ -149,7 +177,7 @@ class TaluvaAECEnv(AECEnv):
             EnvStateError: before ``reset``, or an action after the game ended.
             ValueError: a non-scalar or non-integer action.
             ActionOutOfRangeError: an id outside the action space.
-            IllegalActionError: a masked action.
+            IllegalActionError: a masked action with ``illegal_action="raise"``.
         """
         if self.state_ is None:
             raise EnvStateError("call reset() before step()")
@@ -164,8 +192,11 @@ class TaluvaAECEnv(AECEnv):
         a = check_action(action, self.view.num_actions)
         _, mask, center, _ = encode(st, view_radius=self.view.radius)
         if not mask[a]:
-            raise IllegalActionError(a, "masked out: not a legal action of the view "
-                                     "(see action_mask)")
+            if self.illegal_action == "raise":
+                raise IllegalActionError(a, "masked out: not a legal action of the view "
+                                         "(see action_mask)")
+            self._illegal_step(agent)
+            return
         _rules, _nbr, cell_of, _hexqr, _origin = self.game.kernel_args()
         st.apply(int(view_to_engine(a, cell_of, center[0], center[1], self.view.radius)))
         self._resolve_chance()
@@ -183,9 +214,36 @@ class TaluvaAECEnv(AECEnv):
         self._update_infos()
         self._accumulate_rewards()
 
+    def _illegal_step(self, agent: str) -> None:
+        """``agent`` chose a masked action in the ``"terminate"`` or ``"penalty"`` mode
+        (module docstring); the state is unchanged."""
+        seat = self._seat(agent)
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        if self.illegal_action == "terminate":
+            ret = illegal_returns(len(self.possible_agents), seat, self.illegal_penalty)
+            for i, ag in enumerate(self.agents):
+                self.rewards[ag] = float(ret[i])
+                self.terminations[ag] = True
+            self._illegal_end = True
+            self._update_infos()
+        else:
+            self.rewards[agent] = self.illegal_penalty
+        self.infos[agent]["illegal_action"] = True
+        self._accumulate_rewards()
+
     def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the island as text; ``"human"``: that text printed to stdout (returns
+        None); ``"rgb_array"``: ``uint8[480, 480, 3]``; None without a render mode.
+
+        Raises:
+            EnvStateError: before ``reset``.
+        """
         if self.state_ is None:
             raise EnvStateError("call reset() before render()")
+        if self.render_mode == "human":
+            print(self.state_, flush=True)
+            return None
         if self.render_mode == "ansi":
             return str(self.state_)
         if self.render_mode == "rgb_array":

@@ -20,13 +20,18 @@ face-up tiles, from the deck shuffled by the reset seed) are resolved inside ``s
 Reward: ``reward="score"`` (default): 0 until the game ends, then the final score (SOLO.md 5;
 about -40 to 80). ``reward="shaped"``: at every step the change of the running score (the
 score of the position as if the game ended there), the first step also adding the running
-score of the start; an episode's rewards add up to the final score either way. Illegal actions
-raise ``IllegalActionError`` unless ``illegal_action="penalty"``: then nothing changes, the
-reward is ``illegal_penalty`` and ``info["illegal_action"]`` is True.
+score of the start; an episode's rewards add up to the final score either way.
 
-Episode end: ``terminated`` when the game ends (SOLO.md 4); ``truncated`` only if the engine's
-board bound removed every placement (never seen). Stepping after the end raises
-``EnvStateError``.
+Illegal actions (a masked id), as ``Taluva-v0`` (Pgx's convention by default):
+``illegal_action="terminate"`` (default) ends the episode (``terminated=True``) with reward
+``illegal_penalty`` (default -1), the state unchanged, ``info["illegal_action"]`` True and
+``info["step_kind"]`` ``"over"``; ``"penalty"`` gives that reward and the episode goes on;
+``"raise"`` raises ``IllegalActionError`` (nothing changes).
+
+Episode end: ``terminated`` when the game ends (SOLO.md 4) or an illegal action ended it;
+``truncated`` only if the engine's board bound removed every placement (never seen). Stepping
+after the end raises ``EnvStateError``. Render modes: ``"human"`` (prints the text),
+``"ansi"``, ``"rgb_array"``, as ``Taluva-v0``.
 
 Info: ``step_kind`` (``"tile"``, ``"build"``, ``"bonus"``, ``"box"``, ``"over"``),
 ``action_mask``, ``score`` (the running score), ``outside`` (legal engine actions the view
@@ -44,7 +49,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from taluva_ai.envs.core import EXTERNAL
-from taluva_ai.envs.taluva_env import MaskedDiscrete, TaluvaViewEnv
+from taluva_ai.envs.taluva_env import MaskedDiscrete, TaluvaViewEnv, check_illegal_mode
 from taluva_ai.envs.vector import END_TRUNCATED, OBS_HIGH, TaluvaVectorEnv
 from taluva_ai.games.taluva import RuleSet, TaluvaGame, TaluvaState
 from taluva_ai.games.taluva import solo_kernels as SK
@@ -92,9 +97,10 @@ class TaluvaSoloEnv(TaluvaViewEnv):
         reward: ``"score"`` (the final score at the end) or ``"shaped"`` (running-score
             changes).
         view_radius: the view's radius (default 13).
-        illegal_action: ``"raise"`` (default) or ``"penalty"``.
-        illegal_penalty: the reward of an illegal action in penalty mode.
-        render_mode: None, ``"ansi"`` or ``"rgb_array"``.
+        illegal_action: ``"terminate"`` (default), ``"penalty"`` or ``"raise"`` (module
+            docstring).
+        illegal_penalty: the reward of an illegal action (default -1).
+        render_mode: None, ``"human"``, ``"ansi"`` or ``"rgb_array"``.
 
     Raises:
         ValueError: a bad argument, named in the message.
@@ -105,14 +111,13 @@ class TaluvaSoloEnv(TaluvaViewEnv):
         rules: RuleSet | dict[str, Any] | None = None,
         reward: str = "score",
         view_radius: int = DEFAULT_VIEW_RADIUS,
-        illegal_action: str = "raise",
+        illegal_action: str = "terminate",
         illegal_penalty: float = -1.0,
         render_mode: str | None = None,
     ) -> None:
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
-        if illegal_action not in ("raise", "penalty"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        check_illegal_mode(illegal_action)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"got {render_mode!r}")
@@ -169,6 +174,7 @@ class TaluvaSoloEnv(TaluvaViewEnv):
         """Start a new game (set-up and deck from ``seed`` / the env's generator)."""
         super().reset(seed=seed)
         self.state = self.game.new_initial_state(seed=game_seed(self.np_random))
+        self._illegal_end = False
         self._kernel(-1)
         self._score = self._running_score()
         self._first = True
@@ -180,10 +186,10 @@ class TaluvaSoloEnv(TaluvaViewEnv):
         """Apply a view id (module docstring).
 
         Raises:
-            EnvStateError: before ``reset`` or after the game ended.
+            EnvStateError: before ``reset`` or after the episode ended.
             ValueError: a non-scalar or non-integer action.
             ActionOutOfRangeError: an id outside the action space.
-            IllegalActionError: a masked action (unless ``illegal_action="penalty"``).
+            IllegalActionError: a masked action with ``illegal_action="raise"``.
         """
         a, penalty = self._checked_action(action)
         if penalty is not None:

@@ -22,19 +22,32 @@ seat or ``"random"`` (drawn at each reset).
 
 Reward: 0 until the game ends; then the agent seat's final return (self-play: the return of the
 seat that took the last action): +1 a win, ``-1/(n-1)`` a loss, shares for shared wins, ranked
-play linear in place (docs/engine.md). Illegal actions raise ``IllegalActionError`` unless
-``illegal_action="penalty"``: then the state is unchanged, the reward is ``illegal_penalty``
-and ``info["illegal_action"]`` is True.
+play linear in place (docs/engine.md).
 
-Episode end: ``terminated`` when the game ends with a result; ``truncated`` when the board bound
-removed every placement (no result). Stepping after the end raises ``EnvStateError``.
+Illegal actions (a masked id; ``illegal_action=``, Pgx's convention by default):
+
+- ``"terminate"`` (default): the episode ends (``terminated=True``) with reward
+  ``illegal_penalty`` (default -1) for the actor; the state is unchanged (the action is not
+  played); ``info["illegal_action"]`` is True, ``info["rewards"]`` gives the actor the penalty
+  and each other seat ``-illegal_penalty / (n - 1)`` (a forfeit, as in tournaments),
+  ``info["step_kind"]`` is ``"over"``;
+- ``"penalty"``: the state is unchanged, the reward is ``illegal_penalty``, the episode goes on
+  and ``info["illegal_action"]`` is True;
+- ``"raise"``: ``IllegalActionError`` (nothing changes; for debugging an agent).
+
+Ids outside the action space and non-integer actions raise in every mode.
+
+Episode end: ``terminated`` when the game ends with a result (or an illegal action ended it);
+``truncated`` when the board bound removed every placement (no result). Stepping after the end
+raises ``EnvStateError``.
 
 Info: ``current_player`` (seat to move, -1 once over), ``step_kind`` (``"tile"``, ``"build"``,
 ``"over"``), ``action_mask`` (as in the observation), ``rewards`` (every seat's return),
 ``outside`` (legal engine actions hidden by the view), ``agent_seat``.
 
-Render modes: ``"ansi"`` (the island as text) and ``"rgb_array"`` (a matplotlib picture:
-terrains by colour, levels as numbers, buildings by player colour; :mod:`draw`).
+Render modes: ``"human"`` (prints the island as text to stdout, returns None), ``"ansi"`` (the
+same text, returned) and ``"rgb_array"`` (a matplotlib picture: terrains by colour, levels as
+numbers, buildings by player colour; :mod:`taluva_ai.games.taluva.draw`).
 
 Version: v0.
 """
@@ -62,6 +75,32 @@ from taluva_ai.games.taluva.state import M_END, M_PLAYER, M_STEP, new_arrays
 from taluva_ai.games.taluva.tiles import full_tile_set
 
 STEP_NAMES = {1: "tile", 2: "build", 3: "over"}
+
+#: What the envs do with a masked (illegal) action, the default first (module docstring).
+ILLEGAL_ACTION_MODES = ("terminate", "penalty", "raise")
+#: Render modes of the Taluva envs (``"human"`` prints the ``"ansi"`` text).
+RENDER_MODES = ["human", "ansi", "rgb_array"]
+
+
+def check_illegal_mode(mode: Any) -> str:
+    """``mode`` if it is one of :data:`ILLEGAL_ACTION_MODES`.
+
+    Raises:
+        ValueError: any other value (the message lists the allowed ones).
+    """
+    if not isinstance(mode, str) or mode not in ILLEGAL_ACTION_MODES:
+        allowed = ", ".join(map(repr, ILLEGAL_ACTION_MODES))
+        raise ValueError(f"illegal_action must be one of {allowed}, got {mode!r}")
+    return mode
+
+
+def illegal_returns(num_players: int, actor: int, penalty: float) -> np.ndarray:
+    """``float64[num_players]``: the returns of an episode ended by ``actor``'s illegal action:
+    ``penalty`` for the actor, ``-penalty / (num_players - 1)`` for each other seat (a
+    forfeit; zero-sum)."""
+    out = np.full(num_players, 0.0 if num_players < 2 else -penalty / (num_players - 1))
+    out[actor] = penalty
+    return out
 
 
 class MaskedDiscrete(spaces.Discrete):
@@ -130,7 +169,7 @@ class TaluvaViewEnv(gym.Env):
     ``_info()``."""
 
     metadata: dict[str, Any] = {  # noqa: RUF012
-        "render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+        "render_modes": RENDER_MODES, "render_fps": 2}
     game: TaluvaGame
     view: Any
     state: TaluvaState | None
@@ -143,6 +182,8 @@ class TaluvaViewEnv(gym.Env):
     _mask: np.ndarray
     _ret: np.ndarray
     _outside: int
+    #: an illegal action ended the episode (``illegal_action="terminate"``)
+    _illegal_end: bool = False
 
     def _info(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -165,27 +206,39 @@ class TaluvaViewEnv(gym.Env):
         self, action: Any
     ) -> tuple[int, tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]] | None]:
         """``(id, None)`` for a legal view id; ``(id, the step's result)`` for a masked one in
-        penalty mode.
+        the ``"terminate"`` and ``"penalty"`` modes (module docstring).
 
         Raises:
-            EnvStateError: before ``reset`` or after the game ended.
+            EnvStateError: before ``reset`` or after the episode ended.
             ValueError: a non-scalar or non-integer action.
             ActionOutOfRangeError: an id outside the action space.
-            IllegalActionError: a masked action (unless ``illegal_action="penalty"``).
+            IllegalActionError: a masked action with ``illegal_action="raise"``.
         """
         if self.state is None:
             raise EnvStateError("call reset() before step()")
+        if self._illegal_end:
+            raise EnvStateError("the episode is over (an illegal action ended it): call "
+                                "reset() before step()")
         if self.state.is_terminal():
             raise EnvStateError("the game is over: call reset() before step()")
         a = check_action(action, int(self._mask.size))
         if self._mask[a]:
             return a, None
-        if self.illegal_action == "penalty":
-            info = self._info()
-            info["illegal_action"] = True
-            return a, (self._obs_dict(), self.illegal_penalty, False, False, info)
-        raise IllegalActionError(a, "masked out: not a legal action of the view "
-                                 "(see action_mask)")
+        if self.illegal_action == "raise":
+            raise IllegalActionError(a, "masked out: not a legal action of the view "
+                                     "(see action_mask)")
+        info = self._info()
+        info["illegal_action"] = True
+        end = self.illegal_action == "terminate"
+        if end:
+            self._illegal_end = True
+            if "rewards" in info:  # every seat's return: the actor forfeits
+                actor = int(info["current_player"])
+                info["rewards"] = illegal_returns(info["rewards"].size, actor,
+                                                  self.illegal_penalty)
+                info["current_player"] = -1
+            info["step_kind"] = "over"
+        return a, (self._obs_dict(), self.illegal_penalty, end, False, info)
 
     def _result(self, reward: float
                 ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
@@ -203,9 +256,17 @@ class TaluvaViewEnv(gym.Env):
         return self._mask.astype(bool)
 
     def render(self) -> str | np.ndarray | None:
-        """``"ansi"``: the island as text; ``"rgb_array"``: ``uint8[H, W, 3]`` picture."""
+        """``"ansi"``: the island as text; ``"human"``: that text printed to stdout (returns
+        None); ``"rgb_array"``: ``uint8[480, 480, 3]`` picture; None without a render mode.
+
+        Raises:
+            EnvStateError: before ``reset``.
+        """
         if self.state is None:
             raise EnvStateError("call reset() before render()")
+        if self.render_mode == "human":
+            print(self.state, flush=True)
+            return None
         if self.render_mode == "ansi":
             return str(self.state)
         if self.render_mode == "rgb_array":
@@ -224,13 +285,16 @@ class TaluvaEnv(TaluvaViewEnv):
         agent_seat: the agent's seat, or ``"random"``.
         view_radius: the view's radius (default 13).
         rules: other rule options (a RuleSet or a dict).
-        illegal_action: ``"raise"`` (default) or ``"penalty"``.
-        illegal_penalty: the reward of an illegal action in penalty mode.
-        render_mode: None, ``"ansi"`` or ``"rgb_array"``.
+        illegal_action: ``"terminate"`` (default: an illegal action ends the episode with
+            ``illegal_penalty`` for the agent), ``"penalty"`` (the penalty, the episode goes
+            on) or ``"raise"`` (``IllegalActionError``); module docstring.
+        illegal_penalty: the reward of an illegal action (default -1).
+        render_mode: None, ``"human"``, ``"ansi"`` or ``"rgb_array"``.
 
     Raises:
         ValueError: a bad argument (seat count outside 2..4, opponents of the wrong number, an
-            unknown opponent name, an unknown render mode...), named in the message.
+            unknown opponent name, an unknown render mode or illegal_action...), named in the
+            message.
     """
 
     def __init__(
@@ -240,7 +304,7 @@ class TaluvaEnv(TaluvaViewEnv):
         agent_seat: int | str = 0,
         view_radius: int = DEFAULT_VIEW_RADIUS,
         rules: RuleSet | dict[str, Any] | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "terminate",
         illegal_penalty: float = -1.0,
         render_mode: str | None = None,
     ) -> None:
@@ -256,8 +320,7 @@ class TaluvaEnv(TaluvaViewEnv):
                                            and 0 <= agent_seat < n)):
             raise ValueError(f"agent_seat must be a seat 0..{n - 1} or 'random', got "
                              f"{agent_seat!r}")
-        if illegal_action not in ("raise", "penalty"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        check_illegal_mode(illegal_action)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"got {render_mode!r}")
@@ -340,6 +403,7 @@ class TaluvaEnv(TaluvaViewEnv):
             self.agent_seat = int(gen.integers(n))
         self._seat_kind[:] = EXTERNAL
         self._agents = {}
+        self._illegal_end = False
         if self.opponent_specs is not None:
             for j, (kind, agent) in enumerate(self._resolved):
                 seat = (self.agent_seat + 1 + j) % n
@@ -358,10 +422,10 @@ class TaluvaEnv(TaluvaViewEnv):
         """Apply the agent's view id (module docstring).
 
         Raises:
-            EnvStateError: before ``reset`` or after the game ended.
+            EnvStateError: before ``reset`` or after the episode ended.
             ValueError: a non-scalar or non-integer action.
             ActionOutOfRangeError: an id outside the action space.
-            IllegalActionError: a masked action (unless ``illegal_action="penalty"``).
+            IllegalActionError: a masked action with ``illegal_action="raise"``.
         """
         a, penalty = self._checked_action(action)
         if penalty is not None:

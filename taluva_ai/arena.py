@@ -14,7 +14,11 @@ its own):
   the game lasts) and, through ``SeedSequence(seed).spawn(num_players)``, seeds the agent of
   each seat (``agent.reset(seed)``);
 - in a tournament, deal ``d`` has seed ``SeedSequence([seed, d]).generate_state(1)[0]``; every
-  group of agents plays the same deals, each deal once per seat rotation.
+  group of agents plays the same deals, each deal once per seat rotation;
+- or the deals come from a deal file (:func:`read_deals`, ``--deals FILE``: one deal a line,
+  its seed and, for a game with a deck, its explicit draw order), so that two runs play the
+  same deals whatever their seeds; every run writes the deals it played to
+  ``out_dir/deals.jsonl``, a deal file itself.
 """
 
 from __future__ import annotations
@@ -70,6 +74,8 @@ FORFEIT = "forfeit"
 #: File names in a tournament's run directory.
 CONFIG_FILE, LOG_FILE, TABLE_FILE, TIMING_FILE, GAMES_DIR = (
     "config.json", "results.jsonl", "results.json", "timing.json", "games")
+#: The deals a tournament plays (a deal file, :func:`read_deals`) and its games as PGN.
+DEALS_FILE, PGN_FILE = "deals.jsonl", "games.pgn"
 
 
 @dataclass(frozen=True)
@@ -205,6 +211,7 @@ def play_game(
     time_limits: Sequence[float | None] | None = None,
     time_margin: float = DEFAULT_TIME_MARGIN,
     forfeits: bool = False,
+    deck: Sequence[str] | None = None,
 ) -> GameResult:
     """Play one game between ``agents`` (one per seat, seat order).
 
@@ -230,6 +237,10 @@ def play_game(
         time_margin: seconds a move may run over its budget (>= 0).
         forfeits: an agent that raises (in ``reset``, ``act`` or ``stats``) or chooses an
             illegal action forfeits the game instead of the error propagating.
+        deck: an explicit draw order (strings, e.g. Taluva's tile names ``"JC"``) for a game
+            with a deck (``game.parse_deck``): the initial state is
+            ``game.new_initial_state(seed, deck=game.parse_deck(deck))`` and the record's
+            header keeps the deck; ``seed`` still seeds the agents.
 
     The record is written to a temporary file next to ``record_path`` and renamed onto it
     when the game is over, so an existing file is replaced only by a finished record; a
@@ -241,8 +252,8 @@ def play_game(
         forfeit).
 
     Raises:
-        ValueError: the number of agents or time limits does not match the game, or a negative
-            ``time_margin``.
+        ValueError: the number of agents or time limits does not match the game, a negative
+            ``time_margin``, or a bad ``deck`` (or one for a game without a deck).
         taluva_ai.errors.IllegalActionError: without ``forfeits``, an agent chose an illegal
             action, or returned something that is not an action id (an integer); the message
             names the agent.
@@ -262,9 +273,14 @@ def play_game(
     spent = [0.0] * n
     moves = [0] * n
     longest = [0.0] * n
-    state = game.new_initial_state(seed=seed)
+    if deck is None:
+        state = game.new_initial_state(seed=seed)
+    else:
+        state = game.new_initial_state(  # type: ignore[call-arg]
+            seed=seed, deck=_parse_deck(game, deck))
     writer = (
-        RecordWriter(record_path, game, seed, names, agent_seeds=seeds, meta=meta, atomic=True)
+        RecordWriter(record_path, game, seed, names, agent_seeds=seeds, meta=meta, atomic=True,
+                     deck=deck)
         if record_path is not None else None
     )
     plies = 0
@@ -361,6 +377,18 @@ def play_game(
                       seed, lost, tuple(spent), tuple(moves), tuple(longest))
 
 
+def _parse_deck(game: Game, deck: Sequence[str]) -> Any:
+    """``game.parse_deck(deck)``.
+
+    Raises:
+        ValueError: the game has no deck, or ``deck`` is not one of its draw orders.
+    """
+    parse = getattr(game, "parse_deck", None)
+    if parse is None:
+        raise ValueError(f"game {game.name!r} has no deck: a deal gives only its seed")
+    return parse(list(deck))
+
+
 def _add_time(spent: list[float], longest: list[float], seat: int, took: float) -> None:
     spent[seat] += took
     longest[seat] = max(longest[seat], took)
@@ -435,6 +463,7 @@ class _GameTask:
     rotation: int
     seats: tuple[str, ...]  # agent spec per seat
     seed: int
+    deck: tuple[str, ...] | None = None  # the deal's explicit draw order (a deal file's)
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -442,9 +471,121 @@ def deal_seed(seed: int, deal: int) -> int:
     return int(np.random.SeedSequence([seed, deal]).generate_state(1)[0])
 
 
+# -- deal files -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One deal of a tournament: every group plays it once per seat rotation.
+
+    Attributes:
+        seed: the game seed: it seeds each seat's agent (:func:`agent_seeds`) and, without a
+            ``deck``, shuffles the deck (``game.new_initial_state(seed)``).
+        deck: for a game with a deck (Taluva), the explicit draw order as the game's names
+            (``game.parse_deck``; Taluva: 48 tile names such as ``"JC"``, a shorter list
+            completed in type order), or None.
+    """
+
+    seed: int
+    deck: tuple[str, ...] | None = None
+
+    def to_json(self, index: int) -> dict[str, Any]:
+        """The deal's line of a deal file: ``{"deal": index, "seed": ..., "deck": [...]}``
+        (no ``deck`` key without one)."""
+        out: dict[str, Any] = {"deal": index, "seed": self.seed}
+        if self.deck is not None:
+            out["deck"] = list(self.deck)
+        return out
+
+
+#: Keys of a deal file's lines.
+DEAL_KEYS = ("deal", "seed", "deck")
+
+
+def read_deals(path: str | Path, game: Game | None = None) -> list[Deal]:
+    """The deals of a deal file (docs/tournaments.md): JSON Lines, one deal a line,
+    ``{"seed": S, "deck": ["JC", "SR", ...]}`` (``deck`` optional, for a game with a deck;
+    ``deal``, optional, is the line's 0-based deal index and is checked); blank lines are
+    skipped. With ``game``, each deck is checked to be one of its draw orders.
+
+    Raises:
+        ValueError: the file holds no deal, a line is not a JSON object, has an unknown key, a
+            seed that is not an integer in 0 .. 2**64 - 1, a deck that is not a list of names
+            (or not the game's), or a ``deal`` index out of order; the message names the file,
+            the line and the key.
+        OSError: the file cannot be read.
+    """
+    p = Path(path)
+    try:
+        lines = p.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{p}: not UTF-8 text: {e}") from None
+    deals: list[Deal] = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{p}: line {i}"
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError) as e:
+            raise ValueError(f"{where}: not JSON ({e})") from None
+        deals.append(_deal_of(obj, where, len(deals), game))
+    if not deals:
+        raise ValueError(f"{p}: no deal (a deal file has one JSON object a line, e.g. "
+                         '{"seed": 7})')
+    return deals
+
+
+def _deal_of(obj: Any, where: str, index: int, game: Game | None) -> Deal:
+    """A :class:`Deal` from one line's object (or a :class:`Deal`), checked."""
+    if isinstance(obj, Deal):
+        obj = obj.to_json(index)
+    if not isinstance(obj, dict):
+        raise ValueError(f"{where}: a deal is a JSON object like {{\"seed\": 7}}, got {obj!r}")
+    unknown = [k for k in obj if k not in DEAL_KEYS]
+    if unknown:
+        raise ValueError(f"{where}: unknown key {unknown[0]!r}; a deal has "
+                         f"{', '.join(DEAL_KEYS)}")
+    if "deal" in obj and (not isinstance(obj["deal"], int) or isinstance(obj["deal"], bool)
+                          or obj["deal"] != index):
+        raise ValueError(f"{where}: deal must be {index} (the deals are numbered from 0 in "
+                         f"file order), got {obj['deal']!r}")
+    seed = obj.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ValueError(f"{where}: seed must be an integer in 0 .. 2**64 - 1, got {seed!r}")
+    deck = obj.get("deck")
+    if deck is not None:
+        if not isinstance(deck, list) or not all(isinstance(t, str) for t in deck):
+            raise ValueError(f"{where}: deck must be a list of names (the draw order), got "
+                             f"{deck!r}")
+        if game is not None:
+            try:
+                _parse_deck(game, deck)
+            except ValueError as e:
+                raise ValueError(f"{where}: deck: {e}") from None
+        deck = tuple(deck)
+    return Deal(seed, deck)
+
+
+def deals_text(deals: Sequence[Deal]) -> str:
+    """A deal file's text: one :meth:`Deal.to_json` line per deal."""
+    return "".join(json.dumps(d.to_json(i)) + "\n" for i, d in enumerate(deals))
+
+
+def seed_deals(game: Game, seed: int, count: int) -> list[Deal]:
+    """The first ``count`` deals of a tournament of seed ``seed`` (:func:`deal_seed`), each
+    with the draw order its seed shuffles when the game has a deck (``game.deck_names``)."""
+    names = getattr(game, "deck_names", None)
+    out = []
+    for d in range(count):
+        s = deal_seed(seed, d)
+        out.append(Deal(s, None if names is None else tuple(names(s))))
+    return out
+
+
 def schedule(
     agent_specs: Sequence[str], games: int, players_per_game: int, seed: int,
-    gauntlet: str | None = None,
+    gauntlet: str | None = None, deals: Sequence[Deal] | None = None,
 ) -> list[_GameTask]:
     """The tournament's games, in game-id order.
 
@@ -455,13 +596,18 @@ def schedule(
     ``ceil(games / k)`` deals, ``k = players_per_game``, each deal once per cyclic seat
     rotation (rotation ``r`` seats the group's agents ``r, r+1, ...``: duplicate play), so
     ``games`` is rounded up to a multiple of ``k``. Game ids are
-    ``"<group:03d>-<deal:04d>-<rotation>"``.
+    ``"<group:03d>-<deal:04d>-<rotation>"``. Deal ``d`` is ``deals[d]`` when ``deals`` is
+    given (its seed and deck), else :func:`deal_seed` of ``seed``.
 
     Raises:
-        ValueError: ``gauntlet`` is not one of ``agent_specs``.
+        ValueError: ``gauntlet`` is not one of ``agent_specs``, or fewer ``deals`` than the
+            ``ceil(games / k)`` the schedule needs.
     """
     k = players_per_game
-    deals = math.ceil(games / k)
+    need = math.ceil(games / k)
+    if deals is not None and len(deals) < need:
+        raise ValueError(f"deals: {len(deals)} deals for {games} games per group of {k} "
+                         f"players, which need {need}")
     if gauntlet is None:
         groups = list(itertools.combinations(range(len(agent_specs)), k))
     else:
@@ -472,12 +618,13 @@ def schedule(
         groups = [tuple(sorted((c, *combo))) for combo in itertools.combinations(others, k - 1)]
     tasks = []
     for gi, group in enumerate(groups):
-        for d in range(deals):
-            s = deal_seed(seed, d)
+        for d in range(need):
+            s = deal_seed(seed, d) if deals is None else deals[d].seed
+            deck = None if deals is None else deals[d].deck
             for r in range(k):
                 order = group[r:] + group[:r]
                 tasks.append(_GameTask(f"{gi:03d}-{d:04d}-{r}", group, d, r,
-                                       tuple(agent_specs[i] for i in order), s))
+                                       tuple(agent_specs[i] for i in order), s, deck))
     return tasks
 
 
@@ -545,7 +692,8 @@ def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str
     agents = [make_agent(spec) for spec in task.seats]
     with naming(path):  # a failed write (disk full) names the record
         res = play_game(game, agents, task.seed, record_path=path, meta=_task_meta(task),
-                        time_limits=limits, time_margin=time_margin, forfeits=True)
+                        time_limits=limits, time_margin=time_margin, forfeits=True,
+                        deck=task.deck)
         digest = None if res.forfeit is not None else sha256_file(path)
     return _log_entry(task, _outcome(res), res.forfeit, res, digest)
 
@@ -586,10 +734,10 @@ def _kept_outcome(
         h = read_header(path)
         seeds = agent_seeds(task.seed, len(task.seats))
         want = (game_name, rules, task.seed, task.seats,
-                None if seeds is None else tuple(seeds), _task_meta(task))
-        got = (h.game, h.rules, h.seed, h.players, h.agent_seeds, h.meta)
+                None if seeds is None else tuple(seeds), _task_meta(task), task.deck)
+        got = (h.game, h.rules, h.seed, h.players, h.agent_seeds, h.meta, h.deck)
         if got != want:
-            names = ("game", "rules", "seed", "players", "agent_seeds", "meta")
+            names = ("game", "rules", "seed", "players", "agent_seeds", "meta", "deck")
             diff = [n for n, a, b in zip(names, got, want, strict=True) if a != b]
             return None, None, f"line 1: the header is not this game's (it differs in: " \
                 f"{', '.join(diff)})"
@@ -620,8 +768,11 @@ def tournament_config(
     gauntlet: str | None = None,
     sprt: dict[str, Any] | None = None,
     time_margin: float = DEFAULT_TIME_MARGIN,
+    deals_sha256: str | None = None,
 ) -> dict[str, Any]:
-    """The settings that define a tournament's games (``out_dir/config.json``)."""
+    """The settings that define a tournament's games (``out_dir/config.json``); with a deal
+    file, ``deals_sha256`` is the SHA-256 of the deals played (``out_dir/deals.jsonl``)."""
+    extra = {} if deals_sha256 is None else {"deals_sha256": deals_sha256}
     return {
         "format": TOURNAMENT_FORMAT,
         "game": game_name,
@@ -633,6 +784,7 @@ def tournament_config(
         "seed": seed,
         "sprt": sprt,
         "time_margin_s": float(time_margin),
+        **extra,
     }
 
 
@@ -654,6 +806,7 @@ def run_tournament(
     plots: bool = True,
     backend: Backend | None = None,
     defer: Sequence[str] = (),
+    deals: str | Path | Sequence[Deal | dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Round-robin or gauntlet tournament: every group of ``players_per_game`` agents (with a
     gauntlet, every group that holds the candidate) plays ``games`` games, on shared deals,
@@ -665,7 +818,9 @@ def run_tournament(
     finished game, appended as it ends: result, forfeit, time used), ``results.json`` (the
     table of :func:`taluva_ai.ratings.tournament_table`), ``timing.json`` (time used per
     agent), ``summary.md`` and, with ``plots``, ``ratings.png`` and ``scores.png``
-    (:mod:`taluva_ai.reports`).
+    (:mod:`taluva_ai.reports`), ``deals.jsonl`` (the deals, a deal file: :func:`read_deals`)
+    and, for 2-player games, ``games.pgn`` (the counted games' results for BayesElo and Ordo:
+    :func:`pgn_text`).
 
     Resumable: run again with the same arguments (or :func:`resume_tournament`), it keeps the
     finished games and plays the rest; no game is played or counted twice. Every kept record
@@ -683,8 +838,10 @@ def run_tournament(
     seat (``end_reason`` ``"forfeit"``, with the reason) and the tournament goes on.
 
     SPRT: with ``sprt`` (two agents, 2 players per game), deals are counted in order and the
-    test (:class:`taluva_ai.sprt.SPRT`) is updated after each complete pair; the tournament
-    stops as soon as the LLR leaves its bounds (``games`` is then the maximum). The baseline
+    test (:class:`taluva_ai.sprt.SPRT`) is updated after each complete pair (the progress bar
+    shows the LLR with its bounds, the games counted and the candidate's wins, draws and
+    losses); the tournament stops as soon as the LLR leaves its bounds (``games`` is then the
+    maximum). The baseline
     is the first agent and the candidate the second (with a gauntlet, the candidate is the
     gauntlet agent). Games finished in parallel after the decision keep their records but are
     not counted.
@@ -718,6 +875,11 @@ def run_tournament(
             compared by name and parameters whatever their order or spacing).
             The records and ``results.json`` do not depend on it, and it is not part of the
             settings a resume must repeat.
+        deals: a deal file (:func:`read_deals`; its first ``ceil(games / players_per_game)``
+            deals are played, so two runs with the same file play the same tile orders
+            whatever their ``seed``) or the deals themselves; None: the deals of ``seed``
+            (:func:`deal_seed`). The SHA-256 of the deals played goes to ``config.json``
+            (``deals_sha256``) and the deals to ``out_dir/deals.jsonl``, which a resume reads.
 
     On KeyboardInterrupt (SIGINT, and SIGTERM, which is turned into one while the tournament
     runs) the worker processes are stopped and the games in progress discarded; finished
@@ -730,7 +892,7 @@ def run_tournament(
     Raises:
         ValueError: bad arguments (unknown agent, duplicate specs, too few agents, bad rules,
             a negative ``bootstrap`` or ``time_margin``, an SPRT without exactly two agents
-            and 2 players per game, an empty ``out_dir``).
+            and 2 players per game, an empty ``out_dir``, a bad deal file or too few deals).
         RunConfigError: ``out_dir`` holds a tournament made with other settings, is in use by
             another tournament, or holds something else where the tournament's files go
             (e.g. ``out_dir/games`` is a file, ``config.json`` is unreadable).
@@ -804,16 +966,34 @@ def run_tournament(
     for agent in made:
         check_fits(agent, game)
     full_rules = game.options()
+    need = math.ceil(games / players_per_game)
+    used: list[Deal] | None = None
+    if deals is not None:
+        if isinstance(deals, (str, Path)):
+            try:
+                given = read_deals(deals, game)
+            except OSError as e:
+                raise ValueError(f"deals: {deals}: {e.strerror or e}") from None
+            where = str(deals)
+        else:
+            given = [_deal_of(d, f"deals[{i}]", i, game) for i, d in enumerate(deals)]
+            where = "the deals given"
+        if len(given) < need:
+            raise ValueError(f"deals: {where} holds {len(given)} deals; {games} games per "
+                             f"group of {players_per_game} players need {need}")
+        used = given[:need]
+    digest = (None if used is None
+              else hashlib.sha256(deals_text(used).encode("utf-8")).hexdigest())
 
     out = Path(out_dir)
     config = tournament_config(specs, games, players_per_game, seed, game_name, full_rules,
                                gauntlet, None if sprt is None else sprt.to_json(),
-                               float(time_margin))
+                               float(time_margin), digest)
     if out.exists() and not out.is_dir():
         raise RunConfigError(f"{out}: not a directory; give a directory as the run directory")
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(out, config, specs, concurrency, bootstrap, progress, plots, sprt, backend,
-               deferred)
+               deferred, used if used is not None else seed_deals(game, seed, need))
     with run_lock(out), sigterm_as_interrupt():
         return run.run()
 
@@ -843,11 +1023,25 @@ def resume_tournament(
         raise RunConfigError(f"{path}: not a tournament's settings (missing: "
                              f"{', '.join(missing) or 'rules'})")
     rules = {k: v for k, v in cfg["rules"].items() if k != "num_players"}
+    deals = None
+    if cfg.get("deals_sha256") is not None:  # a run from a deal file: its deals.jsonl
+        deals_path = Path(out_dir) / DEALS_FILE
+        try:
+            text = deals_path.read_bytes()
+        except OSError as e:
+            raise RunConfigError(f"{deals_path}: unreadable ({e.strerror or e}); restore the "
+                                 "deal file the run was started with (--deals)") from None
+        if hashlib.sha256(text).hexdigest() != cfg["deals_sha256"]:
+            raise RunConfigError(f"{deals_path}: not the deals of this run (its SHA-256 differs "
+                                 f"from {path}'s deals_sha256); restore the deal file the run "
+                                 "was started with (--deals)")
+        deals = deals_path
     return run_tournament(
         cfg["agents"], cfg["games_per_group"], out_dir, cfg["players_per_game"],
         concurrency=concurrency, seed=cfg["seed"], rules=rules, game_name=cfg["game"],
         bootstrap=bootstrap, progress=progress, gauntlet=cfg["gauntlet"], sprt=cfg["sprt"],
-        time_margin=cfg["time_margin_s"], plots=plots, backend=backend, defer=defer)
+        time_margin=cfg["time_margin_s"], plots=plots, backend=backend, defer=defer,
+        deals=deals)
 
 
 #: Keys of a tournament file (TOML) and the types of their values.
@@ -855,6 +1049,7 @@ TOURNAMENT_FILE_KEYS: dict[str, tuple[type, ...]] = {
     "agents": (list,), "gauntlet": (str, dict), "games": (int,), "players_per_game": (int,),
     "concurrency": (int,), "seed": (int,), "out": (str,), "sprt": (dict,),
     "time_margin": (int, float), "bootstrap": (int,), "rules": (dict,), "defer": (list,),
+    "deals": (str,),
 }
 
 
@@ -866,8 +1061,9 @@ def read_tournament_file(path: str | Path) -> dict[str, Any]:
     spec or such a table), ``games``, ``players_per_game``, ``concurrency``, ``seed``,
     ``out``, ``time_margin``, ``bootstrap``, ``sprt`` (a table: ``elo0``, ``elo1``, ``alpha``,
     ``beta``, ``model``), ``rules`` (a table of the game's options, e.g.
-    ``tiles_per_player = 12``) and ``defer`` (agents whose games are played last, as in
-    ``agents``; see :func:`run_tournament`).
+    ``tiles_per_player = 12``), ``defer`` (agents whose games are played last, as in
+    ``agents``; see :func:`run_tournament`) and ``deals`` (a deal file, relative to the
+    current directory as ``out`` is).
 
     Returns:
         The settings, agents and gauntlet as spec strings (``"mcts:sims=400,..."``).
@@ -965,8 +1161,9 @@ def read_config(path: Path) -> dict[str, Any]:
 
 class _SprtWatch:
     """The sequential test over the deals of a 2-agent tournament, in deal order: after each
-    deal whose both games are finished, the candidate's pentanomial counts and LLR are updated;
-    ``decided_deal`` is the first deal at which the LLR left its bounds."""
+    deal whose both games are finished, the candidate's pentanomial counts, its wins, draws
+    and losses and the LLR are updated; ``decided_deal`` is the first deal at which the LLR
+    left its bounds."""
 
     def __init__(self, sprt: Any, tasks: Sequence[_GameTask], candidate: str) -> None:
         self.sprt = sprt
@@ -976,6 +1173,8 @@ class _SprtWatch:
             self.deals.setdefault(t.deal, []).append(t.game_id)
         self.next = 0
         self.counts = [0] * 5
+        self.wdl = [0, 0, 0]  # the candidate's wins, draws, losses in the counted pairs
+        self.llr = 0.0
         self.decided_deal: int | None = None
 
     def update(self, done: dict[str, dict[str, Any]]) -> bool:
@@ -986,13 +1185,26 @@ class _SprtWatch:
                and all(g in done for g in self.deals[self.next])):
             entries = [done[g] for g in self.deals[self.next]]
             if all(e["winners"] and min(e["places"]) >= 0 for e in entries):
-                pts = sum(pair_points(e["places"], e["seats"].index(self.candidate))
-                          for e in entries)
-                self.counts[round(2 * pts)] += 1
-                if self.sprt.decision(self.sprt.llr(self.counts)) is not None:
+                points = [pair_points(e["places"], e["seats"].index(self.candidate))
+                          for e in entries]
+                for p in points:
+                    self.wdl[0 if p == 1.0 else 1 if p == 0.5 else 2] += 1
+                self.counts[round(2 * sum(points))] += 1
+                self.llr = self.sprt.llr(self.counts)
+                if self.sprt.decision(self.llr) is not None:
                     self.decided_deal = self.next
             self.next += 1
         return self.decided_deal is not None
+
+    def status(self) -> str:
+        """The live SPRT line: ``SPRT LLR 1.23 [-2.94, 2.94] 46 games W-D-L 20-3-23`` (the
+        candidate's results in the counted pairs), ending in ``H1``/``H0`` once decided."""
+        s = self.sprt
+        w, d, l_ = self.wdl
+        line = (f"SPRT LLR {self.llr:.2f} [{s.lower_bound:.2f}, {s.upper_bound:.2f}] "
+                f"{w + d + l_} games W-D-L {w}-{d}-{l_}")
+        decision = s.decision(self.llr) if self.decided_deal is not None else None
+        return line if decision is None else f"{line} {decision}"
 
 
 class _Run:
@@ -1000,8 +1212,10 @@ class _Run:
 
     def __init__(self, out: Path, config: dict[str, Any], specs: list[str], concurrency: int,
                  bootstrap: int, progress: bool, plots: bool, sprt: Any,
-                 backend: Backend | None = None, defer: set[str] | None = None) -> None:
+                 backend: Backend | None = None, defer: set[str] | None = None,
+                 deals: Sequence[Deal] | None = None) -> None:
         self.out = out
+        self.deals = list(deals) if deals is not None else None
         self.backend = backend
         self.defer = defer or set()
         self.config = config
@@ -1047,8 +1261,9 @@ class _Run:
 
         self._check_dir()
         cfg = self.config
+        from_file = cfg.get("deals_sha256") is not None
         tasks = schedule(self.specs, cfg["games_per_group"], cfg["players_per_game"],
-                         cfg["seed"], cfg["gauntlet"])
+                         cfg["seed"], cfg["gauntlet"], self.deals if from_file else None)
         paths = {t.game_id: self.games_dir / f"{t.game_id}.jsonl" for t in tasks}
         for path in paths.values():
             if path.exists() and not path.is_file():
@@ -1059,6 +1274,11 @@ class _Run:
         if not cfg_path.exists():
             _write_atomic(cfg_path, json.dumps({**cfg, "sha256": json_sha256(cfg)}, indent=2)
                           + "\n")
+        if self.deals is not None:  # the deals played: a deal file for another run (--deals)
+            text = deals_text(self.deals)
+            deals_path = self.out / DEALS_FILE
+            if not deals_path.is_file() or deals_path.read_text(encoding="utf-8") != text:
+                _write_atomic(deals_path, text)
         for part in self.games_dir.glob(".*.part"):  # records of games interrupted while played
             part.unlink(missing_ok=True)
 
@@ -1087,15 +1307,22 @@ class _Run:
                     _append(log, done[t.game_id])
             bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not
                        self.progress, desc="games", unit="game", dynamic_ncols=True)
+            if watch is not None:
+                bar.set_postfix_str(watch.status(), refresh=False)
             stream = _play_stream(todo, paths, self.game_name, self.rules, self.concurrency,
                                   self.margin, self.backend)
             try:
                 for t, entry in stream:
                     _append(log, entry)
                     done[t.game_id] = entry
-                    bar.update(1)
-                    if watch is not None and watch.update(done):
-                        break
+                    if watch is not None:
+                        decided = watch.update(done)
+                        bar.set_postfix_str(watch.status(), refresh=False)
+                        bar.update(1)
+                        if decided:
+                            break
+                    else:
+                        bar.update(1)
             finally:
                 stream.close()  # stops the workers when the loop ends early
                 bar.close()
@@ -1165,6 +1392,9 @@ class _Run:
         timing = _timing(self.specs, counted, done, self.margin)
         _write_atomic(self.out / TABLE_FILE, json.dumps(table, indent=2) + "\n")
         _write_atomic(self.out / TIMING_FILE, json.dumps(timing, indent=2) + "\n")
+        if self.config["players_per_game"] == 2:
+            _write_atomic(self.out / PGN_FILE, pgn_text(
+                self.game_name, [done[t.game_id] for t in counted if t.game_id in done]))
         write_reports(self.out, table, timing=timing, plots=self.plots)
         return table
 
@@ -1268,6 +1498,79 @@ def interim_table(out_dir: str | Path) -> dict[str, Any]:
         if a["games"] == 0:
             a["elo"] = a["elo_ci95"] = None
     return {"config": cfg, "scheduled_games": len(tasks), **table}
+
+
+# -- PGN export -------------------------------------------------------------------------------
+
+#: PGN ``Termination`` tag of a game's end (the standard's values).
+_PGN_TERMINATION = {"time": "time forfeit", "illegal_action": "rules infraction",
+                    "exception": "rules infraction"}
+
+
+def _pgn_tag(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def pgn_result(places: Sequence[int]) -> str:
+    """The PGN result of a 2-player game from its places (0 best): ``"1-0"`` when seat 0 (PGN's
+    White) placed better, ``"0-1"`` when seat 1 (Black) did, ``"1/2-1/2"`` for a tie, ``"*"``
+    for an undecided (truncated) game."""
+    a, b = places
+    if a < 0 or b < 0:
+        return "*"
+    return "1-0" if a < b else "0-1" if b < a else "1/2-1/2"
+
+
+def pgn_text(game_name: str, entries: Sequence[dict[str, Any]]) -> str:
+    """The results of 2-player tournament games as PGN, for BayesElo (``readpgn``) and Ordo
+    (``ordo -p``): one game per entry (a ``results.jsonl`` line), in the given order, with the
+    Seven Tag Roster (``White`` the first seat's agent, ``Black`` the second's, ``Result``,
+    ``Round`` the deal + 1; ``Event``, ``Site`` and ``Date`` fixed, so identical runs give
+    identical files), ``GameId`` and ``Termination`` (``normal``, ``time forfeit``, ``rules
+    infraction`` for an exception or an illegal action, ``unterminated`` for a truncated
+    game), and the result as the only movetext.
+
+    Raises:
+        ValueError: an entry that is not a 2-player game.
+    """
+    out = []
+    for e in entries:
+        if len(e["seats"]) != 2:
+            raise ValueError(f"PGN holds 2-player games; game {e['id']} has "
+                             f"{len(e['seats'])} players")
+        result = pgn_result(e["places"])
+        f = e.get("forfeit")
+        term = (_PGN_TERMINATION.get(f["reason"], "rules infraction") if f is not None
+                else "unterminated" if result == "*" else "normal")
+        tags = [("Event", f"taluva-ai {game_name} tournament"), ("Site", "taluva-ai"),
+                ("Date", "????.??.??"), ("Round", str(int(e["deal"]) + 1)),
+                ("White", str(e["seats"][0])), ("Black", str(e["seats"][1])),
+                ("Result", result), ("GameId", str(e["id"])), ("Termination", term)]
+        out.append("".join(f'[{k} "{_pgn_tag(v)}"]\n' for k, v in tags) + f"\n{result}\n\n")
+    return "".join(out)
+
+
+def export_pgn(out_dir: str | Path) -> str:
+    """The PGN (:func:`pgn_text`) of every game a 2-player tournament has finished so far, in
+    game-id order, read from its run directory (running, interrupted or done; an SPRT run's
+    games after the decision included, unlike its ``games.pgn``).
+
+    Raises:
+        RunConfigError: ``out_dir`` holds no readable tournament, or one of 3-4 player games.
+    """
+    out = Path(out_dir)
+    cfg = read_config(out / CONFIG_FILE)
+    try:
+        specs = [str(a) for a in cfg["agents"]]
+        k, games = cfg["players_per_game"], cfg["games_per_group"]
+        tasks = schedule(specs, games, k, cfg["seed"], cfg.get("gauntlet"))
+    except (KeyError, TypeError, ValueError) as e:
+        raise RunConfigError(f"{out / CONFIG_FILE}: not a tournament's settings ({e})") from None
+    if k != 2:
+        raise RunConfigError(f"{out}: a tournament of {k}-player games; PGN holds 2-player "
+                             "games")
+    done = _read_log(out / LOG_FILE, {t.game_id for t in tasks})
+    return pgn_text(str(cfg.get("game")), [done[t.game_id] for t in tasks if t.game_id in done])
 
 
 def _entry_ok(e: dict[str, Any]) -> bool:

@@ -1,4 +1,5 @@
-"""The ``taluva`` command: play, replay, tournament, bench, train (``taluva <command> --help``).
+"""The ``taluva`` command: play, replay, tournament, pgn, bench, train (``taluva <command>
+--help``).
 
 Exit codes: 0 success; 1 a record that fails to replay, a file that cannot be read or written,
 or an agent that fails during a game; 2 bad arguments (unknown agent, invalid rule option, a
@@ -491,7 +492,7 @@ def _tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
         except OSError as e:
             raise _ArgError(f"--config: {args.config}: {e.strerror or e}") from None
     for key in ("agents", "gauntlet", "games", "players_per_game", "concurrency", "seed",
-                "out", "bootstrap", "time_margin"):
+                "out", "bootstrap", "time_margin", "deals"):
         value = getattr(args, key)
         if value is not None:
             settings[key] = value
@@ -520,7 +521,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     if args.resume is not None:
         given = [f"--{a.replace('_', '-')}" for a in ("agents", "gauntlet", "config", "games",
                                                       "players_per_game", "seed", "out",
-                                                      "sprt", "time_margin")
+                                                      "sprt", "time_margin", "deals")
                  if getattr(args, a) is not None]
         if args.game != "taluva":
             given.append("--game")
@@ -573,6 +574,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
                 time_margin=settings["time_margin"], plots=not args.no_plots,
                 game_name=args.game, backend=backend,
                 defer=args.defer or settings.get("defer") or (),
+                deals=settings.get("deals"),
             )
     except (RunConfigError, BackendError) as e:
         raise _ArgError(str(e)) from None
@@ -597,6 +599,28 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     print(f"\nrecords: {d / 'games'}  table: {d / 'results.json'}  summary: "
           f"{d / 'summary.md'}" + ("" if args.no_plots else
                                    f"  plots: {d / 'ratings.png'}, {d / 'scores.png'}"))
+    pgn = f"  PGN: {d / 'games.pgn'}" if (d / "games.pgn").is_file() else ""
+    print(f"deals: {d / 'deals.jsonl'}{pgn}")
+    return 0
+
+
+def _cmd_pgn(args: argparse.Namespace) -> int:
+    from taluva_ai.arena import export_pgn
+
+    try:
+        text = export_pgn(args.run_dir)
+    except RunConfigError as e:
+        raise _ArgError(str(e)) from None
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    out = _check_output_path("--out", args.out)
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as e:
+        print(f"{out}: {_os_reason(e, out)}", file=sys.stderr)
+        return 1
+    print(f"{text.count('[Result ')} games written to {out}")
     return 0
 
 
@@ -811,6 +835,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  taluva play --players greedy random --seed 7 --record game.jsonl\n"
         "  taluva replay game.jsonl\n"
         "  taluva tournament --agents random greedy --games 20 --out runs/demo\n"
+        "  taluva pgn runs/demo > demo.pgn\n"
         "  taluva bench --json\n"
         "  taluva train --config experiments/configs/demo.toml --out runs/demo\n\n"
         "Run 'taluva <command> --help' for a command's options.",
@@ -920,6 +945,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="sequential probability ratio test of the second agent (or the "
                       "gauntlet's) against the first: elo0=E0 elo1=E1 [alpha=0.05] "
                       "[beta=0.05] [model=normalized|logistic] (fishtest's formulas)")
+    tour.add_argument("--deals", default=None, metavar="FILE",
+                      help="play the deals of FILE (JSON Lines, one deal a line: its seed and "
+                      "tile order, like cutechess's openings; docs/tournaments.md) instead of "
+                      "those of --seed, so two runs play the same deals; every run writes its "
+                      "deals to OUT/deals.jsonl, such a file")
     tour.add_argument("--time-margin", type=float, default=None, metavar="S",
                       help="seconds a move may exceed its agent's time= budget before it "
                       "forfeits (default 0.5)")
@@ -937,6 +967,21 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--no-progress", action="store_true", help="no progress bar")
     _rule_options(tour)
     tour.set_defaults(func=_cmd_tournament)
+
+    pgn = sub.add_parser(
+        "pgn", help="the results of a 2-player tournament as PGN, for BayesElo or Ordo",
+        description="Write the results of the games a 2-player tournament has finished so far "
+        "(running, interrupted or done) as PGN: per game the tags White (the first seat's "
+        "agent), Black, Result (1-0, 0-1, 1/2-1/2, * for an undecided game), Round (the deal), "
+        "GameId and Termination, in game-id order; for BayesElo (readpgn) or Ordo (ordo -p). "
+        "A finished tournament also writes OUT/games.pgn (an SPRT run: the counted games).",
+        epilog="example:\n  taluva pgn runs/demo > demo.pgn\n"
+        "  taluva pgn runs/demo --out demo.pgn && ordo -p demo.pgn",
+        formatter_class=_FORMATTER)
+    pgn.add_argument("run_dir", metavar="DIR", help="the tournament's run directory")
+    pgn.add_argument("--out", default=None, metavar="FILE",
+                     help="write to FILE (default: standard output)")
+    pgn.set_defaults(func=_cmd_pgn)
 
     bench = sub.add_parser(
         "bench", help="measure the engine's speed",

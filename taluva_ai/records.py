@@ -11,7 +11,10 @@ A record is a text file (UTF-8, ``\\n`` line ends), one JSON object a line:
    ``game`` and ``rules`` rebuild the game with ``make_game(game, **rules)`` (for Taluva the
    rules are :meth:`RuleSet.to_dict`); ``seed`` (int or null) is the seed of
    ``game.new_initial_state``; ``players`` one string per seat (agent specs). ``agent_seeds``
-   (ints, one per seat) and ``meta`` (any object, e.g. a tournament's game id) are optional.
+   (ints, one per seat), ``meta`` (any object, e.g. a tournament's game id) and ``deck`` (a
+   list of strings: an explicit draw order, for a game with a deck, e.g. Taluva's tile names
+   ``"JC"``; the initial state is then ``game.new_initial_state(seed,
+   deck=game.parse_deck(deck))``, as in a tournament played from a deal file) are optional.
 2. one line per action, chance outcomes included, in order::
 
        {"type": "action", "ply": 0, "player": "chance", "action": "draw:JC"}
@@ -56,7 +59,7 @@ from taluva_ai.protocol import CHANCE, Game, GameState, make_game
 RECORD_FORMAT = "taluva-ai-record/1"
 
 HEADER_REQUIRED = ("type", "format", "game", "rules", "seed", "players")
-HEADER_OPTIONAL = ("agent_seeds", "meta")
+HEADER_OPTIONAL = ("agent_seeds", "meta", "deck")
 ACTION_FIELDS = ("type", "ply", "player", "action")
 RESULT_FIELDS = ("type", "returns", "winners", "end_reason", "places", "plies")
 
@@ -179,6 +182,8 @@ class RecordWriter:
         players: one string per seat (agent specs).
         agent_seeds: optional, the seed each seat's agent was reset with.
         meta: optional JSON-ready object stored in the header (e.g. a tournament game id).
+        deck: optional, the explicit draw order the initial state was made with (strings:
+            ``game.parse_deck`` reads them back).
 
     Raises:
         ValueError: ``players`` does not hold one string per seat.
@@ -195,6 +200,7 @@ class RecordWriter:
         agent_seeds: Sequence[int] | None = None,
         meta: dict[str, Any] | None = None,
         atomic: bool = False,
+        deck: Sequence[str] | None = None,
     ) -> None:
         if len(players) != game.num_players:
             raise ValueError(f"players: {len(players)} names for {game.num_players} seats")
@@ -221,6 +227,8 @@ class RecordWriter:
             header["agent_seeds"] = [int(s) for s in agent_seeds]
         if meta is not None:
             header["meta"] = meta
+        if deck is not None:
+            header["deck"] = [str(t) for t in deck]
         self._line(header)
 
     def _line(self, obj: dict[str, Any]) -> None:
@@ -358,6 +366,7 @@ class RecordHeader:
         players: one string per seat.
         agent_seeds: per seat, or None.
         meta: free-form object, or None.
+        deck: the explicit draw order of the initial state, or None (the seed's).
     """
 
     game: str
@@ -366,6 +375,7 @@ class RecordHeader:
     players: tuple[str, ...]
     agent_seeds: tuple[int, ...] | None
     meta: dict[str, Any] | None
+    deck: tuple[str, ...] | None = None
 
 
 def _parse_header(obj: dict[str, Any]) -> RecordHeader:
@@ -392,9 +402,14 @@ def _parse_header(obj: dict[str, Any]) -> RecordHeader:
     meta = obj.get("meta")
     if meta is not None and not isinstance(meta, dict):
         raise RecordError(1, "meta", "expected an object")
+    deck = obj.get("deck")
+    if deck is not None and (not isinstance(deck, list)
+                             or not all(isinstance(t, str) for t in deck)):
+        raise RecordError(1, "deck", "expected a list of strings (the draw order)")
     return RecordHeader(
         obj["game"], obj["rules"], seed, tuple(players),
         None if agent_seeds is None else tuple(agent_seeds), meta,
+        None if deck is None else tuple(deck),
     )
 
 
@@ -507,15 +522,41 @@ def _build_game(header: RecordHeader) -> Game:
         raise RecordError(1, "rules", str(e) or type(e).__name__) from None
 
 
+def initial_state(game: Game, header: RecordHeader) -> GameState:
+    """The initial state a record's header describes: ``game.new_initial_state(seed)``, or
+    with the header's ``deck`` ``game.new_initial_state(seed, deck=game.parse_deck(deck))``.
+
+    Raises:
+        RecordError: a bad seed or deck (line 1), or a deck for a game without one.
+    """
+    if header.deck is None:
+        try:
+            return game.new_initial_state(seed=header.seed)
+        except (ValueError, TypeError, OverflowError) as e:
+            raise RecordError(1, "seed", str(e)) from None
+    parse = getattr(game, "parse_deck", None)
+    if parse is None:
+        raise RecordError(1, "deck", f"game {game.name!r} has no deck")
+    try:
+        deck = parse(list(header.deck))
+    except ValueError as e:
+        raise RecordError(1, "deck", str(e)) from None
+    try:
+        return game.new_initial_state(seed=header.seed, deck=deck)  # type: ignore[call-arg]
+    except (ValueError, TypeError, OverflowError) as e:
+        raise RecordError(1, "seed", str(e)) from None
+
+
 def replay_record(
     path: str | Path, on_state: StateCallback | None = None, seeded_draws: bool = False
 ) -> GameState:
     """Replay a record and check it; returns the final state.
 
     Rebuilds the game from the header (``make_game(game, **rules)``, initial state from
-    ``seed``), then for every action line checks the ply count, the seat to move and the
-    action's legality before applying it; finally checks that the result line matches the
-    replayed outcome (returns, winners, end reason, places, plies) and that nothing follows it.
+    ``seed`` and the optional ``deck``: :func:`initial_state`), then for every action line
+    checks the ply count, the seat to move and the action's legality before applying it;
+    finally checks that the result line matches the replayed outcome (returns, winners, end
+    reason, places, plies) and that nothing follows it.
     Chance outcomes are applied as recorded (they need not follow the seeded deck, unless
     ``seeded_draws``). The notation must be of the step's kind: at a chance node only a chance
     outcome (``draw:AB``), elsewhere never one.
@@ -525,8 +566,8 @@ def replay_record(
         on_state: optional ``on_state(state, event)``, called with the initial state
             (``event`` None) and after each action (:class:`MoveEvent`).
         seeded_draws: also check that every chance outcome is the one ``state.draw()`` gives
-            (the deck shuffled from the header's seed), as in records written by
-            :func:`taluva_ai.arena.play_game`.
+            (the deck shuffled from the header's seed, or the header's ``deck``), as in records
+            written by :func:`taluva_ai.arena.play_game`.
 
     Raises:
         RecordError: malformed JSON, a missing or unknown field, a wrong type, an unknown game
@@ -546,10 +587,7 @@ def replay_record(
     if header.agent_seeds is not None and len(header.agent_seeds) != game.num_players:
         raise RecordError(1, "agent_seeds", f"{len(header.agent_seeds)} seeds for "
                           f"{game.num_players} seats")
-    try:
-        state = game.new_initial_state(seed=header.seed)
-    except (ValueError, TypeError, OverflowError) as e:
-        raise RecordError(1, "seed", str(e)) from None
+    state = initial_state(game, header)
     if on_state is not None:
         on_state(state, None)
     chance_kinds = {"draw"}

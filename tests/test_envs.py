@@ -41,8 +41,7 @@ def test_make_and_spaces() -> None:
 
 
 def test_check_env() -> None:
-    # Gymnasium's checker samples one action before a reset, from the position before it, so
-    # the check runs in penalty mode (docs/envs.md); raising mode is tested below.
+    # the defaults pass too (tests/test_envs_conventions.py); the penalty mode as well
     check_env(gym.make("taluva_ai/Taluva-v0", opponents=["random"], illegal_action="penalty",
                        render_mode="rgb_array").unwrapped)
     check_env(TaluvaEnv(opponents=["greedy", "random"], illegal_action="penalty",
@@ -96,7 +95,7 @@ def test_render() -> None:
 
 
 def test_scalar_bad_input() -> None:
-    env = TaluvaEnv(opponents=["random"])
+    env = TaluvaEnv(opponents=["random"], illegal_action="raise")
     with pytest.raises(EnvStateError, match="reset"):
         env.step(0)
     _obs, _ = env.reset(seed=0)
@@ -121,7 +120,10 @@ def test_scalar_bad_input() -> None:
     with pytest.raises(ValueError, match="agent_seat"):
         TaluvaEnv(opponents=["random"], agent_seat=2)
     with pytest.raises(ValueError, match="render_mode"):
-        TaluvaEnv(render_mode="human")
+        TaluvaEnv(render_mode="video")
+    with pytest.raises(ValueError, match="illegal_action must be one of 'terminate', 'penalty', "
+                       "'raise', got 'lose'"):
+        TaluvaEnv(illegal_action="lose")
 
 
 def test_penalty_mode() -> None:

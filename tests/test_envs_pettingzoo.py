@@ -64,7 +64,7 @@ def test_two_player_game_rewards_are_the_returns() -> None:
 def test_bad_input() -> None:
     with pytest.raises(ValueError, match="num_players must be 2, 3 or 4, got 1"):
         TaluvaAECEnv(num_players=1)
-    env = TaluvaAECEnv()
+    env = TaluvaAECEnv(illegal_action="raise")
     with pytest.raises(EnvStateError):
         env.step(0)
     env.reset(seed=0)

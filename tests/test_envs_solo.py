@@ -40,8 +40,7 @@ def play(env, seed, rng):
 
 
 def test_check_env_passes():
-    # as for Taluva-v0 (tests/test_envs.py): Gymnasium's checker samples one action before a
-    # reset, from the position before it, so the check runs in penalty mode
+    # the defaults pass too (tests/test_envs_conventions.py); the penalty mode as well
     env = gym.make("taluva_ai/TaluvaSolo-v0", illegal_action="penalty", render_mode="ansi")
     check_env(env.unwrapped)
     check_env(TaluvaSoloEnv(reward="shaped", illegal_action="penalty"))
@@ -97,7 +96,7 @@ def test_bonus_and_box_ids_step_the_game():
 
 
 def test_bad_actions_and_steps_out_of_order():
-    env = TaluvaSoloEnv()
+    env = TaluvaSoloEnv(illegal_action="raise")
     with pytest.raises(EnvStateError):
         env.step(0)
     _, info = env.reset(seed=0)

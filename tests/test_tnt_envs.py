@@ -52,7 +52,7 @@ def test_observations_are_the_seats_information_set() -> None:
 
 
 def test_illegal_actions_raise_and_change_nothing() -> None:
-    env = ThurnUndTaxisEnv(opponents=["random"])
+    env = ThurnUndTaxisEnv(opponents=["random"], illegal_action="raise")
     obs, _ = env.reset(seed=1)
     assert env.state is not None
     before = env.state.to_position_string()

@@ -7,6 +7,7 @@ history and translates between ids, :class:`Action` values and notation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,7 @@ from taluva_ai.games.taluva.tiles import (
     NUM_TILE_TYPES,
     NUM_TILES,
     full_tile_set,
+    parse_tile,
     tile_name,
 )
 
@@ -123,6 +125,35 @@ class TaluvaGame:
             raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
         rng = np.random.default_rng(seed)
         return rng.permutation(full_tile_set()).astype(np.int8)
+
+    def deck_names(self, seed: int | None) -> list[str]:
+        """The draw order that ``seed`` shuffles (:meth:`shuffled_deck`) as 48 tile names
+        (``"JC"``: the two terrain letters, docs/notation.md), as a tournament's deal file
+        gives it (docs/tournaments.md).
+
+        Raises:
+            ValueError: ``seed`` is not a non-negative integer (or None).
+        """
+        return [tile_name(int(t)) for t in self.shuffled_deck(seed)]
+
+    def parse_deck(self, names: Sequence[str]) -> np.ndarray:
+        """``int8[48]``: a draw order given as tile names (the inverse of :meth:`deck_names`);
+        a shorter list is completed with the rest of the tile set in type order, as
+        :meth:`new_initial_state`'s ``deck`` is.
+
+        Raises:
+            ValueError: not a list of strings, an unknown tile name (named with its index), or
+                more copies of a tile than the set holds.
+        """
+        if isinstance(names, str) or not all(isinstance(t, str) for t in names):
+            raise ValueError(f"a deck is a list of tile names like 'JC', got {names!r}")
+        ids = []
+        for i, t in enumerate(names):
+            try:
+                ids.append(parse_tile(t))
+            except (ValueError, KeyError) as e:
+                raise ValueError(f"deck[{i}]: {t!r} is not a tile name ({e})") from None
+        return complete_deck(np.asarray(ids, dtype=np.int64))
 
     def new_initial_state(
         self,
