@@ -96,7 +96,8 @@ class GameAECEnv(AECEnv):
         """Apply the selected agent's action.
 
         Raises:
-            EnvStateError: before ``reset``, or an action after the game ended.
+            EnvStateError: before ``reset``, an action after the game ended, or any step
+                once every agent is done ("the game is over").
             ValueError, ActionOutOfRangeError: not an action id.
             IllegalActionError: a masked action.
         """
@@ -110,6 +111,9 @@ class GameAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         st = self.state
+        if st.is_terminal() or agent not in self.agents:
+            raise EnvStateError("the game is over (every agent is done): call reset() to "
+                                "start a new one")
         a = check_action(action, self.game.num_actions)
         if not st.legal_action_mask()[a]:
             raise IllegalActionError(st.action_to_string(a),
