@@ -372,7 +372,8 @@ def _check_end(game: ThurnUndTaxisGame, players: np.ndarray, meta: np.ndarray) -
         raise PositionError("end", "a seat has a 7 carriage or no house left: the end is "
                             "triggered")
     if over:
-        if player != n - 1 or rnd < 1 or (end == END_TRUNCATED) != (rnd == game.rules.max_rounds):
+        if player != n - 1 or rnd < 1 or (end == END_TRUNCATED
+                                          and rnd != game.rules.max_rounds):
             raise PositionError("round", f"a game ends after seat {n - 1}'s turn, truncated "
                                 f"after exactly {game.rules.max_rounds} rounds")
         want = rnd * n
