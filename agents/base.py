@@ -44,7 +44,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     Values are read as int, then float, then ``true``/``false``, else kept as strings.
 
     Raises:
-        ValueError: a parameter without ``=``.
+        ValueError: a parameter without ``=``, or one given twice.
     """
     name, _, rest = spec.partition(":")
     return name.strip(), _params(rest, spec)
@@ -59,6 +59,9 @@ def _params(text: str, spec: str) -> dict[str, Any]:
             key, eq, val = item.partition("=")
             if not eq or not key.strip():
                 raise ValueError(f"agent spec {spec!r}: parameter {item!r} is not key=value")
+            if key.strip() in params:
+                raise ValueError(f"agent spec {spec!r}: parameter {key.strip()!r} is given "
+                                 "twice")
             params[key.strip()] = _typed(val.strip())
     return params
 
@@ -69,7 +72,7 @@ def spec_key(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
     have one key (and ``sims=4`` equals ``sims=4.0``).
 
     Raises:
-        ValueError: a parameter without ``=``.
+        ValueError: a parameter without ``=``, or one given twice.
     """
     head, _, rest = spec.partition(":")
     head = head.strip()
@@ -118,8 +121,8 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
     Raises:
         ValueError: an unknown agent, a module or class that cannot be loaded, a parameter that
-            is malformed, unknown or of the wrong type, or ``seed`` given in the spec (the
-            caller sets it). The message names the spec.
+            is malformed, given twice, unknown or of the wrong type, or ``seed`` given in the
+            spec (the caller sets it). The message names the spec.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec is a non-empty string, got {spec!r}")

@@ -120,7 +120,8 @@ class GameAECEnv(AECEnv):
         """Apply the selected agent's action.
 
         Raises:
-            EnvStateError: before ``reset``, or an action after the game ended.
+            EnvStateError: before ``reset``, an action after the game ended, or any step
+                once every agent is done ("the game is over").
             ValueError, ActionOutOfRangeError: not an action id.
             IllegalActionError: a masked action with ``illegal_action="raise"``.
         """
@@ -134,6 +135,9 @@ class GameAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         st = self.state
+        if st.is_terminal() or agent not in self.agents:
+            raise EnvStateError("the game is over (every agent is done): call reset() to "
+                                "start a new one")
         a = check_action(action, self.game.num_actions)
         if not st.legal_action_mask()[a]:
             if self.illegal_action == "raise":

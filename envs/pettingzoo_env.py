@@ -174,7 +174,8 @@ class TaluvaAECEnv(AECEnv):
         """Apply the selected agent's view id.
 
         Raises:
-            EnvStateError: before ``reset``, or an action after the game ended.
+            EnvStateError: before ``reset``, an action after the game ended, or any step
+                once every agent is done ("the game is over").
             ValueError: a non-scalar or non-integer action.
             ActionOutOfRangeError: an id outside the action space.
             IllegalActionError: a masked action with ``illegal_action="raise"``.
@@ -189,6 +190,9 @@ class TaluvaAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         st = self.state_
+        if st.is_terminal() or agent not in self.agents:
+            raise EnvStateError("the game is over (every agent is done): call reset() to "
+                                "start a new one")
         a = check_action(action, self.view.num_actions)
         _, mask, center, _ = encode(st, view_radius=self.view.radius)
         if not mask[a]:

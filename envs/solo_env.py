@@ -50,7 +50,12 @@ from gymnasium.vector import AutoresetMode
 
 from taluva_ai.envs.core import EXTERNAL
 from taluva_ai.envs.taluva_env import MaskedDiscrete, TaluvaViewEnv, check_illegal_mode
-from taluva_ai.envs.vector import END_TRUNCATED, OBS_HIGH, TaluvaVectorEnv
+from taluva_ai.envs.vector import (
+    END_TRUNCATED,
+    OBS_HIGH,
+    TaluvaVectorEnv,
+    check_reset_options,
+)
 from taluva_ai.games.taluva import RuleSet, TaluvaGame, TaluvaState
 from taluva_ai.games.taluva import solo_kernels as SK
 from taluva_ai.games.taluva.encoding import (
@@ -266,6 +271,7 @@ class TaluvaSoloVectorEnv(TaluvaVectorEnv):
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """As :meth:`TaluvaVectorEnv.reset`."""
+        check_reset_options(options)
         which = np.ones(self.num_envs, dtype=bool)
         if options and "reset_mask" in options:
             which = np.asarray(options["reset_mask"], dtype=bool)

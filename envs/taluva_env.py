@@ -281,10 +281,12 @@ class TaluvaEnv(TaluvaViewEnv):
 
     Args:
         opponents: ``num_players - 1`` opponents, or None for self-play.
-        num_players: 2..4; by default ``len(opponents) + 1`` (2 in self-play).
+        num_players: 2..4; by default ``len(opponents) + 1`` (in self-play, the rules'
+            ``num_players``, else 2).
         agent_seat: the agent's seat, or ``"random"``.
         view_radius: the view's radius (default 13).
-        rules: other rule options (a RuleSet or a dict).
+        rules: other rule options (a RuleSet or a dict); a ``num_players`` there must equal
+            the seat count.
         illegal_action: ``"terminate"`` (default: an illegal action ends the episode with
             ``illegal_penalty`` for the agent), ``"penalty"`` (the penalty, the episode goes
             on) or ``"raise"`` (``IllegalActionError``); module docstring.
@@ -310,8 +312,11 @@ class TaluvaEnv(TaluvaViewEnv):
     ) -> None:
         if opponents is not None and not isinstance(opponents, (list, tuple)):
             raise ValueError(f"opponents must be a list (or None for self-play), got {opponents!r}")
-        if num_players is None:
-            num_players = len(opponents) + 1 if opponents is not None else 2
+        if num_players is None and opponents is not None:
+            num_players = len(opponents) + 1
+        elif num_players is None:  # self-play: the seats of the rules, else 2
+            num_players = (rules.num_players if isinstance(rules, RuleSet)
+                           else (rules or {}).get("num_players", 2))
         self.rules = make_rules(num_players, rules)
         n = self.rules.num_players
         if opponents is not None and len(opponents) != n - 1:

@@ -75,29 +75,60 @@ def make_rules(num_players: int, rules: RuleSet | dict[str, Any] | None) -> Rule
     """The RuleSet of an env: ``rules`` (a RuleSet or a dict of options) with ``num_players``.
 
     Raises:
-        ValueError: ``num_players`` outside 2..4 (the message names it), or a bad option.
+        ValueError: ``num_players`` outside 2..4 (the message names it), ``rules`` whose
+            ``num_players`` differs from it (a seat count given twice), or a bad option.
     """
     if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
             or not 2 <= num_players <= 4:
         raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
     opts = rules.to_dict() if isinstance(rules, RuleSet) else dict(rules or {})
+    given = opts.get("num_players", num_players)
+    if isinstance(given, bool) or given != num_players:
+        raise ValueError(f"rules: num_players={given!r} differs from num_players={num_players}; "
+                         "give the number of seats once, as num_players")
     opts["num_players"] = int(num_players)
     return RuleSet.from_dict(opts)
 
 
-def check_action_batch(actions: Any, num_envs: int, num_actions: int) -> np.ndarray:
-    """``int64[N]`` from a batch of actions.
+#: The keys ``reset(options=...)`` of the vector envs takes.
+RESET_OPTIONS = ("reset_mask",)
+
+
+def check_reset_options(options: Any) -> None:
+    """Refuse ``options`` of a vector env's ``reset`` that is not a dict of known keys (a
+    misspelt ``reset_mask`` would otherwise reset every game).
+
+    Raises:
+        ValueError: naming the unknown key (or the wrong type).
+    """
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+    unknown = [k for k in options if k not in RESET_OPTIONS]
+    if unknown:
+        raise ValueError(f"reset options: unknown key {unknown[0]!r}; known: "
+                         f"{', '.join(RESET_OPTIONS)}")
+
+
+def check_action_batch(actions: Any, num_envs: int, num_actions: int,
+                       ignored: np.ndarray | None = None) -> np.ndarray:
+    """``int64[N]`` from a batch of actions; the slots marked in ``ignored`` (``bool[N]``, the
+    games an autoreset restarts) may hold any integer, returned as -1.
 
     Raises:
         ValueError: wrong shape or a non-integer dtype.
-        ActionOutOfRangeError: (an ``IndexError``) an id outside ``0 .. num_actions - 1``.
+        ActionOutOfRangeError: (an ``IndexError``) an id outside ``0 .. num_actions - 1`` in a
+            slot that is not ignored.
     """
     a = np.asarray(actions)
     if a.shape != (num_envs,):
         raise ValueError(f"actions must have shape ({num_envs},), got {a.shape}")
     if not np.issubdtype(a.dtype, np.integer):
         raise ValueError(f"actions must be integers, got dtype {a.dtype}")
-    bad = np.flatnonzero((a < 0) | (a >= num_actions))
+    if ignored is not None and ignored.any():
+        a = np.where(ignored, -1, a)
+    bad = np.flatnonzero(((a < 0) | (a >= num_actions)) & (ignored is None or ~ignored))
     if bad.size:
         raise ActionOutOfRangeError(
             int(a[bad[0]]), f"view action ids run from 0 to {num_actions - 1}",
@@ -116,7 +147,8 @@ class TaluvaVectorEnv(VectorEnv):
         opponents: None (self-play) or ``num_players - 1`` built-in opponent names.
         agent_seat: the seat the caller plays when ``opponents`` is given.
         view_radius: the view's radius (default 13, docs/encoding.md).
-        rules: other rule options (a RuleSet or a dict); ``num_players`` wins.
+        rules: other rule options (a RuleSet or a dict); a ``num_players`` there must equal
+            ``num_players``.
         autoreset_mode: ``AutoresetMode.NEXT_STEP`` or ``AutoresetMode.DISABLED`` (or their
             string values).
         copy: return fresh arrays each step (True) or the env's own buffers, overwritten by
@@ -250,8 +282,10 @@ class TaluvaVectorEnv(VectorEnv):
         marked. ``seed``: an int (game ``i`` gets ``seed + i``) or one seed per game.
 
         Raises:
-            ValueError: a malformed ``reset_mask`` or seed list.
+            ValueError: an unknown key in ``options`` (only ``reset_mask`` is), a malformed
+                ``reset_mask`` or seed list.
         """
+        check_reset_options(options)
         b = self.num_envs
         if seed is None:
             seeds: list[int | None] = [None] * b
@@ -322,14 +356,14 @@ class TaluvaVectorEnv(VectorEnv):
         if not self._started:
             raise EnvStateError("call reset() before step()")
         b = self.num_envs
-        act = check_action_batch(actions, b, self.num_actions)
         resetting = self._done.copy()
+        act = check_action_batch(actions, b, self.num_actions, ignored=resetting)
         if resetting.any() and self.metadata["autoreset_mode"] == AutoresetMode.DISABLED:
             i = int(np.flatnonzero(resetting)[0])
             raise EnvStateError(f"game {i} has ended: reset it with "
                                 "reset(options={'reset_mask': ...}) before stepping it")
         live = ~resetting
-        legal = self._mask[np.arange(b), act] != 0
+        legal = self._mask[np.arange(b), np.where(live, act, 0)] != 0
         bad = np.flatnonzero(live & ~legal)
         if bad.size:
             i = int(bad[0])

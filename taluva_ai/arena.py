@@ -34,7 +34,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Container, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -498,6 +498,10 @@ class Deal:
         return out
 
 
+#: The most deals a run writes to its own deal file (``deals.jsonl``) when its deals come from
+#: its seed: a larger run computes each deal when it plays it and writes no deal file.
+DEALS_FILE_MAX = 100_000
+
 #: Keys of a deal file's lines.
 DEAL_KEYS = ("deal", "seed", "deck")
 
@@ -581,13 +585,112 @@ def seed_deals(game: Game, seed: int, count: int) -> list[Deal]:
         s = deal_seed(seed, d)
         out.append(Deal(s, None if names is None else tuple(names(s))))
     return out
+#: Most games per group a tournament may schedule (``games``).
+MAX_GAMES = 10**9
+
+
+class Schedule(Sequence[_GameTask]):
+    """The games of a tournament (:func:`schedule`) as a sequence computed on demand: its
+    length, the task at an index or with a game id, and its iteration cost no memory, so a
+    schedule of millions of games is allocated game by game as they are played."""
+
+    def __init__(self, agent_specs: Sequence[str], groups: list[tuple[int, ...]], deals: int,
+                 players_per_game: int, seed: int, deal_list: Sequence[Deal] | None = None
+                 ) -> None:
+        self.specs = tuple(agent_specs)
+        self.groups = groups
+        self.deals = deals
+        self.k = players_per_game
+        self.seed = seed
+        self.deal_list = None if deal_list is None else list(deal_list)
+        #: The game ids, as a container (``game_id in schedule.ids``).
+        self.ids = _GameIds(self)
+
+    def __len__(self) -> int:
+        return len(self.groups) * self.deals * self.k
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(len(self))[i]]
+        n = len(self)
+        i = int(i) + n if i < 0 else int(i)
+        if not 0 <= i < n:
+            raise IndexError(f"game {i} of a schedule of {n}")
+        gi, rest = divmod(i, self.deals * self.k)
+        d, r = divmod(rest, self.k)
+        return self.task(gi, d, r)
+
+    def __iter__(self) -> Iterator[_GameTask]:
+        for gi in range(len(self.groups)):
+            for d in range(self.deals):
+                s = self.deal_seed(d)
+                for r in range(self.k):
+                    yield self.task(gi, d, r, s)
+
+    def deal_seed(self, deal: int) -> int:
+        """The seed of deal ``deal`` (the deal file's, else :func:`deal_seed`)."""
+        if self.deal_list is not None:
+            return self.deal_list[deal].seed
+        return deal_seed(self.seed, deal)
+
+    def __contains__(self, task: object) -> bool:
+        return isinstance(task, _GameTask) and self.position(task.game_id) is not None \
+            and self[cast(int, self.position(task.game_id))] == task
+
+    def task(self, group: int, deal: int, rotation: int, seed: int | None = None) -> _GameTask:
+        """The game of group ``group`` (index), deal ``deal``, rotation ``rotation``."""
+        g = self.groups[group]
+        order = g[rotation:] + g[:rotation]
+        deck = None if self.deal_list is None else self.deal_list[deal].deck
+        return _GameTask(f"{group:03d}-{deal:04d}-{rotation}", g, deal, rotation,
+                         tuple(self.specs[i] for i in order),
+                         self.deal_seed(deal) if seed is None else seed, deck)
+
+    def position(self, game_id: str) -> int | None:
+        """The position of the game ``game_id`` in the schedule, None when it has none."""
+        parts = game_id.split("-") if isinstance(game_id, str) else []
+        if len(parts) != 3 or not all(x.isdigit() for x in parts):
+            return None
+        gi, d, r = (int(x) for x in parts)
+        if not (gi < len(self.groups) and d < self.deals and r < self.k) or \
+                game_id != f"{gi:03d}-{d:04d}-{r}":
+            return None
+        return (gi * self.deals + d) * self.k + r
+
+    def up_to_deal(self, deal: int) -> list[_GameTask]:
+        """The games of deals ``0 .. deal`` in every group, in game-id order."""
+        return [self.task(gi, d, r) for gi in range(len(self.groups))
+                for d in range(min(deal + 1, self.deals)) for r in range(self.k)]
+
+    def deal_tasks(self, deal: int) -> list[_GameTask]:
+        """The games of deal ``deal`` in every group, in game-id order."""
+        s = self.deal_seed(deal)
+        return [self.task(gi, deal, r, s) for gi in range(len(self.groups))
+                for r in range(self.k)]
+
+
+class _GameIds(Container[str]):
+    """The game ids of a :class:`Schedule`, as a container."""
+
+    def __init__(self, sched: Schedule) -> None:
+        self.sched = sched
+
+    def __contains__(self, game_id: object) -> bool:
+        return isinstance(game_id, str) and self.sched.position(game_id) is not None
+
+    def order(self, game_id: str) -> int:
+        """Sort key of a game id of the schedule: its position."""
+        i = self.sched.position(game_id)
+        if i is None:
+            raise KeyError(f"{game_id!r} is not a game of the schedule")
+        return i
 
 
 def schedule(
     agent_specs: Sequence[str], games: int, players_per_game: int, seed: int,
     gauntlet: str | None = None, deals: Sequence[Deal] | None = None,
-) -> list[_GameTask]:
-    """The tournament's games, in game-id order.
+) -> Schedule:
+    """The tournament's games, in game-id order (a :class:`Schedule`, computed on demand).
 
     Round robin: every group of ``players_per_game`` agents (all pairs, triples or quadruples,
     in :func:`itertools.combinations` order) plays. Gauntlet (``gauntlet`` names one of
@@ -600,11 +703,15 @@ def schedule(
     given (its seed and deck), else :func:`deal_seed` of ``seed``.
 
     Raises:
-        ValueError: ``gauntlet`` is not one of ``agent_specs``, or fewer ``deals`` than the
-            ``ceil(games / k)`` the schedule needs.
+        ValueError: ``gauntlet`` is not one of ``agent_specs``, ``games`` outside
+            ``1 .. MAX_GAMES``, or fewer ``deals`` than the ``ceil(games / k)`` the schedule
+            needs.
     """
     k = players_per_game
-    need = math.ceil(games / k)
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"games must be an integer in 1..{MAX_GAMES} (per group), got "
+                         f"{games!r}")
+    need = -(-games // k)
     if deals is not None and len(deals) < need:
         raise ValueError(f"deals: {len(deals)} deals for {games} games per group of {k} "
                          f"players, which need {need}")
@@ -616,16 +723,7 @@ def schedule(
         c = list(agent_specs).index(gauntlet)
         others = [i for i in range(len(agent_specs)) if i != c]
         groups = [tuple(sorted((c, *combo))) for combo in itertools.combinations(others, k - 1)]
-    tasks = []
-    for gi, group in enumerate(groups):
-        for d in range(need):
-            s = deal_seed(seed, d) if deals is None else deals[d].seed
-            deck = None if deals is None else deals[d].deck
-            for r in range(k):
-                order = group[r:] + group[:r]
-                tasks.append(_GameTask(f"{gi:03d}-{d:04d}-{r}", group, d, r,
-                                       tuple(agent_specs[i] for i in order), s, deck))
-    return tasks
+    return Schedule(agent_specs, groups, need, k, seed, deals)
 
 
 _WORKER_CACHE: dict[str, Any] = {}
@@ -849,7 +947,8 @@ def run_tournament(
     Args:
         agent_specs: distinct agent specs (``"random"``, ``"greedy:epsilon=0.1"``,
             ``"module:Class"``); at least ``players_per_game``. The first is the Elo anchor.
-        games: games per group (>= 1).
+        games: games per group (1 .. :data:`MAX_GAMES`; the schedule is computed game by
+            game, so a long run allocates nothing for the games not yet played).
         out_dir: the run directory.
         players_per_game: 2, 3 or 4 (sets the game's ``num_players``).
         concurrency: worker processes (1 plays in this process); with a Ray ``backend``, the
@@ -891,8 +990,10 @@ def run_tournament(
 
     Raises:
         ValueError: bad arguments (unknown agent, duplicate specs, too few agents, bad rules,
-            a negative ``bootstrap`` or ``time_margin``, an SPRT without exactly two agents
-            and 2 players per game, an empty ``out_dir``, a bad deal file or too few deals).
+            rules whose ``num_players`` differs from ``players_per_game``, ``games`` outside
+            1..MAX_GAMES, a negative ``bootstrap`` or ``time_margin``, an SPRT without exactly
+            two agents and 2 players per game, an empty ``out_dir``, a bad deal file or too
+            few deals).
         RunConfigError: ``out_dir`` holds a tournament made with other settings, is in use by
             another tournament, or holds something else where the tournament's files go
             (e.g. ``out_dir/games`` is a file, ``config.json`` is unreadable).
@@ -915,8 +1016,9 @@ def run_tournament(
         raise ValueError(f"players_per_game must be 2, 3 or 4, got {players_per_game}")
     if len(specs) < players_per_game:
         raise ValueError(f"{len(specs)} agents for games of {players_per_game} players")
-    if not isinstance(games, int) or isinstance(games, bool) or games < 1:
-        raise ValueError(f"games must be >= 1, got {games!r}")
+    if not isinstance(games, int) or isinstance(games, bool) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"games must be an integer in 1..{MAX_GAMES} (per group), got "
+                         f"{games!r}")
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
@@ -956,7 +1058,8 @@ def run_tournament(
                          f"agents {specs}")
     opts = dict(rules or {})
     if opts.get("num_players", players_per_game) != players_per_game:
-        raise ValueError("rules' num_players differs from players_per_game")
+        raise ValueError(f"rules: num_players={opts['num_players']!r} differs from "
+                         f"players_per_game={players_per_game}; give it once")
     opts["num_players"] = players_per_game
     game = make_game(game_name, **opts)
     if game.num_players != players_per_game:  # the solo variant has one player
@@ -993,7 +1096,8 @@ def run_tournament(
         raise RunConfigError(f"{out}: not a directory; give a directory as the run directory")
     out.mkdir(parents=True, exist_ok=True)
     run = _Run(out, config, specs, concurrency, bootstrap, progress, plots, sprt, backend,
-               deferred, used if used is not None else seed_deals(game, seed, need))
+               deferred, used if used is not None
+               else seed_deals(game, seed, need) if need <= DEALS_FILE_MAX else None)
     with run_lock(out), sigterm_as_interrupt():
         return run.run()
 
@@ -1165,12 +1269,10 @@ class _SprtWatch:
     and losses and the LLR are updated; ``decided_deal`` is the first deal at which the LLR
     left its bounds."""
 
-    def __init__(self, sprt: Any, tasks: Sequence[_GameTask], candidate: str) -> None:
+    def __init__(self, sprt: Any, tasks: Schedule, candidate: str) -> None:
         self.sprt = sprt
         self.candidate = candidate
-        self.deals: dict[int, list[str]] = {}
-        for t in tasks:
-            self.deals.setdefault(t.deal, []).append(t.game_id)
+        self.tasks = tasks
         self.next = 0
         self.counts = [0] * 5
         self.wdl = [0, 0, 0]  # the candidate's wins, draws, losses in the counted pairs
@@ -1181,9 +1283,9 @@ class _SprtWatch:
         """Advance over the finished deals; True once the test is decided."""
         from taluva_ai.ratings import pair_points
 
-        while (self.decided_deal is None and self.next in self.deals
-               and all(g in done for g in self.deals[self.next])):
-            entries = [done[g] for g in self.deals[self.next]]
+        while (self.decided_deal is None and self.next < self.tasks.deals
+               and all(t.game_id in done for t in self.tasks.deal_tasks(self.next))):
+            entries = [done[t.game_id] for t in self.tasks.deal_tasks(self.next)]
             if all(e["winners"] and min(e["places"]) >= 0 for e in entries):
                 points = [pair_points(e["places"], e["seats"].index(self.candidate))
                           for e in entries]
@@ -1261,14 +1363,22 @@ class _Run:
 
         self._check_dir()
         cfg = self.config
+        # the schedule is computed game by game (a run of millions of games allocates
+        # nothing for the games not played yet): only the games that left a record or a
+        # results line are looked at before play starts
         from_file = cfg.get("deals_sha256") is not None
         tasks = schedule(self.specs, cfg["games_per_group"], cfg["players_per_game"],
                          cfg["seed"], cfg["gauntlet"], self.deals if from_file else None)
-        paths = {t.game_id: self.games_dir / f"{t.game_id}.jsonl" for t in tasks}
-        for path in paths.values():
-            if path.exists() and not path.is_file():
-                raise RunConfigError(f"{path}: not a file (the record of a game goes there); "
-                                     "move it away or use another --out")
+        paths = _RecordPaths(self.games_dir)
+        on_disk = []
+        if self.games_dir.is_dir():
+            for item in os.scandir(self.games_dir):
+                gid = item.name[:-len(".jsonl")] if item.name.endswith(".jsonl") else None
+                if gid is not None and gid in tasks.ids:
+                    if not item.is_file():
+                        raise RunConfigError(f"{item.path}: not a file (the record of a game "
+                                             "goes there); move it away or use another --out")
+                    on_disk.append(gid)
         self.games_dir.mkdir(exist_ok=True)
         cfg_path = self.out / CONFIG_FILE
         if not cfg_path.exists():
@@ -1282,17 +1392,23 @@ class _Run:
         for part in self.games_dir.glob(".*.part"):  # records of games interrupted while played
             part.unlink(missing_ok=True)
 
-        logged = self._read_log({t.game_id for t in tasks})
+        logged = self._read_log(tasks.ids)
         done: dict[str, dict[str, Any]] = {}
-        todo = []
-        for t in tasks:
+        for i in sorted({cast(int, tasks.position(g)) for g in (*logged, *on_disk)}):
+            t = tasks[i]
             entry = self._kept(t, paths[t.game_id], logged.get(t.game_id))
             if entry is not None:
                 done[t.game_id] = entry
-            else:
-                todo.append(t)
-        if self.defer:  # play order only (stable: game-id order within each part)
-            todo.sort(key=lambda t: any(s in self.defer for s in t.seats))
+
+        def todo_part(deferred: bool) -> Iterator[_GameTask]:
+            for t in tasks:
+                if t.game_id not in done and \
+                        any(s in self.defer for s in t.seats) == deferred:
+                    yield t
+
+        # play order: game-id order, the deferred agents' games last
+        todo: Iterator[_GameTask] = itertools.chain(todo_part(False), todo_part(True))
+        left = len(tasks) - len(done)
         baseline = candidate = None
         watch = None
         if self.sprt is not None:
@@ -1300,17 +1416,17 @@ class _Run:
             baseline = next(s for s in self.specs if s != candidate)
             watch = _SprtWatch(self.sprt, tasks, candidate)
             if watch.update(done):
-                todo = []
+                todo, left = iter(()), 0
         with self.log_path.open("a", encoding="utf-8") as log:
-            for t in tasks:  # games kept from their records alone: logged now
-                if t.game_id in done and t.game_id not in logged:
-                    _append(log, done[t.game_id])
-            bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not
+            for gid in done:  # games kept from their records alone: logged now
+                if gid not in logged:
+                    _append(log, done[gid])
+            bar = tqdm(total=len(tasks), initial=len(tasks) - left, disable=not
                        self.progress, desc="games", unit="game", dynamic_ncols=True)
             if watch is not None:
                 bar.set_postfix_str(watch.status(), refresh=False)
             stream = _play_stream(todo, paths, self.game_name, self.rules, self.concurrency,
-                                  self.margin, self.backend)
+                                  self.margin, self.backend, count=left)
             try:
                 for t, entry in stream:
                     _append(log, entry)
@@ -1327,14 +1443,14 @@ class _Run:
                 stream.close()  # stops the workers when the loop ends early
                 bar.close()
         if watch is not None and watch.decided_deal is not None:
-            counted = [t for t in tasks if t.deal <= watch.decided_deal]
+            counted: Sequence[_GameTask] = tasks.up_to_deal(watch.decided_deal)
         else:
             counted = tasks
         _write_atomic(self.log_path, "".join(
-            json.dumps(done[t.game_id]) + "\n" for t in tasks if t.game_id in done))
-        return self._finish(counted, done, paths, baseline, candidate)
+            json.dumps(done[g]) + "\n" for g in sorted(done, key=tasks.ids.order)))
+        return self._finish(counted, done, paths, baseline, candidate, len(tasks))
 
-    def _read_log(self, ids: set[str]) -> dict[str, dict[str, Any]]:
+    def _read_log(self, ids: Container[str]) -> dict[str, dict[str, Any]]:
         return _read_log(self.log_path, ids)
 
     def _kept(self, task: _GameTask, path: Path, entry: dict[str, Any] | None
@@ -1373,9 +1489,9 @@ class _Run:
             print(f"{path}: {why}; playing this game again", file=sys.stderr)
         return None
 
-    def _finish(self, counted: list[_GameTask], done: dict[str, dict[str, Any]],
-                paths: dict[str, Path], baseline: str | None, candidate: str | None
-                ) -> dict[str, Any]:
+    def _finish(self, counted: Sequence[_GameTask], done: dict[str, dict[str, Any]],
+                paths: _RecordPaths, baseline: str | None, candidate: str | None,
+                scheduled: int) -> dict[str, Any]:
         from taluva_ai.ratings import tournament_table
         from taluva_ai.reports import write_reports
 
@@ -1386,7 +1502,7 @@ class _Run:
                                  sprt=self.sprt, sprt_agents=sprt_agents)
         if "sprt" in table:
             table["sprt"]["games"] = len(counted)
-            table["sprt"]["max_games"] = len(paths)
+            table["sprt"]["max_games"] = scheduled
         table = {"config": self.config,
                  "records_sha256": _records_digest(paths, counted, done), **table}
         timing = _timing(self.specs, counted, done, self.margin)
@@ -1399,7 +1515,7 @@ class _Run:
         return table
 
 
-def _read_log(log_path: Path, ids: set[str]) -> dict[str, dict[str, Any]]:
+def _read_log(log_path: Path, ids: Container[str]) -> dict[str, dict[str, Any]]:
     """The entries of ``results.jsonl`` by game id (the last line of a game wins). A line
     cut by a crash (the last one, without its newline) is dropped quietly; another line
     that is not an entry is named in a warning and dropped."""
@@ -1489,9 +1605,10 @@ def interim_table(out_dir: str | Path) -> dict[str, Any]:
         tasks = schedule(specs, games, k, cfg["seed"], cfg.get("gauntlet"))
     except (KeyError, TypeError, ValueError) as e:
         raise RunConfigError(f"{path}: not a tournament's settings ({e})") from None
-    done = _read_log(out / LOG_FILE, {t.game_id for t in tasks})
+    done = _read_log(out / LOG_FILE, tasks.ids)
+    finished = [tasks[tasks.ids.order(g)] for g in sorted(done, key=tasks.ids.order)]
     try:
-        table = tournament_table(specs, _table_games(specs, tasks, done), k, seed=cfg["seed"])
+        table = tournament_table(specs, _table_games(specs, finished, done), k, seed=cfg["seed"])
     except ValueError as e:
         raise RunConfigError(f"{out / LOG_FILE}: {e}") from None
     for a in table["agents"].values():  # no rating from no game
@@ -1640,8 +1757,9 @@ def _outcome(res: GameResult) -> Outcome:
 
 
 def _play_stream(
-    todo: Sequence[_GameTask], paths: dict[str, Path], game_name: str, rules: dict[str, Any],
-    concurrency: int, margin: float, backend: Backend | None = None,
+    todo: Iterable[_GameTask], paths: Mapping[str, Path], game_name: str,
+    rules: dict[str, Any], concurrency: int, margin: float, backend: Backend | None = None,
+    count: int | None = None,
 ) -> Generator[tuple[_GameTask, dict[str, Any]], None, None]:
     """Play ``todo``, yielding ``(task, log entry)`` as each game ends, through ``backend``'s
     executor (:mod:`taluva_ai.parallel`; default: this machine, in this process when
@@ -1650,10 +1768,15 @@ def _play_stream(
     soon after its decision). When the generator is closed early or an exception (a worker's error,
     KeyboardInterrupt) passes through, the queued games are cancelled and the workers
     stopped: no worker outlives the tournament. A game whose worker died (a Ray task,
-    retried) is counted once, from the one result that comes back."""
-    slots = max(1, min(concurrency, len(todo)))
-    ex = (backend or LocalBackend()).executor(slots, initializer=_worker_init) if todo else None
+    retried) is counted once, from the one result that comes back. ``todo`` is taken lazily;
+    ``count``: its length, when it is not a sequence."""
+    if count is None:
+        todo = list(todo)
+        count = len(todo)
+    slots = max(1, min(concurrency, count))
+    ex = (backend or LocalBackend()).executor(slots, initializer=_worker_init) if count else None
     pending: dict[Any, _GameTask] = {}
+    submitted: list[_GameTask] = []  # the games whose records a worker may have begun
     queue = iter(todo)
     try:
         with sigint_deferred(ex is not None and not ex.in_process) as interrupted:
@@ -1664,6 +1787,7 @@ def _play_stream(
                         break
                     pending[ex.submit(_play_task, game_name, rules, nxt,
                                       str(paths[nxt.game_id]), margin)] = nxt
+                    submitted.append(nxt)
                 if not pending:
                     break
                 finished = ex.wait(pending, timeout=0.2)
@@ -1675,14 +1799,31 @@ def _play_stream(
     except BaseException:
         if ex is not None:
             ex.close(cancel=True)
-        _remove_parts(todo, paths)  # the records of the games the workers were playing
+        _remove_parts(submitted, paths)  # the records of the games the workers were playing
         raise
     if ex is not None:
         ex.close()
-    _remove_parts(todo, paths)  # left by a worker that died and whose game was played again
+    _remove_parts(submitted, paths)  # left by a worker that died and whose game was replayed
 
 
-def _remove_parts(todo: Sequence[_GameTask], paths: dict[str, Path]) -> None:
+class _RecordPaths(Mapping[str, Path]):
+    """``game id -> record path`` under a tournament's ``games`` folder, computed on demand
+    (any id maps to a path; iteration lists nothing)."""
+
+    def __init__(self, games_dir: Path) -> None:
+        self.games_dir = games_dir
+
+    def __getitem__(self, game_id: str) -> Path:
+        return self.games_dir / f"{game_id}.jsonl"
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def _remove_parts(todo: Sequence[_GameTask], paths: Mapping[str, Path]) -> None:
     """Delete the temporary records (``.<name>.<random>.part``) of the games of ``todo``."""
     names = {paths[t.game_id].name for t in todo}
     for folder in {paths[t.game_id].parent for t in todo}:
@@ -1740,7 +1881,7 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _records_digest(paths: dict[str, Path], tasks: Sequence[_GameTask],
+def _records_digest(paths: Mapping[str, Path], tasks: Sequence[_GameTask],
                     done: dict[str, dict[str, Any]]) -> str:
     """SHA-256 over every counted game in game-id order: its record's bytes, or for a
     forfeited game (no record) its forfeit line (identical runs, identical digest)."""

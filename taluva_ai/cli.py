@@ -486,11 +486,21 @@ def _tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
     settings = dict(_TOURNAMENT_DEFAULTS, time_margin=DEFAULT_TIME_MARGIN, rules={})
     if args.config is not None:
         try:
-            settings.update(read_tournament_file(args.config))
+            from_file = read_tournament_file(args.config)
         except ValueError as e:
             raise _ArgError(f"--config: {e}") from None
         except OSError as e:
             raise _ArgError(f"--config: {args.config}: {e.strerror or e}") from None
+        settings.update(from_file)
+        if "num_players" in settings["rules"]:  # [rules] num_players = k: the seats of a game
+            rk = settings["rules"].pop("num_players")
+            k = args.players_per_game if args.players_per_game is not None \
+                else from_file.get("players_per_game", rk)
+            if rk != k:
+                raise _ArgError(f"--config: {args.config}: [rules] num_players = {rk!r} differs "
+                                f"from players_per_game = {k!r}; give the number of players "
+                                "once")
+            settings["players_per_game"] = rk
     for key in ("agents", "gauntlet", "games", "players_per_game", "concurrency", "seed",
                 "out", "bootstrap", "time_margin", "deals"):
         value = getattr(args, key)
@@ -499,8 +509,8 @@ def _tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
     if args.sprt is not None:
         settings["sprt"] = args.sprt
     k = settings["players_per_game"]
-    if k not in (2, 3, 4):
-        raise _ArgError(f"players_per_game must be 2, 3 or 4, got {k}")
+    if isinstance(k, bool) or k not in (2, 3, 4):
+        raise _ArgError(f"players_per_game must be 2, 3 or 4, got {k!r}")
     defaults = _rules_from_args(argparse.Namespace(**{**vars(_RULE_DEFAULTS),
                                                       "game": args.game}), k)
     given = {key: v for key, v in _rules_from_args(args, k).items() if defaults.get(key) != v}
@@ -509,7 +519,7 @@ def _tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from taluva_ai.arena import resume_tournament, run_tournament
+    from taluva_ai.arena import MAX_GAMES, resume_tournament, run_tournament
     from taluva_ai.parallel import make_backend
     from taluva_ai.sprt import parse_sprt
 
@@ -539,8 +549,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         if settings.get("out") is None:
             raise _ArgError("give the run directory: --out DIR (or out = ... in --config)")
     out = str(settings["out"])
-    if args.resume is None and settings["games"] < 1:
-        raise _ArgError(f"--games must be >= 1, got {settings['games']}")
+    if args.resume is None and not 1 <= settings["games"] <= MAX_GAMES:
+        raise _ArgError(f"--games must be in 1..{MAX_GAMES} (games per group), got "
+                        f"{settings['games']}")
     if settings["concurrency"] is not None and settings["concurrency"] < 1:
         raise _ArgError(f"--concurrency must be >= 1, got {settings['concurrency']}")
     if settings["bootstrap"] < 0:

@@ -178,6 +178,7 @@ def test_defer_changes_the_play_order_only(tmp_path: Path,
     stream = arena._play_stream
 
     def spy(todo, *args, **kwargs):  # type: ignore[no-untyped-def]
+        todo = list(todo)  # an iterator: the schedule is computed game by game
         played.append([t.game_id for t in todo])
         return stream(todo, *args, **kwargs)
 

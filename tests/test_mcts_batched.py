@@ -75,8 +75,8 @@ def _search(state, net, enc, compiled: bool, **params):  # type: ignore[no-untyp
 def test_compiled_search_equals_python_search(params) -> None:  # type: ignore[no-untyped-def]
     net, enc = _net(2)
     state = _position()
-    a_py, t_py, k_py, e_py = _search(state, net, enc, False, **params)
-    a_c, t_c, k_c, e_c = _search(state, net, enc, True, **params)
+    a_py, t_py, _, e_py = _search(state, net, enc, False, **params)
+    a_c, t_c, _, e_c = _search(state, net, enc, True, **params)
     assert a_py == a_c
     assert t_py.size == t_c.size
     assert e_py == e_c  # network evaluations (terminal leaves need none)

@@ -68,6 +68,7 @@ import numpy as np
 import torch
 
 from taluva_ai.agents.alphazero.config import (
+    ConfigError,
     RunConfig,
     config_to_toml,
     load_config,
@@ -285,7 +286,11 @@ class TrainingRun:
         self.cfg = config
         self.backend = backend or LocalBackend()
         self.workers = config.workers or self.backend.cpus()
-        self.device = resolve_device(config.device)
+        try:
+            self.device = resolve_device(config.device)
+        except ValueError as e:  # e.g. device = "cuda" on a machine without CUDA
+            raise ConfigError(f"{cfg_path if self.resuming else 'config'}: {e}; use "
+                              "device = \"auto\" or \"cpu\"") from None
         self.game = make_game(config.game.name, num_players=config.game.num_players,
                               **config.game.rules)
         self.encoder: NetEncoder = make_encoder_for(config)

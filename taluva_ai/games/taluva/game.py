@@ -515,9 +515,23 @@ class TaluvaState:
 
     def apply_unchecked(self, action: int) -> None:
         """Apply an action id already known to be legal (from :meth:`legal_actions` or
-        :meth:`chance_outcomes` of this very state), skipping validation. For search, which
-        applies only legal actions; anything else corrupts the state. Undo still works."""
+        :meth:`chance_outcomes` of this very state), skipping the legality check. For search,
+        which applies only legal actions; an illegal id within the step's range corrupts the
+        state. Undo still works.
+
+        Raises:
+            ActionOutOfRangeError: an id outside the ids of the step (tile types 0..24 at a
+                chance node, tile ids at the tile step, build ids at the build step...); the
+                compiled kernels would write outside the state's arrays.
+            WrongStepError: the game is over.
+        """
         a = int(action)
+        lo, hi = self._step_ids()
+        if not lo <= a < hi:
+            if self.meta[M_STEP] == _TERMINAL:
+                raise WrongStepError(action, "the game is over")
+            raise ActionOutOfRangeError(action, f"ids of the {self.step.name.lower()} step run "
+                                        f"from {lo} to {hi - 1}")
         if self.record_history:
             self._history.append(
                 (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
@@ -525,6 +539,23 @@ class TaluvaState:
         rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
         K.apply_action(self.cells, self.players, self.deck, self.meta, rules, nbr, cell_of,
                        hexqr, origin, a)
+
+    def _step_ids(self) -> tuple[int, int]:
+        """``(lo, hi)``: the ids the step takes lie in ``lo .. hi - 1`` (tile types at a chance
+        node; :mod:`actions` ids elsewhere; none once over)."""
+        step = self.meta[M_STEP]
+        h = self.game.num_cells
+        if step == _TILE:
+            return 0, 6 * h
+        if step == _BUILD:
+            return 6 * h, 14 * h
+        if step == _CHANCE:
+            return 0, NUM_TILE_TYPES
+        if step == _BONUS:
+            return 14 * h + SK.A_BONUS_PILE, 14 * h + SK.A_STOP + 1
+        if step == _BOX:
+            return 14 * h + SK.A_BOX_HUT, 14 * h + SK.A_BOX_TOWER + 1
+        return 0, 0
 
     def undo(self) -> None:
         """Take back the last action (chance outcomes included).
@@ -554,7 +585,12 @@ class TaluvaState:
     def observation(self, player: int) -> dict[str, Any]:
         """What ``player`` knows: the board, supplies, the tile in hand when it is theirs to see
         (with ``tile_preview``, only their own held tile); solo: also :meth:`solo_counts`.
-        The network planes are in ``taluva_ai.encoding``."""
+        The network planes are in ``taluva_ai.encoding``.
+
+        Raises:
+            ValueError: ``player`` is not a seat of this game.
+        """
+        player = self._seat(player)
         hands = [
             int(h) if (i == player or not self.game.rules.tile_preview) else -1
             for i, h in enumerate(self.players[: self.num_players, P_HAND])

@@ -32,17 +32,53 @@ from taluva_ai.games.taluva.state import (
     C_OWNER,
     C_TERRAIN,
     C_TILE,
+    M_ASIDE,
+    M_BONUS_SRC,
+    M_BOTTOM,
+    M_DRAW_FOR,
+    M_DRAWN,
+    M_END,
+    M_FACE_UP,
+    M_FACE_USED,
+    M_ISLAND,
+    M_LAST_CLASS,
+    M_NELIM,
+    M_NEXT_BEST,
+    M_NEXT_WORST,
+    M_PENDING,
+    M_PILE,
+    M_PLACED,
+    M_PLAYER,
+    M_PLY,
+    M_SCORE,
+    M_SETUP,
+    M_SOURCE,
+    M_STEP,
+    M_TILE,
+    M_TURN_TILES,
     NUM_PLAYER_FIELDS,
     P_DESTROYED,
     P_ELIM_ORDER,
     P_HAND,
+    P_HUTS,
     P_PLACE,
     P_STATUS,
+    P_TEMPLES,
+    P_TOWERS,
+    PENDING_PILE,
+    PENDING_REVEAL,
+    PENDING_REVEAL_SETUP,
     SOLO_STACK,
+    SOURCE_FACE_UP,
+    SOURCE_PILE,
+    SOURCE_REGULAR,
+    SRC_BIT_FACE_UP,
+    SRC_BIT_PILE,
     START_HUTS,
     START_TEMPLES,
     START_TOWERS,
     EndReason,
+    Status,
     Step,
     new_arrays,
 )
@@ -102,6 +138,36 @@ def format_position(state: TaluvaState) -> str:
     return ";".join(f)
 
 
+#: Steps and end reasons of the solo variant only.
+_SOLO_STEPS = (Step.BONUS, Step.BOX)
+_SOLO_ENDS = (EndReason.NO_BUILD, EndReason.SUPPLY_OUT, EndReason.PILE_OUT)
+
+
+def _meta_range(game: TaluvaGame, key: str) -> tuple[int, int]:
+    """The allowed range of the counter ``key`` of :data:`_META_FIELDS` in ``game``."""
+    n = game.num_players
+    if game.rules.solo:  # one seat: no ranking, no elimination, no preview deal
+        return {"drawn": (0, NUM_TILES), "placed": (0, NUM_TILES), "ply": (0, _MAX_SOLO_PLY),
+                "worst": (0, 0)}.get(key, (0, 0))
+    size = game.rules.deck_size
+    return {"drawn": (0, size), "placed": (0, size), "ply": (0, 3 * size), "nelim": (0, n - 1),
+            "best": (0, n), "worst": (-1, n - 1), "drawfor": (0, n - 1), "setup": (0, 1)}[key]
+
+
+def _seat_fields(game: TaluvaGame) -> tuple[tuple[str, int, int], ...]:
+    """Name and allowed range of each number of a seat in ``seats=``."""
+    n = game.num_players
+    return (("huts", 0, START_HUTS), ("temples", 0, START_TEMPLES), ("towers", 0, START_TOWERS),
+            ("status", 0, 2), ("destroyed huts", 0, START_HUTS),
+            ("place", -1, 1 if game.rules.solo else n - 1), ("hand tile", -1, NUM_TILE_TYPES - 1),
+            ("elimination order", -1, n - 1))
+
+
+#: Most actions a solo game can take: per tile, its draw, its placement, a bonus choice, a
+#: box choice, a reveal and a build.
+_MAX_SOLO_PLY = 6 * NUM_TILES
+
+
 def _int(field: str, text: str, lo: int, hi: int) -> int:
     try:
         v = int(text)
@@ -142,12 +208,16 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
     n = _int("players", vals["players"], 1 if game.rules.solo else 2, 4)
     if n != game.num_players:
         raise PositionError("players", f"{n} players, but the game has {game.num_players}")
-    steps = {s.name.lower(): s for s in Step}
+    solo = game.rules.solo
+    steps = {s.name.lower(): s for s in Step if solo or s not in _SOLO_STEPS}
     if vals["step"] not in steps:
-        raise PositionError("step", f"{vals['step']!r} is not one of {', '.join(steps)}")
-    ends = {e.name.lower(): e for e in EndReason}
+        raise PositionError("step", f"{vals['step']!r} is not one of {', '.join(steps)}"
+                            + ("" if solo else " (bonus and box are solo steps)"))
+    ends = {e.name.lower(): e for e in EndReason if (e in _SOLO_ENDS) == solo
+            or e == EndReason.NONE}
     if vals["end"] not in ends:
-        raise PositionError("end", f"{vals['end']!r} is not one of {', '.join(ends)}")
+        raise PositionError("end", f"{vals['end']!r} is not one of {', '.join(ends)}"
+                            f"{' in a solo game' if solo else ''}")
     deck_s = vals["deck"]
     if len(deck_s) != 2 * NUM_TILES:
         raise PositionError(
@@ -171,7 +241,8 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
             raise PositionError("tile", str(e)) from None
     meta[9] = ends[vals["end"]]
     for key, i in _META_FIELDS:
-        meta[i] = _int(key, vals[key], -1 if key == "worst" else 0, 10**6)
+        lo, hi = _meta_range(game, key)
+        meta[i] = _int(key, vals[key], lo, hi)
     bbox = vals["bbox"].split(",")
     if len(bbox) != 4:
         raise PositionError("bbox", "expected qmin,qmax,rmin,rmax")
@@ -187,10 +258,11 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
             raise PositionError(
                 "seats", f"seat {p}: expected {NUM_PLAYER_FIELDS} '.'-separated numbers"
             )
-        for j, t in enumerate(xs):
-            players[p, j] = _int("seats", t, -1, 60)
-        if players[p, 6] >= NUM_TILE_TYPES:
-            raise PositionError("seats", f"seat {p}: hand tile {players[p, 6]} outside -1..24")
+        for j, (t, (name, lo, hi)) in enumerate(zip(xs, _seat_fields(game), strict=True)):
+            try:
+                players[p, j] = _int("seats", t, lo, hi)
+            except PositionError as e:
+                raise PositionError("seats", f"seat {p}: {name}: {e.reason}") from None
     if vals["cells"]:
         for k, item in enumerate(vals["cells"].split("/")):
             mt = _CELL.fullmatch(item)
@@ -225,7 +297,14 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
             raise PositionError("solo", "counter 12 (tiles under the pile): more than the draw "
                                 "pile or the tiles not yet drawn")
     _check_consistency(game, cells, players, deck8, meta)
-    return TaluvaState(game, cells, players, deck8, meta)
+    if game.rules.solo:
+        _check_solo_turn(game, cells, players, meta)
+    else:
+        _check_turn(game, players, deck8, meta)
+        _check_seats(game, players, meta)
+    state = TaluvaState(game, cells, players, deck8, meta)
+    _check_playable(state)
+    return state
 
 
 #: The solo counters of ``solo=`` (``meta[16:32]``): name and allowed range.
@@ -261,6 +340,8 @@ def _check_consistency(
     if placed > drawn:
         raise PositionError("placed", f"{placed} tiles placed, but only {drawn} drawn")
     face_up_in_hand = rules.solo and meta[23] == 2  # solo: M_SOURCE == SOURCE_FACE_UP
+    if step in (Step.TILE, Step.BUILD) and placed + int(step == Step.TILE) < 1:
+        raise PositionError("placed", f"the {Step(step).name.lower()} step comes after a draw")
     if step == Step.TILE and not rules.tile_preview and not face_up_in_hand \
             and meta[2] != deck[drawn - 1]:
         raise PositionError("tile", "the tile in hand is not the last tile drawn from the deck")
@@ -272,7 +353,7 @@ def _check_consistency(
                                 "face-up tile, unseen tiles, boxed pieces)")
     if meta[13] and not rules.tile_preview:
         raise PositionError("setup", "the set-up deal exists only with tile_preview")
-    if step in (Step.TILE, Step.BUILD) and players[int(meta[1]), P_STATUS] != 0:
+    if step not in (Step.CHANCE, Step.TERMINAL) and players[int(meta[1]), P_STATUS] != 0:
         raise PositionError("player", "the seat to move is not active")
     start = (START_HUTS, START_TEMPLES, START_TOWERS)
     occ = cells[:, C_LEVEL] > 0
@@ -310,6 +391,8 @@ def _check_consistency(
         raise PositionError("placed", "the island has hexes, but no tile is placed")
     if not occ.any() and placed > 0:
         raise PositionError("cells", f"{placed} tile(s) placed, but the island is empty")
+    if not occ.any() and (meta[5:9] != 0).any():
+        raise PositionError("bbox", "the island is empty: expected 0,0,0,0")
     if occ.any():
         if int(cells[occ, C_TILE].max()) >= placed:
             raise PositionError("cells", f"a tile index is not below placed={placed}")
@@ -326,6 +409,13 @@ def _check_consistency(
             raise PositionError("cells", "a tile shows more than 3 hexes")
         if (np.bincount(top[volcano, C_TILE], minlength=placed) > 1).any():
             raise PositionError("cells", "a tile shows more than one volcano")
+        lv = np.zeros(placed, dtype=np.int64)
+        lv[top[:, C_TILE]] = top[:, C_LEVEL]
+        if (lv[top[:, C_TILE]] != top[:, C_LEVEL]).any():
+            raise PositionError("cells", "the hexes of one tile lie at different levels")
+        if rules.no_lake_building and ((top[:, C_TERRAIN] == Terrain.LAKE)
+                                       & (top[:, C_BUILDING] != 0)).any():
+            raise PositionError("cells", "a building stands on a lake (no_lake_building)")
         if (cells[occ & (cells[:, C_BUILDING] != 0), C_OWNER] >= n).any():
             raise PositionError("cells", f"a building's owner is not a seat 0..{n - 1}")
         b = game.board
@@ -333,3 +423,319 @@ def _check_consistency(
         box = (int(qs.min()), int(qs.max()), int(rs.min()), int(rs.max()))
         if tuple(int(x) for x in meta[5:9]) != box:
             raise PositionError("bbox", f"does not match the cells: expected {box}")
+
+
+def _kinds_out(row: np.ndarray) -> int:
+    """Kinds of pieces (huts, temples, towers) a seat has none left of."""
+    return int(row[P_HUTS] == 0) + int(row[P_TEMPLES] == 0) + int(row[P_TOWERS] == 0)
+
+
+def _check_seats(game: TaluvaGame, players: np.ndarray, meta: np.ndarray) -> None:
+    """The seats' statuses, elimination orders and places against ``nelim``, ``best``,
+    ``worst``, the end reason and the rules (ranked play, early victory); multiplayer game.
+
+    Raises:
+        PositionError: naming the first inconsistent field.
+    """
+    rules = game.rules
+    n = game.num_players
+    seats = players[:n]
+    status = seats[:, P_STATUS]
+    active, elim, fin = status == Status.ACTIVE, status == Status.ELIMINATED, \
+        status == Status.FINISHED
+    n_active, n_elim, n_fin = int(active.sum()), int(elim.sum()), int(fin.sum())
+    step, end = int(meta[M_STEP]), int(meta[M_END])
+    if n_fin and not rules.ranked:
+        raise PositionError("seats", "a finished seat (status 2) exists only in ranked play")
+    if meta[M_NELIM] != n_elim:
+        raise PositionError("nelim", f"{int(meta[M_NELIM])} eliminations, but {n_elim} seat(s) "
+                            "have status 1 (eliminated)")
+    orders = sorted(int(x) for x in seats[elim, P_ELIM_ORDER])
+    if orders != list(range(n_elim)) or (seats[~elim, P_ELIM_ORDER] != -1).any():
+        raise PositionError("seats", f"the elimination orders of the {n_elim} eliminated "
+                            f"seat(s) must be 0..{n_elim - 1}, each once, the others' -1")
+    result = step == Step.TERMINAL and end != EndReason.TRUNCATED
+    last_one = result and end in (EndReason.EARLY_VICTORY, EndReason.LAST_STANDING)
+    if rules.ranked:
+        best, worst = n_fin + int(last_one), n - 1 - n_elim
+    else:
+        best, worst = 0, n - 1
+    if meta[M_NEXT_BEST] != best:
+        raise PositionError("best", f"{int(meta[M_NEXT_BEST])}, but {n_fin} finished seat(s)"
+                            f"{' and a last seat placed' if rules.ranked and last_one else ''}"
+                            f" make the next best place {best}")
+    if meta[M_NEXT_WORST] != worst:
+        raise PositionError("worst", f"{int(meta[M_NEXT_WORST])}, but {n_elim} eliminated "
+                            f"seat(s) make the next worst place {worst}"
+                            f"{'' if rules.ranked else ' (unranked play)'}")
+    # how many seats are still in play
+    if last_one and (rules.ranked or end == EndReason.LAST_STANDING):
+        if n_active != 1:
+            raise PositionError("end", f"{EndReason(end).name.lower()} leaves one seat in play, "
+                                f"but {n_active} are active")
+    elif n_active < 2:
+        raise PositionError("seats", f"{n_active} active seat(s): a game goes on (or ends "
+                            f"{EndReason(end).name.lower()}) with 2 or more")
+    if rules.ranked and end == EndReason.EARLY_VICTORY and result and n_fin == 0:
+        raise PositionError("end", "an early victory in ranked play needs a finished seat")
+    if end == EndReason.LAST_STANDING and n_elim == 0:
+        raise PositionError("end", "last_standing needs an eliminated seat")
+    # early victory: only a seat that has left (or the unranked winner) has built its kinds
+    kinds = rules.early_victory_kinds
+    places = seats[:, P_PLACE].astype(np.int64)
+    winner = -1
+    if result and end == EndReason.EARLY_VICTORY and not rules.ranked:
+        zeros = np.flatnonzero(places == 0)
+        winner = int(zeros[0]) if zeros.size == 1 else -1
+        if winner < 0 or not active[winner]:
+            raise PositionError("seats", "an early victory has one winner (place 0), an active "
+                                "seat")
+    for p in range(n):
+        done = _kinds_out(seats[p]) >= kinds
+        if done != (bool(fin[p]) or p == winner):
+            raise PositionError("seats", f"seat {p}: {_kinds_out(seats[p])} kind(s) of pieces "
+                                f"all built ({kinds} win early), but status {int(status[p])}"
+                                f"{' and place 0' if p == winner else ''}")
+    # places
+    expect = np.full(n, -1, dtype=np.int64)
+    if rules.ranked:
+        for mask, first in ((fin, 0), (elim, worst + 1)):
+            got = sorted(int(x) for x in places[mask])
+            if got != list(range(first, first + len(got))):
+                what = "finished" if first == 0 else "eliminated"
+                raise PositionError("seats", f"the places of the {what} seats must be "
+                                    f"{first}..{first + len(got) - 1}, each once; got {got}")
+            expect[mask] = places[mask]
+        if last_one:
+            expect[active] = n_fin
+    elif last_one:
+        expect[:] = 1
+        expect[active if end == EndReason.LAST_STANDING else winner] = 0
+    if result and end == EndReason.TILES_OUT:
+        from taluva_ai.games.taluva.kernels import _end_tiles_out
+
+        p2, m2 = players.copy(), meta.copy()
+        p2[:n, P_PLACE] = np.where(active, -1, expect)
+        _end_tiles_out(p2, m2, game.rules_array)
+        expect = p2[:n, P_PLACE].astype(np.int64)
+    if not np.array_equal(places, expect):
+        when = "while the game goes on" if not result else \
+            f"after {EndReason(end).name.lower()}"
+        raise PositionError("seats", f"places {places.tolist()}, but {when} they are "
+                            f"{expect.tolist()}")
+
+
+def _check_turn(game: TaluvaGame, players: np.ndarray, deck: np.ndarray,
+                meta: np.ndarray) -> None:
+    """The step, the seat to move, the pending draw, the tile in hand, the held tiles and the
+    counters against each other (multiplayer game).
+
+    Raises:
+        PositionError: naming the first inconsistent field.
+    """
+    rules = game.rules
+    n = game.num_players
+    seats = players[:n]
+    active = seats[:, P_STATUS] == Status.ACTIVE
+    step, player, tile = int(meta[M_STEP]), int(meta[M_PLAYER]), int(meta[M_TILE])
+    drawn, placed, end = int(meta[M_DRAWN]), int(meta[M_PLACED]), int(meta[M_END])
+    draw_for, setup = int(meta[M_DRAW_FOR]), int(meta[M_SETUP])
+    hands = seats[:, P_HAND]
+    held = int((hands >= 0).sum())
+    last = int(deck[drawn - 1]) if drawn > 0 else -1
+    if step == Step.CHANCE and drawn >= rules.deck_size:
+        raise PositionError("drawn", f"the chance step needs a tile left to draw, but "
+                            f"{drawn} of {rules.deck_size} are drawn")
+    if step == Step.TERMINAL and end == EndReason.TILES_OUT and drawn != rules.deck_size:
+        raise PositionError("end", f"tiles_out, but only {drawn} of {rules.deck_size} tiles "
+                            "are drawn")
+    if (hands[~active] >= 0).any():
+        raise PositionError("seats", "a seat out of play holds a tile")
+    if setup and step != Step.CHANCE:
+        raise PositionError("setup", "the set-up deal (setup=1) is at the chance step")
+    if rules.tile_preview:
+        if drawn - placed != held:
+            raise PositionError("drawn", f"{drawn} tiles drawn and {placed} placed leave "
+                                f"{drawn - placed} in hand, but the seats hold {held}")
+    else:
+        in_hand = int(step == Step.TILE or (step == Step.TERMINAL and end == EndReason.TRUNCATED))
+        if drawn - placed != in_hand:
+            raise PositionError("placed", f"{placed} tiles placed of {drawn} drawn: at this "
+                                f"step {in_hand} tile is in hand")
+    if step == Step.CHANCE:
+        if not active[draw_for]:
+            raise PositionError("drawfor", f"seat {draw_for} is not active")
+        if setup:
+            if draw_for != drawn or player != 0 or tile != -1:
+                raise PositionError("drawfor", f"the set-up deal gives seats 0..{n - 1} a tile "
+                                    f"in turn: drawfor must be drawn={drawn} (got {draw_for}), "
+                                    "player 0, tile -")
+        elif draw_for != player:
+            raise PositionError("drawfor", f"the draw is for the seat to move ({player}), got "
+                                f"{draw_for}")
+        elif rules.tile_preview and (hands[player] >= 0 or tile != -1):
+            raise PositionError("tile", "after a turn with tile_preview the mover draws their "
+                                "next tile: no tile in hand")
+        elif not rules.tile_preview and tile not in (-1, last):
+            raise PositionError("tile", "at the chance step the tile is '-' or the last tile "
+                                "drawn")
+    elif step == Step.TILE:
+        if rules.tile_preview and tile != hands[player]:
+            raise PositionError("tile", f"the tile in hand is not seat {player}'s held tile")
+    elif step == Step.BUILD:
+        if tile < 0 or (not rules.tile_preview and tile != last):
+            raise PositionError("tile", "the build step keeps the turn's tile (the last tile "
+                                "drawn without tile_preview)")
+        if rules.tile_preview and hands[player] >= 0:
+            raise PositionError("seats", f"seat {player} builds, so it has placed its held "
+                                "tile")
+    elif step == Step.TERMINAL and tile != -1:
+        raise PositionError("tile", "a finished game has no tile in hand")
+    builds = placed - int(meta[M_NELIM]) - int(step == Step.BUILD)
+    want = drawn + placed + builds
+    if meta[M_PLY] != want:
+        raise PositionError("ply", f"{int(meta[M_PLY])}, but {drawn} draws, {placed} "
+                            f"placements and {builds} builds make {want}")
+
+
+def _check_solo_turn(game: TaluvaGame, cells: np.ndarray, players: np.ndarray,
+                     meta: np.ndarray) -> None:
+    """The solo game's step, counters and seat against each other (SOLO.md; the counters
+    of ``solo=`` were range-checked and :func:`solo_kernels.check_invariants` passed).
+
+    Raises:
+        PositionError: naming the first inconsistent field.
+    """
+    from taluva_ai.games.taluva import solo_kernels as SK
+
+    rules = game.rules
+    seat = players[0]
+    step, tile, end = int(meta[M_STEP]), int(meta[M_TILE]), int(meta[M_END])
+    drawn, placed, island = int(meta[M_DRAWN]), int(meta[M_PLACED]), int(meta[M_ISLAND])
+    pile, bottom, face_up = int(meta[M_PILE]), int(meta[M_BOTTOM]), int(meta[M_FACE_UP])
+    turn_tiles, src = int(meta[M_TURN_TILES]), int(meta[M_BONUS_SRC])
+    if seat[P_STATUS] != Status.ACTIVE or seat[P_ELIM_ORDER] != -1 or seat[P_DESTROYED] < 0:
+        raise PositionError("seats", "the solo seat is active (status 0) with elimination "
+                            "order -1")
+    if not 1 <= island <= NUM_TILES - SOLO_STACK - 1 or placed < island or drawn < island:
+        raise PositionError("solo", f"counter 15 (island tiles): {island}, but the starting "
+                            f"island has 1..{NUM_TILES - SOLO_STACK - 1} tiles, all drawn and "
+                            "placed")
+    in_hand = int(step == Step.TILE)
+    want = placed + int(meta[M_ASIDE]) + in_hand + int(face_up >= 0)
+    if drawn != want:
+        raise PositionError("drawn", f"{drawn}, but {placed} placed, {int(meta[M_ASIDE])} set "
+                            f"aside, {in_hand} in hand and {int(face_up >= 0)} face up make "
+                            f"{want}")
+    if SK.stack_face_down(meta) < 0:
+        raise PositionError("solo", "counter 3 (face-up tile): a face-up tile needs a bonus "
+                            "stack")
+    if meta[M_PLY] < placed - island:
+        raise PositionError("ply", f"{int(meta[M_PLY])}, but {placed - island} tiles were "
+                            "placed after the set-up")
+    source, face_used = int(meta[M_SOURCE]), int(meta[M_FACE_USED])
+    pile_bonus = source == SOURCE_PILE and step in (Step.CHANCE, Step.TILE)
+    if (src != 0 and step != Step.BONUS and not pile_bonus) or (src == 0 and step == Step.BONUS):
+        raise PositionError("solo", "counter 6 (bonus sources): sources are on offer at the "
+                            "bonus step (and kept while a bonus tile from the pile is drawn "
+                            "and placed)")
+    if face_used and face_up >= 0 and step not in (Step.BUILD, Step.TERMINAL):
+        raise PositionError("solo", "counter 7 (face-up used): a new face-up tile is turned up "
+                            "at phase 2, before the build")
+    over = step == Step.TERMINAL
+    supply = int(seat[P_HUTS]) + int(seat[P_TEMPLES]) + int(seat[P_TOWERS])
+    if over and end == EndReason.PILE_OUT and pile != 0:
+        raise PositionError("end", f"pile_out, but the draw pile holds {pile} tile(s)")
+    if over and end == EndReason.SUPPLY_OUT and supply != 0:
+        raise PositionError("end", f"supply_out, but {supply} piece(s) are left")
+    if over and tile != -1:
+        raise PositionError("tile", "a finished game has no tile in hand")
+    if over:
+        rules_arr, nbr, cell_of, _, _ = game.kernel_args()
+        lines = np.zeros(SK.NUM_SCORE_LINES, dtype=np.int64)
+        score = int(SK.score(cells, players, meta, rules_arr, nbr, cell_of, lines))
+        if meta[M_SCORE] != score or seat[P_PLACE] != (0 if score >= SK.WIN_SCORE else 1):
+            raise PositionError("solo", f"counter 16 (score): the final score is {score}, "
+                                f"place {0 if score >= SK.WIN_SCORE else 1}")
+    elif meta[M_SCORE] != 0 or seat[P_PLACE] != -1:
+        raise PositionError("solo", "counter 16 (score) and the seat's place are set when the "
+                            "game ends (0 and -1 before)")
+    if not over and supply == 0:
+        raise PositionError("seats", "every piece is built or boxed: the game is over "
+                            "(supply_out)")
+    if step == Step.CHANCE:
+        pending = int(meta[M_PENDING])
+        if pending == PENDING_PILE and (pile - bottom <= 0 or tile != -1 or turn_tiles > 2):
+            raise PositionError("solo", "counter 13 (pending chance): a draw from the pile "
+                                "needs an unseen tile in the pile, no tile in hand and fewer "
+                                "than 3 tiles this turn")
+        if pending == PENDING_PILE and (turn_tiles == 0) != (source == SOURCE_REGULAR):
+            raise PositionError("solo", "counter 8 (source): the turn's first tile is the "
+                                "regular one, the others bonus tiles")
+        if pending == PENDING_PILE and turn_tiles == 0 and (
+                face_used or meta[M_LAST_CLASS] or src):
+            raise PositionError("solo", "a new turn starts with counters 6, 7 and 14 (bonus "
+                                "sources, face-up used, last class) at 0")
+        if pending == PENDING_REVEAL and (SK.stack_face_down(meta) <= 0 or face_up >= 0
+                                          or meta[M_FACE_USED] == 0):
+            raise PositionError("solo", "counter 13 (pending chance): a new face-up tile is "
+                                "turned up after the face-up tile was used, from a face-down "
+                                "bonus stack")
+        if pending == PENDING_REVEAL_SETUP and (placed != island or drawn != island
+                                                or face_up >= 0 or meta[M_PLY] != 0):
+            raise PositionError("solo", "counter 13 (pending chance): the first face-up tile is "
+                                "turned up at the set-up, before any action")
+    elif step == Step.TILE:
+        if turn_tiles < 1:
+            raise PositionError("solo", "counter 5 (tiles this turn): the tile in hand counts")
+        if (turn_tiles == 1) != (source == SOURCE_REGULAR):
+            raise PositionError("solo", "counter 8 (source): the turn's first tile is the "
+                                "regular one, the others bonus tiles")
+        if meta[M_SOURCE] == SOURCE_FACE_UP and meta[M_FACE_USED] == 0:
+            raise PositionError("solo", "counter 7 (face-up used): the tile in hand is the "
+                                "face-up tile")
+    elif step == Step.BONUS:
+        if not 1 <= turn_tiles <= 2 or ((src & SRC_BIT_PILE) and pile <= 0) or (
+                (src & SRC_BIT_FACE_UP) and (face_up < 0 or meta[M_FACE_USED] != 0)):
+            raise PositionError("solo", "counter 6 (bonus sources): a source on offer must "
+                                "hold a tile, and a bonus tile comes after 1 or 2 tiles")
+    elif step == Step.BOX and (rules.box_piece != "choice"
+                               or sum(int(seat[k] > 0) for k in range(3)) < 2):
+        raise PositionError("step", "the box step is a choice (box_piece='choice') between 2 "
+                            "kinds of pieces or more")
+
+
+def _check_playable(state: TaluvaState) -> None:
+    """A decision step has a legal action, and a finished game ended as its end reason says
+    (the board bound left no placement; solo: no legal build), asked of the kernels.
+
+    Raises:
+        PositionError: naming the step or the end reason.
+    """
+    step = state.step
+    if step in (Step.TILE, Step.BUILD, Step.BONUS, Step.BOX):
+        if state.legal_actions().size == 0:
+            why = {Step.TILE: "the tile in hand has no legal placement (the game would have "
+                              "ended: truncated, or solo: set aside)",
+                   Step.BUILD: "the player to move has no legal build (eliminated, or solo: "
+                               "the end no_build)"}.get(step, "nothing to choose")
+            raise PositionError("step", f"{step.name.lower()}, but {why}")
+        return
+    if step != Step.TERMINAL:
+        return
+    end = state.end_reason
+    if end not in (EndReason.TRUNCATED, EndReason.NO_BUILD):
+        return
+    probe = state.clone()
+    m = probe.meta
+    if end == EndReason.TRUNCATED:
+        p = int(m[M_PLAYER])
+        held = int(probe.players[p, P_HAND])
+        m[M_TILE] = held if state.game.rules.tile_preview else int(probe.deck[int(m[M_DRAWN]) - 1])
+        m[M_STEP] = Step.TILE
+        if m[M_TILE] < 0 or probe.legal_actions().size:
+            raise PositionError("end", "truncated, but the tile in hand has a legal placement")
+    else:
+        m[M_STEP] = Step.BUILD
+        if probe.legal_actions().size:
+            raise PositionError("end", "no_build, but a build is legal")

@@ -411,8 +411,22 @@ class ThurnUndTaxisState:
 
     def apply_unchecked(self, action: int) -> None:
         """Apply an id known to be legal (from :meth:`legal_actions` or
-        :meth:`chance_outcomes` of this very state), skipping validation. For search."""
+        :meth:`chance_outcomes` of this very state), skipping the legality check. For search;
+        an illegal id in range corrupts the state.
+
+        Raises:
+            ActionOutOfRangeError: an id outside ``0 .. 326`` (a city id ``0 .. 21`` at a
+                chance node); the compiled kernels would write outside the state's arrays.
+            WrongStepError: the game is over.
+        """
         a = int(action)
+        step = int(self.meta[M_STEP])
+        if step == S_TERMINAL:
+            raise WrongStepError(action, "the game is over")
+        hi = NUM_CITIES if step == S_CHANCE else A.NUM_ACTIONS
+        if not 0 <= a < hi:
+            what = "a chance outcome is a city id" if step == S_CHANCE else "action ids run from"
+            raise ActionOutOfRangeError(action, f"{what} 0 to {hi - 1}")
         if self.record_history:
             self._history.append((self._copy_arrays(), a))
         self._apply_id(a)

@@ -17,19 +17,36 @@ import numpy as np
 from taluva_ai.errors import PositionError
 from taluva_ai.games.thurn_und_taxis.board import (
     ADJACENT,
+    BAIERN,
     CITIES,
     CITY_ID,
+    CITY_PROVINCE,
     COPIES,
+    DISPLAY_SIZE,
+    GROUP_CITIES,
+    GROUP_PROVINCES,
+    HAND_KEEP,
     HOUSES,
     NUM_CITIES,
     NUM_STACKS,
+    OF_ADMINISTRATOR,
+    OF_NONE,
+    OF_POSTAL_CARRIER,
+    OF_POSTMASTER,
     OFFICIALS,
     PROVINCE_ID,
     PROVINCES,
+    ST_ALL_PROVINCES,
+    ST_GAME_END,
     STACK_SIZE,
     STACK_VALUES,
+    STACKS,
 )
 from taluva_ai.games.thurn_und_taxis.state import (
+    END_CARRIAGE_7,
+    END_LAST_HOUSE,
+    END_NONE,
+    END_TRUNCATED,
     L_DISCARD,
     L_DISPLAY,
     L_HAND,
@@ -63,10 +80,28 @@ from taluva_ai.games.thurn_und_taxis.state import (
     P_STACK_COUNT,
     P_STACK_POINTS,
     P_TILE_POINTS,
+    RS_ADMIN,
+    RS_DRAW1,
+    RS_DRAW2,
+    RS_START,
+    S_AFTER_PLAY,
+    S_CARRIAGE,
+    S_CHANCE,
+    S_DISCARD,
+    S_DRAW,
+    S_DRAW2,
+    S_HOUSE,
+    S_PLAY,
+    S_TERMINAL,
+    TO_DISPLAY,
+    TO_HAND,
     EndReason,
     Step,
     new_arrays,
 )
+
+#: Stacks from this id on (regions, all_provinces, game_end) give a seat one tile at most.
+ST_REGION_FIRST = 3
 
 if TYPE_CHECKING:
     from taluva_ai.games.thurn_und_taxis.game import ThurnUndTaxisGame, ThurnUndTaxisState
@@ -267,4 +302,200 @@ def parse_position(game: ThurnUndTaxisGame, text: str) -> ThurnUndTaxisState:
                             f"(supply, display, discard, hands, routes); the game has {COPIES}")
     if (cards[L_KNOWN:L_KNOWN + n] > cards[L_HAND:L_HAND + n]).any():
         raise PositionError("known", "a seat's known cards exceed its hand")
-    return ThurnUndTaxisState(game, cards, route, houses, players, meta, seed=seed)
+    _check_tiles(game, houses, players, meta)
+    _check_end(game, players, meta)
+    _check_turn(game, cards, players, meta)
+    state = ThurnUndTaxisState(game, cards, route, houses, players, meta, seed=seed)
+    _check_playable(state)
+    return state
+
+
+def _check_tiles(game: ThurnUndTaxisGame, houses: np.ndarray, players: np.ndarray,
+                 meta: np.ndarray) -> None:
+    """The bonus tiles each seat holds against the stacks (§5: tiles are taken from the top,
+    at most one of each region, all_provinces and game_end) and its houses.
+
+    Raises:
+        PositionError: naming ``tiles`` (or ``end``).
+    """
+    n = game.num_players
+    for s in range(NUM_STACKS):
+        taken = int(meta[M_STACK_TAKEN + s])
+        pts = int(players[:n, P_STACK_POINTS + s].sum())
+        if pts != int(STACK_VALUES[s, :taken].sum()):
+            raise PositionError("tiles", f"stack {STACKS[s]}: the seats hold {pts} points, but "
+                                f"its top {taken} tile(s) are worth "
+                                f"{int(STACK_VALUES[s, :taken].sum())}")
+        if s < ST_REGION_FIRST:
+            continue  # route tiles: any number per seat
+        for p in range(n):
+            k = int(players[p, P_STACK_COUNT + s])
+            if k > 1:
+                raise PositionError("tiles", f"seat {p} holds {k} {STACKS[s]} tiles (one at "
+                                    "most)")
+            if k and s in GROUP_PROVINCES and not houses[p, GROUP_CITIES[s]].all():
+                raise PositionError("tiles", f"seat {p} holds the {STACKS[s]} tile without a "
+                                    "house in each city of the region")
+            if k and s == ST_ALL_PROVINCES:
+                need = [q for q in range(len(PROVINCES))
+                        if not (q == BAIERN and game.rules.all_provinces_rule != "all")]
+                have = {int(CITY_PROVINCE[c]) for c in np.flatnonzero(houses[p])}
+                if not set(need) <= have:
+                    raise PositionError("tiles", f"seat {p} holds the all_provinces tile "
+                                        "without a house in each province")
+
+
+def _check_end(game: ThurnUndTaxisGame, players: np.ndarray, meta: np.ndarray) -> None:
+    """The end trigger (§7), the game_end tile, the round and turn counters and the places.
+
+    Raises:
+        PositionError: naming the first inconsistent field.
+    """
+    n = game.num_players
+    step, end, by = int(meta[M_STEP]), int(meta[M_END]), int(meta[M_END_BY])
+    rnd, player = int(meta[M_ROUND]), int(meta[M_PLAYER])
+    over = step == S_TERMINAL
+    triggered = end in (END_CARRIAGE_7, END_LAST_HOUSE)
+    if triggered != (by >= 0) or (end == END_TRUNCATED and not over) or (over and end == END_NONE):
+        raise PositionError("end", "a trigger (carriage_7, last_house) names its seat, "
+                            "truncated is a finished game's, and a finished game has a reason")
+    if int(meta[M_STACK_TAKEN + ST_GAME_END]) != int(triggered) or (
+            triggered and players[by, P_STACK_COUNT + ST_GAME_END] != 1):
+        raise PositionError("end", "the seat that triggered the end holds the game_end tile, "
+                            "and only then is it taken")
+    if triggered:
+        if end == END_CARRIAGE_7 and players[by, P_CARRIAGE] != 7:
+            raise PositionError("end", f"carriage_7, but seat {by} has no 7 carriage")
+        if end == END_LAST_HOUSE and players[by, P_HOUSES_LEFT] != 0:
+            raise PositionError("end", f"last_house, but seat {by} has houses left")
+    elif ((players[:n, P_CARRIAGE] == 7) | (players[:n, P_HOUSES_LEFT] == 0)).any():
+        raise PositionError("end", "a seat has a 7 carriage or no house left: the end is "
+                            "triggered")
+    if over:
+        if player != n - 1 or rnd < 1 or (end == END_TRUNCATED
+                                          and rnd != game.rules.max_rounds):
+            raise PositionError("round", f"a game ends after seat {n - 1}'s turn, truncated "
+                                f"after exactly {game.rules.max_rounds} rounds")
+        want = rnd * n
+    else:
+        if rnd >= game.rules.max_rounds:
+            raise PositionError("round", f"{rnd} rounds: the game stops after "
+                                f"{game.rules.max_rounds} (max_rounds)")
+        want = rnd * n + player
+    if meta[M_TURN] != want:
+        raise PositionError("turn", f"{int(meta[M_TURN])} turns, but {rnd} rounds and seat "
+                            f"{player} to move make {want}")
+    places = players[:n, P_PLACE].copy()
+    if over:
+        from taluva_ai.games.thurn_und_taxis.kernels import _finish_game
+
+        p2, m2 = players.copy(), meta.copy()
+        _finish_game(p2, m2, game.rules_array)
+        want_places = p2[:n, P_PLACE]
+    else:
+        want_places = np.full(n, -1, dtype=places.dtype)
+    if not np.array_equal(places, want_places):
+        raise PositionError("seats", f"places {places.tolist()}, but "
+                            f"{'the scores make them' if over else 'before the end they are'} "
+                            f"{want_places.tolist()}")
+
+
+def _check_turn(game: ThurnUndTaxisGame, cards: np.ndarray, players: np.ndarray,
+                meta: np.ndarray) -> None:
+    """The step against the turn's counters (officials, draws, plays), the pending chance
+    and the close in progress (§3, §4, §6).
+
+    Raises:
+        PositionError: naming the first inconsistent field.
+    """
+    step, p = int(meta[M_STEP]), int(meta[M_PLAYER])
+    official, forced = int(meta[M_OFFICIAL]), int(meta[M_FORCED])
+    draws, plays, todo, last = (int(meta[M_DRAWS]), int(meta[M_PLAYS]), int(meta[M_TODO]),
+                                int(meta[M_LAST]))
+    to, left, resume = int(meta[M_CHANCE_TO]), int(meta[M_CHANCE_LEFT]), int(meta[M_RESUME])
+    length = int(players[p, P_ROUTE_LEN])
+    display = int(cards[L_DISPLAY].sum())
+    supply = int(cards[L_SUPPLY].sum())
+    hand = int(cards[L_HAND + p].sum())
+    if forced and official != OF_POSTMASTER:
+        raise PositionError("forced", "a forced postmaster is the turn's official")
+    if plays == 2 and official != OF_POSTAL_CARRIER:
+        raise PositionError("plays", "a second play is the postal carrier's")
+    if step not in (S_HOUSE, S_DISCARD) and todo != 0:
+        raise PositionError("close", "houses or discards are due only at the house and discard "
+                            "steps")
+    if step in (S_CHANCE, S_DRAW, S_DRAW2, S_PLAY, S_AFTER_PLAY, S_TERMINAL) and last != -1:
+        raise PositionError("close", "no pick is made outside a close")
+    if step == S_CHANCE:
+        if left < 1 or supply < 1:
+            raise PositionError("chance", f"a chance step deals from the supply ({supply} "
+                                f"card(s)) at least one card (got {left} to deal)")
+        if to == TO_HAND and (left != 1 or resume not in (RS_DRAW1, RS_DRAW2)):
+            raise PositionError("chance", "a card to the hand is one draw (resume draw1 or "
+                                "draw2)")
+        if to == TO_DISPLAY and display + left > DISPLAY_SIZE:
+            raise PositionError("chance", f"{display} display card(s) and {left} to deal "
+                                f"exceed the display's {DISPLAY_SIZE}")
+        if resume == RS_START and (meta[M_TURN] != 0 or to != TO_DISPLAY or plays or draws
+                                   or official != OF_NONE or meta[M_PLY] != DISPLAY_SIZE - left
+                                   or display != DISPLAY_SIZE - left):
+            raise PositionError("chance", "the first display is dealt before any action")
+        if resume == RS_ADMIN and (official != OF_ADMINISTRATOR or to != TO_DISPLAY
+                                   or display + left != DISPLAY_SIZE):
+            raise PositionError("chance", f"the administrator's refill deals a new display of "
+                                f"{DISPLAY_SIZE} cards")
+        want = {RS_START: 0, RS_ADMIN: 0, RS_DRAW1: 1, RS_DRAW2: 2}[resume]
+        if draws != want or plays != 0:
+            raise PositionError("draws", f"the cards of a chance with resume "
+                                f"{_RESUMES[resume]} are dealt after {want} draw(s) and no play")
+        if resume == RS_DRAW2 and official != OF_POSTMASTER:
+            raise PositionError("official", "the second draw's card is the postmaster's")
+    elif step == S_DRAW:
+        if draws != 0 or plays != 0:
+            raise PositionError("draws", "the first draw comes first in a turn (draws=0, "
+                                "plays=0)")
+    elif step == S_DRAW2:
+        if draws != 1 or plays != 0 or official not in (OF_NONE, OF_POSTMASTER) or (
+                official == OF_POSTMASTER and not forced):
+            raise PositionError("draws", "the second draw follows one draw, with no official "
+                                "yet or a forced postmaster")
+    elif step == S_PLAY:
+        if plays != 0 or hand == 0:
+            raise PositionError("plays", "the play step comes once a turn, with cards in hand")
+    elif step == S_AFTER_PLAY:
+        if plays < 1 or length < 1 or (official != OF_NONE and length < 3):
+            raise PositionError("plays", "after a play the route has a card (and 3 or more when "
+                                "an official was used)")
+    elif step == S_HOUSE:
+        if todo < 1 or length < 3:
+            raise PositionError("close", "a house step of a close of a route of 3 or more with "
+                                "houses due")
+        if (meta[M_MODE] == 1) != (meta[M_MODE_PROVINCE] >= 0):
+            raise PositionError("close", "a one_province close names its province, and only it")
+    elif step == S_CARRIAGE:
+        if official != OF_NONE or length < 3 or players[p, P_CARRIAGE] == 7:
+            raise PositionError("official", "the cartwright is offered when no official was "
+                                "used this turn, for a closed route and a carriage to take")
+    elif step == S_DISCARD and (todo < 1 or length != 0 or hand - todo != HAND_KEEP):
+        raise PositionError("close", f"after a close the hand is discarded down to "
+                            f"{HAND_KEEP} cards (todo: hand - {HAND_KEEP}), the route gone")
+    if display > DISPLAY_SIZE:
+        raise PositionError("display", f"{display} cards, but the display holds "
+                            f"{DISPLAY_SIZE} at most")
+
+
+def _check_playable(state: ThurnUndTaxisState) -> None:
+    """A decision step has a choice: one legal action at least (two at the house and discard
+    steps, whose single options are taken automatically).
+
+    Raises:
+        PositionError: naming the step.
+    """
+    step = int(state.meta[M_STEP])
+    if step in (S_CHANCE, S_TERMINAL):
+        return
+    k = state.legal_actions().size
+    need = 2 if step in (S_HOUSE, S_DISCARD) else 1
+    if k < need:
+        raise PositionError("step", f"{Step(step).name.lower()}, but {k} legal action(s): the "
+                            f"step waits for a choice of {need} or more")
