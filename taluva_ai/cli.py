@@ -23,6 +23,22 @@ from taluva_ai.records import MoveEvent
 _FORMATTER = argparse.RawDescriptionHelpFormatter
 
 
+class _AgentsHelpParser(argparse.ArgumentParser):
+    """A subcommand parser whose help ends with the list of agents and their parameters,
+    generated from the agent registry when the help is shown (importing the agents costs a
+    second, which other commands need not pay)."""
+
+    agents_help = False
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        if not self.agents_help:
+            return text
+        from taluva_ai.agents import describe_agents
+
+        return f"{text.rstrip()}\n\n{describe_agents()}\n"
+
+
 class _ArgError(Exception):
     """A bad argument found after parsing; reported like an argparse error (exit 2)."""
 
@@ -771,10 +787,12 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_FORMATTER,
     )
     p.add_argument("--version", action="version", version=f"taluva-ai {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="command", required=True)
+    sub = p.add_subparsers(dest="command", metavar="command", required=True,
+                           parser_class=_AgentsHelpParser)
 
-    agents_help = ("agent specs: 'random', 'greedy', 'greedy:epsilon=0.1' (name:key=value,...) "
-                   "or 'module:Class'")
+    agents_help = ("agent specs: NAME or NAME:KEY=VALUE,..., e.g. 'greedy', "
+                   "'mcts:sims=400,rollout=greedy', or 'package.module:Class' (every agent and "
+                   "its parameters: end of this help)")
 
     play = sub.add_parser(
         "play", help="play one game between agents and print the result",
@@ -797,6 +815,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print every position and every action (with agent statistics)")
     _rule_options(play)
     play.set_defaults(func=_cmd_play)
+    play.agents_help = True
 
     rep = sub.add_parser(
         "replay", help="replay a game record, checking every action and the result",
@@ -891,6 +910,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--no-progress", action="store_true", help="no progress bar")
     _rule_options(tour)
     tour.set_defaults(func=_cmd_tournament)
+    tour.agents_help = True
 
     bench = sub.add_parser(
         "bench", help="measure the engine's speed",
