@@ -253,8 +253,11 @@ def _print_result(state: GameState, players: Sequence[str], plies: int) -> None:
     print(f"returns: {[round(x, 4) for x in out.returns]}  places: {list(out.places)}")
 
 
-def _show(players: Sequence[str]) -> Any:
-    """An ``on_state`` callback printing every position and action."""
+def _show(players: Sequence[str], color: bool = False) -> Any:
+    """An ``on_state`` callback printing every position and action (a game's ``to_text``
+    picture when it has one: with ``color``, in colour; the legend with the first position
+    only)."""
+    first = [True]
 
     def show(state: GameState, event: MoveEvent | None) -> None:
         if event is not None:
@@ -266,10 +269,20 @@ def _show(players: Sequence[str]) -> Any:
                 line += "  " + (str(summary) if summary else json.dumps(event.stats,
                                                                         sort_keys=True))
             print(line)
-        print(state)
+        to_text = getattr(state, "to_text", None)
+        print(state if to_text is None else to_text(color=color, legend=first[0]))
+        first[0] = False
         print()
 
     return show
+
+
+def _color(args: argparse.Namespace) -> bool:
+    """Whether ``--show`` writes colour: stdout a terminal, no ``--no-color``, ``NO_COLOR``
+    unset (:func:`taluva_ai.games.taluva.render.use_color`)."""
+    from taluva_ai.games.taluva.render import use_color
+
+    return use_color(sys.stdout, no_color=args.no_color)
 
 
 def format_solo_score(state: Any) -> str:
@@ -314,7 +327,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     print(f"{args.game}: solo, seed {seed}" if args.solo else
           f"{args.game}: {len(agents)} players, seed {seed}")
     shown: list[GameState] = []
-    show = _show(args.players) if args.show else None
+    show = _show(args.players, _color(args)) if args.show else None
 
     def keep(state: GameState, event: MoveEvent | None) -> None:
         if not shown:
@@ -352,7 +365,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
                 raise _ArgError(f"--{fmt}: pictures are drawn for taluva records only; this "
                                 f"record is of {header.game}")
         players = list(header.players)
-        show = _show(players) if args.show else None
+        show = _show(players, _color(args)) if args.show else None
         plies = [0]
 
         def count(state: GameState, event: MoveEvent | None) -> None:
@@ -812,7 +825,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--record", default=None, metavar="FILE",
                       help="write the game record (JSON Lines) to FILE")
     play.add_argument("--show", action="store_true",
-                      help="print every position and every action (with agent statistics)")
+                      help="print every position (hex rows offset by half a hex, coordinates "
+                      "under each hex, a legend with the first) and every action (with agent "
+                      "statistics)")
+    play.add_argument("--no-color", action="store_true",
+                      help="no colours in --show (default: colours when stdout is a terminal "
+                      "and the environment variable NO_COLOR is unset)")
     _rule_options(play)
     play.set_defaults(func=_cmd_play)
     play.agents_help = True
@@ -828,6 +846,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_FORMATTER)
     rep.add_argument("record", metavar="RECORD", help="the record file (.jsonl)")
     rep.add_argument("--show", action="store_true", help="print every position and action")
+    rep.add_argument("--no-color", action="store_true",
+                     help="no colours in --show (default: colours when stdout is a terminal "
+                     "and NO_COLOR is unset)")
     rep.add_argument("--svg", metavar="DIR", default=None,
                      help="write one SVG picture per position into DIR (needs matplotlib)")
     rep.add_argument("--png", metavar="DIR", default=None,

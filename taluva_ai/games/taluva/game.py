@@ -889,6 +889,14 @@ class TaluvaState:
 
         return render_text(self)
 
+    def to_text(self, color: bool = False, legend: bool = True) -> str:
+        """The position as text (:func:`~taluva_ai.games.taluva.render.render_text`): hex rows
+        offset by half a hex, coordinates, and with ``legend`` the legend; ``color`` adds ANSI
+        colours."""
+        from taluva_ai.games.taluva.render import render_text
+
+        return render_text(self, color=color, legend=legend)
+
     def __repr__(self) -> str:
         return f"<TaluvaState ply={self.ply} step={self.step.name} player={self.current_player}>"
 
