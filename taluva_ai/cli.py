@@ -326,6 +326,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     print(f"{args.game}: solo, seed {seed}" if args.solo else
           f"{args.game}: {len(agents)} players, seed {seed}")
+    from taluva_ai.warmup import warm_up
+
+    warm_up(game, args.players)  # compile (first run) or load the kernels, with a message
     shown: list[GameState] = []
     show = _show(args.players, _color(args)) if args.show else None
 
@@ -1019,7 +1022,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        from taluva_ai.warmup import compile_notice
+
+        with compile_notice():  # a first run says that it compiles, never sits silent
+            return int(args.func(args))
     except _ArgError as e:
         _fail(parser, args.command, str(e))
     except _RunError as e:
