@@ -76,9 +76,9 @@ def test_pictures_outline_tiles_and_write_coordinates_and_a_legend() -> None:
         texts = [t.get_text() for t in fig.axes[0].texts]
         assert sorted(texts[0::2]) == sorted(["0,0", "-1,0", "0,-1", "1,-1", "2,-2", "2,-1"])
         assert texts[1::2] == ["1"] * 6  # levels
-        labels = [t.get_text() for t in fig.legends[0].get_texts()]
+        labels = [t.get_text() for t in fig.texts]
         assert labels == ["volcano", "jungle", "clearing", "sand", "rock", "lake",
-                          "hut (one per level)", "temple", "tower", "tile outline", "seat 0",
+                          "hut (1 per level)", "temple", "tower", "tile outline", "seat 0",
                           "seat 1"]
         assert fig.axes[0].get_title() == st.summary()
     finally:

@@ -81,20 +81,44 @@ def tile_edges(state: Any) -> list[tuple[tuple[float, float], tuple[float, float
     return edges
 
 
-def _legend_handles(num_players: int) -> list[Any]:
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
+def _draw_legend(fig: Any, num_players: int, fontsize: float) -> list[str]:
+    """Draw the legend along the bottom of ``fig`` (terrains, pieces, the tile outline, the
+    seats), laid out by hand (matplotlib's ``Legend`` costs as much as the board); returns its
+    labels in order."""
+    from matplotlib.patches import Circle, Polygon, Rectangle
 
-    handles: list[Any] = [Patch(facecolor=TERRAIN_COLOURS[t], edgecolor="#555555",
-                                label=TERRAIN_NAMES[t]) for t in TERRAIN_COLOURS]
-    for marker, label in (("o", "hut (one per level)"), ("s", "temple"), ("^", "tower")):
-        handles.append(Line2D([], [], marker=marker, linestyle="none", markersize=7,
-                              markerfacecolor="#dddddd", markeredgecolor="#000000",
-                              label=label))
-    handles.append(Line2D([], [], color=OUTLINE, linewidth=2.2, label="tile outline"))
-    handles += [Patch(facecolor=PLAYER_COLOURS[s], edgecolor="#000000", label=f"seat {s}")
-                for s in range(max(1, num_players))]
-    return handles
+    entries: list[tuple[str, str, str]] = [("patch", TERRAIN_COLOURS[t], TERRAIN_NAMES[t])
+                                           for t in TERRAIN_COLOURS]
+    entries += [("hut", "#dddddd", "hut (1 per level)"), ("temple", "#dddddd", "temple"),
+                ("tower", "#dddddd", "tower"), ("outline", OUTLINE, "tile outline")]
+    entries += [("patch", PLAYER_COLOURS[s], f"seat {s}") for s in range(max(1, num_players))]
+    cols = 5
+    rows = -(-len(entries) // cols)
+    width, height = fig.get_figwidth(), fig.get_figheight()
+    line = fontsize / 72 * 1.7  # inches per legend row
+    col_w = (width - 0.4) / cols
+    box = fontsize / 72 * 0.9  # the symbol's size, inches
+    tr = fig.dpi_scale_trans
+    for i, (kind, colour, label) in enumerate(entries):
+        x = 0.2 + (i % cols) * col_w
+        y = 0.15 + (rows - 1 - i // cols) * line
+        cx, cy = x + box / 2, y + box / 2
+        edge = {"edgecolor": "#000000", "linewidth": 0.6, "transform": tr}
+        if kind == "patch":
+            fig.add_artist(Rectangle((x, y), box, box, facecolor=colour, **edge))
+        elif kind == "hut":
+            fig.add_artist(Circle((cx, cy), box / 2, facecolor=colour, **edge))
+        elif kind == "temple":
+            fig.add_artist(Rectangle((x + 0.1 * box, y + 0.1 * box), 0.8 * box, 0.8 * box,
+                                     facecolor=colour, **edge))
+        elif kind == "tower":
+            fig.add_artist(Polygon([(x, y), (x + box, y), (cx, y + box)], facecolor=colour,
+                                   **edge))
+        else:
+            fig.add_artist(Rectangle((x, cy - box / 8), box, box / 4, facecolor=colour,
+                                     edgecolor="none", transform=tr))
+        fig.text((x + box * 1.4) / width, cy / height, label, fontsize=fontsize, va="center")
+    return [label for _, _, label in entries]
 
 
 def draw_state(state: Any, ax: Any = None, title: str | None = None,
@@ -187,9 +211,7 @@ def draw_state(state: Any, ax: Any = None, title: str | None = None,
     ax.set_title(wrapped, fontsize=min(10.0, 1.25 * page))
     if legend:
         n = int(getattr(state, "num_players", 1))
-        fig.legend(handles=_legend_handles(n), loc="lower center", ncol=6, frameon=False,
-                   fontsize=min(9.0, 1.15 * page), handlelength=1.3, columnspacing=0.9,
-                   handletextpad=0.4, borderaxespad=0.3)
+        _draw_legend(fig, n, min(9.0, 1.15 * page))
     return fig
 
 
