@@ -2,12 +2,16 @@
 behind one interface (:class:`Agent`) and made by name (:func:`make_agent`)."""
 
 from taluva_ai.agents.base import (
+    REQUIRED,
     Agent,
+    agent_parameters,
+    describe_agents,
     known_agents,
     make_agent,
     match_specs,
     parse_agent_spec,
     register_agent,
+    registered_agent_parameters,
     spec_key,
 )
 from taluva_ai.agents.evaluators import Evaluator, RolloutEvaluator
@@ -15,10 +19,13 @@ from taluva_ai.agents.ismcts import ISMCTSAgent, ISMCTSConfig
 from taluva_ai.agents.mcts import MCTSAgent, MCTSConfig
 from taluva_ai.agents.simple import GreedyAgent, RandomAgent
 
-register_agent("random", RandomAgent)
-register_agent("greedy", GreedyAgent)
-register_agent("mcts", MCTSAgent)
-register_agent("ismcts", ISMCTSAgent)
+register_agent("random", RandomAgent, "uniformly random legal action")
+register_agent("greedy", GreedyAgent, "one-ply heuristic: the best-valued legal action "
+               "(docs/agents.md); epsilon: share of random moves")
+register_agent("mcts", MCTSAgent, "Monte Carlo tree search with chance nodes, 2-4 players "
+               "(docs/agents.md); time=S: seconds per move instead of sims")
+register_agent("ismcts", ISMCTSAgent, "information-set MCTS for hidden information (Thurn "
+               "und Taxis; docs/thurn_und_taxis.md)")
 
 
 def _alphazero_agent(**params: object) -> Agent:
@@ -31,9 +38,18 @@ def _alphazero_agent(**params: object) -> Agent:
     return AlphaZeroAgent(**params)
 
 
-register_agent("az", _alphazero_agent)
+def _az_parameters() -> dict[str, object]:
+    from taluva_ai.agents.alphazero.config import az_spec_parameters  # no PyTorch
+
+    return az_spec_parameters()
+
+
+register_agent("az", _alphazero_agent, "AlphaZero: MCTS guided by a trained network "
+               "(taluva train; needs PyTorch; docs/alphazero.md); unset: the checkpoint's",
+               params=_az_parameters)
 
 __all__ = [
+    "REQUIRED",
     "Agent",
     "Evaluator",
     "GreedyAgent",
@@ -43,10 +59,13 @@ __all__ = [
     "MCTSConfig",
     "RandomAgent",
     "RolloutEvaluator",
+    "agent_parameters",
+    "describe_agents",
     "known_agents",
     "make_agent",
     "match_specs",
     "parse_agent_spec",
     "register_agent",
+    "registered_agent_parameters",
     "spec_key",
 ]

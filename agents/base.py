@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import textwrap
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,11 +33,85 @@ class Agent(ABC):
 
 
 _AGENTS: dict[str, Callable[..., Agent]] = {}
+#: name -> (one-line summary, the spec parameters: a mapping name -> default, or a callable
+#: that returns one, evaluated when asked for).
+_ABOUT: dict[str, tuple[str, Any]] = {}
+
+#: The default shown for a spec parameter that has none (the spec must give it).
+REQUIRED = "REQUIRED"
 
 
-def register_agent(name: str, factory: Callable[..., Agent]) -> None:
-    """Register ``factory(seed=..., **params)`` under ``name``."""
+def register_agent(name: str, factory: Callable[..., Agent], summary: str | None = None,
+                   params: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
+                   ) -> None:
+    """Register ``factory(seed=..., **params)`` under ``name``.
+
+    Args:
+        summary: one line for ``taluva play --help`` (default: the first line of the factory's
+            docstring).
+        params: the parameters a spec may give and their defaults (``{name: default}``, or a
+            callable returning it, called when the help is shown; :data:`REQUIRED` for one
+            without a default); default: :func:`agent_parameters` of the factory.
+    """
     _AGENTS[name] = factory
+    if summary is None:
+        doc = inspect.getdoc(factory) or ""
+        summary = doc.strip().splitlines()[0] if doc.strip() else ""
+    _ABOUT[name] = (summary, params)
+
+
+def agent_parameters(factory: Callable[..., Any]) -> dict[str, Any]:
+    """The spec parameters of an agent class or factory and their defaults, in order:
+    ``factory.spec_parameters()`` when it has one (e.g. the fields of a config dataclass),
+    else the keyword parameters of its signature other than ``seed`` (:data:`REQUIRED` for one
+    without a default)."""
+    own = getattr(factory, "spec_parameters", None)
+    if callable(own):
+        return dict(own())
+    out: dict[str, Any] = {}
+    for name, p in inspect.signature(factory).parameters.items():
+        if name == "seed" or p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            continue
+        out[name] = REQUIRED if p.default is p.empty else p.default
+    return out
+
+
+def registered_agent_parameters(name: str) -> dict[str, Any]:
+    """The spec parameters of the registered agent ``name`` and their defaults.
+
+    Raises:
+        KeyError: ``name`` is not registered.
+    """
+    params = _ABOUT[name][1]
+    if params is None:
+        return agent_parameters(_AGENTS[name])
+    return dict(params() if callable(params) else params)
+
+
+def describe_agents(width: int = 88) -> str:
+    """Every registered agent, its summary and its spec parameters with their defaults, as
+    text for ``--help`` (generated from the registry)."""
+    lines = textwrap.wrap("agents: AGENT is NAME or NAME:KEY=VALUE,... (the parameters and "
+                          "their defaults below), or package.module:Class[:KEY=VALUE,...] "
+                          "for your own Agent class", width)
+    w = max(len(n) for n in _AGENTS)
+    for name in _AGENTS:
+        summary = _ABOUT.get(name, ("", None))[0]
+        lines += textwrap.wrap(f"{name:<{w}}  {summary}", width, initial_indent="  ",
+                               subsequent_indent=" " * (w + 4), break_on_hyphens=False)
+        params = registered_agent_parameters(name)
+        text = " ".join(f"{k}={_show_default(v)}" for k, v in params.items()) or "(no parameters)"
+        lines += textwrap.wrap(text, width, initial_indent=" " * (w + 4),
+                               subsequent_indent=" " * (w + 4), break_on_hyphens=False)
+    return "\n".join(lines)
+
+
+def _show_default(v: Any) -> str:
+    if isinstance(v, bool):
+        return str(v).lower()
+    if v is None:
+        return "unset"
+    return str(v)
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:

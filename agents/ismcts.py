@@ -109,6 +109,12 @@ class ISMCTSAgent(Agent):
 
     name = "ismcts"
 
+    @classmethod
+    def spec_parameters(cls) -> dict[str, Any]:
+        """The parameters of an ``ismcts:...`` spec and their defaults: the
+        :class:`ISMCTSConfig` fields."""
+        return {f.name: f.default for f in fields(ISMCTSConfig)}
+
     def __init__(self, seed: int | None = None, **params: Any) -> None:
         known = {f.name for f in fields(ISMCTSConfig)}
         bad = sorted(set(params) - known)

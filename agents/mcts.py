@@ -183,6 +183,12 @@ class MCTSAgent(Agent):
 
     name = "mcts"
 
+    @classmethod
+    def spec_parameters(cls) -> dict[str, Any]:
+        """The parameters of an ``mcts:...`` spec and their defaults: the
+        :class:`MCTSConfig` fields."""
+        return {f.name: f.default for f in fields(MCTSConfig)}
+
     def __init__(self, seed: int | None = None, evaluator: Evaluator | None = None,
                  **params: Any) -> None:
         known = {f.name for f in fields(MCTSConfig)}

@@ -727,7 +727,7 @@ def schedule(
 
 
 _WORKER_CACHE: dict[str, Any] = {}
-_WARMED: set[str] = set()
+_WARMED: set[tuple[str, str]] = set()  # (game key, agent spec) warmed up in this process
 
 
 def _worker_init() -> None:
@@ -754,21 +754,30 @@ def _interrupted(error: BaseException) -> bool:
     return False
 
 
-def _warm_up(game: Game, spec: str) -> None:
-    """Before the first timed game of ``spec`` in this process, let one of its agents make
-    one untimed move (as chess engines get ``isready`` before the clock starts), so loading
-    compiled code does not count against its first move's budget. Errors are left to the
-    real games."""
-    if spec in _WARMED:
+def _process_game(game_name: str, rules: dict[str, Any]) -> tuple[str, Game]:
+    """The game of ``game_name`` with ``rules``, made once per process, and its key."""
+    key = json.dumps([game_name, rules], sort_keys=True)
+    game = _WORKER_CACHE.get(key)
+    if game is None:
+        game = make_game(game_name, **rules)
+        _WORKER_CACHE.clear()
+        _WORKER_CACHE[key] = game
+    return key, game
+
+
+def _warm_up(game: Game, key: str, specs: Sequence[str], progress: bool = False) -> None:
+    """Before the first timed game of these agents in this process, run untimed everything
+    compiled that their games use (:func:`taluva_ai.warmup.warm_up`: a whole game, and a
+    decision of each agent, as chess engines get ``isready`` before the clock starts), so
+    neither compiling nor loading compiled code counts as an agent's thinking time or
+    against its first move's budget. Errors are left to the real games."""
+    todo = [s for s in specs if (key, s) not in _WARMED]
+    if not todo:
         return
-    _WARMED.add(spec)
-    with contextlib.suppress(Exception):
-        state = game.new_initial_state(seed=0)
-        while state.current_player == CHANCE:
-            state.draw()
-        agent = make_agent(spec)
-        agent.reset(0)
-        agent.act(state)
+    from taluva_ai.warmup import warm_up
+
+    warm_up(game, todo, progress=progress)
+    _WARMED.update((key, s) for s in todo)
 
 
 def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str,
@@ -777,16 +786,9 @@ def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str
     the results log (:func:`_log_entry`). A worker whose tournament process has died ends
     here instead, before it writes anything (:func:`taluva_ai.parallel.exit_if_orphaned`)."""
     exit_if_orphaned()
-    key = json.dumps([game_name, rules], sort_keys=True)
-    game = _WORKER_CACHE.get(key)
-    if game is None:
-        game = make_game(game_name, **rules)
-        _WORKER_CACHE.clear()
-        _WORKER_CACHE[key] = game
+    key, game = _process_game(game_name, rules)
     limits = [time_budget(spec) for spec in task.seats]
-    for spec, limit in zip(task.seats, limits, strict=True):
-        if limit is not None:
-            _warm_up(game, spec)
+    _warm_up(game, key, task.seats)
     agents = [make_agent(spec) for spec in task.seats]
     with naming(path):  # a failed write (disk full) names the record
         res = play_game(game, agents, task.seed, record_path=path, meta=_task_meta(task),
@@ -1421,6 +1423,9 @@ class _Run:
             for gid in done:  # games kept from their records alone: logged now
                 if gid not in logged:
                     _append(log, done[gid])
+            if left:  # compile (first run) or load the kernels before the first timed move
+                key, game = _process_game(self.game_name, self.rules)
+                _warm_up(game, key, list(self.specs), progress=self.progress)
             bar = tqdm(total=len(tasks), initial=len(tasks) - left, disable=not
                        self.progress, desc="games", unit="game", dynamic_ncols=True)
             if watch is not None:

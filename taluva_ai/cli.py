@@ -31,6 +31,22 @@ from taluva_ai.records import MoveEvent
 _FORMATTER = argparse.RawDescriptionHelpFormatter
 
 
+class _AgentsHelpParser(argparse.ArgumentParser):
+    """A subcommand parser whose help ends with the list of agents and their parameters,
+    generated from the agent registry when the help is shown (importing the agents costs a
+    second, which other commands need not pay)."""
+
+    agents_help = False
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        if not self.agents_help:
+            return text
+        from taluva_ai.agents import describe_agents
+
+        return f"{text.rstrip()}\n\n{describe_agents()}\n"
+
+
 class _ArgError(Exception):
     """A bad argument found after parsing; reported like an argparse error (exit 2)."""
 
@@ -254,8 +270,11 @@ def _print_result(state: GameState, players: Sequence[str], plies: int) -> None:
     print(f"returns: {[round(x, 4) for x in out.returns]}  places: {list(out.places)}")
 
 
-def _show(players: Sequence[str]) -> Any:
-    """An ``on_state`` callback printing every position and action."""
+def _show(players: Sequence[str], color: bool = False) -> Any:
+    """An ``on_state`` callback printing every position and action (a game's ``to_text``
+    picture when it has one: with ``color``, in colour; the legend with the first position
+    only)."""
+    first = [True]
 
     def show(state: GameState, event: MoveEvent | None) -> None:
         if event is not None:
@@ -267,10 +286,20 @@ def _show(players: Sequence[str]) -> Any:
                 line += "  " + (str(summary) if summary else json.dumps(event.stats,
                                                                         sort_keys=True))
             print(line)
-        print(state)
+        to_text = getattr(state, "to_text", None)
+        print(state if to_text is None else to_text(color=color, legend=first[0]))
+        first[0] = False
         print()
 
     return show
+
+
+def _color(args: argparse.Namespace) -> bool:
+    """Whether ``--show`` writes colour: stdout a terminal, no ``--no-color``, ``NO_COLOR``
+    unset (:func:`taluva_ai.games.taluva.render.use_color`)."""
+    from taluva_ai.games.taluva.render import use_color
+
+    return use_color(sys.stdout, no_color=args.no_color)
 
 
 def format_solo_score(state: Any) -> str:
@@ -314,8 +343,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
     print(f"{args.game}: solo, seed {seed}" if args.solo else
           f"{args.game}: {len(agents)} players, seed {seed}")
+    from taluva_ai.warmup import warm_up
+
+    warm_up(game, args.players)  # compile (first run) or load the kernels, with a message
     shown: list[GameState] = []
-    show = _show(args.players) if args.show else None
+    show = _show(args.players, _color(args)) if args.show else None
 
     def keep(state: GameState, event: MoveEvent | None) -> None:
         if not shown:
@@ -353,7 +385,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
                 raise _ArgError(f"--{fmt}: pictures are drawn for taluva records only; this "
                                 f"record is of {header.game}")
         players = list(header.players)
-        show = _show(players) if args.show else None
+        show = _show(players, _color(args)) if args.show else None
         plies = [0]
 
         def count(state: GameState, event: MoveEvent | None) -> None:
@@ -853,10 +885,12 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_FORMATTER,
     )
     p.add_argument("--version", action="version", version=f"taluva-ai {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="command", required=True)
+    sub = p.add_subparsers(dest="command", metavar="command", required=True,
+                           parser_class=_AgentsHelpParser)
 
-    agents_help = ("agent specs: 'random', 'greedy', 'greedy:epsilon=0.1' (name:key=value,...) "
-                   "or 'module:Class'")
+    agents_help = ("agent specs: NAME or NAME:KEY=VALUE,..., e.g. 'greedy', "
+                   "'mcts:sims=400,rollout=greedy', or 'package.module:Class' (every agent and "
+                   "its parameters: end of this help)")
 
     play = sub.add_parser(
         "play", help="play one game between agents and print the result",
@@ -876,9 +910,15 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--record", default=None, metavar="FILE",
                       help="write the game record (JSON Lines) to FILE")
     play.add_argument("--show", action="store_true",
-                      help="print every position and every action (with agent statistics)")
+                      help="print every position (hex rows offset by half a hex, coordinates "
+                      "under each hex, a legend with the first) and every action (with agent "
+                      "statistics)")
+    play.add_argument("--no-color", action="store_true",
+                      help="no colours in --show (default: colours when stdout is a terminal "
+                      "and the environment variable NO_COLOR is unset)")
     _rule_options(play)
     play.set_defaults(func=_cmd_play)
+    play.agents_help = True
 
     rep = sub.add_parser(
         "replay", help="replay a game record, checking every action and the result",
@@ -891,6 +931,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_FORMATTER)
     rep.add_argument("record", metavar="RECORD", help="the record file (.jsonl)")
     rep.add_argument("--show", action="store_true", help="print every position and action")
+    rep.add_argument("--no-color", action="store_true",
+                     help="no colours in --show (default: colours when stdout is a terminal "
+                     "and NO_COLOR is unset)")
     rep.add_argument("--svg", metavar="DIR", default=None,
                      help="write one SVG picture per position into DIR (needs matplotlib)")
     rep.add_argument("--png", metavar="DIR", default=None,
@@ -978,6 +1021,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--no-progress", action="store_true", help="no progress bar")
     _rule_options(tour)
     tour.set_defaults(func=_cmd_tournament)
+    tour.agents_help = True
 
     pgn = sub.add_parser(
         "pgn", help="the results of a 2-player tournament as PGN, for BayesElo or Ordo",
@@ -1104,7 +1148,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        from taluva_ai.warmup import compile_notice
+
+        with compile_notice():  # a first run says that it compiles, never sits silent
+            return int(args.func(args))
     except _ArgError as e:
         _fail(parser, args.command, str(e))
     except _RunError as e:  # one line per problem (e.g. each damaged file of a run)

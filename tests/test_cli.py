@@ -31,6 +31,63 @@ def test_help_explains_each_command(command: list[str], capsys: pytest.CaptureFi
     assert "taluva " + (command[0] if command else "play") in out.split("example")[-1]
 
 
+@pytest.mark.parametrize("command", ["play", "tournament"])
+def test_help_lists_every_registered_agent_and_its_parameters(
+        command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """issue 19 A.8: the list comes from the agent registry (a newly registered agent shows
+    up), with every parameter and its default."""
+    from taluva_ai.agents import base
+    from taluva_ai.agents.simple import GreedyAgent
+
+    class _Probe(GreedyAgent):
+        """a probe agent"""
+
+        def __init__(self, seed: int | None = None, depth: int = 3, style: str = "calm",
+                     path: str | None = None) -> None:
+            super().__init__(seed)
+
+    base.register_agent("probe", _Probe)
+    try:
+        assert _exit_code([command, "--help"]) == 0
+    finally:
+        del base._AGENTS["probe"], base._ABOUT["probe"]
+    out = capsys.readouterr().out
+    listing = out.split("\nagents: ")[1]
+    names = [line.split()[0] for line in listing.splitlines() if line.startswith("  ")
+             and not line.startswith("   ")]
+    assert names == ["random", "greedy", "mcts", "ismcts", "az", "probe"]
+    flat = " ".join(listing.split())
+    assert "probe a probe agent depth=3 style=calm path=unset" in flat
+    assert "random uniformly random legal action (no parameters)" in flat
+    assert "epsilon=0.0 mcts" in flat
+    assert ("sims=400 time=unset rollout=random c=1.0 fpu=0.0 chance=expand temperature=0.0 "
+            "dirichlet_alpha=0.0 dirichlet_frac=0.25 reuse_tree=false leaf_batch=1 samples=8 "
+            "prior=heuristic prior_temperature=10.0 compiled=true root=puct gumbel_m=16 "
+            "gumbel_c_visit=50.0 gumbel_c_scale=0.1 ismcts") in flat
+    assert ("sims=400 time=unset c=0.7 rollout=greedy prior=heuristic prior_temperature=10.0 "
+            "az") in flat
+    assert ("path=REQUIRED rollout=unset lambda=unset samples=unset device=auto threads=1 "
+            "sims=200 time=unset c=1.25 fpu=0.0 chance=expand temperature=0.0 "
+            "dirichlet_alpha=0.0 dirichlet_frac=0.25 reuse_tree=false leaf_batch=8 root=puct "
+            "gumbel_m=16 gumbel_c_visit=50.0 gumbel_c_scale=0.1 probe") in flat
+    assert max(len(line) for line in listing.splitlines()) <= 88
+
+
+def test_registry_parameters_are_the_agents_own() -> None:
+    """The registry's parameter lists are those the agents accept: the config dataclasses'
+    fields, and for az (listed without importing PyTorch) the agent's own signature."""
+    from dataclasses import fields
+
+    from taluva_ai.agents import ISMCTSConfig, MCTSConfig, registered_agent_parameters
+    from taluva_ai.agents.alphazero.agent import AlphaZeroAgent
+
+    assert registered_agent_parameters("mcts") == {f.name: f.default for f in fields(MCTSConfig)}
+    assert list(registered_agent_parameters("ismcts")) == [f.name for f in fields(ISMCTSConfig)]
+    assert registered_agent_parameters("greedy") == {"epsilon": 0.0}
+    assert registered_agent_parameters("random") == {}
+    assert registered_agent_parameters("az") == AlphaZeroAgent.spec_parameters()
+
+
 def test_console_script_runs_as_a_module() -> None:
     r = subprocess.run([sys.executable, "-m", "taluva_ai.cli", "--version"],
                        capture_output=True, text=True, timeout=120, check=False)

@@ -39,10 +39,50 @@ def test_render_rgb_shows_the_island() -> None:
     st.apply(int(st.legal_actions()[0]))
     img = render_rgb(st, size=160)
     assert img.shape == (160, 160, 3) and img.dtype == np.uint8
-    # the volcano's red appears only once a tile lies on the table
-    red = (img[:, :, 0] > 150) & (img[:, :, 1] < 90) & (img[:, :, 2] < 90)
-    red0 = (empty[:, :, 0] > 150) & (empty[:, :, 1] < 90) & (empty[:, :, 2] < 90)
+    # the volcano's red appears on the board (above the legend) once a tile lies on the table
+    board = slice(0, int(0.8 * 160))
+    red = (img[board, :, 0] > 150) & (img[board, :, 1] < 90) & (img[board, :, 2] < 90)
+    red0 = (empty[board, :, 0] > 150) & (empty[board, :, 1] < 90) & (empty[board, :, 2] < 90)
     assert red.sum() > 20 and red0.sum() == 0
+    # the legend (under the board) shows the terrain colours in both
+    for im in (img, empty):
+        legend = im[int(0.85 * 160):]
+        assert ((legend[:, :, 0] > 150) & (legend[:, :, 1] < 90) & (legend[:, :, 2] < 90)).any()
+
+
+def _two_tiles():
+    st = TaluvaGame().new_initial_state(seed=7)
+    for a in ("draw:JS", "tile@0,0:SE", "hut@-1,0", "draw:RJ", "tile@1,-1:SW"):
+        st.apply(a)
+    return st
+
+
+def test_pictures_outline_tiles_and_write_coordinates_and_a_legend() -> None:
+    """issue 19 A.6: a thick outline around each tile (not between the hexes of one tile),
+    every hex's q,r and level, a legend of terrains, pieces and seats."""
+    import matplotlib.pyplot as plt
+
+    from taluva_ai.games.taluva.draw import draw_state, tile_edges
+
+    st = TaluvaGame().new_initial_state(seed=7)
+    st.apply("draw:JS")
+    st.apply("tile@0,0:SE")
+    assert len(tile_edges(st)) == 12  # 3 hexes x 6 sides - 3 shared sides counted twice
+    st = _two_tiles()
+    # two tiles of 12 sides each, touching along 2 sides (drawn once each)
+    assert len(tile_edges(st)) == 22
+    fig = draw_state(st)
+    try:
+        texts = [t.get_text() for t in fig.axes[0].texts]
+        assert sorted(texts[0::2]) == sorted(["0,0", "-1,0", "0,-1", "1,-1", "2,-2", "2,-1"])
+        assert texts[1::2] == ["1"] * 6  # levels
+        labels = [t.get_text() for t in fig.texts]
+        assert labels == ["volcano", "jungle", "clearing", "sand", "rock", "lake",
+                          "hut (1 per level)", "temple", "tower", "tile outline", "seat 0",
+                          "seat 1"]
+        assert fig.axes[0].get_title() == st.summary()
+    finally:
+        plt.close(fig)
 
 
 def test_save_pictures(tmp_path: Path) -> None:

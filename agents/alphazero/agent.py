@@ -18,6 +18,7 @@ from typing import Any
 
 import torch
 
+from taluva_ai.agents.alphazero.config import AZ_DEFAULTS, AZ_NO_MCTS_PARAMETERS
 from taluva_ai.agents.alphazero.encoder import NetEncoder, make_encoder
 from taluva_ai.agents.alphazero.evaluator import NetEvaluator
 from taluva_ai.agents.alphazero.net import (
@@ -27,11 +28,9 @@ from taluva_ai.agents.alphazero.net import (
     net_from_checkpoint,
     resolve_device,
 )
+from taluva_ai.agents.base import REQUIRED
 from taluva_ai.agents.mcts import MCTSAgent
 from taluva_ai.protocol import GameState
-
-#: ``az`` defaults that differ from ``mcts``'s.
-AZ_DEFAULTS: dict[str, Any] = {"sims": 200, "c": 1.25, "leaf_batch": 8}
 
 _CACHE: dict[tuple[str, int, str],
              tuple[PolicyValueNet, NetEncoder, dict[str, Any]]] = {}
@@ -92,13 +91,31 @@ class AlphaZeroAgent(MCTSAgent):
 
     name = "az"
 
+    @classmethod
+    def spec_parameters(cls) -> dict[str, Any]:
+        """The parameters of an ``az:...`` spec and their defaults (None: the checkpoint's
+        setting): this class's keyword parameters, ``lambda``, and the ``mcts`` ones it takes
+        (with the ``az`` defaults)."""
+        import inspect
+
+        own: dict[str, Any] = {}
+        for name, p in inspect.signature(cls.__init__).parameters.items():
+            if name in ("self", "seed") or p.kind is p.VAR_KEYWORD:
+                continue
+            own[name] = REQUIRED if name == "path" else p.default
+            if name == "rollout":
+                own["lambda"] = None  # popped from **params: ``lambda`` is a Python keyword
+        search = {k: AZ_DEFAULTS.get(k, v) for k, v in MCTSAgent.spec_parameters().items()
+                  if k not in AZ_NO_MCTS_PARAMETERS and k not in own}
+        return {**own, **search}
+
     def __init__(self, seed: int | None = None, path: str | None = None,
                  rollout: str | None = None, samples: int | None = None, device: str = "auto",
                  threads: int = 1, backend: str = "auto", **params: Any) -> None:
         if not path:
             raise ValueError("az needs a checkpoint: az:path=runs/<name>/best.pt")
         lam = params.pop("lambda", None)
-        for bad in ("prior", "prior_temperature"):
+        for bad in AZ_NO_MCTS_PARAMETERS:
             if bad in params:
                 raise ValueError(f"az takes its priors from the network: no {bad} parameter")
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:

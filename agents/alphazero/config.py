@@ -21,10 +21,35 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from taluva_ai.agents.base import REQUIRED
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+
+#: ``az`` agent defaults that differ from ``mcts``'s (:mod:`.agent`; here, without PyTorch, so
+#: ``taluva play --help`` can list them).
+AZ_DEFAULTS: dict[str, Any] = {"sims": 200, "c": 1.25, "leaf_batch": 8}
+#: The ``mcts`` parameters the ``az`` agent refuses: its priors come from the network.
+AZ_NO_MCTS_PARAMETERS = ("prior", "prior_temperature")
+#: The ``az`` agent's own spec parameters and their defaults (``None``: the checkpoint's),
+#: before the ``mcts`` ones; ``AlphaZeroAgent.spec_parameters`` derives the same from its
+#: signature (a test compares them).
+AZ_OWN_PARAMETERS: dict[str, Any] = {"path": REQUIRED, "rollout": None, "lambda": None,
+                                     "samples": None, "device": "auto", "threads": 1,
+                                     "backend": "auto"}
+
+
+def az_spec_parameters() -> dict[str, Any]:
+    """The parameters of an ``az:...`` agent spec and their defaults (``None``: the
+    checkpoint's setting), without importing PyTorch."""
+    from taluva_ai.agents.mcts import MCTSConfig
+
+    search = {f.name: AZ_DEFAULTS.get(f.name, f.default) for f in fields(MCTSConfig)
+              if f.name not in AZ_NO_MCTS_PARAMETERS and f.name not in AZ_OWN_PARAMETERS}
+    return {**AZ_OWN_PARAMETERS, **search}
 
 
 #: Named network sizes.

@@ -99,6 +99,10 @@ class TaluvaGame:
             self.max_game_length = 1 + 25 * 10
         self.rules_array = self.rules.as_array()
         self.hexqr = np.stack([self.board.q, self.board.r], axis=1).astype(np.int32)
+        # the kernels the states call: a game that is not solo calls the standard ones, which
+        # never reach the solo variant's code, so it is not compiled (half of a first run)
+        self.apply_kernel = K.apply_action if self.rules.solo else K.standard_apply_action
+        self.legal_kernel = K.legal_actions if self.rules.solo else K.standard_legal_actions
 
     def __repr__(self) -> str:
         return f"TaluvaGame({self.rules!r})"
@@ -452,8 +456,8 @@ class TaluvaState:
     def legal_actions(self) -> np.ndarray:
         """``int64[k]`` legal ids of the player to move, ascending (empty at chance/terminal)."""
         rules, nbr, cell_of, _, origin = self.game.kernel_args()
-        n = K.legal_actions(self.cells, self.players, self.meta, rules, nbr, cell_of, origin,
-                            self._buf)
+        n = self.game.legal_kernel(self.cells, self.players, self.meta, rules, nbr, cell_of,
+                                   origin, self._buf)
         return self._buf[:n].copy()
 
     def legal_action_mask(self) -> np.ndarray:
@@ -505,8 +509,8 @@ class TaluvaState:
         saved = (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
         rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
         try:
-            K.apply_action(self.cells, self.players, self.deck, self.meta, rules, nbr, cell_of,
-                           hexqr, origin, a)
+            self.game.apply_kernel(self.cells, self.players, self.deck, self.meta, rules, nbr,
+                                   cell_of, hexqr, origin, a)
         except BaseException:
             self.cells, self.players, self.deck, self.meta = (x.copy() for x in saved[:4])
             raise
@@ -537,8 +541,8 @@ class TaluvaState:
                 (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
             )
         rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
-        K.apply_action(self.cells, self.players, self.deck, self.meta, rules, nbr, cell_of,
-                       hexqr, origin, a)
+        self.game.apply_kernel(self.cells, self.players, self.deck, self.meta, rules, nbr,
+                               cell_of, hexqr, origin, a)
 
     def _step_ids(self) -> tuple[int, int]:
         """``(lo, hi)``: the ids the step takes lie in ``lo .. hi - 1`` (tile types at a chance
@@ -955,6 +959,14 @@ class TaluvaState:
         from taluva_ai.games.taluva.render import render_text
 
         return render_text(self)
+
+    def to_text(self, color: bool = False, legend: bool = True) -> str:
+        """The position as text (:func:`~taluva_ai.games.taluva.render.render_text`): hex rows
+        offset by half a hex, coordinates, and with ``legend`` the legend; ``color`` adds ANSI
+        colours."""
+        from taluva_ai.games.taluva.render import render_text
+
+        return render_text(self, color=color, legend=legend)
 
     def __repr__(self) -> str:
         return f"<TaluvaState ply={self.ply} step={self.step.name} player={self.current_player}>"

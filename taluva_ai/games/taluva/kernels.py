@@ -839,13 +839,23 @@ def apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, tile):
     """Draw tile type ``tile`` (a chance outcome) from the undrawn part of the deck.
 
     The first undrawn copy of that type is swapped to the draw position, so a seeded deck
-    order is replayed by always drawing ``deck[meta[M_DRAWN]]``.
+    order is replayed by always drawing ``deck[meta[M_DRAWN]]``. A solo game goes to
+    :mod:`solo_kernels`, any other to :func:`standard_apply_chance`.
 
     Returns:
         0, or -1 when no undrawn copy of ``tile`` is left (nothing is changed).
     """
     if rules[R_SOLO] != 0:
         return _solo.solo_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, tile)
+    return standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, tile)
+
+
+@njit(cache=True)
+def standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, tile):
+    """:func:`apply_chance` of a game that is not solo. The ``standard_*`` kernels never reach
+    the solo variant's code, so a program that plays only such games (the object API does,
+    :class:`~taluva_ai.games.taluva.game.TaluvaGame`) never compiles it: about half of the
+    first run's compiling."""
     d = meta[M_DRAWN]
     j = -1
     for i in range(d, NUM_TILES):
@@ -1075,13 +1085,21 @@ def apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
 
 @njit(cache=True)
 def apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, action):
-    """Apply one action (a tile type at a chance node, else a tile or build id; assumed legal)."""
+    """Apply one action (a tile type at a chance node, else a tile or build id; assumed legal).
+    A solo game goes to :mod:`solo_kernels`, any other to :func:`standard_apply_action`."""
     if rules[R_SOLO] != 0:
         _solo.solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action)
         return
+    standard_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, action)
+
+
+@njit(cache=True)
+def standard_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin,
+                          action):
+    """:func:`apply_action` of a game that is not solo (see :func:`standard_apply_chance`)."""
     step = meta[M_STEP]
     if step == S_CHANCE:
-        apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
+        standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
     elif step == S_TILE:
         apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, action)
     elif step == S_BUILD:
@@ -1094,6 +1112,12 @@ def legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out):
     and box steps), ascending; 0 elsewhere."""
     if rules[R_SOLO] != 0:
         return _solo.solo_legal_actions(cells, players, meta, rules, nbr, cell_of, out)
+    return standard_legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out)
+
+
+@njit(cache=True)
+def standard_legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out):
+    """:func:`legal_actions` of a game that is not solo (see :func:`standard_apply_chance`)."""
     step = meta[M_STEP]
     if step == S_TILE:
         return tile_actions(cells, meta, nbr, cell_of, origin, out, False)

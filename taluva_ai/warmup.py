@@ -1,0 +1,242 @@
+"""Loading the compiled code a command uses before it plays (on the first run: compiling it).
+
+The rules, the heuristic and the searches are Numba kernels compiled on their first call and
+cached on disk (``__pycache__/*.nbi``, ``*.nbc``) afterwards. On a fresh install the first call
+compiles for seconds to minutes; without a warm-up that time would land silently in the first
+game, and in the first move's thinking time of the tournament's timing table.
+
+:func:`warm_up` runs, untimed and before the first game, every piece of compiled code a game
+between some agents uses: a deal, the legal moves, a move, a whole game (with its record), and
+one decision of each agent at two positions. Only what those agents use is compiled (Numba
+compiles a kernel on its first call). When anything has to be compiled it says so on stderr,
+once (:data:`COMPILING`), and shows a progress bar over the warm-up steps with the kernel being
+compiled and the count so far; when everything comes from the cache it prints nothing and takes
+a moment.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from taluva_ai.protocol import CHANCE, Game, GameState
+
+#: What is printed (stderr) when a warm-up has to compile.
+COMPILING = ("compiling the engine's kernels, first run only (cached afterwards; a few minutes, "
+             "more on a busy machine)")
+
+
+class CompileWatch:
+    """Watches Numba compile kernels (its ``numba:compile`` events) while active.
+
+    Attributes:
+        compiled: the qualified names of the kernels compiled so far, in order (a kernel
+            loaded from the cache is not compiled and not listed).
+        current: the kernel being compiled now, or None.
+        on_change: called with no argument when a kernel starts or ends compiling.
+    """
+
+    def __init__(self, on_change: Callable[[], None] | None = None) -> None:
+        self.compiled: list[str] = []
+        self.current: str | None = None
+        self._stack: list[str] = []
+        self.on_change = on_change
+
+    @staticmethod
+    def _name(event: Any) -> str | None:
+        """``module.function`` of the kernel of a compile event; None for Numba's own
+        implementations (of NumPy functions, say) that it compiles on the way."""
+        d = (event.data or {}).get("dispatcher")
+        f = getattr(d, "py_func", None)
+        module = str(getattr(f, "__module__", None) or "")
+        if f is None or module == "numba" or module.startswith("numba."):
+            return None
+        return f"{module.rsplit('.', 1)[-1]}.{f.__qualname__}"
+
+    @contextmanager
+    def active(self) -> Iterator[CompileWatch]:
+        """Listen to Numba's compile events inside the ``with`` block."""
+        from numba.core import event
+
+        watch = self
+
+        class _Listener(event.Listener):
+            def on_start(self, ev: Any) -> None:
+                name = watch._name(ev)
+                if name is None:
+                    return
+                watch._stack.append(name)
+                watch.current = name
+                if watch.on_change is not None:
+                    watch.on_change()
+
+            def on_end(self, ev: Any) -> None:
+                if watch._name(ev) is None or not watch._stack:
+                    return
+                watch.compiled.append(watch._stack.pop())
+                watch.current = watch._stack[-1] if watch._stack else None
+                if watch.on_change is not None:
+                    watch.on_change()
+
+        with event.install_listener("numba:compile", _Listener()):
+            yield self
+
+
+_announced = False
+
+
+def announce(stream: TextIO | None = None) -> bool:
+    """Print :data:`COMPILING` on ``stream`` (default stderr), once per process; whether this
+    call printed it."""
+    global _announced
+    if _announced:
+        return False
+    _announced = True
+    print(COMPILING, file=stream if stream is not None else sys.stderr, flush=True)
+    return True
+
+
+@contextmanager
+def compile_notice(stream: TextIO | None = None) -> Iterator[CompileWatch]:
+    """Inside the ``with`` block, print :data:`COMPILING` (once per process) as soon as Numba
+    starts compiling a kernel, so a first run never sits silent (``taluva replay``, ``bench``,
+    ``train``)."""
+    def on_change() -> None:
+        announce(stream)
+
+    watch = CompileWatch(on_change)
+    with watch.active():
+        yield watch
+
+
+def warmup_steps(game: Game, specs: Sequence[str], seed: int = 0
+                 ) -> list[tuple[str, Callable[[], None]]]:
+    """The warm-up of games of ``game`` between the agents ``specs``, as named steps (each a
+    callable): a deal (which compiles most of the rules: applying any action), ``legal
+    moves``, ``a move``, ``a whole game`` (random players, its
+    record written to a temporary file), then ``agent <spec>`` for each distinct spec: one
+    decision at the first position where a player moves and one at the next (e.g. Taluva's
+    tile and build steps)."""
+    from taluva_ai.arena import make_agent, play_game
+
+    box: dict[str, Any] = {}
+
+    def deal() -> None:
+        state = game.new_initial_state(seed=seed)
+        _resolve_chance(state)
+        box["state"] = state
+
+    def legal() -> None:
+        box["legal"] = box["state"].legal_actions()
+
+    def move() -> None:
+        state = box["state"]
+        first = state.clone()
+        state.apply(int(box["legal"][0]))
+        _resolve_chance(state)
+        box["positions"] = [first] + ([state.clone()] if not state.is_terminal() else [])
+        if not state.is_terminal():
+            state.legal_actions()
+
+    def whole_game() -> None:
+        agents = [make_agent("random") for _ in range(game.num_players)]
+        with tempfile.TemporaryDirectory() as tmp:
+            play_game(game, agents, seed, record_path=Path(tmp) / "warmup.jsonl")
+
+    def agent_step(spec: str) -> Callable[[], None]:
+        def run() -> None:
+            agent = make_agent(spec)
+            for i, position in enumerate(box.get("positions", [])):
+                agent.reset(seed + i)
+                agent.act(position.clone())
+                agent.stats()
+
+        return run
+
+    steps: list[tuple[str, Callable[[], None]]] = [
+        ("the rules: a deal", deal), ("legal moves", legal), ("a move", move),
+        ("a whole game", whole_game)]
+    seen: set[str] = set()
+    for spec in specs:
+        if spec not in seen:
+            seen.add(spec)
+            steps.append((f"agent {spec}", agent_step(spec)))
+    return steps
+
+
+def _resolve_chance(state: GameState) -> None:
+    while state.current_player == CHANCE and not state.is_terminal():
+        state.draw()
+
+
+def warm_up(game: Game, specs: Sequence[str], *, progress: bool = True, seed: int = 0,
+            stream: TextIO | None = None) -> list[str]:
+    """Load, or on the first run compile and cache, every compiled kernel that games of
+    ``game`` between the agents ``specs`` use, before the first (timed) move.
+
+    When a kernel has to be compiled, prints :data:`COMPILING` once on ``stream`` (default
+    stderr) and, with ``progress``, a tqdm bar over the warm-up steps
+    (:func:`warmup_steps`) that names the kernel being compiled and counts those compiled.
+    Prints nothing when everything comes from the cache.
+
+    Args:
+        game: the game, with its rules.
+        specs: agent specs (repeats are warmed once).
+        progress: show the bar (the message is printed either way).
+        seed: seeds the warm-up's deal and agents (it changes no later game).
+
+    Returns:
+        The kernels compiled (qualified names; empty when all were cached).
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C. Any other error of an agent or the game is left to the real
+            games, which report it with their own context (the step is skipped).
+    """
+    out = stream if stream is not None else sys.stderr
+    steps = warmup_steps(game, specs, seed)
+    bar: Any = None
+    state = {"step": 0, "started": False, "shown": 0.0}
+    watch = CompileWatch()
+
+    def show() -> None:
+        nonlocal bar
+        if not state["started"]:
+            state["started"] = True
+            announce(out)
+            if progress:
+                from tqdm import tqdm
+
+                bar = tqdm(total=len(steps), initial=int(state["step"]), desc="warm-up",
+                           unit="step", file=out, dynamic_ncols=True, leave=True)
+        if bar is not None and time.monotonic() - state["shown"] > 0.1:
+            state["shown"] = time.monotonic()
+            name = steps[min(int(state["step"]), len(steps) - 1)][0]
+            now = f"compiling {watch.current}" if watch.current else "loading"
+            bar.set_postfix_str(f"{name}: {now}; {len(watch.compiled)} kernels compiled",
+                                refresh=True)
+
+    watch.on_change = show
+    from taluva_ai.arena import _interrupted
+
+    try:
+        with watch.active():
+            for i, (_name, run) in enumerate(steps):
+                state["step"] = i
+                try:
+                    run()
+                except Exception as e:
+                    if _interrupted(e):  # Numba stopped mid-compile by Ctrl-C
+                        raise KeyboardInterrupt from e
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            state["shown"] = 0.0
+            bar.set_postfix_str(f"{len(watch.compiled)} kernels compiled", refresh=False)
+            bar.close()
+    return watch.compiled

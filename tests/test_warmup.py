@@ -1,0 +1,119 @@
+"""The warm-up before the first move (issue 19 A.3): a first run says that it compiles and
+shows its progress; compiling is never counted as an agent's thinking time; only what the
+command's agents use is loaded."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from taluva_ai import make_game
+from taluva_ai import warmup as W
+
+SPEC = "tests.warmup_agents:CompilingAgent"
+
+
+def test_a_compiling_warm_up_says_so_and_shows_the_kernels(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    from tests import warmup_agents
+
+    monkeypatch.setattr(W, "_announced", False)
+    game = make_game("taluva", num_players=2)
+    fresh = warmup_agents.njit(cache=False)(warmup_agents.probe_kernel.py_func)
+    monkeypatch.setattr(warmup_agents, "probe_kernel", fresh)
+    out = io.StringIO()
+    compiled = W.warm_up(game, ["random", SPEC], stream=out)
+    text = out.getvalue()
+    # the agent's kernel compiles in its step, the last (on a first run the engine's before)
+    assert compiled[-1] == "warmup_agents.probe_kernel"
+    assert compiled.count("warmup_agents.probe_kernel") == 1
+    assert text.startswith(W.COMPILING + "\n")
+    assert "warm-up" in text and "compiling warmup_agents.probe_kernel" in text
+    assert "6/6" in text and f"{len(compiled)} kernels compiled" in text
+    # all loaded now: a second warm-up compiles and prints nothing
+    out2 = io.StringIO()
+    assert W.warm_up(game, ["random", SPEC], stream=out2) == []
+    assert out2.getvalue() == ""
+
+
+def test_the_steps_cover_the_rules_and_each_agent_once() -> None:
+    game = make_game("taluva", num_players=2)
+    names = [n for n, _ in W.warmup_steps(game, ["greedy", "random", "greedy"])]
+    assert names == ["the rules: a deal", "legal moves", "a move", "a whole game",
+                     "agent greedy", "agent random"]
+
+
+@pytest.mark.parametrize("concurrency", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_no_timed_move_compiles(concurrency: int, tmp_path: Path,
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every compile of the agent's own kernel happens in a warm-up, in the main process and
+    in each worker process, never in a timed move of a tournament game."""
+    from taluva_ai.arena import run_tournament
+
+    log = tmp_path / "acts.jsonl"
+    monkeypatch.setenv("TALUVA_WARMUP_LOG", str(log))
+    run_tournament(["random", SPEC], 2, tmp_path / "t", concurrency=concurrency,
+                   rules={"tiles_per_player": 2}, progress=False, plots=False)
+    acts = [json.loads(line) for line in log.read_text().splitlines()]
+    timed = [a for a in acts if not a["warm_up"]]
+    assert len(timed) >= 2 and not any(a["compiles"] for a in timed)
+    # each process that played warmed up first
+    assert {a["pid"] for a in timed} <= {a["pid"] for a in acts if a["warm_up"]}
+    timing = json.loads((tmp_path / "t" / "timing.json").read_text())
+    assert timing["agents"][SPEC]["moves"] == len(timed)
+
+
+def test_a_worker_warms_up_before_its_first_game(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's side (what each worker process does before its first timed game), here in
+    this process with nothing warmed and the agent's kernel not compiled yet."""
+    from taluva_ai import arena
+    from tests import warmup_agents
+
+    fresh = warmup_agents.njit(cache=False)(warmup_agents.probe_kernel.py_func)
+    monkeypatch.setattr(warmup_agents, "probe_kernel", fresh)
+    monkeypatch.setattr(arena, "_WARMED", set())
+    log = tmp_path / "acts.jsonl"
+    monkeypatch.setenv("TALUVA_WARMUP_LOG", str(log))
+    rules = {"num_players": 2, "tiles_per_player": 2}
+    task = arena.schedule(["random", SPEC], 2, 2, 0)[0]
+    entry = arena._play_task("taluva", rules, task, str(tmp_path / "g.jsonl"))
+    acts = [json.loads(line) for line in log.read_text().splitlines()]
+    assert next(a["compiles"] for a in acts if a["warm_up"]) is True
+    timed = [a for a in acts if not a["warm_up"]]
+    assert timed and not any(a["compiles"] for a in timed)
+    seat = task.seats.index(SPEC)
+    assert entry["time_s"][seat] >= 0.0
+    assert {s for _, s in arena._WARMED} == {"random", SPEC}
+
+
+def test_only_what_the_agents_use_is_loaded() -> None:
+    """A random/greedy game loads the rules and the heuristic, not the solo variant's code,
+    the searches' kernels, the encoders or the envs' (Numba compiles a kernel on its first
+    call; a game that is not solo calls the ``standard_*`` kernels)."""
+    code = """
+import sys
+from taluva_ai import make_game
+from taluva_ai.warmup import warm_up
+warm_up(make_game("taluva", num_players=2), ["random", "greedy"], progress=False)
+from numba.core.registry import CPUDispatcher
+loaded = sorted({f"{m}.{k}" for m, mod in list(sys.modules.items())
+                 if m.startswith("taluva_ai") for k, v in vars(mod).items()
+                 if isinstance(v, CPUDispatcher) and v.overloads})
+print("\\n".join(loaded))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=600, check=True)
+    loaded = r.stdout.split()
+    k = "taluva_ai.games.taluva.kernels."
+    assert {k + "standard_legal_actions", k + "standard_apply_action",
+            "taluva_ai.games.taluva.heuristic.action_values"} <= set(loaded)
+    # the solo variant's code is reached only through the dispatching kernels
+    assert not {k + "legal_actions", k + "apply_action", k + "apply_chance"} & set(loaded)
+    assert not [k for k in loaded if ".mcts" in k or ".search_kernels." in k or "solo" in k
+                or ".encoding." in k or ".envs." in k or "thurn_und_taxis" in k], loaded
