@@ -1428,8 +1428,8 @@ class _Run:
                 _warm_up(game, key, list(self.specs), progress=self.progress)
             bar = tqdm(total=len(tasks), initial=len(tasks) - left, disable=not
                        self.progress, desc="games", unit="game", dynamic_ncols=True)
-            if watch is not None:
-                bar.set_postfix_str(watch.status(), refresh=False)
+            if watch is not None:  # the SPRT line from the start (0 games)
+                bar.set_postfix_str(watch.status())
             stream = _play_stream(todo, paths, self.game_name, self.rules, self.concurrency,
                                   self.margin, self.backend, count=left)
             try:

@@ -67,9 +67,10 @@ def test_help_lists_every_registered_agent_and_its_parameters(
     assert ("sims=400 time=unset c=0.7 rollout=greedy prior=heuristic prior_temperature=10.0 "
             "az") in flat
     assert ("path=REQUIRED rollout=unset lambda=unset samples=unset device=auto threads=1 "
-            "sims=200 time=unset c=1.25 fpu=0.0 chance=expand temperature=0.0 "
-            "dirichlet_alpha=0.0 dirichlet_frac=0.25 reuse_tree=false leaf_batch=8 root=puct "
-            "gumbel_m=16 gumbel_c_visit=50.0 gumbel_c_scale=0.1 probe") in flat
+            "backend=auto sims=200 time=unset c=1.25 fpu=0.0 chance=expand temperature=0.0 "
+            "dirichlet_alpha=0.0 dirichlet_frac=0.25 reuse_tree=false leaf_batch=8 "
+            "compiled=true root=puct gumbel_m=16 gumbel_c_visit=50.0 gumbel_c_scale=0.1 "
+            "probe") in flat
     assert max(len(line) for line in listing.splitlines()) <= 88
 
 

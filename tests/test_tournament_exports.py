@@ -154,7 +154,8 @@ def test_the_cli_plays_a_deal_file_and_names_a_bad_one(
     deals = str(tmp_path / "a" / "deals.jsonl")
     assert main([*base, "--seed", "7", "--deals", deals, "--out", str(tmp_path / "b")]) == 0
     assert _entries(tmp_path / "b") == [
-        {**e, "time_s": f["time_s"], "max_move_s": f["max_move_s"]}
+        {**e, "time_s": f["time_s"], "max_move_s": f["max_move_s"], "sha256": f["sha256"],
+         "record_sha256": f["record_sha256"]}  # records of run b name their deck
         for e, f in zip(_entries(tmp_path / "a"), _entries(tmp_path / "b"), strict=True)]
     with pytest.raises(SystemExit) as e:
         main(["tournament", "--resume", str(tmp_path / "b"), "--deals", deals])
