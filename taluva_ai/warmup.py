@@ -117,11 +117,10 @@ def compile_notice(stream: TextIO | None = None) -> Iterator[CompileWatch]:
 def warmup_steps(game: Game, specs: Sequence[str], seed: int = 0
                  ) -> list[tuple[str, Callable[[], None]]]:
     """The warm-up of games of ``game`` between the agents ``specs``, as named steps (each a
-    callable): a deal (which compiles most of the rules: applying any action), ``legal
-    moves``, ``a move``, ``a whole game`` (random players, its
-    record written to a temporary file), then ``agent <spec>`` for each distinct spec: one
-    decision at the first position where a player moves and one at the next (e.g. Taluva's
-    tile and build steps)."""
+    callable): a deal (which compiles most of the rules: the kernel that applies any action),
+    the legal moves, a move, a whole game (random players, its record written to a temporary
+    file), then ``agent <spec>`` for each distinct spec: one decision at the first position
+    where a player moves and one at the next (e.g. Taluva's tile and build steps)."""
     from taluva_ai.arena import make_agent, play_game
 
     box: dict[str, Any] = {}

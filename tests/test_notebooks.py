@@ -1,4 +1,5 @@
-"""Every notebook under notebooks/ runs from top to bottom without error."""
+"""Every notebook under notebooks/ runs from top to bottom without error and displays its
+figures (an ``image/png`` output)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,12 @@ def test_notebook_runs(path: Path) -> None:
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
                                      resources={"metadata": {"path": str(path.parent)}})
     client.execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if o.get("output_type") == "error"]
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    errors = [o for o in outputs if o.get("output_type") == "error"]
     assert not errors
+    # issue 19 A.7: the notebook shows its figures inline (not only draws them off screen)
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert images, f"{path.name}: no figure displayed (no image/png output)"
 
 
 def test_there_are_notebooks() -> None:

@@ -1,0 +1,415 @@
+"""Every shell command in README.md and docs/*.md runs as written (issue 19 A.4).
+
+The commands are read from the documents' ``bash`` code blocks (continuation lines joined,
+comments dropped, ``a && b`` split) and each must appear in the checked list :data:`CHECKED`,
+which says how the default suite checks it:
+
+- ``RUN``: run in-process (``taluva_ai.cli.main``) in a temporary directory, as written except
+  for the sizes of :data:`SMALL` (games, simulations, time budgets, worker processes, bench
+  repeats), which keep each run to seconds; the exit status must be 0. Those of
+  :data:`DEFAULT_RUN` (the README's set-up command, a game and its replay for each game, the
+  solo variant, the engine bench) run in the default suite; the others run under
+  ``pytest -m slow`` (together half a minute or more once compiled) and are checked as below
+  in the default suite.
+- ``CHECK``: the command's own argument parsing and checks run as written, and the work is
+  stubbed out where it would start (``run_tournament``, ``train_main``, ``play_game``,
+  ``run_bench``; a Ray cluster; the experiment scripts stop after parsing their arguments):
+  for commands that train for minutes, need a trained network from a previous command, a Ray
+  cluster, or a long experiment. Reaching the work is a pass; a usage error (exit 2) fails.
+- ``SKIP``: not a command of this project (pip, pytest, tensorboard, ``ray start``).
+
+A command added to the documents without an entry here fails :func:`test_every_command_is_checked`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
+
+RUN, CHECK, SKIP = "run", "check", "skip"
+
+_LONG = "trains a network for minutes"
+_NET = "needs the network a training command writes"
+_RAY = "starts or joins a Ray cluster"
+_EXTERNAL = "not a command of this project"
+
+#: command -> (how, why, the command it needs run first in the same directory or None)
+CHECKED: dict[str, tuple[str, str, str | None]] = {
+    "pip install -e .": (SKIP, _EXTERNAL, None),
+    "pip install -e '.[test]'": (SKIP, _EXTERNAL, None),
+    "pip install -e '.[train]'": (SKIP, _EXTERNAL, None),
+    "pip install -e '.[ray]'": (SKIP, _EXTERNAL, None),
+    "pytest": (SKIP, "the test suite itself", None),
+    "tensorboard --logdir runs/demo/tb": (SKIP, _EXTERNAL, None),
+    "ray start --head --port=6379": (SKIP, _EXTERNAL, None),
+    "ray start --address=HEAD_IP:6379": (SKIP, _EXTERNAL, None),
+    "ray stop": (SKIP, _EXTERNAL, None),
+    # README: set-up and the taluva command
+    "taluva tournament --agents random greedy --games 20 --out runs/tournament":
+        (RUN, "", None),
+    "taluva play --players greedy random --seed 7 --record game.jsonl --show": (RUN, "", None),
+    "taluva replay game.jsonl":
+        (RUN, "", "taluva play --players greedy random --seed 7 --record game.jsonl --show"),
+    "taluva tournament --agents random greedy --games 200 --concurrency 2 --seed 1 --out runs/t1":
+        (RUN, "", None),
+    "taluva tournament --gauntlet mcts:sims=400,rollout=greedy --agents random greedy "
+    "--out runs/g1": (RUN, "", None),
+    "taluva tournament --agents greedy mcts:time=0.5 --sprt elo0=0 elo1=50 --games 2000 "
+    "--out runs/s1": (RUN, "", None),
+    "taluva tournament --resume runs/t1":
+        (RUN, "", "taluva tournament --agents random greedy --games 200 --concurrency 2 --seed 1 "
+         "--out runs/t1"),
+    "taluva bench --json": (RUN, "", None),
+    "taluva bench --mcts --env": (RUN, "", None),
+    "taluva bench --net --json": (CHECK, "times three network presets with PyTorch (tens of "
+                                  "seconds); test_cli checks --net's errors", None),
+    "taluva train --config experiments/configs/demo.toml --out runs/demo": (CHECK, _LONG, None),
+    "time taluva train --config experiments/configs/demo.toml --out runs/demo":
+        (CHECK, _LONG, None),
+    "taluva train --resume runs/demo": (CHECK, _LONG, None),
+    "taluva play --solo --players greedy --show": (RUN, "", None),
+    "taluva bench --solo --json": (RUN, "", None),
+    "taluva train --config experiments/configs/solo-demo.toml --out runs/solo-demo":
+        (CHECK, _LONG, None),
+    "taluva train --config experiments/configs/demo.toml --out runs/demo --ray":
+        (CHECK, _LONG + "; " + _RAY, None),
+    "taluva train --config experiments/configs/tnt-demo.toml --out runs/tnt-demo":
+        (CHECK, _LONG, None),
+    "taluva tournament --agents greedy az:path=runs/demo/best.pt,sims=200 --games 200 "
+    "--concurrency 2 --out runs/demo_vs_greedy": (CHECK, _NET, None),
+    "taluva tournament --game thurn_und_taxis --agents greedy az:path=runs/tnt-demo/best.pt,"
+    "sims=64,leaf_batch=1,rollout=greedy,lambda=1 --games 200 --out runs/tnt-demo_vs_greedy":
+        (CHECK, _NET, None),
+    # docs/agents.md
+    "taluva play --players mcts:sims=400,rollout=greedy greedy --seed 1 --show": (RUN, "", None),
+    # docs/alphazero.md
+    "taluva tournament --agents greedy az:path=runs/demo/best.pt,sims=200,rollout=greedy,"
+    "lambda=0.5 --games 200 --concurrency 2 --seed 1 --out runs/demo_vs_greedy":
+        (CHECK, _NET, None),
+    "taluva tournament --agents random az:path=runs/demo/best.pt,sims=200,rollout=greedy,"
+    "lambda=0.5 --games 200 --concurrency 2 --seed 1 --out runs/demo_vs_random":
+        (CHECK, _NET, None),
+    "taluva play --solo --players az:path=runs/solo-demo/best.pt,sims=64,rollout=greedy,"
+    "lambda=0.5 --show": (CHECK, _NET, None),
+    "python experiments/solo_ladder.py --out runs/solo_ladder --games 200 --concurrency 2 "
+    "--agents random greedy mcts:sims=100,rollout=greedy,prior_temperature=1 "
+    "az:path=runs/solo-demo/best.pt,sims=64,rollout=greedy,lambda=0.5": (CHECK, _NET, None),
+    # docs/benchmarks.md
+    "taluva tournament --agents random greedy --games 200 --seed 1 --out runs/baseline2p":
+        (RUN, "", None),
+    "taluva tournament --agents random greedy greedy:epsilon=0.25 --games 60 "
+    "--players-per-game 3 --seed 1 --out runs/baseline3p": (RUN, "", None),
+    "taluva tournament --agents random greedy greedy:epsilon=0.25 greedy:epsilon=0.5 --games 40 "
+    "--players-per-game 4 --seed 1 --out runs/baseline4p": (RUN, "", None),
+    "python experiments/ladder.py --out runs/ladder --concurrency 2 --defer random "
+    "mcts:sims=1600,rollout=greedy,root=gumbel":
+        (CHECK, "the strength ladder: hours (test_experiments runs its smoke size)", None),
+    "taluva tournament --agents greedy mcts:sims=400,rollout=greedy,root=gumbel --seed 1 "
+    "--games 200 --concurrency 4 --out runs/pair": (RUN, "", None),
+    "python experiments/ladder.py --out runs/ladder_prelim --concurrency 2 --games 40 "
+    "--players 2 --agents random greedy mcts:sims=100,rollout=greedy mcts:sims=400,"
+    "rollout=greedy": (CHECK, "the strength ladder: hours (test_experiments runs its smoke "
+                       "size)", None),
+    "taluva tournament --agents random greedy mcts:sims=100,rollout=greedy --games 30 "
+    "--players-per-game 3 --concurrency 2 --seed 1 --out runs/mcts3p": (RUN, "", None),
+    "taluva tournament --agents random greedy mcts:sims=100,rollout=greedy mcts:sims=400,"
+    "rollout=greedy --games 16 --players-per-game 4 --concurrency 2 --seed 1 --out runs/mcts4p":
+        (RUN, "", None),
+    # docs/envs.md
+    "python experiments/ppo_masked.py --max-minutes 28 --kickstart 1.0 --eval-every 20 "
+    "--eval-games 100 --out runs/ppo_kickstart":
+        (CHECK, "trains PPO for 28 minutes (test_envs_ppo runs it small)", None),
+    "python experiments/ppo_masked.py --eval-model runs/ppo_kickstart/model.pt --eval-games 1000 "
+    "--seed 777": (CHECK, "needs the model the PPO command writes", None),
+    # docs/ray.md
+    "taluva tournament --agents random greedy mcts:sims=200 --games 200 --out runs/t --ray":
+        (CHECK, _RAY + " (test_ray runs one)", None),
+    "taluva train --config experiments/configs/full.toml --out /shared/runs/full --ray auto":
+        (CHECK, _LONG + "; " + _RAY, None),
+    "taluva tournament --agents greedy az:path=/shared/runs/full/best.pt,sims=400 --games 400 "
+    "--out /shared/runs/full_vs_greedy --ray auto": (CHECK, _NET + "; " + _RAY, None),
+    "python experiments/bench_ray.py --config experiments/configs/demo.toml --games 8 "
+    "--rounds 3": (CHECK, _RAY + " (test_experiments runs it on the local backend)", None),
+    # docs/solo.md
+    "taluva play --solo --players mcts:sims=100,rollout=greedy,prior_temperature=1 --seed 3":
+        (RUN, "", None),
+    "python experiments/solo_ladder.py --games 200":
+        (CHECK, "the solo ladder: hours (test_solo_tools runs its smoke size)", None),
+    # docs/thurn_und_taxis.md
+    "taluva play --game thurn_und_taxis --players greedy random --seed 7 --record g.jsonl --show":
+        (RUN, "", None),
+    "taluva replay g.jsonl":
+        (RUN, "", "taluva play --game thurn_und_taxis --players greedy random --seed 7 --record "
+         "g.jsonl --show"),
+    "taluva tournament --game thurn_und_taxis --agents random greedy --games 200 --out runs/tnt":
+        (RUN, "", None),
+    "taluva bench --game thurn_und_taxis --json": (RUN, "", None),
+    "taluva tournament --game thurn_und_taxis --agents greedy az:path=runs/tnt-demo/best.pt,"
+    "sims=64,leaf_batch=1,rollout=greedy,lambda=1 --games 200 --concurrency 1 --seed 3 "
+    "--out runs/tnt-demo_vs_greedy": (CHECK, _NET, None),
+    "taluva tournament --game thurn_und_taxis --agents random az:path=runs/tnt-demo/best.pt,"
+    "sims=64,leaf_batch=1,rollout=greedy,lambda=1 --games 200 --concurrency 1 --seed 1 "
+    "--out runs/tnt-demo_vs_random": (CHECK, _NET, None),
+    # docs/tournaments.md
+    "taluva tournament --agents random greedy --games 20 --out runs/demo": (RUN, "", None),
+    "taluva tournament --gauntlet mcts:sims=400,rollout=greedy --agents random greedy "
+    "--games 100 --concurrency 2 --seed 1 --out runs/g1": (RUN, "", None),
+    "taluva tournament --agents greedy:epsilon=0.25 greedy --games 1000 --sprt elo0=0 elo1=50 "
+    "alpha=0.05 beta=0.05 --seed 1 --out runs/s1": (RUN, "", None),
+    "taluva tournament --agents random greedy greedy:epsilon=0.25 mcts:sims=100 "
+    "--players-per-game 4 --games 40 --out runs/t4": (RUN, "", None),
+    "taluva tournament --agents greedy mcts:time=0.5,rollout=greedy --time-margin 0.5 "
+    "--games 50 --out runs/timed": (RUN, "", None),
+    "taluva tournament --config tournament.toml":
+        (CHECK, "the file of the document's example (written first): 200 games of MCTS-400 "
+         "and a 0.5 s gauntlet", None),
+    "taluva tournament --resume runs/g1 --concurrency 2":
+        (RUN, "", "taluva tournament --gauntlet mcts:sims=400,rollout=greedy --agents random "
+         "greedy --games 100 --concurrency 2 --seed 1 --out runs/g1"),
+    "taluva tournament --agents greedy:epsilon=0.25 greedy --games 1000 --sprt elo0=0 elo1=50 "
+    "alpha=0.05 beta=0.05 --seed 1 --out runs/sprt": (RUN, "", None),
+    "taluva tournament --gauntlet mcts:time=0.1,rollout=greedy --agents random greedy --games 4 "
+    "--tiles-per-player 12 --seed 2 --out runs/gauntlet": (RUN, "", None),
+}
+
+#: The RUN commands the default suite runs (the others: ``-m slow``).
+DEFAULT_RUN = {
+    "taluva tournament --agents random greedy --games 20 --out runs/tournament",
+    "taluva play --players greedy random --seed 7 --record game.jsonl --show",
+    "taluva replay game.jsonl",
+    "taluva play --solo --players greedy --show",
+    "taluva bench --json",
+    "taluva play --game thurn_und_taxis --players greedy random --seed 7 --record g.jsonl --show",
+    "taluva replay g.jsonl",
+}
+
+#: The sizes a RUN command runs with: (pattern, replacement), applied in order. Search budgets
+#: shrink by 100 (time) or to a hundredth (sims, at least 2), so different budgets stay
+#: different agents.
+SMALL: list[tuple[str, Any]] = [
+    (r"--games \d+", "--games 2"),
+    (r"\bsims=(\d+)", lambda m: f"sims={max(2, int(m.group(1)) // 100)}"),
+    (r"\btime=([0-9.]+)", lambda m: f"time={float(m.group(1)) / 100:g}"),
+    (r"--concurrency \d+", "--concurrency 1"),
+]
+#: Extra flags of RUN commands, by subcommand, where the default sizes are long (and
+#: ``--games 2`` for a tournament that gives none).
+SMALL_FLAGS: dict[str, list[str]] = {
+    "bench": ["--games", "2", "--repeats", "1", "--mcts-sims", "20"],
+}
+
+
+def shell_commands(path: Path) -> list[str]:
+    """The commands of the ``bash``/``sh`` code blocks of a Markdown file, in order:
+    continuation lines joined, comments dropped, ``a && b`` split, whitespace normalised."""
+    out: list[str] = []
+    for m in FENCE.finditer(path.read_text(encoding="utf-8")):
+        if m.group(1) not in ("bash", "sh", "shell", "console"):
+            continue
+        joined = re.sub(r"\\\n\s*", " ", m.group(2))
+        for line in joined.splitlines():
+            line = re.sub(r"(^|\s)#.*$", "", line)
+            for part in line.split("&&"):
+                part = " ".join(part.split())
+                if part:
+                    out.append(part)
+    return out
+
+
+def _documented() -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for path in DOCUMENTS:
+        for cmd in shell_commands(path):
+            found.setdefault(cmd, []).append(path.relative_to(ROOT).as_posix())
+    return found
+
+
+def test_every_command_is_checked() -> None:
+    documented = _documented()
+    missing = sorted(set(documented) - set(CHECKED))
+    assert not missing, ("commands of the docs without an entry in CHECKED (add one: RUN, "
+                         f"CHECK or SKIP): {missing}")
+    stale = sorted(set(CHECKED) - set(documented))
+    assert not stale, f"CHECKED entries no document holds any more: {stale}"
+    for cmd, (how, why, after) in CHECKED.items():
+        assert how in (RUN, CHECK, SKIP)
+        assert how == RUN or why, f"{cmd}: a CHECK or SKIP entry says why"
+        assert after is None or after in CHECKED, f"{cmd}: runs after an unknown command"
+
+
+def test_the_readme_commands_are_found() -> None:
+    cmds = shell_commands(ROOT / "README.md")
+    assert cmds[:4] == [
+        "pip install -e .", "taluva tournament --agents random greedy --games 20 --out "
+        "runs/tournament", "pip install -e '.[test]'", "pytest"]
+
+
+def small(cmd: str) -> str:
+    """``cmd`` with the sizes of :data:`SMALL`."""
+    for pattern, repl in SMALL:
+        cmd = re.sub(pattern, repl, cmd)
+    return cmd
+
+
+def _argv(cmd: str) -> list[str]:
+    words = shlex.split(cmd)
+    if words[0] == "time":
+        words = words[1:]
+    return words
+
+
+class _Reached(Exception):
+    """Raised by a stub where a CHECK command's work would start."""
+
+
+def _toml_example() -> str:
+    text = (ROOT / "docs" / "tournaments.md").read_text(encoding="utf-8")
+    blocks = [m.group(2) for m in FENCE.finditer(text) if m.group(1) == "toml"]
+    return next(b for b in blocks if b.startswith("# tournament.toml"))
+
+
+def _workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh current directory that sees the repository's experiments/ (configs)."""
+    (tmp_path / "experiments").symlink_to(ROOT / "experiments")
+    (tmp_path / "tournament.toml").write_text(_toml_example(), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _run(cmd: str) -> int:
+    from taluva_ai.cli import main
+
+    argv = _argv(small(cmd))
+    assert argv[0] == "taluva", f"RUN is for taluva commands: {cmd}"
+    args = argv[1:]
+    args += SMALL_FLAGS.get(args[0], [])
+    if args[0] == "tournament" and not {"--games", "--resume", "--config"} & set(args):
+        args += ["--games", "2"]  # the default is 20 per pair
+    try:
+        return main(args)
+    except SystemExit as e:
+        return int(e.code or 0)
+
+
+def _stub_the_work(monkeypatch: pytest.MonkeyPatch, taluva: bool) -> None:
+    import taluva_ai.arena as arena
+    import taluva_ai.bench as bench
+    import taluva_ai.parallel as parallel
+    from taluva_ai.agents import known_agents, parse_agent_spec
+    from taluva_ai.agents.simple import RandomAgent
+
+    def reached(*args: Any, **kwargs: Any) -> Any:
+        raise _Reached
+
+    def agent(spec: str, seed: int | None = None) -> Any:  # no checkpoint is loaded
+        name, _ = parse_agent_spec(spec)
+        assert name in known_agents(), spec
+        return RandomAgent(seed)
+
+    def backend(address: str | None) -> Any:
+        if address is not None:
+            parallel.parse_ray_address(address)
+        return parallel.LocalBackend()
+
+    for name in ("run_tournament", "resume_tournament", "play_game"):
+        monkeypatch.setattr(arena, name, reached)
+    monkeypatch.setattr(arena, "make_agent", agent)
+    monkeypatch.setattr(bench, "run_bench", reached)
+    monkeypatch.setattr(parallel, "make_backend", backend)
+    monkeypatch.setattr(parallel, "import_ray", lambda: None)
+    if taluva:  # the command imports these two at run time: no PyTorch needed to check it
+        train = types.ModuleType("taluva_ai.agents.alphazero.train")
+        train.train_main = reached  # type: ignore[attr-defined]
+        net = types.ModuleType("taluva_ai.agents.alphazero.net")
+        net.CheckpointError = type("CheckpointError", (Exception,), {})  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, train.__name__, train)
+        monkeypatch.setitem(sys.modules, net.__name__, net)
+
+
+
+def _stop_after_parsing(monkeypatch: pytest.MonkeyPatch, script: str) -> None:
+    """Make the experiment script ``script`` stop (:class:`_Reached`) once its own parser
+    (``prog`` is the script's file name) has parsed the command line."""
+    real_parse = argparse.ArgumentParser.parse_args
+
+    def parse_then_stop(self: argparse.ArgumentParser, *a: Any, **k: Any) -> Any:
+        ns = real_parse(self, *a, **k)
+        if self.prog == Path(script).name:
+            raise _Reached
+        return ns
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parse_then_stop)
+
+
+def _check(cmd: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = _argv(cmd)
+    _stub_the_work(monkeypatch, argv[0] == "taluva")
+    if argv[0] == "taluva":
+        from taluva_ai.cli import main
+
+        with pytest.raises((_Reached, SystemExit)) as info:
+            main(argv[1:])
+    else:
+        assert argv[:2] == ["python", argv[1]] and argv[1].startswith("experiments/"), cmd
+        import runpy
+
+        monkeypatch.setattr(sys, "argv", [argv[1], *argv[2:]])
+        _stop_after_parsing(monkeypatch, argv[1])
+        with pytest.raises((_Reached, SystemExit)) as info:
+            runpy.run_path(str(ROOT / argv[1]), run_name="__main__")
+    if isinstance(info.value, SystemExit):
+        pytest.fail(f"{cmd!r} stopped with exit status {info.value.code} before its work")
+
+
+_CASES = [(cmd, how) for cmd, (how, _, _) in CHECKED.items() if how != SKIP]
+
+
+@pytest.mark.parametrize(("cmd", "how"), _CASES, ids=[c for c, _ in _CASES])
+def test_documented_command_runs_as_written(cmd: str, how: str, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The default suite: the RUN commands of :data:`DEFAULT_RUN` run, every other command is
+    checked up to its work."""
+    _workdir(tmp_path, monkeypatch)
+    monkeypatch.setenv("NO_COLOR", "1")
+    if how == RUN and cmd in DEFAULT_RUN:
+        _run_after(cmd, capsys)
+    else:
+        _check(cmd, monkeypatch)
+    assert os.getcwd() == str(tmp_path)
+
+
+_SLOW = [cmd for cmd, (how, _, _) in CHECKED.items() if how == RUN and cmd not in DEFAULT_RUN]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cmd", _SLOW, ids=_SLOW)
+def test_documented_command_runs_small(cmd: str, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """``-m slow``: the other RUN commands run, with the sizes of :data:`SMALL`."""
+    _workdir(tmp_path, monkeypatch)
+    monkeypatch.setenv("NO_COLOR", "1")
+    _run_after(cmd, capsys)
+
+
+def _run_after(cmd: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Run the command ``cmd`` needs first (if any), then ``cmd``; both must succeed."""
+    after = CHECKED[cmd][2]
+    if after is not None:
+        assert _run(after) == 0, f"{after!r} (run before {cmd!r}) failed"
+    status = _run(cmd)
+    err = capsys.readouterr().err
+    assert status == 0, f"{small(cmd)!r} exited with {status}: {err[-2000:]}"
