@@ -75,10 +75,18 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva bench --mcts --env": (RUN, "", None),
     "taluva bench --net --json": (CHECK, "times three network presets with PyTorch (tens of "
                                   "seconds); test_cli checks --net's errors", None),
+    "taluva bench --selfplay --json": (CHECK, "plays self-play games with three network "
+                                       "presets (minutes)", None),
+    "taluva bench --inference --json": (CHECK, "times three network presets with three "
+                                        "inference backends (minutes)", None),
+    "taluva train --config experiments/configs/strong.toml --out runs/strong":
+        (CHECK, _LONG, None),
+    "taluva train --resume runs/strong": (CHECK, _LONG, None),
     "taluva train --config experiments/configs/demo.toml --out runs/demo": (CHECK, _LONG, None),
     "time taluva train --config experiments/configs/demo.toml --out runs/demo":
         (CHECK, _LONG, None),
     "taluva train --resume runs/demo": (CHECK, _LONG, None),
+    "taluva train --resume runs/demo --redo 3": (CHECK, _LONG, None),
     "taluva play --solo --players greedy --show": (RUN, "", None),
     "taluva bench --solo --json": (RUN, "", None),
     "taluva train --config experiments/configs/solo-demo.toml --out runs/solo-demo":
@@ -164,6 +172,11 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--out runs/tnt-demo_vs_random": (CHECK, _NET, None),
     # docs/tournaments.md
     "taluva tournament --agents random greedy --games 20 --out runs/demo": (RUN, "", None),
+    "taluva tournament --agents random greedy:epsilon=0.25 --games 20 --deals "
+    "runs/demo/deals.jsonl --out runs/same-deals":
+        (RUN, "", "taluva tournament --agents random greedy --games 20 --out runs/demo"),
+    "taluva pgn runs/demo --out demo.pgn":
+        (RUN, "", "taluva tournament --agents random greedy --games 20 --out runs/demo"),
     "taluva tournament --gauntlet mcts:sims=400,rollout=greedy --agents random greedy "
     "--games 100 --concurrency 2 --seed 1 --out runs/g1": (RUN, "", None),
     "taluva tournament --agents greedy:epsilon=0.25 greedy --games 1000 --sprt elo0=0 elo1=50 "
@@ -187,6 +200,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
 #: The RUN commands the default suite runs (the others: ``-m slow``).
 DEFAULT_RUN = {
     "taluva tournament --agents random greedy --games 20 --out runs/tournament",
+    "taluva pgn runs/demo --out demo.pgn",  # (no work to stub: it reads a finished run)
     "taluva play --players greedy random --seed 7 --record game.jsonl --show",
     "taluva replay game.jsonl",
     "taluva play --solo --players greedy --show",
