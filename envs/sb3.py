@@ -1,22 +1,24 @@
 """Stable-Baselines3 pieces for the Taluva envs (``pip install 'taluva-ai[rl]'``: torch and
-sb3-contrib): :class:`TaluvaCNN`, a small CNN features extractor over the planes, and
-:func:`cnn_policy_kwargs` to hand it to sb3-contrib's ``MaskablePPO`` (docs/envs.md)::
+sb3-contrib): :class:`TaluvaCNN`, a small CNN features extractor over the planes,
+:func:`cnn_policy_kwargs` to hand it to sb3-contrib's ``MaskablePPO``, and
+:class:`GapMaskablePolicy`, its ``"MlpPolicy"`` with a faster masked distribution
+(docs/envs.md)::
 
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
     import taluva_ai.envs
-    from taluva_ai.envs.sb3 import cnn_policy_kwargs
+    from taluva_ai.envs.sb3 import GapMaskablePolicy, cnn_policy_kwargs
     from taluva_ai.envs.wrappers import PlanesOnly
 
     env = PlanesOnly(gym.make("taluva_ai/Taluva-v0", opponents=["random"]))
-    model = MaskablePPO("MlpPolicy", env, policy_kwargs=cnn_policy_kwargs())
+    model = MaskablePPO(GapMaskablePolicy, env, policy_kwargs=cnn_policy_kwargs(), n_epochs=2)
     model.learn(10_000)
 
 SB3's default ``MlpPolicy`` flattens the ``float32[49, 27, 27]`` planes into 35,721 inputs of
-two 64-unit MLPs (5.2 million parameters) and trains at 5-10 steps/s on 2 cores; with this
-extractor the policy has 0.9 million parameters, 0.7 million of them in the action layer
-(64 x 10,206 view ids), and ``experiments/sb3_maskable_ppo.py`` trains at several hundred
-steps/s (docs/envs.md has the measurement).
+two 64-unit MLPs (5.2 million parameters) and trains at 5-10 steps/s on 2 cores. With this
+extractor the policy has 785,919 parameters (663,390 of them in the action layer, 64 x 10,206
+view ids); with :class:`GapMaskablePolicy` as well, ``experiments/sb3_maskable_ppo.py`` trains
+at 235 agent steps per CPU second on one thread (docs/envs.md has the measurement).
 """
 
 from __future__ import annotations

@@ -95,8 +95,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--view-radius", type=int, default=13)
     p.add_argument("--opponent", default="random", help="the other seat's agent")
     p.add_argument("--threads", type=int, default=1,
-                   help="torch threads (default 1: the env steps run in this thread too, and "
-                   "small batches gain nothing from a second one)")
+                   help="torch threads (default 1: on a loaded 2-core machine two threads "
+                   "spent most of their CPU time waiting for each other; docs/envs.md)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--mlp", action="store_true", help="SB3's default MLP instead of the CNN")
     p.add_argument("--sb3-masking", action="store_true",
