@@ -141,6 +141,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
         (CHECK, "trains PPO for 28 minutes (test_envs_ppo runs it small)", None),
     "python experiments/ppo_masked.py --eval-model runs/ppo_kickstart/model.pt --eval-games 1000 "
     "--seed 777": (CHECK, "needs the model the PPO command writes", None),
+    "python experiments/sb3_maskable_ppo.py --total-steps 40960 --eval-games 50 --out runs/sb3":
+        (CHECK, "trains MaskablePPO for minutes (test_envs_sb3 runs it small)", None),
     # docs/ray.md
     "taluva tournament --agents random greedy mcts:sims=200 --games 200 --out runs/t --ray":
         (CHECK, _RAY + " (test_ray runs one)", None),
