@@ -503,11 +503,9 @@ class BatchedSearch:
             self.consts = consts
             self._run = _bind(kernels, self.net_kernels)
             self._kernels = tuple(kernels)
-        elif tuple(kernels) != self._kernels:
+        elif not self.accepts(state):
             raise ValueError("all games of a batched search must be of one game and rule set")
         for dst, src in zip(self.roots, arrays, strict=True):
-            if dst.shape[1:] != src.shape:
-                raise ValueError("all games of a batched search must have the same rule set")
             dst[b] = src
         seed_numba(int(agent.rng.integers(2**31 - 1)))  # as MCTSAgent.search_steps does
         agent._orders = {}
@@ -529,6 +527,17 @@ class BatchedSearch:
         self.phase[b] = 1
         self.noise[b] = noise
         self.root_value[b] = 0.0
+
+    def accepts(self, state: Any) -> bool:
+        """Whether ``state`` is of the game and rule set of this search's games (any state
+        before the first :meth:`start`)."""
+        if self.roots is None:
+            return True
+        arrays, consts, kernels = state.search_kernels()
+        assert self.consts is not None
+        return (tuple(kernels) == self._kernels
+                and all(d.shape[1:] == a.shape for d, a in zip(self.roots, arrays, strict=True))
+                and all(np.array_equal(x, y) for x, y in zip(consts, self.consts, strict=True)))
 
     def finished(self, b: int) -> bool:
         """Whether game ``b``'s search has run its budget."""
@@ -678,7 +687,7 @@ def search_one(agent: Any, state: Any, sims: int | None = None, noise: bool = Tr
     ``az`` agent's move; :func:`compiled_net_search_ok` must hold)."""
     n = int(getattr(state, "num_players", None) or len(state.returns()))
     bs = getattr(agent, "_batched", None)
-    if bs is None or n != bs.num_players:
+    if bs is None or n != bs.num_players or not bs.accepts(state):
         bs = BatchedSearch(agent.evaluator, agent.config, 1, n)
         agent._batched = bs
     bs.start(0, agent, state, sims=sims, noise=noise)

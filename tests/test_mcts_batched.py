@@ -208,3 +208,39 @@ def test_backend_errors_are_one_line() -> None:
         NetEvaluator(net, enc, "cpu", backend="tensorrt")
     with pytest.raises(ValueError, match="backend=numpy needs a network with a NumPy copy"):
         NetEvaluator(net, enc, "cpu", backend="numpy")
+
+
+def test_an_agent_searches_games_of_other_rule_sets_with_their_own_rules() -> None:
+    """The az agent keeps its batched search between moves; a game of another rule set (same
+    array shapes) gets a search of its own, never the first game's rules."""
+    net, enc = _net(2)
+    ev = NetEvaluator(net, enc, "cpu", seed=0, backend="torch")
+    agent = MCTSAgent(seed=3, evaluator=ev, sims=8, leaf_batch=4)
+    short = _position(turns=2, tiles_per_player=3)
+    long = _position(turns=2)
+    agent.act(long)
+    first = agent._batched
+    assert first.accepts(long) and not first.accepts(short)
+    agent.act(short)
+    assert agent._batched is not first and agent._batched.accepts(short)
+    with pytest.raises(ValueError, match="one game and rule set"):
+        agent._batched.start(0, agent, long)
+
+
+def test_selfplay_and_inference_benchmarks_report_their_figures() -> None:
+    """`taluva bench --selfplay` / `--inference` at toy sizes: every figure present and
+    consistent (the speeds themselves are for the benchmark, not for a test)."""
+    pytest.importorskip("onnxruntime")
+    from taluva_ai.bench import bench_inference, bench_selfplay
+
+    sp = bench_selfplay(presets=("tiny@4",), games=2, parallel_games=2, sims=4, leaf_batch=2,
+                        rollout_sims=20, repeats=1)
+    v = sp["tiny@4"]
+    assert v["backend"] == "onnx" and v["view_radius"] == 4
+    assert v["simulations"] > 0 and v["evaluations"] > 0 and 0 <= v["net_share"] <= 1
+    assert v["ratio"] == round(v["sims_per_s"] / sp["rollout_mcts_sims_per_s"], 3)
+    inf = bench_inference(presets=("tiny",), batch_sizes=(1, 4), view_radii=(4,),
+                          min_seconds=0.01, repeats=1)
+    got = {(r["backend"], r["batch"]) for r in inf["results"]}
+    assert got == {(b, n) for b in ("torch", "torchscript", "onnx") for n in (1, 4)}
+    assert set(inf["fastest"]["tiny@r4"]) == {"1", "4"}
