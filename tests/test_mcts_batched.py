@@ -186,6 +186,7 @@ def test_compiled_self_play_is_reproducible_and_records_samples() -> None:
 
 def test_onnx_backend_equals_torch() -> None:
     pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
     from taluva_ai.agents.alphazero.net import onnx_forward
 
     for players in (2, 1):
@@ -231,6 +232,7 @@ def test_selfplay_and_inference_benchmarks_report_their_figures() -> None:
     """`taluva bench --selfplay` / `--inference` at toy sizes: every figure present and
     consistent (the speeds themselves are for the benchmark, not for a test)."""
     pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
     from taluva_ai.bench import bench_inference, bench_selfplay
 
     sp = bench_selfplay(presets=("tiny@4",), games=2, parallel_games=2, sims=4, leaf_batch=2,
@@ -244,3 +246,17 @@ def test_selfplay_and_inference_benchmarks_report_their_figures() -> None:
     got = {(r["backend"], r["batch"]) for r in inf["results"]}
     assert got == {(b, n) for b in ("torch", "torchscript", "onnx") for n in (1, 4)}
     assert set(inf["fastest"]["tiny@r4"]) == {"1", "4"}
+
+
+def test_auto_backend_falls_back_to_torch_without_the_onnx_packages(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A machine without ``onnx`` (torch's exporter needs it) plays on PyTorch, and
+    ``backend=onnx`` names the missing package."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "onnx" else real(name, *a))
+    net, enc = _net(2)
+    assert NetEvaluator(net, enc, "cpu").backend == "torch"
+    with pytest.raises(ValueError, match="backend=onnx needs the onnx package"):
+        NetEvaluator(net, enc, "cpu", backend="onnx")

@@ -88,9 +88,9 @@ BACKENDS = ("auto", "torch", "onnx", "numpy")
 def resolve_backend(backend: str, net: PolicyValueNet, device: torch.device) -> str:
     """The inference backend for ``backend`` (:data:`BACKENDS`). ``auto``: on the CPU, NumPy for
     a network that has a NumPy copy (the ``mlp`` family, ``numpy_forward``), else ONNX Runtime
-    when the ``onnxruntime`` package is installed, else PyTorch; on a GPU, PyTorch. The choice
-    comes from ``taluva bench --inference`` (docs/alphazero.md: ONNX Runtime was the fastest
-    on the CPU at every batch size for the ``conv`` presets).
+    when the ``onnx`` and ``onnxruntime`` packages are installed, else PyTorch; on a GPU,
+    PyTorch. The choice comes from ``taluva bench --inference`` (docs/alphazero.md: ONNX
+    Runtime was the fastest on the CPU at every batch size for the ``conv`` presets).
 
     Raises:
         ValueError: an unknown backend, or one that cannot run here (names what is missing).
@@ -103,22 +103,27 @@ def resolve_backend(backend: str, net: PolicyValueNet, device: torch.device) -> 
             return "torch"
         if hasattr(net, "numpy_forward"):
             return "numpy"
-        try:
-            import onnxruntime
-        except ImportError:
-            return "torch"
-        return "onnx"
+        return "onnx" if _onnx_missing() is None else "torch"
     if backend in ("onnx", "numpy") and not cpu:
         raise ValueError(f"backend={backend} runs on the CPU; the device is {device}")
     if backend == "numpy" and not hasattr(net, "numpy_forward"):
         raise ValueError("backend=numpy needs a network with a NumPy copy (the mlp family)")
-    if backend == "onnx":
-        try:
-            import onnxruntime  # noqa: F401
-        except ImportError:
-            raise ValueError("backend=onnx needs the onnxruntime package: pip install "
-                             "onnxruntime") from None
+    missing = _onnx_missing() if backend == "onnx" else None
+    if missing is not None:
+        raise ValueError(f"backend=onnx needs the {missing} package (the export and the "
+                         "runtime): pip install -e '.[train]'")
     return backend
+
+
+def _onnx_missing() -> str | None:
+    """The first of ``onnx`` (torch's exporter needs it) and ``onnxruntime`` that is not
+    installed, or None."""
+    import importlib.util
+
+    for name in ("onnx", "onnxruntime"):
+        if importlib.util.find_spec(name) is None:
+            return name
+    return None
 
 
 class NetEvaluator(Evaluator):
