@@ -557,6 +557,19 @@ def _check_turn(game: TaluvaGame, players: np.ndarray, deck: np.ndarray,
         if drawn - placed != held:
             raise PositionError("drawn", f"{drawn} tiles drawn and {placed} placed leave "
                                 f"{drawn - placed} in hand, but the seats hold {held}")
+        if drawn < rules.deck_size:  # who holds a tile while the deck lasts
+            if setup:
+                want = np.arange(n) < draw_for
+            else:
+                want = active.copy()
+                if step in (Step.CHANCE, Step.BUILD) or (
+                        step == Step.TERMINAL and end != EndReason.TRUNCATED):
+                    want[player] = False  # the mover has placed its tile
+            if not np.array_equal(hands >= 0, want):
+                raise PositionError("seats", "with tile_preview, while the deck lasts, every "
+                                    "active seat holds its next tile but the mover between "
+                                    "placing its tile and drawing the next (and, while the "
+                                    "set-up deal goes on, the seats not dealt yet)")
     else:
         in_hand = int(step == Step.TILE or (step == Step.TERMINAL and end == EndReason.TRUNCATED))
         if drawn - placed != in_hand:
