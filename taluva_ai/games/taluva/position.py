@@ -559,13 +559,13 @@ def _check_turn(game: TaluvaGame, players: np.ndarray, deck: np.ndarray,
                                 f"{drawn - placed} in hand, but the seats hold {held}")
         if drawn < rules.deck_size:  # who holds a tile while the deck lasts
             if setup:
-                want = np.arange(n) < draw_for
+                holds = np.arange(n) < draw_for
             else:
-                want = active.copy()
+                holds = active.copy()
                 if step in (Step.CHANCE, Step.BUILD) or (
                         step == Step.TERMINAL and end != EndReason.TRUNCATED):
-                    want[player] = False  # the mover has placed its tile
-            if not np.array_equal(hands >= 0, want):
+                    holds[player] = False  # the mover has placed its tile
+            if not np.array_equal(hands >= 0, holds):
                 raise PositionError("seats", "with tile_preview, while the deck lasts, every "
                                     "active seat holds its next tile but the mover between "
                                     "placing its tile and drawing the next (and, while the "
@@ -605,10 +605,10 @@ def _check_turn(game: TaluvaGame, players: np.ndarray, deck: np.ndarray,
     elif step == Step.TERMINAL and tile != -1:
         raise PositionError("tile", "a finished game has no tile in hand")
     builds = placed - int(meta[M_NELIM]) - int(step == Step.BUILD)
-    want = drawn + placed + builds
-    if meta[M_PLY] != want:
+    ply = drawn + placed + builds
+    if meta[M_PLY] != ply:
         raise PositionError("ply", f"{int(meta[M_PLY])}, but {drawn} draws, {placed} "
-                            f"placements and {builds} builds make {want}")
+                            f"placements and {builds} builds make {ply}")
 
 
 def _check_solo_turn(game: TaluvaGame, cells: np.ndarray, players: np.ndarray,
