@@ -367,3 +367,15 @@ def test_apply_unchecked_checks_the_range_of_the_id(name: str) -> None:
         _step(s, rng)
     with pytest.raises(WrongStepError):
         s.apply_unchecked(0)
+
+
+def test_tile_preview_hands_follow_the_deal() -> None:
+    """Without its set-up deal, a preview game would end tiles_out after one draw."""
+    game = make_game("taluva", num_players=3, tile_preview=True)
+    text = game.new_initial_state(seed=1).to_position_string()
+    _parse(game, text)
+    with pytest.raises(PositionError) as e:
+        _parse(game, _with(text, setup="0"))
+    assert e.value.field == "seats"
+    assert e.value.reason.startswith("with tile_preview, while the deck lasts, every active "
+                                     "seat holds its next tile")

@@ -557,6 +557,19 @@ def _check_turn(game: TaluvaGame, players: np.ndarray, deck: np.ndarray,
         if drawn - placed != held:
             raise PositionError("drawn", f"{drawn} tiles drawn and {placed} placed leave "
                                 f"{drawn - placed} in hand, but the seats hold {held}")
+        if drawn < rules.deck_size:  # who holds a tile while the deck lasts
+            if setup:
+                holds = np.arange(n) < draw_for
+            else:
+                holds = active.copy()
+                if step in (Step.CHANCE, Step.BUILD) or (
+                        step == Step.TERMINAL and end != EndReason.TRUNCATED):
+                    holds[player] = False  # the mover has placed its tile
+            if not np.array_equal(hands >= 0, holds):
+                raise PositionError("seats", "with tile_preview, while the deck lasts, every "
+                                    "active seat holds its next tile but the mover between "
+                                    "placing its tile and drawing the next (and, while the "
+                                    "set-up deal goes on, the seats not dealt yet)")
     else:
         in_hand = int(step == Step.TILE or (step == Step.TERMINAL and end == EndReason.TRUNCATED))
         if drawn - placed != in_hand:
@@ -592,10 +605,10 @@ def _check_turn(game: TaluvaGame, players: np.ndarray, deck: np.ndarray,
     elif step == Step.TERMINAL and tile != -1:
         raise PositionError("tile", "a finished game has no tile in hand")
     builds = placed - int(meta[M_NELIM]) - int(step == Step.BUILD)
-    want = drawn + placed + builds
-    if meta[M_PLY] != want:
+    ply = drawn + placed + builds
+    if meta[M_PLY] != ply:
         raise PositionError("ply", f"{int(meta[M_PLY])}, but {drawn} draws, {placed} "
-                            f"placements and {builds} builds make {want}")
+                            f"placements and {builds} builds make {ply}")
 
 
 def _check_solo_turn(game: TaluvaGame, cells: np.ndarray, players: np.ndarray,
