@@ -25,3 +25,18 @@ def test_plain_pytest_finds_the_tests_package() -> None:
 
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'pythonpath = ["."]' in text
+
+
+def test_plain_pytest_needs_no_optional_plugin() -> None:
+    """addopts hold only core pytest options: a plugin's option there (xdist's ``-n``) makes
+    plain ``pytest`` a usage error wherever that plugin is not installed."""
+    import shlex
+
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        addopts = tomllib.load(f)["tool"]["pytest"]["ini_options"]["addopts"]
+    assert [a for a in shlex.split(addopts) if a.startswith("-")] == ["-m", "--durations=15"]
