@@ -104,41 +104,15 @@ def collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, pr
         if want[b] == 0:
             continue
         root = row_fn(roots, b)
-        if kind[b, 0] == 0:  # a new root: expand and evaluate it (no simulation)
-            s = copy_fn(root)
-            n = legal_fn(s, consts, legal_buf)
-            if cap - size[b] < n or nflat - off < n:
-                status = 1
-                continue
-            order = _add_children(parent[b], action[b], first_child[b], n_children[b],
-                                  kind[b], N[b], W[b], prior[b], vloss[b], size[b], 0,
-                                  legal_buf[:n], np.full(n, 1.0 / max(n, 1)), True)
-            size[b] += n
-            kind[b, 0] = 1
-            to_move_arr[b, 0] = to_move_fn(s)
-            encode_fn(s, consts, enc, spatial[r], glob[r], ctx[r])
-            for i in range(n):
-                ids_flat[off + i] = net_id_fn(consts, enc, ctx[r], legal_buf[i])
-                order_flat[off + i] = order[i]
-            if rollout_kind > 0:
-                rollout_fn(s, consts, rollout_kind == 2, samples, -1, leaf_value[j])
-            leaf_game[j] = b
-            leaf_node[j] = 0
-            leaf_kind[j] = LEAF_ROOT
-            leaf_depth[j] = 1
-            leaf_path[j, 0] = 0
-            leaf_row[j] = r
-            leaf_off[j] = off
-            leaf_n[j] = n
-            off += n
-            r += 1
-            j += 1
-            continue
         for _ in range(want[b]):
-            if cap - size[b] < outcomes.shape[0]:
+            new_root = kind[b, 0] == 0  # a new root: expand and evaluate it (no simulation)
+            if new_root:
+                path[0] = 0
+                depth = 1
+            elif cap - size[b] < outcomes.shape[0]:
                 status = 1
                 break
-            if g_on[b]:
+            elif g_on[b]:
                 k = g_k[b]
                 p0 = to_move_arr[b, 0]
                 path[0] = 0
@@ -200,21 +174,23 @@ def collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, pr
                         order_flat[off + i] = order[i]
                 if rollout_kind > 0:
                     rollout_fn(s, consts, rollout_kind == 2, samples, -1, leaf_value[j])
-                leaf_kind[j] = LEAF_NET
+                leaf_kind[j] = LEAF_ROOT if new_root else LEAF_NET
                 leaf_row[j] = r
                 leaf_off[j] = off
                 leaf_n[j] = n
                 off += n
                 r += 1
-            if use_vloss:
-                add_virtual_loss(vloss[b], path, depth, 1.0)
             leaf_game[j] = b
             leaf_node[j] = leaf
             leaf_depth[j] = depth
             for i in range(depth):
                 leaf_path[j, i] = path[i]
-            collected[b] += 1
             j += 1
+            if new_root:
+                break  # the root's round holds just its evaluation
+            if use_vloss:
+                add_virtual_loss(vloss[b], path, depth, 1.0)
+            collected[b] += 1
     return j, r, status
 
 

@@ -26,7 +26,7 @@ from taluva_ai.envs.taluva_env import (
     RENDER_MODES,
     check_action,
     check_illegal_mode,
-    illegal_returns,
+    illegal_step_rewards,
 )
 from taluva_ai.envs.vector import EnvStateError
 from taluva_ai.errors import IllegalActionError
@@ -164,17 +164,7 @@ class GameAECEnv(AECEnv):
     def _illegal_step(self, agent: str) -> None:
         """``agent`` chose a masked action in the ``"terminate"`` or ``"penalty"`` mode
         (module docstring); the state is unchanged."""
-        seat = self.possible_agents.index(agent)
-        self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
-        if self.illegal_action == "terminate":
-            ret = illegal_returns(len(self.possible_agents), seat, self.illegal_penalty)
-            for i, ag in enumerate(self.agents):
-                self.rewards[ag] = float(ret[i])
-                self.terminations[ag] = True
-            self._illegal_end = True
-        else:
-            self.rewards[agent] = self.illegal_penalty
+        illegal_step_rewards(self, agent, self.possible_agents.index(agent))
         self.infos[agent] = {**self.infos.get(agent, {}), "illegal_action": True}
         self._accumulate_rewards()
 

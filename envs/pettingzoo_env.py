@@ -45,7 +45,7 @@ from taluva_ai.envs.taluva_env import (
     STEP_NAMES,
     check_action,
     check_illegal_mode,
-    illegal_returns,
+    illegal_step_rewards,
 )
 from taluva_ai.envs.vector import END_TRUNCATED, OBS_HIGH, EnvStateError, make_rules
 from taluva_ai.errors import IllegalActionError
@@ -221,18 +221,8 @@ class TaluvaAECEnv(AECEnv):
     def _illegal_step(self, agent: str) -> None:
         """``agent`` chose a masked action in the ``"terminate"`` or ``"penalty"`` mode
         (module docstring); the state is unchanged."""
-        seat = self._seat(agent)
-        self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
-        if self.illegal_action == "terminate":
-            ret = illegal_returns(len(self.possible_agents), seat, self.illegal_penalty)
-            for i, ag in enumerate(self.agents):
-                self.rewards[ag] = float(ret[i])
-                self.terminations[ag] = True
-            self._illegal_end = True
+        if illegal_step_rewards(self, agent, self._seat(agent)):
             self._update_infos()
-        else:
-            self.rewards[agent] = self.illegal_penalty
         self.infos[agent]["illegal_action"] = True
         self._accumulate_rewards()
 

@@ -103,6 +103,25 @@ def illegal_returns(num_players: int, actor: int, penalty: float) -> np.ndarray:
     return out
 
 
+def illegal_step_rewards(env: Any, agent: str, seat: int) -> bool:
+    """Set the rewards of a PettingZoo AEC ``env`` whose ``agent`` (seat ``seat``) chose a
+    masked action, in the env's ``illegal_action`` mode (``"terminate"``: every agent gets its
+    :func:`illegal_returns` entry and terminates; ``"penalty"``: the agent gets
+    ``illegal_penalty`` and the game goes on). The state is unchanged. Returns whether the
+    episode ended."""
+    env._cumulative_rewards[agent] = 0.0
+    env._clear_rewards()
+    if env.illegal_action != "terminate":
+        env.rewards[agent] = env.illegal_penalty
+        return False
+    ret = illegal_returns(len(env.possible_agents), seat, env.illegal_penalty)
+    for i, ag in enumerate(env.agents):
+        env.rewards[ag] = float(ret[i])
+        env.terminations[ag] = True
+    env._illegal_end = True
+    return True
+
+
 class MaskedDiscrete(spaces.Discrete):
     """``Discrete(n)`` whose ``sample()`` without a mask draws a legal action of the env's
     current position (the env keeps ``legal`` up to date). A given mask is used as is."""

@@ -1121,26 +1121,26 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _iteration(text: str) -> int:
-    """argparse type of iteration numbers: an integer >= 0."""
+def _nonnegative(text: str, what: str, negative: str) -> int:
+    """An integer >= 0 from ``text`` for argparse: ``what`` names it when ``text`` is not an
+    integer, ``negative`` follows "is negative; " when it is below 0."""
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an iteration number") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
     if v < 0:
-        raise argparse.ArgumentTypeError(f"{v} is negative; iterations are numbered from 0")
+        raise argparse.ArgumentTypeError(f"{v} is negative; {negative}")
     return v
+
+
+def _iteration(text: str) -> int:
+    """argparse type of iteration numbers: an integer >= 0."""
+    return _nonnegative(text, "an iteration number", "iterations are numbered from 0")
 
 
 def _seed(text: str) -> int:
     """argparse type of seeds: a non-negative integer."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{v} is negative; seeds are integers >= 0")
-    return v
+    return _nonnegative(text, "an integer", "seeds are integers >= 0")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

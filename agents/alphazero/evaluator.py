@@ -41,14 +41,6 @@ from taluva_ai.agents.evaluators import Evaluator
 from taluva_ai.protocol import CHANCE, GameState, value_normalization
 
 
-def batch_tensors(encoded: Sequence[Encoded], device: torch.device
-                  ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(spatial float32[B, Cs, S, S], globals float32[B, G])`` on ``device``."""
-    spatial = torch.from_numpy(np.stack([e.spatial for e in encoded])).to(device)
-    glob = torch.from_numpy(np.stack([e.globals for e in encoded])).to(device)
-    return spatial.float(), glob.float()
-
-
 def slots_to_seats(values_slots: np.ndarray, player: int) -> np.ndarray:
     """Value vector by seat from one by player slot (slot ``j`` is seat ``(player + j) % n``)."""
     return np.roll(values_slots, player, axis=-1)
@@ -188,25 +180,10 @@ class NetEvaluator(Evaluator):
         self.rng = np.random.default_rng(seed)
 
     def infer(self, encoded: Sequence[Encoded]) -> tuple[np.ndarray, np.ndarray]:
-        """``(logits float32[B, A], values float32[B, n])`` (player slots) of encoded states."""
-        logits, values = [], []
-        if self._numpy is not None:
-            for i in range(0, len(encoded), self.max_batch):
-                part = encoded[i:i + self.max_batch]
-                lo, va = self._numpy(np.stack([e.spatial for e in part]),
-                                     np.stack([e.globals for e in part]))
-                logits.append(lo)
-                values.append(va)
-            self.evaluations += len(encoded)
-            return np.concatenate(logits), np.concatenate(values)
-        with torch.inference_mode():
-            for i in range(0, len(encoded), self.max_batch):
-                sp, gl = batch_tensors(encoded[i:i + self.max_batch], self.device)
-                lo, va = self.net(sp, gl)
-                logits.append(lo.float().cpu().numpy())
-                values.append(va.float().cpu().numpy())
-        self.evaluations += len(encoded)
-        return np.concatenate(logits), np.concatenate(values)
+        """``(logits float32[B, A], values float32[B, n])`` (player slots) of encoded states
+        (:meth:`infer_arrays` of their stacked planes and globals)."""
+        return self.infer_arrays(np.stack([e.spatial for e in encoded]),
+                                 np.stack([e.globals for e in encoded]))
 
     def infer_arrays(self, spatial: np.ndarray, glob: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
