@@ -56,6 +56,7 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[selfplay]\nrollout = 'greedy'\n", "rollout and rollout_lambda go together"),
     ("seed = [1\n", "not valid TOML"),
     ("[game]\nsolo = true\n", r"\[game\]: the solo variant has one player: num_players = 1, got 2"),
+    ("[replay]\nwindow_start = -1\n", "window_start and window_growth must be >= 0"),
 ])
 def test_bad_configs_fail_before_any_work(tmp_path, text: str, message: str) -> None:
     path = tmp_path / "bad.toml"
@@ -721,3 +722,14 @@ def test_a_full_disk_names_the_file_and_the_resume_then_finishes(micro_run, tmp_
     code, err = _resume(out, capsys)
     assert code == 0, err
     assert json.loads((out / "state.json").read_text())["iteration"] == 2
+
+
+def test_a_growing_replay_window() -> None:
+    """``[replay] window_start`` / ``window_growth``: min(window_games, start + growth * k)
+    games at iteration k; without a start the window is fixed."""
+    from taluva_ai.agents.alphazero.config import ReplaySection
+
+    grows = ReplaySection(window_games=1200, window_start=336, window_growth=64)
+    assert [grows.window_at(k) for k in (0, 1, 2, 13, 14, 100)] == [336, 400, 464, 1168,
+                                                                      1200, 1200]
+    assert ReplaySection(window_games=500).window_at(7) == 500
