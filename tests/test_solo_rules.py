@@ -501,6 +501,48 @@ def test_random_games_keep_the_counters_consistent_and_end():
             assert s.winners() == ([0] if s.score() >= 40 else [])
 
 
+def test_no_step_forces_a_no_op_along_games():
+    """Issue 23's question for the solo variant: no decision's only legal action leaves the
+    island and the pieces as they are. A bonus tile is never forced (``bonus:stop`` is always
+    offered, with only sources that hold a tile: the draw pile not empty, the face-up tile
+    with a placement); the box step is a choice between kinds left in the supply; a step with
+    one legal action (a tile placement or a build) changes the island. The games follow the
+    greedy rollout policy's preferences (``prior_values``), with 20% random moves: uniformly
+    random games run out of pieces after some 10 builds and rarely reach a bonus step."""
+    rng = np.random.default_rng(23)
+    for opts in ({}, {"unplaceable": "bottom", "box_piece": "hut"},
+                 {"bonus_any_source": True, "upper_bonus": False}):
+        g = solo_game(**opts)
+        h = g.num_cells
+        for seed in range(8):
+            s = g.new_initial_state(seed=seed)
+            s.record_history = False
+            while not s.is_terminal():
+                if s.current_player < 0:
+                    s.draw()
+                    continue
+                legal = s.legal_actions()
+                assert legal.size > 0
+                if s.step is Step.BONUS:
+                    assert legal[-1] == 14 * h + SK.A_STOP and legal.size >= 2
+                    counts = s.solo_counts()
+                    for a in legal[:-1]:
+                        t = s.clone()
+                        t.apply(int(a))
+                        assert t.step is not Step.TILE or t.legal_actions().size > 0
+                        assert a != 14 * h + SK.A_BONUS_PILE or counts["draw_pile"] > 0
+                elif s.step is Step.BOX:
+                    assert legal.size >= 2
+                elif legal.size == 1:
+                    t = s.clone()
+                    t.apply(int(legal[0]))
+                    assert not np.array_equal(t.cells, s.cells)
+                ids, values = s.prior_values()
+                if rng.random() >= 0.2:
+                    ids = ids[values == values.max()]
+                s.apply(int(ids[rng.integers(ids.size)]))
+
+
 def test_undo_and_clone_in_a_solo_game():
     s = start(GAME, tile="RS")
     before = (s.cells.copy(), s.meta.copy())

@@ -69,6 +69,10 @@ def explain(state: ThurnUndTaxisState, a: int) -> str:
         if state.cards[L_DISPLAY, c] == 0:
             return f"no {CITIES[c]} card in the display"
     if a == A.A_ADMINISTRATOR:
+        if state.meta[M_OFFICIAL] == OF_NONE:
+            return ("the supply and the discard pile are both empty, so the administrator "
+                    "would deal the same display cards back: a no-op that spends the turn's "
+                    "official, not offered (docs/thurn_und_taxis.md, Officials)")
         return _official_rule(state)
     if A.A_START <= a < A.A_CARRIER:
         if step == Step.DRAW2 and state.meta[M_FORCED]:

@@ -296,7 +296,9 @@ def legal_actions(cards, route, houses, players, meta, rules, out):
         if card_available(cards):
             out[n] = A_TAKE_SUPPLY
             n += 1
-        if meta[M_OFFICIAL] == OF_NONE:
+        if meta[M_OFFICIAL] == OF_NONE and card_available(cards):
+            # with the supply and the discard pile empty the administrator would deal the
+            # same display cards back: a no-op that spends the turn's official, not offered
             out[n] = A_ADMINISTRATOR
             n += 1
     elif step == S_DRAW2:
@@ -466,10 +468,9 @@ def _run(cards, route, houses, players, meta, rules):
                 meta[M_OFFICIAL] = OF_POSTMASTER
             meta[M_STEP] = T_ENTER_DRAW
         elif s == T_ENTER_DRAW:
-            if (meta[M_OFFICIAL] == OF_NONE or row_total(cards, L_DISPLAY) > 0
-                    or card_available(cards)):
+            if row_total(cards, L_DISPLAY) > 0 or card_available(cards):
                 meta[M_STEP] = S_DRAW
-            else:  # no card available at all: the draw is skipped
+            else:  # no card available at all: the draw is skipped, the official stays free
                 meta[M_STEP] = T_AFTER_DRAW1
         elif s == T_AFTER_DRAW1:
             if (meta[M_FORCED] == 1 or meta[M_OFFICIAL] == OF_NONE) and (
