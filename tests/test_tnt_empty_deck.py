@@ -298,8 +298,9 @@ def test_officials_are_never_the_only_choice_nor_a_no_op_along_hoarding_games() 
             assert legal.size > 0, s.to_position_string()
             if s.official == "none":
                 assert not _OFFICIAL[legal].all(), s.to_position_string()
+            deck = int(s.cards[L_SUPPLY].sum() + s.cards[L_DISCARD].sum())
             if A.A_ADMINISTRATOR in legal:
-                assert s.cards[L_SUPPLY].sum() + s.cards[L_DISCARD].sum() > 0, s.to_position_string()
+                assert deck > 0, s.to_position_string()
             for a in legal[_OFFICIAL[legal]]:
                 assert _changes(s, int(a)), (s.to_position_string(), int(a))
             if s.step is Step.PLAY and s.meta[M_DRAWS] == 0:

@@ -7,7 +7,8 @@ place by the ``apply`` kernels) and the ``int32`` rules vector of :class:`rules.
 The ``apply`` kernels trust their input: the object API checks legality first.
 
 Turn structure (§3), as steps of ``meta[M_STEP]``: ``DRAW`` (take a card, or the
-administrator) → chance → ``DRAW2`` (the postmaster's second draw; unless forced, a play ends
+administrator; skipped, with the official still free, when no card is available at all) →
+chance → ``DRAW2`` (the postmaster's second draw; unless forced, a play ends
 it) → chance → ``PLAY`` → ``AFTER_PLAY`` (the postal carrier's card, a close or pass) →
 ``HOUSE`` picks → ``CARRIAGE`` (the cartwright) → ``DISCARD`` picks. A step with one legal
 action whose choice depends on public information only is taken automatically (a forced house

@@ -459,10 +459,6 @@ def _check_turn(game: ThurnUndTaxisGame, cards: np.ndarray, players: np.ndarray,
                 official == OF_POSTMASTER and not forced):
             raise PositionError("draws", "the second draw follows one draw, with no official "
                                 "yet or a forced postmaster")
-    if step in (S_DRAW, S_DRAW2) and display + supply + int(cards[L_DISCARD].sum()) == 0:
-        raise PositionError("step", f"{Step(step).name.lower()}, but the display, the supply "
-                            "and the discard pile are empty: with no card available at all "
-                            "the draw is skipped (§3 Deck)")
     elif step == S_PLAY:
         if plays != 0 or hand == 0:
             raise PositionError("plays", "the play step comes once a turn, with cards in hand")
@@ -486,6 +482,10 @@ def _check_turn(game: ThurnUndTaxisGame, cards: np.ndarray, players: np.ndarray,
     if display > DISPLAY_SIZE:
         raise PositionError("display", f"{display} cards, but the display holds "
                             f"{DISPLAY_SIZE} at most")
+    if step in (S_DRAW, S_DRAW2) and display + supply + int(cards[L_DISCARD].sum()) == 0:
+        raise PositionError("step", f"{Step(step).name.lower()}, but the display, the supply "
+                            "and the discard pile are empty: with no card available at all "
+                            "the draw is skipped (§3 Deck)")
 
 
 def _check_playable(state: ThurnUndTaxisState) -> None:
