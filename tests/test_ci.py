@@ -40,3 +40,19 @@ def test_plain_pytest_needs_no_optional_plugin() -> None:
     with (ROOT / "pyproject.toml").open("rb") as f:
         addopts = tomllib.load(f)["tool"]["pytest"]["ini_options"]["addopts"]
     assert [a for a in shlex.split(addopts) if a.startswith("-")] == ["-m", "--durations=15"]
+
+
+def test_the_default_run_is_parallel_only_when_nothing_else_is_asked() -> None:
+    """tests/conftest.py: plain ``pytest`` takes min(4, CPUs) xdist workers; named paths,
+    ``-n``, ``--pdb``, ``--collect-only`` or one CPU leave the run as asked."""
+    from tests.conftest import default_workers
+
+    assert default_workers(True, None, False, False, 2) == 2
+    assert default_workers(True, None, False, False, 64) == 4
+    assert default_workers(True, None, False, False, 1) is None
+    assert default_workers(True, None, False, False, None) is None
+    assert default_workers(False, None, False, False, 2) is None
+    assert default_workers(True, 0, False, False, 2) is None
+    assert default_workers(True, 3, False, False, 2) is None
+    assert default_workers(True, None, True, False, 2) is None
+    assert default_workers(True, None, False, True, 2) is None

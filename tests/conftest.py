@@ -1,0 +1,53 @@
+"""The default test run: in parallel when pytest-xdist is installed.
+
+Plain ``pytest`` (the README's command, run by ``.ci/run``) over the whole suite runs it on
+``min(4, CPUs)`` pytest-xdist workers (2 on the 2-core CI machine): most of the suite is CPU
+work (Numba compilation on a fresh clone, games, searches), so two workers take about half
+the wall time of one even on a busy machine. It stays sequential when:
+
+- pytest-xdist is absent (``-n`` in ``addopts`` would make ``pytest`` a usage error there, so
+  the choice is made here instead), or disabled (``-p no:xdist``);
+- ``-n`` is given (``-n 0``: sequential; ``-n 4``: four workers);
+- test paths are named (``pytest tests/test_rules.py``: one file runs faster without starting
+  workers), or ``--pdb`` / ``--collect-only`` is given.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+#: At most this many workers in the default run (each worker holds its own compiled kernels,
+#: about 1 GB).
+MAX_WORKERS = 4
+
+
+def default_workers(args_from_testpaths: bool, numprocesses: object, usepdb: bool,
+                    collectonly: bool, cpus: int | None) -> int | None:
+    """The number of xdist workers the default run gets, or None to leave the run as asked.
+
+    Args:
+        args_from_testpaths: no test paths on the command line (the ini's ``testpaths`` ran).
+        numprocesses: the ``-n`` option (None when not given).
+        usepdb, collectonly: ``--pdb`` / ``--collect-only`` given.
+        cpus: ``os.cpu_count()``.
+    """
+    if not args_from_testpaths or numprocesses is not None or usepdb or collectonly:
+        return None
+    workers = min(MAX_WORKERS, cpus or 1)
+    return workers if workers > 1 else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Sets ``-n`` for the default run before pytest-xdist reads it (this conftest's
+    ``tryfirst`` implementation runs before xdist's, which was registered earlier)."""
+    if not config.pluginmanager.hasplugin("xdist") or "PYTEST_XDIST_WORKER" in os.environ:
+        return  # no xdist, or a worker (whose run the controller has set up)
+    workers = default_workers(
+        config.args_source == pytest.Config.ArgsSource.TESTPATHS,
+        config.option.numprocesses, bool(config.getoption("usepdb", False)),
+        bool(config.getoption("collectonly", False)), os.cpu_count())
+    if workers is not None:
+        config.option.numprocesses = workers
