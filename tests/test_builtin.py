@@ -165,13 +165,13 @@ def test_missing_and_damaged_files_are_refused_in_one_line(data, capsys) -> None
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and "is damaged" in err
     onnx.unlink()
-    with pytest.raises(CheckpointError, match="builtin-2p.onnx is missing; reinstall"):
+    with pytest.raises(CheckpointError, match=r"builtin-2p\.onnx is missing; reinstall"):
         builtin.load_builtin()
     (data / builtin.JSON_NAME).unlink()
-    with pytest.raises(CheckpointError, match="builtin-2p.json is missing; reinstall"):
+    with pytest.raises(CheckpointError, match=r"builtin-2p\.json is missing; reinstall"):
         builtin.load_builtin()
     (data / builtin.JSON_NAME).write_text("{not json")
-    with pytest.raises(CheckpointError, match="builtin-2p.json is unreadable"):
+    with pytest.raises(CheckpointError, match=r"builtin-2p\.json is unreadable"):
         builtin.load_builtin()
     (data / builtin.JSON_NAME).write_text('{"format": "other/1"}')
     with pytest.raises(CheckpointError, match="not a built-in network description "
