@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ship_builtin.py: error: {e}", file=sys.stderr)
         return 1
     out = args.out or DATA_DIR
+    here = Path(__file__).resolve().parents[1] / "agents" / "alphazero" / "data"
+    if args.out is None and Path(DATA_DIR).resolve() != here:
+        print(f"ship_builtin.py: note: wrote into the installed package ({DATA_DIR}), not into "
+              f"this repository's {here}", file=sys.stderr)
     src = info["source"]
     print(f"wrote {out}/{ONNX_NAME} ({info['bytes']} bytes, sha256 {info['sha256'][:16]}...) "
           f"and {JSON_NAME}: {src['run']}/{src['checkpoint']}, iteration {src['iteration']}; "

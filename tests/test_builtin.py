@@ -326,10 +326,15 @@ def test_ship_command_packages_a_run(tmp_path, monkeypatch, capsys) -> None:
     _play(make_agent("az:builtin,sims=4", seed=0), TaluvaGame(), 2)
 
 
-def test_ship_command_refuses_what_it_cannot_package(tmp_path, capsys) -> None:
+def test_ship_command_refuses_what_it_cannot_package(tmp_path, capsys, monkeypatch) -> None:
     run = _micro_run(tmp_path / "run3", players=3)
     script = _ship_script()
     out = tmp_path / "out"
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "torch", None)
+        assert script.main([str(run), "--out", str(out)]) == 1
+    assert capsys.readouterr().err.startswith("ship_builtin.py: error: exporting needs the train "
+                                              "extra (PyTorch, onnx): pip install -e '.[train]' (")
     assert script.main([str(run), "--out", str(out)]) == 1
     assert capsys.readouterr().err == (f"ship_builtin.py: error: checkpoint {run}/best.pt: the "
                                        "built-in network is a 2-player taluva network; this one "
