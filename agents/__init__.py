@@ -29,12 +29,10 @@ register_agent("ismcts", ISMCTSAgent, "information-set MCTS for hidden informati
 
 
 def _alphazero_agent(**params: object) -> Agent:
-    """``az:path=...``: imported on first use (it needs PyTorch, the ``train`` extra)."""
-    try:
-        from taluva_ai.agents.alphazero.agent import AlphaZeroAgent
-    except ImportError as e:
-        raise ValueError(f"the az agent needs PyTorch: pip install 'taluva-ai[train]' ({e})") \
-            from None
+    """``az:builtin`` or ``az:path=...``: imported on first use (PyTorch only for a checkpoint,
+    on its first load)."""
+    from taluva_ai.agents.alphazero.agent import AlphaZeroAgent
+
     return AlphaZeroAgent(**params)
 
 
@@ -44,9 +42,11 @@ def _az_parameters() -> dict[str, object]:
     return az_spec_parameters()
 
 
-register_agent("az", _alphazero_agent, "AlphaZero: MCTS guided by a trained network "
-               "(taluva train; needs PyTorch; docs/alphazero.md); unset: the checkpoint's",
-               params=_az_parameters)
+register_agent("az", _alphazero_agent, "AlphaZero: MCTS guided by a network. az:builtin: the "
+               "packaged 2-player network (ONNX Runtime, no PyTorch; defaults sims=200, "
+               "rollout=none, root=gumbel); az:path=RUN/best.pt: a taluva train checkpoint "
+               "(needs PyTorch, the train extra); docs/alphazero.md; unset: the network's",
+               params=_az_parameters, positional="path")
 
 __all__ = [
     "REQUIRED",

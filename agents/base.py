@@ -36,14 +36,17 @@ _AGENTS: dict[str, Callable[..., Agent]] = {}
 #: name -> (one-line summary, the spec parameters: a mapping name -> default, or a callable
 #: that returns one, evaluated when asked for).
 _ABOUT: dict[str, tuple[str, Any]] = {}
+#: name -> the parameter a spec may give as its first item without ``key=`` (``az:builtin`` is
+#: ``az:path=builtin``).
+_POSITIONAL: dict[str, str] = {}
 
 #: The default shown for a spec parameter that has none (the spec must give it).
 REQUIRED = "REQUIRED"
 
 
 def register_agent(name: str, factory: Callable[..., Agent], summary: str | None = None,
-                   params: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
-                   ) -> None:
+                   params: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
+                   positional: str | None = None) -> None:
     """Register ``factory(seed=..., **params)`` under ``name``.
 
     Args:
@@ -52,8 +55,14 @@ def register_agent(name: str, factory: Callable[..., Agent], summary: str | None
         params: the parameters a spec may give and their defaults (``{name: default}``, or a
             callable returning it, called when the help is shown; :data:`REQUIRED` for one
             without a default); default: :func:`agent_parameters` of the factory.
+        positional: a parameter the spec may give as its first item without ``key=``, as a
+            string (``az:builtin,sims=64`` is ``az:path=builtin,sims=64``).
     """
     _AGENTS[name] = factory
+    if positional is None:
+        _POSITIONAL.pop(name, None)
+    else:
+        _POSITIONAL[name] = positional
     if summary is None:
         doc = inspect.getdoc(factory) or ""
         summary = doc.strip().splitlines()[0] if doc.strip() else ""
@@ -117,22 +126,28 @@ def _show_default(v: Any) -> str:
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``"name:key=value,key=value"`` into the name and typed parameters.
 
-    Values are read as int, then float, then ``true``/``false``, else kept as strings.
+    Values are read as int, then float, then ``true``/``false``, else kept as strings. For an
+    agent registered with a ``positional`` parameter, a first item without ``=`` is that
+    parameter's value, as a string (``az:builtin`` is ``az:path=builtin``).
 
     Raises:
         ValueError: a parameter without ``=``, or one given twice.
     """
     name, _, rest = spec.partition(":")
-    return name.strip(), _params(rest, spec)
+    name = name.strip()
+    return name, _params(rest, spec, _POSITIONAL.get(name))
 
 
-def _params(text: str, spec: str) -> dict[str, Any]:
+def _params(text: str, spec: str, positional: str | None = None) -> dict[str, Any]:
     """The typed parameters of ``text`` (``key=value,...``; empty: none) of the spec ``spec``
-    (named in the error)."""
+    (named in the error); ``positional``: the parameter a first item without ``=`` gives."""
     params: dict[str, Any] = {}
     if text.strip():
-        for item in text.split(","):
+        for i, item in enumerate(text.split(",")):
             key, eq, val = item.partition("=")
+            if not eq and i == 0 and positional is not None and item.strip():
+                params[positional] = item.strip()
+                continue
             if not eq or not key.strip():
                 raise ValueError(f"agent spec {spec!r}: parameter {item!r} is not key=value")
             if key.strip() in params:
@@ -155,7 +170,7 @@ def spec_key(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
     cls_name, _, params_text = rest.partition(":")
     if head not in _AGENTS and cls_name.strip().isidentifier():  # package.module:Class[:...]
         head, rest = f"{head}:{cls_name.strip()}", params_text
-    return head, tuple(sorted(_params(rest, spec).items()))
+    return head, tuple(sorted(_params(rest, spec, _POSITIONAL.get(head)).items()))
 
 
 def match_specs(given: Sequence[str], specs: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -280,7 +280,7 @@ def test_az_agent_by_name_plays_legal_moves_and_checks_its_checkpoint(tmp_path, 
     s2.draw()
     agent.reset(5)
     assert agent.act(s2) == same.act(s2)
-    with pytest.raises(ValueError, match="needs a checkpoint"):
+    with pytest.raises(ValueError, match="needs a network: az:builtin"):
         make_agent("az", seed=0)
     with pytest.raises(ValueError, match="no such file"):
         make_agent(f"az:path={tmp_path}/nothing.pt", seed=0)

@@ -59,6 +59,7 @@ def test_help_lists_every_registered_agent_and_its_parameters(
     flat = " ".join(listing.split())
     assert "probe a probe agent depth=3 style=calm path=unset" in flat
     assert "random uniformly random legal action (no parameters)" in flat
+    assert "az:builtin: the packaged 2-player network" in flat  # issue 20 item 5
     assert "epsilon=0.0 mcts" in flat
     assert ("sims=400 time=unset rollout=random c=1.0 fpu=0.0 chance=expand temperature=0.0 "
             "dirichlet_alpha=0.0 dirichlet_frac=0.25 reuse_tree=false leaf_batch=1 samples=8 "

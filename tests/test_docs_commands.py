@@ -109,6 +109,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva tournament --agents random az:path=runs/demo/best.pt,sims=200,rollout=greedy,"
     "lambda=0.5 --games 200 --concurrency 2 --seed 1 --out runs/demo_vs_random":
         (CHECK, _NET, None),
+    "taluva play --players az:builtin greedy --show": (RUN, "", None),
+    "python experiments/ship_builtin.py runs/strong": (CHECK, _NET, None),
     "taluva play --solo --players az:path=runs/solo-demo/best.pt,sims=64,rollout=greedy,"
     "lambda=0.5 --show": (CHECK, _NET, None),
     "python experiments/solo_ladder.py --out runs/solo_ladder --games 200 --concurrency 2 "

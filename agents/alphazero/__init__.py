@@ -3,4 +3,8 @@
 (:mod:`.evaluator`), batched self-play (:mod:`.selfplay`), replay buffer (:mod:`.replay`),
 gating (:mod:`.gating`), the training loop (:mod:`.train`), its config (:mod:`.config`) and the
 ``az`` agent (:mod:`.agent`). docs/alphazero.md describes them.
+
+The packaged network (``az:builtin``, :mod:`.builtin`) plays without PyTorch: its path
+(:mod:`.agent`, :mod:`.evaluator`, :mod:`.encoder`, :mod:`.config`, :mod:`.builtin` and the ONNX
+Runtime session of :mod:`.runtime`) imports PyTorch only for a checkpoint.
 """

@@ -1,6 +1,9 @@
 """The ``az`` agent: MCTS with a trained network's priors and values.
 
-``az:path=runs/demo/best.pt,sims=200`` plays a checkpoint of ``taluva train``;
+``az:builtin`` plays the network packaged with taluva-ai (:mod:`.builtin`: ONNX, run by ONNX
+Runtime, no PyTorch needed; defaults ``sims=200,rollout=none,root=gumbel``).
+``az:path=runs/demo/best.pt,sims=200`` plays a checkpoint of ``taluva train`` (PyTorch, the
+``train`` extra);
 ``az:path=...,sims=200,rollout=greedy,lambda=0.5`` mixes greedy rollouts into the leaf values
 (AlphaGo's ``V = (1 - lambda) v_net + lambda z_rollout``; :mod:`.evaluator`). Without
 ``rollout`` and ``lambda`` in the spec, the agent values leaves as the run's self-play did (the
@@ -14,26 +17,42 @@ vectors, virtual-loss leaf batches); every MCTS parameter may be given (``c``, `
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-
-from taluva_ai.agents.alphazero.config import AZ_DEFAULTS, AZ_NO_MCTS_PARAMETERS
+from taluva_ai.agents.alphazero.builtin import BUILTIN, WHAT, load_builtin
+from taluva_ai.agents.alphazero.config import (
+    AZ_DEFAULTS,
+    AZ_NO_MCTS_PARAMETERS,
+    BUILTIN_DEFAULTS,
+)
 from taluva_ai.agents.alphazero.encoder import NetEncoder, make_encoder
 from taluva_ai.agents.alphazero.evaluator import NetEvaluator
-from taluva_ai.agents.alphazero.net import (
-    CheckpointError,
-    PolicyValueNet,
-    load_checkpoint,
-    net_from_checkpoint,
-    resolve_device,
-)
+from taluva_ai.agents.alphazero.runtime import CheckpointError, OnnxNet
 from taluva_ai.agents.base import REQUIRED
 from taluva_ai.agents.mcts import MCTSAgent
 from taluva_ai.protocol import GameState
 
+if TYPE_CHECKING:  # a checkpoint (.pt) needs PyTorch; az:builtin does not import it
+    import torch
+
+    from taluva_ai.agents.alphazero.net import PolicyValueNet
+
 _CACHE: dict[tuple[str, int, str],
              tuple[PolicyValueNet, NetEncoder, dict[str, Any]]] = {}
+
+
+def need_torch(path: str | Path) -> None:
+    """Check that PyTorch, which checkpoints (``.pt``) need, is installed.
+
+    Raises:
+        CheckpointError: it is not (one line naming the extra that installs it).
+    """
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise CheckpointError(f"checkpoint {path}: a PyTorch checkpoint needs PyTorch: pip "
+                              "install 'taluva-ai[train]' (az:builtin plays without it)") \
+            from None
 
 
 def load_net(path: str | Path, device: torch.device
@@ -42,8 +61,12 @@ def load_net(path: str | Path, device: torch.device
     version and device, so the games of a tournament load a checkpoint once per process).
 
     Raises:
-        CheckpointError: see :func:`~.net.load_checkpoint` and :func:`~.net.net_from_checkpoint`.
+        CheckpointError: PyTorch is not installed; see :func:`~.net.load_checkpoint` and
+            :func:`~.net.net_from_checkpoint`.
     """
+    need_torch(path)
+    from taluva_ai.agents.alphazero.net import load_checkpoint, net_from_checkpoint
+
     p = Path(path).resolve()
     if not p.is_file():
         raise CheckpointError(f"checkpoint {path}: no such file")
@@ -69,24 +92,30 @@ class AlphaZeroAgent(MCTSAgent):
 
     Args:
         seed: seeds the search, the rollouts and the chance samples.
-        path: the checkpoint (``best.pt`` of a run directory, or any ``checkpoints/*.pt``).
+        path: ``builtin`` (:data:`~.builtin.BUILTIN`; ``az:builtin`` for short): the packaged
+            2-player network (:mod:`.builtin`; ONNX Runtime, no PyTorch); else a checkpoint
+            (``best.pt`` of a run directory, or any ``checkpoints/*.pt``; needs PyTorch).
         rollout: ``none``, ``greedy`` or ``random``: the rollout mixed into the leaf values
-            (default: the one the checkpoint's self-play used, else ``none``); ``lambda``: its
-            weight in [0, 1] (default: the checkpoint's, else 0.5 with a rollout and 0
-            without).
+            (default: the one the checkpoint's self-play used, else ``none``; ``none`` for
+            ``builtin``); ``lambda``: its weight in [0, 1] (default: the checkpoint's, else
+            0.5 with a rollout and 0 without).
         samples: tile placements sampled per greedy-rollout decision (default: the
             checkpoint's, else 8).
-        device: ``auto`` (CUDA when available), ``cpu``, ``cuda``, ``cuda:1``...
-        threads: torch CPU threads for this process (default 1: tournaments run one agent
-            per core; 0 leaves torch's setting).
+        device: ``auto`` (CUDA when available), ``cpu``, ``cuda``, ``cuda:1``... (``builtin``:
+            ``auto`` or ``cpu``).
+        threads: CPU threads of the network's inference (torch's for this process, or ONNX
+            Runtime's; default 1: tournaments run one agent per core; 0 leaves torch's
+            setting, or ONNX Runtime's default).
         backend: network inference: ``auto`` (ONNX Runtime on the CPU when installed),
-            ``torch``, ``onnx`` (:func:`~.evaluator.resolve_backend`).
+            ``torch``, ``onnx`` (:func:`~.evaluator.resolve_backend`; ``builtin``: ``auto`` or
+            ``onnx``).
         **params: :class:`~taluva_ai.agents.mcts.MCTSConfig` fields (defaults ``sims=200``,
-            ``c=1.25``, ``leaf_batch=8``).
+            ``c=1.25``, ``leaf_batch=8``; ``builtin`` also ``root=gumbel``).
 
     Raises:
-        ValueError: no ``path``, a bad parameter, or a checkpoint that cannot be used
-            (:class:`~.net.CheckpointError`, which names what is wrong).
+        ValueError: no ``path``, a bad parameter, or a network that cannot be used
+            (:class:`~.runtime.CheckpointError`, one line naming what is wrong: a missing,
+            damaged or incompatible file, or PyTorch missing for a checkpoint).
     """
 
     name = "az"
@@ -113,17 +142,39 @@ class AlphaZeroAgent(MCTSAgent):
                  rollout: str | None = None, samples: int | None = None, device: str = "auto",
                  threads: int = 1, backend: str = "auto", **params: Any) -> None:
         if not path:
-            raise ValueError("az needs a checkpoint: az:path=runs/<name>/best.pt")
+            raise ValueError("az needs a network: az:builtin (the packaged one) or a "
+                             "checkpoint, az:path=runs/<name>/best.pt")
         lam = params.pop("lambda", None)
         for bad in AZ_NO_MCTS_PARAMETERS:
             if bad in params:
                 raise ValueError(f"az takes its priors from the network: no {bad} parameter")
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
             raise ValueError(f"threads must be an integer >= 0, got {threads!r}")
-        if threads:
-            torch.set_num_threads(threads)
-        dev = resolve_device(str(device))
-        net, encoder, payload = load_net(path, dev)
+        net: PolicyValueNet | OnnxNet
+        defaults = dict(AZ_DEFAULTS)
+        if str(path) == BUILTIN:
+            if device not in ("auto", "cpu"):
+                raise ValueError(f"az:builtin runs on ONNX Runtime on the CPU: device=auto or "
+                                 f"cpu, got {device!r}")
+            net, encoder, info = load_builtin(threads)
+            dev: Any = "cpu"
+            payload = {"game": info.get("game"), "meta": {**(info.get("source") or {}),
+                                                          "leaf": info.get("leaf")}}
+            defaults.update({k: v for k, v in BUILTIN_DEFAULTS.items() if k != "rollout"})
+            if rollout is None and lam is None:
+                rollout = BUILTIN_DEFAULTS["rollout"]
+            self.label = WHAT
+        else:
+            need_torch(path)
+            import torch
+
+            from taluva_ai.agents.alphazero.net import resolve_device
+
+            if threads:
+                torch.set_num_threads(threads)
+            dev = resolve_device(str(device))
+            net, encoder, payload = load_net(path, dev)
+            self.label = f"checkpoint {path}"
         leaf = dict(payload.get("meta", {}).get("leaf") or {})
         if rollout is None and lam is None:
             rollout = str(leaf.get("rollout", "none"))
@@ -144,7 +195,7 @@ class AlphaZeroAgent(MCTSAgent):
         evaluator = NetEvaluator(net, encoder, dev, rollout=str(rollout),
                                  rollout_lambda=float(lam), samples=samples, seed=seed,
                                  backend=str(backend))
-        super().__init__(seed=seed, evaluator=evaluator, **{**AZ_DEFAULTS, **params})
+        super().__init__(seed=seed, evaluator=evaluator, **{**defaults, **params})
 
     def stats(self) -> dict[str, Any]:
         """MCTS statistics of the last move, and ``leaf``: how leaves were valued."""
@@ -172,8 +223,7 @@ class AlphaZeroAgent(MCTSAgent):
 
     def _check(self, name: str | None, players: int | None) -> None:
         if self.game_name and name and name != self.game_name:
-            raise ValueError(f"checkpoint {self.path} is for {self.game_name}, this game is "
-                             f"{name}")
+            raise ValueError(f"{self.label} is for {self.game_name}, this game is {name}")
         if players is not None and players != self.encoder.num_players:
-            raise ValueError(f"checkpoint {self.path} is for {self.encoder.num_players}-player "
-                             f"games, this game has {players} player(s)")
+            raise ValueError(f"{self.label} is for {self.encoder.num_players}-player games, "
+                             f"this game has {players} player(s)")

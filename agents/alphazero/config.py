@@ -32,6 +32,9 @@ else:  # pragma: no cover
 #: ``az`` agent defaults that differ from ``mcts``'s (:mod:`.agent`; here, without PyTorch, so
 #: ``taluva play --help`` can list them).
 AZ_DEFAULTS: dict[str, Any] = {"sims": 200, "c": 1.25, "leaf_batch": 8}
+#: ``az:builtin`` (the packaged network, :mod:`.builtin`) defaults, over :data:`AZ_DEFAULTS`:
+#: the setting its anchors measured it at (no rollouts, the Gumbel root).
+BUILTIN_DEFAULTS: dict[str, Any] = {"sims": 200, "rollout": "none", "root": "gumbel"}
 #: The ``mcts`` parameters the ``az`` agent refuses: its priors come from the network.
 AZ_NO_MCTS_PARAMETERS = ("prior", "prior_temperature")
 #: The ``az`` agent's own spec parameters and their defaults (``None``: the checkpoint's),

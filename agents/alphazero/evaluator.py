@@ -30,15 +30,19 @@ starts from the chance node itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
 from taluva_ai.agents.alphazero.encoder import Encoded, NetEncoder
-from taluva_ai.agents.alphazero.net import PolicyValueNet
+from taluva_ai.agents.alphazero.runtime import OnnxNet
 from taluva_ai.agents.evaluators import Evaluator
 from taluva_ai.protocol import CHANCE, GameState, value_normalization
+
+if TYPE_CHECKING:  # PyTorch is imported only for a PyTorch network (not for an OnnxNet)
+    import torch
+
+    from taluva_ai.agents.alphazero.net import PolicyValueNet
 
 
 def slots_to_seats(values_slots: np.ndarray, player: int) -> np.ndarray:
@@ -77,19 +81,30 @@ def legal_priors(logits: np.ndarray, net_ids: np.ndarray) -> np.ndarray:
 BACKENDS = ("auto", "torch", "onnx", "numpy")
 
 
-def resolve_backend(backend: str, net: PolicyValueNet, device: torch.device) -> str:
+def resolve_backend(backend: str, net: PolicyValueNet | OnnxNet,
+                    device: torch.device | str) -> str:
     """The inference backend for ``backend`` (:data:`BACKENDS`). ``auto``: on the CPU, NumPy for
     a network that has a NumPy copy (the ``mlp`` family, ``numpy_forward``), else ONNX Runtime
     when the ``onnx`` and ``onnxruntime`` packages are installed, else PyTorch; on a GPU,
     PyTorch. The choice comes from ``taluva bench --inference`` (docs/alphazero.md: ONNX
-    Runtime was the fastest on the CPU at every batch size for the ``conv`` presets).
+    Runtime was the fastest on the CPU at every batch size for the ``conv`` presets). A network
+    already exported (:class:`~.runtime.OnnxNet`, e.g. ``az:builtin``) runs on ONNX Runtime
+    only.
 
     Raises:
         ValueError: an unknown backend, or one that cannot run here (names what is missing).
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    cpu = device.type == "cpu"
+    cpu = getattr(device, "type", str(device).partition(":")[0]) == "cpu"
+    if isinstance(net, OnnxNet):
+        if backend not in ("auto", "onnx"):
+            raise ValueError(f"{net.name} is an ONNX model: it runs with backend=onnx (ONNX "
+                             f"Runtime) only, not backend={backend}")
+        if not cpu:
+            raise ValueError(f"{net.name} is an ONNX model: it runs on the CPU; the device is "
+                             f"{device}")
+        return "onnx"
     if backend == "auto":
         if not cpu:
             return "torch"
@@ -122,7 +137,10 @@ class NetEvaluator(Evaluator):
     """Evaluate leaves with a network (and optionally a rollout).
 
     Args:
-        net: the network (put in eval mode here).
+        net: the network: a PyTorch one (put in eval mode here), or one already exported and
+            loaded in ONNX Runtime (:class:`~.runtime.OnnxNet`, e.g. the packaged network of
+            ``az:builtin``; PyTorch is then not imported; ``backend`` ``auto`` or ``onnx``,
+            ``device`` ``cpu``).
         encoder: the game's :class:`~.encoder.NetEncoder`.
         device: where the network runs.
         rollout: ``"none"``, ``"random"`` or ``"greedy"``: the rollout mixed into the value.
@@ -140,7 +158,7 @@ class NetEvaluator(Evaluator):
     gives_priors = True
     values_chance_nodes = False
 
-    def __init__(self, net: PolicyValueNet, encoder: NetEncoder,
+    def __init__(self, net: PolicyValueNet | OnnxNet, encoder: NetEncoder,
                  device: torch.device | str = "cpu",
                  rollout: str = "none", rollout_lambda: float = 0.0, samples: int = 8,
                  seed: int | None = None, max_batch: int = 512,
@@ -156,24 +174,32 @@ class NetEvaluator(Evaluator):
         if rollout != "none" and lam == 0:
             raise ValueError(f"rollout={rollout} with lambda=0 would run rollouts for nothing: "
                              "give lambda > 0 or rollout=none")
-        self.net = net.eval()
         self.encoder = encoder
-        self.device = torch.device(device)
         self.rollout = rollout
         self.rollout_lambda = lam
         self.samples = samples
         self.max_batch = max_batch
         self.evaluations = 0
-        self.backend = resolve_backend(backend, net, self.device)
         # The CPU backends hold a snapshot of the weights, so the net must not be trained while
         # this evaluator is in use (self-play and the az agent load fixed checkpoints).
         self._numpy: Any = None
-        if self.backend == "numpy":
-            self._numpy = net.numpy_forward()
-        elif self.backend == "onnx":
-            from taluva_ai.agents.alphazero.net import onnx_forward
+        if isinstance(net, OnnxNet):
+            self.net: Any = net
+            self.device: Any = "cpu"
+            self.backend = resolve_backend(backend, net, device)
+            self._numpy = net
+        else:
+            import torch
 
-            self._numpy = onnx_forward(net, encoder)
+            self.net = net.eval()
+            self.device = torch.device(device)
+            self.backend = resolve_backend(backend, net, self.device)
+            if self.backend == "numpy":
+                self._numpy = net.numpy_forward()
+            elif self.backend == "onnx":
+                from taluva_ai.agents.alphazero.net import onnx_forward
+
+                self._numpy = onnx_forward(net, encoder)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -203,6 +229,8 @@ class NetEvaluator(Evaluator):
     def _forward(self, spatial: np.ndarray, glob: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self._numpy is not None:
             return self._numpy(spatial, glob)
+        import torch
+
         with torch.inference_mode():
             sp = torch.from_numpy(spatial).to(self.device).float()
             gl = torch.from_numpy(glob).to(self.device).float()

@@ -49,20 +49,18 @@ from torch import nn
 
 from taluva_ai.agents.alphazero.config import PRESETS, NetConfig
 from taluva_ai.agents.alphazero.encoder import NetEncoder
+from taluva_ai.agents.alphazero.runtime import CheckpointError, OnnxNet, encoding_differences
 from taluva_ai.runfiles import write_atomic
 
 __all__ = ["NETWORKS", "PRESETS", "AZNet", "CheckpointError", "MLPNet", "NetConfig",
-           "PolicyValueNet", "build_net", "load_checkpoint", "masked_log_softmax",
-           "net_from_checkpoint", "onnx_forward", "parameter_count", "register_network",
-           "resolve_device",
-           "save_checkpoint"]
+           "PolicyValueNet", "build_net", "export_onnx", "load_checkpoint",
+           "masked_log_softmax", "net_from_checkpoint", "onnx_forward", "parameter_count",
+           "register_network", "resolve_device", "save_checkpoint"]
 
 #: Checkpoint ``format`` field.
 CHECKPOINT_FORMAT = "taluva-ai-az-checkpoint/1"
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used: unreadable, not a checkpoint, or made for another
-    network shape or encoding (the message says which)."""
+#: The ONNX opset of :func:`export_onnx`.
+ONNX_OPSET = 17
 
 
 class FiLMBlock(nn.Module):
@@ -259,12 +257,41 @@ def build_net(encoder: NetEncoder, config: NetConfig) -> PolicyValueNet:
     return NETWORKS[family](encoder.spec(), encoder.valid, **config.sizes())
 
 
-def onnx_forward(net: nn.Module, encoder: NetEncoder, threads: int | None = None
-                 ) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """The network exported to ONNX (in memory; opset 17, a dynamic batch axis) and run by ONNX
-    Runtime on the CPU: ``f(spatial float32[B, Cs, S, S], globals float32[B, G]) -> (logits
-    float32[B, A], values float32[B, n])``, equal to :meth:`forward` in eval mode up to float
-    rounding (tests/test_alphazero_net.py checks 1e-5). A snapshot of the current weights.
+def export_onnx(net: nn.Module, encoder: NetEncoder) -> bytes:
+    """The network exported to ONNX (opset :data:`ONNX_OPSET`, a dynamic batch axis; inputs
+    ``spatial float32[B, Cs, S, S]`` and ``globals float32[B, G]``, outputs ``logits
+    float32[B, A]`` and ``values float32[B, n]``), as the bytes of a ``.onnx`` file: a snapshot
+    of the current weights in eval mode (the network's mode is restored).
+
+    Raises:
+        ImportError: the ``onnx`` package (torch's exporter needs it) is not installed.
+    """
+    import warnings
+
+    was_training = net.training
+    net.eval()
+    cs, side, g = encoder.spatial_planes, encoder.side, encoder.num_globals
+    buf = io.BytesIO()
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(net, (torch.zeros(2, cs, side, side), torch.zeros(2, g)), buf,  # type: ignore[arg-type]
+                              input_names=list(OnnxNet.INPUTS),
+                              output_names=list(OnnxNet.OUTPUTS),
+                              dynamic_axes={k: {0: "batch"} for k in
+                                            (*OnnxNet.INPUTS, *OnnxNet.OUTPUTS)},
+                              opset_version=ONNX_OPSET, dynamo=False)
+    finally:
+        net.train(was_training)
+    return buf.getvalue()
+
+
+def onnx_forward(net: nn.Module, encoder: NetEncoder, threads: int | None = None) -> OnnxNet:
+    """The network exported to ONNX in memory (:func:`export_onnx`) and run by ONNX Runtime on
+    the CPU (:class:`~.runtime.OnnxNet`): ``f(spatial float32[B, Cs, S, S], globals
+    float32[B, G]) -> (logits float32[B, A], values float32[B, n])``, equal to :meth:`forward`
+    in eval mode up to float rounding (tests/test_alphazero_net.py checks 1e-5). A snapshot of
+    the current weights.
 
     Args:
         encoder: the network's encoder (the input shapes).
@@ -272,37 +299,10 @@ def onnx_forward(net: nn.Module, encoder: NetEncoder, threads: int | None = None
             self-play workers and the ``az`` agent set to 1).
 
     Raises:
-        ImportError: the ``onnxruntime`` package is not installed.
+        ImportError: the ``onnx`` package is not installed.
+        CheckpointError: the ``onnxruntime`` package is not installed.
     """
-    import io
-    import warnings
-
-    import onnxruntime as ort
-
-    was_training = net.training
-    net.eval()
-    cs, side, g = encoder.spatial_planes, encoder.side, encoder.num_globals
-    buf = io.BytesIO()
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(net, (torch.zeros(2, cs, side, side), torch.zeros(2, g)), buf,  # type: ignore[arg-type]
-                          input_names=["spatial", "globals"], output_names=["logits", "values"],
-                          dynamic_axes={k: {0: "batch"} for k in
-                                        ("spatial", "globals", "logits", "values")},
-                          opset_version=17, dynamo=False)
-    net.train(was_training)
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = int(threads or torch.get_num_threads())
-    opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    session = ort.InferenceSession(buf.getvalue(), opts, providers=["CPUExecutionProvider"])
-
-    def forward(spatial: np.ndarray, globals_: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        lo, va = session.run(None, {"spatial": np.ascontiguousarray(spatial, np.float32),
-                                    "globals": np.ascontiguousarray(globals_, np.float32)})
-        return lo, va
-
-    return forward
+    return OnnxNet(export_onnx(net, encoder), int(threads or torch.get_num_threads()))
 
 
 def parameter_count(net: nn.Module) -> int:
@@ -436,9 +436,7 @@ def check_compatible(payload: dict[str, Any], path: str | Path, encoder: NetEnco
             network sizes that differ, with both values.
     """
     if encoder is not None:
-        want, got = encoder.spec(), payload.get("encoder", {})
-        diff = [f"{k} {got.get(k)!r} (expected {want[k]!r})" for k in want
-                if got.get(k) != want[k]]
+        diff = encoding_differences(encoder.spec(), payload.get("encoder", {}))
         if diff:
             raise CheckpointError(f"checkpoint {path}: made for another encoding: "
                                   f"{'; '.join(diff)}")
