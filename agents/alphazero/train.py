@@ -1211,30 +1211,32 @@ def pack_run(run: str | Path, out: str | Path) -> dict[str, Any]:
     lock = out / ".lock"
     had_lock = lock.exists()
     report: list[dict[str, Any]] = []
-    with run_lock(out, "training run"):
-        for rel, raw in plan.items():
-            path = out / rel
-            same = path.is_file() and path.stat().st_size == len(raw) and \
-                sha256_file(path) == sha256_bytes(raw)
-            if not same:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(path, raw)
-            report.append({"path": rel, "bytes": len(raw), "written": not same})
-        for name in _RUN_NAMES:  # what an earlier pack or an interrupted resume left
-            top = out / name
-            if top.is_dir():
-                for f in sorted(top.rglob("*"), reverse=True):
-                    if f.is_dir():
-                        with contextlib.suppress(OSError):
-                            f.rmdir()  # once empty
-                    elif f.relative_to(out).as_posix() not in plan:
-                        f.unlink()
-                with contextlib.suppress(OSError):
-                    top.rmdir()
-            elif name not in plan and (top.exists() or top.is_symlink()):
-                top.unlink()
-    if not had_lock:
-        lock.unlink(missing_ok=True)
+    try:
+        with run_lock(out, "training run"):
+            for rel, raw in plan.items():
+                path = out / rel
+                same = path.is_file() and path.stat().st_size == len(raw) and \
+                    sha256_file(path) == sha256_bytes(raw)
+                if not same:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    write_atomic(path, raw)
+                report.append({"path": rel, "bytes": len(raw), "written": not same})
+            for name in _RUN_NAMES:  # what an earlier pack or an interrupted resume left
+                top = out / name
+                if top.is_dir():
+                    for f in sorted(top.rglob("*"), reverse=True):  # files before folders
+                        if f.is_dir():
+                            with contextlib.suppress(OSError):
+                                f.rmdir()  # once empty
+                        elif f.relative_to(out).as_posix() not in plan:
+                            f.unlink()
+                    with contextlib.suppress(OSError):
+                        top.rmdir()
+                elif name not in plan and (top.exists() or top.is_symlink()):
+                    top.unlink()
+    finally:
+        if not had_lock:
+            lock.unlink(missing_ok=True)
     return {"iteration": done, "out": str(out), "files": report,
             "bytes": sum(r["bytes"] for r in report), **{
                 k: packed["pack"][k] for k in ("left_out_files", "left_out_bytes",
