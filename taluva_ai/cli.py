@@ -813,6 +813,8 @@ def _print_engine_bench(e: dict[str, Any]) -> None:
 def _cmd_train(args: argparse.Namespace) -> int:
     import importlib
 
+    if args.pack is not None:
+        return _cmd_train_pack(args)
     if args.resume is not None:
         if args.config is not None or args.out is not None:
             raise _ArgError("--resume DIR continues a run with its own config: give no "
@@ -860,6 +862,50 @@ def _cmd_train(args: argparse.Namespace) -> int:
         return 1
     print(f"finished iteration {state['iteration']}; best network: iteration "
           f"{state['best_iteration']} ({out / 'best.pt'}); metrics: {out / 'metrics.jsonl'}")
+    return 0
+
+
+def _cmd_train_pack(args: argparse.Namespace) -> int:
+    """``taluva train --pack RUN OUT``: a run's small state, to continue it elsewhere."""
+    import importlib
+
+    others = [name for name, v in (("--config", args.config), ("--out", args.out),
+                                   ("--resume", args.resume), ("--redo", args.redo),
+                                   ("--ray", args.ray)) if v is not None]
+    if others:
+        raise _ArgError(f"--pack RUN OUT goes with no {', '.join(others)} (it copies a run's "
+                        "state; continue the pack with: taluva train --resume OUT)")
+    run, out = args.pack
+    if not run.strip() or not out.strip():
+        raise _ArgError("--pack RUN OUT: empty directory name")
+    try:
+        train = importlib.import_module("taluva_ai.agents.alphazero.train")
+    except ImportError as e:
+        raise _ArgError(f"training needs PyTorch and TensorBoard: pip install -e '.[train]' "
+                        f"({e})") from None
+    try:
+        rep = train.pack_run(run, out)
+    except RunConfigError as e:
+        raise _ArgError(str(e)) from None
+    except RunFileError as e:
+        raise _RunError(str(e)) from None
+    except OSError as e:
+        name = e.filename or out
+        print(f"{name}: {_os_reason(e, name)}; {_fix_hint(e)}, then pack again",
+              file=sys.stderr)
+        return 1
+    size = train.format_size
+    print(f"packed iteration {rep['iteration']} of {run} into {out}:")
+    for f in rep["files"]:
+        print(f"  {'wrote    ' if f['written'] else 'unchanged'}  {size(f['bytes']):>9}  "
+              f"{f['path']}")
+    games = rep["replay_games"]
+    replay = "the replay data" if games is None else \
+        f"the replay data ({games} games, {rep['replay_samples']} samples in the buffer)"
+    print(f"{len(rep['files'])} files, {size(rep['bytes'])} in all; left out: "
+          f"{rep['left_out_files']} run files, {size(rep['left_out_bytes'])}: {replay}, game "
+          f"records, tournament games, older networks, tb/")
+    print(f"continue the run (on any machine) with: taluva train --resume {out}")
     return 0
 
 
@@ -1093,6 +1139,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  taluva train --config experiments/configs/demo.toml --out runs/demo\n"
         "  taluva train --resume runs/demo\n"
         "  taluva train --resume runs/demo --ray 10.0.0.5:6379   (continue on a Ray cluster)\n"
+        "  taluva train --pack runs/demo packs/demo   (its small state, to resume elsewhere)\n"
         "  taluva tournament --agents greedy az:path=runs/demo/best.pt,sims=200,"
         "rollout=greedy,lambda=0.5 --games 200 --out runs/demo_eval",
         formatter_class=_FORMATTER)
@@ -1111,6 +1158,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --resume: make iterations N onwards again (the run goes back "
                        "to the end of iteration N-1; 0: to its start), the same as before; the "
                        "remedy a resume names for a damaged or missing file")
+    train.add_argument("--pack", nargs=2, metavar=("RUN", "OUT"), default=None,
+                       help="write into OUT only the small state that the run in RUN needs to "
+                       "continue on another machine (config, state, metrics, the last and "
+                       "the best networks, the optimiser state, the anchor tables; no replay "
+                       "data or game records), to commit or copy; then: taluva train "
+                       "--resume OUT (the replay buffer is rebuilt from the next "
+                       "iteration's self-play). OUT: new, empty, or an earlier pack of RUN")
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
     train.set_defaults(func=_cmd_train)
     return p

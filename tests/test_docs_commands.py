@@ -82,6 +82,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva train --config experiments/configs/strong.toml --out runs/strong":
         (CHECK, _LONG, None),
     "taluva train --resume runs/strong": (CHECK, _LONG, None),
+    "taluva train --pack runs/strong packs/strong": (CHECK, "needs a training run", None),
+    "cp -r packs/strong runs/strong": (SKIP, _EXTERNAL, None),
     "taluva train --config experiments/configs/demo.toml --out runs/demo": (CHECK, _LONG, None),
     "time taluva train --config experiments/configs/demo.toml --out runs/demo":
         (CHECK, _LONG, None),
@@ -350,6 +352,7 @@ def _stub_the_work(monkeypatch: pytest.MonkeyPatch, taluva: bool) -> None:
     if taluva:  # the command imports these two at run time: no PyTorch needed to check it
         train = types.ModuleType("taluva_ai.agents.alphazero.train")
         train.train_main = reached  # type: ignore[attr-defined]
+        train.pack_run = reached  # type: ignore[attr-defined]
         net = types.ModuleType("taluva_ai.agents.alphazero.net")
         net.CheckpointError = type("CheckpointError", (Exception,), {})  # type: ignore[attr-defined]
         monkeypatch.setitem(sys.modules, train.__name__, train)

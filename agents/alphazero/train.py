@@ -44,6 +44,17 @@ onwards again, the same as before); one that training does not read (a game reco
 network, a gating table) is named with the same remedy and the run goes on; ``best.pt`` and
 ``latest.pt``, copies, are restored from ``checkpoints/``.
 
+A run moves to another machine, or into git between sittings, as a *pack* of its small state
+(``taluva train --pack RUN OUT``, :func:`pack_run`; docs/alphazero.md, "Moving a run to another
+machine"): the config, ``metrics.jsonl``, the last finished iteration's network and optimiser
+state, the best network, the anchor tables, and a ``state.json`` that records exactly these
+files (and a ``pack`` record: the iteration, the run, what was left out); no replay data, game
+records or tournament games. ``taluva train --resume OUT`` continues it with an empty replay
+buffer, rebuilt from the self-play of the following iterations (saying so on stderr), so the
+continued run is not bit-identical to one that kept its buffer, but it is reproducible from
+then on (the same pack makes the same networks). A damaged or missing file of a pack is named
+with its remedy, packing the run again; ``--redo`` reaches back only to iterations after it.
+
 Where the work runs is the run's backend (:mod:`taluva_ai.parallel`): worker processes on this
 machine, or a Ray cluster (``taluva train --ray``, docs/ray.md: self-play workers as Ray
 actors, gating and anchor games as Ray tasks, the learner in this process). The run directory
@@ -103,6 +114,7 @@ from taluva_ai.parallel import (
 from taluva_ai.protocol import make_game
 from taluva_ai.runfiles import (
     check_file,
+    damaged,
     json_sha256,
     naming,
     sha256_bytes,
@@ -226,6 +238,117 @@ def _safe_name(spec: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_.=" else "_" for ch in spec)
 
 
+def _pack_hint(out: Path, state: dict[str, Any], k: int | None) -> str | None:
+    """What to do about a missing or damaged file of iteration ``k`` (None: ``state.json``)
+    of the run in ``out`` (``state``: its state) that came with a pack (``taluva train
+    --pack``), or None where it did not (a run that is not a pack, a later iteration)."""
+    pack = state.get("pack")
+    if not isinstance(pack, dict) or not isinstance(pack.get("iteration"), int) or \
+            (k is not None and k > pack["iteration"]):
+        return None
+    p, src = pack["iteration"], pack.get("source") or "RUN"
+    if state.get("iteration") == p:  # nothing done since it was packed: pack it again
+        return f"it came with the pack of iteration {p}: pack the run again: taluva train " \
+               f"--pack {src} {out}"
+    if k is None:
+        return None
+    return f"it came with the pack of iteration {p}: copy it from a new pack of the run " \
+           f"(taluva train --pack {src} NEWDIR)"
+
+
+def _remedy(out: Path, state: dict[str, Any] | None, k: int) -> str:
+    """What to do about a missing or damaged file of iteration ``k`` of the run in ``out``
+    (``state``: its state, if read): redo the run from ``k``, or, for a file that came with a
+    pack, pack the run again (:func:`_pack_hint`)."""
+    return (state is not None and _pack_hint(out, state, k)) or \
+        f"redo the run from iteration {k}: taluva train --resume {out} --redo {k}"
+
+
+def _state_text(state: dict[str, Any]) -> str:
+    """``state.json``'s text: ``state`` with its checksum (``sha256``)."""
+    body = {k: v for k, v in state.items() if k != "sha256"}
+    return json.dumps({**body, "sha256": json_sha256(body)}, indent=2) + "\n"
+
+
+def read_state(out: Path) -> dict[str, Any] | None:
+    """The ``state.json`` of the run in ``out``, checked against its own checksum and
+    without it, or None for a run that has not finished an iteration.
+
+    Raises:
+        RunFileError: unreadable or damaged (the remedy: start again, ``--redo 0``; for a
+            packed run, pack it again).
+        RunConfigError: not the state of a training run.
+    """
+    path = out / "state.json"
+    if not path.exists():
+        return None
+    again = f"start the run again: taluva train --resume {out} --redo 0"
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise RunFileError([f"{path}: unreadable ({_first_line(e)}); {again}"]) from None
+    try:
+        state = json.loads(raw)
+    except ValueError as e:
+        if b'"pack": {' in raw:  # a pack's: it cannot be told whose, so a new pack
+            again = f"remove {out} and pack the run again: taluva train --pack RUN {out}"
+        raise RunFileError([f"{path}: unreadable ({_first_line(e)}); {again}"]) from None
+    digest = state.pop("sha256", None) if isinstance(state, dict) else None
+    if isinstance(state, dict):
+        again = _pack_hint(out, state, None) or again
+    if digest is not None and digest != json_sha256(state):
+        raise RunFileError([f"{path}: damaged (its content does not match its checksum); "
+                            f"{again}"])
+    if not isinstance(state, dict) or state.get("format") != RUN_FORMAT:
+        raise RunConfigError(f"{path}: not the state of a training run")
+    try:
+        ok = (isinstance(state["iteration"], int) and state["iteration"] >= 0
+              and isinstance(state["best_iteration"], int)
+              and isinstance(state["best"], str) and isinstance(state["promotions"], list)
+              and isinstance(state.get("files", {}), dict)
+              and isinstance(state.get("metrics", []), list)
+              and isinstance(state.get("pack", {}), dict))
+    except KeyError:
+        ok = False
+    if not ok:
+        raise RunFileError([f"{path}: damaged (a field is missing or of the wrong type); "
+                            f"{again}"])
+    return state
+
+
+def read_metrics(out: Path, state: dict[str, Any], upto: int
+                 ) -> tuple[list[dict[str, Any]], tuple[int, str] | None]:
+    """The lines of ``out/metrics.jsonl`` of iterations ``0..upto``, checked against the
+    checksums ``state`` recorded (older runs: parsed only), up to the first that is missing
+    or damaged, and ``(its iteration, what is wrong)`` (None if none is)."""
+    path = out / "metrics.jsonl"
+    try:
+        raw = path.read_bytes().split(b"\n") if path.exists() else []
+    except OSError as e:
+        return [], (0, f"{path}: unreadable ({e.strerror or e})")
+    digests = state.get("metrics")
+    lines: list[dict[str, Any]] = []
+    for i in range(upto + 1):
+        line = raw[i] if i < len(raw) else b""
+        problem = None
+        if not line.strip():
+            problem = "missing"
+        elif digests is not None and (i >= len(digests)
+                                      or sha256_bytes(line + b"\n") != digests[i]):
+            problem = "damaged (it does not match the checksum state.json recorded)"
+        else:
+            try:
+                entry = json.loads(line)
+                if not isinstance(entry, dict) or entry.get("iteration") != i:
+                    problem = f"damaged (not the line of iteration {i})"
+            except (ValueError, UnicodeDecodeError) as e:
+                problem = f"damaged ({_first_line(e)})"
+        if problem is not None:
+            return lines, (i, f"{path}: line {i + 1} (iteration {i}) {problem}")
+        lines.append(entry)
+    return lines, None
+
+
 # -- the run ----------------------------------------------------------------------------------
 
 
@@ -297,6 +420,7 @@ class TrainingRun:
         self.net_config = NetConfig(**dataclasses.asdict(config.net))
         self.executor: Executor | None = None
         self._written: dict[str, str] = {}  # SHA-256 of the files of the iteration in progress
+        self.state: dict[str, Any] | None = None  # state.json as read by _load_state
 
     # -- public -------------------------------------------------------------------------------
 
@@ -323,85 +447,26 @@ class TrainingRun:
         return self.cfg.torch_threads or cpu_count()
 
     def _redo_hint(self, k: int) -> str:
-        """What to do about a damaged or missing file of iteration ``k``."""
-        return f"redo the run from iteration {k}: taluva train --resume {self.out} " \
-               f"--redo {k}"
+        """What to do about a damaged or missing file of iteration ``k`` (:func:`_remedy`)."""
+        return _remedy(self.out, self.state, k)
 
     def _rel(self, path: str | Path) -> str:
         """A file's path in the run directory, with ``/`` (the key of ``state["files"]``)."""
         return Path(os.path.relpath(path, self.out)).as_posix()
 
     def _load_state(self) -> dict[str, Any] | None:
-        """``state.json``, checked against its own checksum, or None for a run that has not
-        finished an iteration.
-
-        Raises:
-            RunFileError: unreadable or damaged (the remedy: start again, ``--redo 0``).
-        """
-        path = self.out / "state.json"
-        if not path.exists():
-            return None
-        again = f"start the run again: taluva train --resume {self.out} --redo 0"
-        try:
-            state = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise RunFileError([f"{path}: unreadable ({_first_line(e)}); {again}"]) from None
-        digest = state.pop("sha256", None) if isinstance(state, dict) else None
-        if digest is not None and digest != json_sha256(state):
-            raise RunFileError([f"{path}: damaged (its content does not match its checksum); "
-                                f"{again}"])
-        if not isinstance(state, dict) or state.get("format") != RUN_FORMAT:
-            raise RunConfigError(f"{path}: not the state of a training run")
-        try:
-            ok = (isinstance(state["iteration"], int) and state["iteration"] >= 0
-                  and isinstance(state["best_iteration"], int)
-                  and isinstance(state["best"], str) and isinstance(state["promotions"], list)
-                  and isinstance(state.get("files", {}), dict)
-                  and isinstance(state.get("metrics", []), list))
-        except KeyError:
-            ok = False
-        if not ok:
-            raise RunFileError([f"{path}: damaged (a field is missing or of the wrong type); "
-                                f"{again}"])
-        return state
+        """``state.json`` (:func:`read_state`), kept as ``self.state`` (the remedies of a
+        packed run's files depend on it)."""
+        self.state = read_state(self.out)
+        return self.state
 
     def _write_state(self, state: dict[str, Any]) -> None:
         """Write ``state.json`` with its checksum (it is what makes an iteration finished)."""
-        body = {k: v for k, v in state.items() if k != "sha256"}
-        _write_atomic(self.out / "state.json",
-                      json.dumps({**body, "sha256": json_sha256(body)}, indent=2) + "\n")
+        _write_atomic(self.out / "state.json", _state_text(state))
 
     def _read_metrics(self, state: dict[str, Any], upto: int
                       ) -> tuple[list[dict[str, Any]], tuple[int, str] | None]:
-        """The lines of ``metrics.jsonl`` of iterations ``0..upto``, checked against the
-        checksums ``state`` recorded (older runs: parsed only), up to the first that is
-        missing or damaged, and ``(its iteration, what is wrong)`` (None if none is)."""
-        path = self.out / "metrics.jsonl"
-        try:
-            raw = path.read_bytes().split(b"\n") if path.exists() else []
-        except OSError as e:
-            return [], (0, f"{path}: unreadable ({e.strerror or e})")
-        digests = state.get("metrics")
-        out: list[dict[str, Any]] = []
-        for i in range(upto + 1):
-            line = raw[i] if i < len(raw) else b""
-            problem = None
-            if not line.strip():
-                problem = "missing"
-            elif digests is not None and (i >= len(digests)
-                                          or sha256_bytes(line + b"\n") != digests[i]):
-                problem = "damaged (it does not match the checksum state.json recorded)"
-            else:
-                try:
-                    entry = json.loads(line)
-                    if not isinstance(entry, dict) or entry.get("iteration") != i:
-                        problem = f"damaged (not the line of iteration {i})"
-                except (ValueError, UnicodeDecodeError) as e:
-                    problem = f"damaged ({_first_line(e)})"
-            if problem is not None:
-                return out, (i, f"{path}: line {i + 1} (iteration {i}) {problem}")
-            out.append(entry)
-        return out, None
+        return read_metrics(self.out, state, upto)
 
     def _roll_back(self, state: dict[str, Any] | None, k: int) -> dict[str, Any] | None:
         """The state at the end of iteration ``k - 1`` (None for ``k = 0``), for ``--redo
@@ -423,6 +488,12 @@ class TrainingRun:
             return None
         if k == done + 1:
             return state
+        pack = state.get("pack")
+        if pack is not None and k <= int(pack["iteration"]):
+            p = int(pack["iteration"])
+            raise RunConfigError(f"--redo {k}: {self.out} was packed at iteration {p} and "
+                                 f"holds no files of the iterations before; give an iteration "
+                                 f"after {p} (or 0 to start the run again)")
         lines, problem = self._read_metrics(state, k - 1)
         if problem is not None:
             raise RunFileError([f"{problem[1]}; {self._redo_hint(problem[0])}"])
@@ -442,6 +513,8 @@ class TrainingRun:
             back["files"] = files
         if "metrics" in state:
             back["metrics"] = state["metrics"][:k]
+        if pack is not None:
+            back["pack"] = pack
         return back
 
     def _check_files(self, state: dict[str, Any]) -> None:
@@ -471,9 +544,10 @@ class TrainingRun:
             if rel in needed or (rel.startswith("selfplay/") and rel.endswith(".npz")):
                 problems.append((k, f"{self.out / rel}: {what}"))
             else:
+                hint = _pack_hint(self.out, state, k) or \
+                    f"to make it again: taluva train --resume {self.out} --redo {k}"
                 notes.append(f"{self.out / rel}: {what}; training does not read it and "
-                             f"goes on (to make it again: taluva train --resume {self.out} "
-                             f"--redo {k})")
+                             f"goes on ({hint})")
         if problems:
             k = min(k for k, _ in problems)
             raise RunFileError([f"{text}; {self._redo_hint(k)}" for _, text in problems])
@@ -616,6 +690,16 @@ class TrainingRun:
             net, trainer = self._restore(state, buffer)
             if "files" not in state:  # a run from before the checksums: record them now
                 self._record_existing(state)
+            pack = state.get("pack")
+            if pack is not None and start == int(pack["iteration"]) + 1 and \
+                    start <= cfg.iterations:
+                games, samples = pack.get("replay_games"), pack.get("replay_samples")
+                what = "the replay buffer's samples" if games is None else \
+                    f"the samples of {games} games ({samples} samples) in its replay buffer"
+                print(f"taluva train: {self.out} is a pack of iteration {start - 1} without "
+                      f"its replay data ({what} were not carried): the buffer starts empty "
+                      f"and is rebuilt from the self-play of iteration {start} on",
+                      file=sys.stderr, flush=True)
         bar = tqdm(total=cfg.iterations + 1, initial=start, desc="iterations", unit="it",
                    disable=not self.progress, dynamic_ncols=True, position=0)
         try:
@@ -965,6 +1049,198 @@ class TrainingRun:
             tb.add_scalar("gating/promoted", float(line["gating"]["promoted"]), k)
         tb.add_scalar("best_iteration", line["best_iteration"], k)
         tb.flush()
+
+
+# -- moving a run: its small state, without the replay data --------------------------------
+
+
+#: A run directory's own top-level names: what a pack replaces or removes in its directory
+#: (anything else there is left alone).
+_RUN_NAMES = ("config.toml", "config.json", "state.json", "metrics.jsonl", "best.pt",
+              "latest.pt", "checkpoints", "selfplay", "records", "gating", "anchors", "tb")
+
+#: An anchor tournament's table (small; the Elo curve), carried by a pack.
+_ANCHOR_TABLE = re.compile(r"^anchors/iter_\d+/[^/]+/results\.json$")
+
+
+def format_size(n: int) -> str:
+    """``n`` bytes for people: ``"812 B"``, ``"12.3 kB"``, ``"4.5 MB"``, ``"1.2 GB"``."""
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
+
+
+def _earlier_pack(out: Path, run_id: str) -> str | None:
+    """Why the non-empty directory ``out`` is not an earlier pack of the run whose first
+    metrics line has the checksum ``run_id`` (that a new pack may replace), or None if it
+    is one."""
+    path = out / "state.json"
+    if not path.is_file():
+        names = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+        return f"it holds {', '.join(names[:4])}{'...' if len(names) > 4 else ''} and no " \
+               "state.json"
+    try:
+        state = json.loads(path.read_bytes())  # its checksum is not needed to tell whose
+    except (OSError, ValueError) as e:
+        return f"its state.json is unreadable ({_first_line(e)})"
+    pack = state.get("pack") if isinstance(state, dict) else None
+    if not isinstance(pack, dict):
+        return "it holds a training run, not a pack"
+    if pack.get("run") != run_id:
+        return f"it is a pack of another run (of {pack.get('source')})"
+    if state.get("iteration") != pack.get("iteration"):
+        return f"it was packed at iteration {pack.get('iteration')} and has been trained " \
+               f"on since (to iteration {state.get('iteration')})"
+    return None
+
+
+def pack_run(run: str | Path, out: str | Path) -> dict[str, Any]:
+    """Write into ``out`` the small state that the training run in ``run`` needs to continue
+    on another machine (``taluva train --pack RUN OUT``; docs/alphazero.md, "Moving a run to
+    another machine"), for ``taluva train --resume OUT`` there.
+
+    ``out`` gets ``config.toml``, ``config.json``, ``metrics.jsonl``, ``best.pt``,
+    ``latest.pt``, the last finished iteration ``K``'s network and optimiser state
+    (``checkpoints/iter_<K>.pt``, ``trainer_<K>.pt``), the best network's checkpoint if it is
+    another, the anchor tournaments' ``results.json`` files, and ``state.json`` rewritten to
+    record exactly these files, with a ``pack`` record: ``{"iteration": K, "run": the
+    SHA-256 of the first metrics line (which run), "source": run's absolute path,
+    "replay_games", "replay_samples": what the replay buffer held after iteration K (None if
+    the iteration did not train), "left_out_files", "left_out_bytes": the recorded run files
+    not carried}``. Left out: the replay data (``selfplay/``), game records, gating
+    tournaments, the anchors' game records, older networks, ``tb/``. Every carried file is
+    checked against its recorded checksum first.
+
+    ``out`` may be a new or empty directory, or an earlier pack of the same run not trained
+    on since: it is brought up to date (files already right are not rewritten; run files a
+    pack does not hold are removed; other files are left alone), so packing twice gives the
+    same directory.
+
+    Returns:
+        ``{"iteration", "out", "files": [{"path", "bytes", "written"}] (``path`` relative to
+        ``out``, ``state.json`` last), "bytes", "left_out_files", "left_out_bytes",
+        "replay_games", "replay_samples"}``.
+
+    Raises:
+        RunConfigError: ``run`` holds no run with a finished iteration, or no checksums (a run
+            from before them), ``out`` is ``run``, or it exists and is not an earlier pack of
+            the same run (one line, saying why).
+        RunFileError: a file the pack needs (the networks, the optimiser state, a metrics
+            line, ``state.json``) is missing or damaged in ``run`` (one line each, naming it
+            and the remedy).
+        OSError: a file cannot be read or written (naming it).
+    """
+    if str(run) == "" or str(out) == "":
+        raise RunConfigError("--pack RUN OUT: an empty directory name")
+    run, out = Path(run), Path(out)
+    if not run.is_dir():
+        raise RunConfigError(f"{run}: no such directory (the run to pack)")
+    state = read_state(run)
+    if state is None or not (run / "config.toml").is_file():
+        raise RunConfigError(f"{run} holds no training run with a finished iteration (no "
+                             "config.toml and state.json); nothing to pack")
+    if "files" not in state or not state.get("metrics"):
+        raise RunConfigError(f"{run / 'state.json'} records no checksums (a run from before "
+                             f"them); resume it once to record them (taluva train --resume "
+                             f"{run}), then pack it")
+    done, best = int(state["iteration"]), int(state["best_iteration"])
+    files: dict[str, str] = state["files"]
+    lines, problem = read_metrics(run, state, done)
+    problems = [] if problem is None else [problem]
+    latest, best_rel = f"checkpoints/iter_{done:04d}.pt", f"checkpoints/iter_{best:04d}.pt"
+    needed = sorted({latest, f"checkpoints/trainer_{done:04d}.pt", best_rel})
+    data: dict[str, bytes] = {}
+    for rel in needed + sorted(r for r in files if _ANCHOR_TABLE.match(r)):
+        path, want = run / rel, files.get(rel)
+        try:
+            raw = path.read_bytes()
+            what = None if want is None or sha256_bytes(raw) == want else \
+                damaged(sha256_bytes(raw), want)
+        except FileNotFoundError:
+            what = "missing"
+        except OSError as e:
+            what = f"unreadable ({e.strerror or e})"
+        if what is None and want is None:
+            what = "not recorded in state.json"
+        if what is None:
+            data[rel] = raw
+        elif rel in needed:
+            problems.append((_iteration_of(rel) or 0, f"{path}: {what}"))
+        else:
+            print(f"{path}: {what}; left out of the pack (training does not read it)",
+                  file=sys.stderr)
+    if problems:
+        k = min(k for k, _ in problems)
+        raise RunFileError([f"{text}; {_remedy(run, state, k)}" for _, text in problems])
+    run_id = state["metrics"][0]
+    if out.exists():
+        if not out.is_dir():
+            raise RunConfigError(f"{out}: not a directory")
+        if out.resolve() == run.resolve():
+            raise RunConfigError(f"{out} is the run itself; pack it into another directory")
+        if any(not p.name.startswith(".") for p in out.iterdir()):
+            why = _earlier_pack(out, run_id)
+            if why is not None:
+                raise RunConfigError(f"{out} exists and is not an earlier pack of {run} "
+                                     f"({why}); pack into a new or empty directory")
+
+    raw_metrics = (run / "metrics.jsonl").read_bytes().split(b"\n")[:done + 1]
+    plan: dict[str, bytes] = {"config.toml": (run / "config.toml").read_bytes()}
+    if (run / "config.json").is_file():
+        plan["config.json"] = (run / "config.json").read_bytes()
+    plan["metrics.jsonl"] = b"".join(line + b"\n" for line in raw_metrics)
+    plan.update(data)
+    plan["latest.pt"], plan["best.pt"] = data[latest], data[best_rel]
+    kept = {rel: files[rel] for rel in data}
+    kept.update({"latest.pt": files[latest], "best.pt": files[best_rel]})
+    left = [rel for rel in files if rel not in kept]
+    train = lines[done].get("train") or {}
+    packed = {k: v for k, v in state.items() if k not in ("files", "pack", "metrics")}
+    packed.update({
+        "metrics": state["metrics"][:done + 1], "files": dict(sorted(kept.items())),
+        "pack": {"iteration": done, "run": run_id, "source": str(run.resolve()),
+                 "replay_games": train.get("buffer_games"),
+                 "replay_samples": train.get("buffer_samples"),
+                 "left_out_files": len(left),
+                 "left_out_bytes": sum((run / rel).stat().st_size for rel in left
+                                       if (run / rel).is_file())}})
+    plan["state.json"] = _state_text(packed).encode("utf-8")  # last: it makes the pack
+
+    out.mkdir(parents=True, exist_ok=True)
+    lock = out / ".lock"
+    had_lock = lock.exists()
+    report: list[dict[str, Any]] = []
+    try:
+        with run_lock(out, "training run"):
+            for rel, raw in plan.items():
+                path = out / rel
+                same = path.is_file() and path.stat().st_size == len(raw) and \
+                    sha256_file(path) == sha256_bytes(raw)
+                if not same:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    write_atomic(path, raw)
+                report.append({"path": rel, "bytes": len(raw), "written": not same})
+            for name in _RUN_NAMES:  # what an earlier pack or an interrupted resume left
+                top = out / name
+                if top.is_dir():
+                    for f in sorted(top.rglob("*"), reverse=True):  # files before folders
+                        if f.is_dir():
+                            with contextlib.suppress(OSError):
+                                f.rmdir()  # once empty
+                        elif f.relative_to(out).as_posix() not in plan:
+                            f.unlink()
+                    with contextlib.suppress(OSError):
+                        top.rmdir()
+                elif name not in plan and (top.exists() or top.is_symlink()):
+                    top.unlink()
+    finally:
+        if not had_lock:
+            lock.unlink(missing_ok=True)
+    return {"iteration": done, "out": str(out), "files": report,
+            "bytes": sum(r["bytes"] for r in report), **{
+                k: packed["pack"][k] for k in ("left_out_files", "left_out_bytes",
+                                               "replay_games", "replay_samples")}}
 
 
 def train_main(config: str | None, out: str | None, resume: str | None,
