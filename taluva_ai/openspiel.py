@@ -591,3 +591,60 @@ def _register() -> None:
 
 
 _register()
+
+
+# -- golden playthroughs -----------------------------------------------------------------------
+
+#: The golden playthroughs checked by tests/test_openspiel_conformance.py: file name, game
+#: string, observation parameters, seed of OpenSpiel's playthrough tool (short games, so the
+#: files stay small: the tool prints every observation tensor of the states it shows).
+PLAYTHROUGHS = (
+    ("python_taluva.txt", "python_taluva(tiles_per_player=3)", "obs(view_radius=2)", 1),
+    ("python_thurn_und_taxis.txt", "python_thurn_und_taxis(max_rounds=2)", None, 1),
+)
+
+
+def write_playthroughs(out_dir: str) -> list[str]:
+    """Generate the golden playthroughs of :data:`PLAYTHROUGHS` into ``out_dir`` with
+    OpenSpiel's playthrough tool (``open_spiel.python.algorithms.generate_playthrough``);
+    returns the paths written."""
+    import os
+
+    from absl import flags
+
+    if not flags.FLAGS.is_parsed():
+        flags.FLAGS.mark_as_parsed()  # the tool reads an absl flag
+    from open_spiel.python.algorithms import generate_playthrough
+
+    os.makedirs(out_dir, exist_ok=True)
+    paths = []
+    for name, game_string, obs_params, seed in PLAYTHROUGHS:
+        text = generate_playthrough.playthrough(game_string, [],
+                                                observation_params_string=obs_params, seed=seed)
+        path = os.path.join(out_dir, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        paths.append(path)
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m taluva_ai.openspiel playthrough [--out DIR]`` regenerates the golden
+    playthroughs; ``... bench`` measures stepping through OpenSpiel against the engine."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m taluva_ai.openspiel",
+                                     description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    pt = sub.add_parser("playthrough", help="regenerate the golden playthrough files")
+    pt.add_argument("--out", default="tests/data/openspiel",
+                    help="folder of the files (default tests/data/openspiel)")
+    args = parser.parse_args(argv)
+    if args.command == "playthrough":
+        for path in write_playthroughs(args.out):
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
