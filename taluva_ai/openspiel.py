@@ -46,6 +46,7 @@ except ImportError:  # pragma: no cover - exercised by test_openspiel_missing
     raise ImportError("taluva_ai.openspiel needs OpenSpiel: pip install 'taluva-ai[openspiel]' "
                       "(the open_spiel package)") from None
 
+from taluva_ai.agents.base import Agent
 from taluva_ai.errors import IllegalActionError
 from taluva_ai.protocol import CHANCE, TERMINAL, GameState, make_game
 
@@ -593,6 +594,168 @@ def _register() -> None:
 _register()
 
 
+# -- interop: OpenSpiel's MCTS as an agent, agents as OpenSpiel bots -----------------------------
+
+
+def openspiel_game(engine_game: Any) -> Any:
+    """The OpenSpiel game (``python_taluva`` / ``python_thurn_und_taxis``) of an engine game
+    with the same options (cached).
+
+    Raises:
+        ValueError: a game with no OpenSpiel counterpart (the Taluva solo variant, a game of
+            your own).
+    """
+    return _openspiel_game(engine_game.name, _options_key(engine_game))
+
+
+@lru_cache(maxsize=64)
+def _openspiel_game(name: str, options_json: str) -> Any:
+    options = json.loads(options_json)
+    spec = _SPECS.get(name)
+    if spec is None or options.get("solo"):
+        what = "the solo variant" if options.get("solo") else f"game {name!r}"
+        raise ValueError(f"{what} has no OpenSpiel game here (python_taluva takes the "
+                         "multiplayer options, python_thurn_und_taxis the Thurn und Taxis ones)")
+    params = {("players" if k == "num_players" else k): v for k, v in options.items()}
+    if "tiles_per_player" in params and params["tiles_per_player"] is None:
+        params["tiles_per_player"] = 0
+    return pyspiel.load_game(spec.short_name, params)
+
+
+@dataclasses.dataclass(frozen=True)
+class OpenSpielMCTSConfig:
+    """Parameters of the ``openspiel`` agent (``openspiel:sims=400,uct_c=2``).
+
+    Attributes:
+        bot: the OpenSpiel bot; ``mcts`` (``open_spiel.python.algorithms.mcts.MCTSBot``).
+        sims: simulations per move (MCTSBot's ``max_simulations``).
+        uct_c: UCT's exploration constant (OpenSpiel's MCTS example uses 2).
+        rollouts: random rollouts per leaf (``RandomRolloutEvaluator``'s ``n_rollouts``).
+        solve: back up solved subtrees (MCTS-Solver), MCTSBot's ``solve``.
+    """
+
+    bot: str = "mcts"
+    sims: int = 400
+    uct_c: float = 2.0
+    rollouts: int = 1
+    solve: bool = True
+
+    def __post_init__(self) -> None:
+        if self.bot != "mcts":
+            raise ValueError(f"openspiel parameter bot={self.bot!r}: the bot offered is 'mcts'")
+        for name in ("sims", "rollouts"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"openspiel parameter {name}={v!r} must be a positive integer")
+        c = self.uct_c
+        if not isinstance(c, (int, float)) or isinstance(c, bool) or not 0 <= c < float("inf"):
+            raise ValueError(f"openspiel parameter uct_c={c!r} must be a finite number >= 0")
+        if not isinstance(self.solve, bool):
+            raise ValueError(f"openspiel parameter solve={self.solve!r} must be true or false")
+
+
+class OpenSpielMCTSAgent(Agent):
+    """OpenSpiel's ``MCTSBot`` with random rollouts (``RandomRolloutEvaluator``), searching
+    through the OpenSpiel game of the state's game: the ``openspiel`` agent of the registry
+    (``taluva tournament --agents mcts:sims=100 openspiel:sims=100``).
+
+    With hidden information (Thurn und Taxis, Taluva's ``tile_preview``) it searches a
+    determinization, ``state.resample(player)``, like this project's MCTS (OpenSpiel's MCTS is
+    a perfect-information search). The bot's randomness comes from the agent's seed.
+
+    Args:
+        seed: the agent's seed. The other arguments: :class:`OpenSpielMCTSConfig`.
+
+    Raises:
+        ValueError: a bad parameter (named); at :meth:`act`, a game with no OpenSpiel game.
+    """
+
+    name = "openspiel"
+
+    @staticmethod
+    def spec_parameters() -> dict[str, Any]:
+        return {f.name: f.default for f in dataclasses.fields(OpenSpielMCTSConfig)}
+
+    def __init__(self, seed: int | None = None, **params: Any) -> None:
+        unknown = sorted(set(params) - set(self.spec_parameters()))
+        if unknown:
+            raise ValueError(f"unknown openspiel parameter(s) {', '.join(unknown)}; known: "
+                             f"{', '.join(self.spec_parameters())}")
+        self.config = OpenSpielMCTSConfig(**params)
+        self.reset(seed)
+        self._last: dict[str, Any] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self._random_state = np.random.RandomState(int(self.rng.integers(2**32)))
+
+    def act(self, state: GameState) -> int:
+        from open_spiel.python.algorithms.mcts import MCTSBot, RandomRolloutEvaluator
+
+        game = openspiel_game(state.game)  # type: ignore[attr-defined]
+        player = state.current_player
+        hidden = getattr(state, "has_hidden_information", lambda: False)()
+        engine = state.resample(player, self.rng) if hidden else state  # type: ignore[attr-defined]
+        root = game.state_from_engine(engine)
+        c = self.config
+        evaluator = RandomRolloutEvaluator(c.rollouts, random_state=self._random_state)
+        bot = MCTSBot(game, float(c.uct_c), c.sims, evaluator, solve=c.solve,
+                      random_state=self._random_state)
+        action = int(bot.step(root))
+        self._last = {"sims": c.sims, "determinized": bool(hidden)}
+        return action
+
+    def stats(self) -> dict[str, Any]:
+        return dict(self._last)
+
+
+class AgentBot(pyspiel.Bot):
+    """An agent of this project as an OpenSpiel bot, for ``evaluate_bots`` and OpenSpiel's
+    other bot tools: ``AgentBot("mcts:sims=100", player_id=0, seed=1)``.
+
+    The agent sees the engine state inside the OpenSpiel state (the states of
+    ``python_taluva`` / ``python_thurn_und_taxis``) and answers with its action id; agents read
+    only what the player to move may know (hidden information through ``resample``).
+
+    Args:
+        agent: an :class:`~taluva_ai.agents.Agent` or an agent spec (``make_agent``).
+        player_id: the seat the bot plays.
+        seed: the agent's seed (a spec's agent is made with it; ``restart_at`` resets it).
+
+    Raises:
+        ValueError: a bad agent spec. At ``step``: TypeError for a state of another game.
+    """
+
+    def __init__(self, agent: Agent | str, player_id: int, seed: int | None = None) -> None:
+        pyspiel.Bot.__init__(self)
+        if isinstance(agent, str):
+            from taluva_ai.agents import make_agent
+
+            agent = make_agent(agent, seed=seed)
+        self.agent = agent
+        self._player_id = int(player_id)
+        self._seed = seed
+
+    def player_id(self) -> int:
+        return self._player_id
+
+    def provides_policy(self) -> bool:
+        return False
+
+    def restart_at(self, state: Any) -> None:
+        self.agent.reset(self._seed)
+
+    def inform_action(self, state: Any, player_id: int, action: int) -> None:
+        pass
+
+    def step(self, state: Any) -> int:
+        core = getattr(state, "_core", None)
+        if core is None:
+            raise TypeError(f"AgentBot plays the states of {TALUVA} and {THURN_UND_TAXIS}, got "
+                            f"{type(state).__name__}")
+        return int(self.agent.act(core.engine.clone()))
+
+
 # -- golden playthroughs -----------------------------------------------------------------------
 
 #: The golden playthroughs checked by tests/test_openspiel_conformance.py: file name, game
@@ -628,9 +791,90 @@ def write_playthroughs(out_dir: str) -> list[str]:
     return paths
 
 
+def bench(game_string: str = "python_taluva", games: int = 3, seed: int = 0) -> dict[str, Any]:
+    """Steps per second of uniformly random play (chance by its distribution) through the
+    OpenSpiel game ``game_string`` and through the engine directly, on the same games (the same
+    seeded choices give the same actions every way), after one untimed warm-up game.
+
+    Ways: ``openspiel``: ``legal_actions`` / ``chance_outcomes`` and ``apply_action`` of the
+    OpenSpiel state; ``native``: the same calls of the engine state with ``apply`` (which
+    checks legality); ``native_unchecked``: ``apply_unchecked`` (what this project's search
+    uses). Engine states record no undo history here.
+
+    Returns:
+        ``{"game", "games", "steps", "openspiel_steps_per_s", "native_steps_per_s",
+        "native_unchecked_steps_per_s", "slowdown"}`` (``slowdown``: native rate / OpenSpiel
+        rate).
+
+    Raises:
+        ValueError: ``games`` < 1.
+    """
+    import time
+
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    game = pyspiel.load_game(game_string)
+
+    def pick(outs: list[tuple[int, float]], u: float) -> int:
+        cum = np.cumsum([p for _, p in outs])
+        return int(outs[min(int(np.searchsorted(cum, u * cum[-1])), len(outs) - 1)][0])
+
+    def native(picks: np.ndarray, checked: bool) -> tuple[int, str]:
+        engine = game.new_initial_state().engine_state.clone()
+        engine.record_history = False
+        apply = engine.apply if checked else engine.apply_unchecked
+        n = 0
+        while not engine.is_terminal():
+            if engine.current_player == CHANCE:
+                a = pick(engine.chance_outcomes(), picks[n])
+            else:
+                legal = engine.legal_actions()
+                a = int(legal[int(picks[n] * legal.size)])
+            apply(a)
+            n += 1
+        return n, engine.to_position_string()
+
+    def spiel(picks: np.ndarray) -> tuple[int, str]:
+        state = game.new_initial_state()
+        n = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                a = pick(state.chance_outcomes(), picks[n])
+            else:
+                legal = state.legal_actions()
+                a = legal[int(picks[n] * len(legal))]
+            state.apply_action(a)
+            n += 1
+        return n, str(state)
+
+    ways = {"openspiel": lambda p: spiel(p), "native": lambda p: native(p, True),
+            "native_unchecked": lambda p: native(p, False)}
+    warm = np.random.default_rng([seed, games]).random(100_000)
+    for run in ways.values():
+        run(warm)
+    seconds = dict.fromkeys(ways, 0.0)
+    steps = 0
+    for g in range(games):
+        picks = np.random.default_rng([seed, g]).random(100_000)  # one number per step
+        ends = set()
+        for name, run in ways.items():
+            t = time.perf_counter()
+            n, end = run(picks)
+            seconds[name] += time.perf_counter() - t
+            ends.add(end)
+        if len(ends) != 1:
+            raise AssertionError("the OpenSpiel game and the engine played different games")
+        steps += n
+    rate = {name: steps / s for name, s in seconds.items()}
+    return {"game": str(game), "games": games, "steps": steps,
+            **{f"{name}_steps_per_s": round(r, 1) for name, r in rate.items()},
+            "slowdown": round(rate["native"] / rate["openspiel"], 2)}
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m taluva_ai.openspiel playthrough [--out DIR]`` regenerates the golden
-    playthroughs; ``... bench`` measures stepping through OpenSpiel against the engine."""
+    playthroughs; ``... bench [--game G] [--games N] [--seed S]`` prints :func:`bench` as
+    JSON."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m taluva_ai.openspiel",
@@ -639,10 +883,20 @@ def main(argv: list[str] | None = None) -> int:
     pt = sub.add_parser("playthrough", help="regenerate the golden playthrough files")
     pt.add_argument("--out", default="tests/data/openspiel",
                     help="folder of the files (default tests/data/openspiel)")
+    bp = sub.add_parser("bench", help="steps/s of random play through OpenSpiel and natively "
+                        "(JSON)")
+    bp.add_argument("--game", default="python_taluva",
+                    help="OpenSpiel game string (default python_taluva)")
+    bp.add_argument("--games", type=int, default=3, help="games (default 3)")
+    bp.add_argument("--seed", type=int, default=0, help="seed of the choices (default 0)")
     args = parser.parse_args(argv)
     if args.command == "playthrough":
         for path in write_playthroughs(args.out):
             print(path)
+    else:
+        if args.games < 1:
+            parser.error(f"--games must be at least 1, got {args.games}")
+        print(json.dumps(bench(args.game, args.games, args.seed)))
     return 0
 
 
