@@ -48,6 +48,19 @@ register_agent("az", _alphazero_agent, "AlphaZero: MCTS guided by a network. az:
                "(needs PyTorch, the train extra); docs/alphazero.md; unset: the network's",
                params=_az_parameters, positional="path")
 
+def _openspiel_agent(**params: object) -> Agent:
+    """``openspiel:sims=...``: imported on first use (it needs the ``openspiel`` extra)."""
+    try:
+        from taluva_ai.openspiel import OpenSpielMCTSAgent
+    except ImportError as e:
+        raise ValueError(str(e)) from None
+    return OpenSpielMCTSAgent(**params)  # type: ignore[arg-type]
+
+
+register_agent("openspiel", _openspiel_agent, "OpenSpiel's MCTSBot with random rollouts "
+               "through the OpenSpiel game (needs the openspiel extra; docs/openspiel.md)",
+               params={"bot": "mcts", "sims": 400, "uct_c": 2.0, "rollouts": 1, "solve": True})
+
 __all__ = [
     "REQUIRED",
     "Agent",

@@ -55,7 +55,7 @@ def test_help_lists_every_registered_agent_and_its_parameters(
     listing = out.split("\nagents: ")[1]
     names = [line.split()[0] for line in listing.splitlines() if line.startswith("  ")
              and not line.startswith("   ")]
-    assert names == ["random", "greedy", "mcts", "ismcts", "az", "probe"]
+    assert names == ["random", "greedy", "mcts", "ismcts", "az", "openspiel", "probe"]
     flat = " ".join(listing.split())
     assert "probe a probe agent depth=3 style=calm path=unset" in flat
     assert "random uniformly random legal action (no parameters)" in flat
@@ -71,7 +71,8 @@ def test_help_lists_every_registered_agent_and_its_parameters(
             "backend=auto sims=200 time=unset c=1.25 fpu=0.0 chance=expand temperature=0.0 "
             "dirichlet_alpha=0.0 dirichlet_frac=0.25 reuse_tree=false leaf_batch=8 "
             "compiled=true root=puct gumbel_m=16 gumbel_c_visit=50.0 gumbel_c_scale=0.1 "
-            "probe") in flat
+            "openspiel") in flat
+    assert "bot=mcts sims=400 uct_c=2.0 rollouts=1 solve=true probe" in flat
     assert max(len(line) for line in listing.splitlines()) <= 88
 
 

@@ -147,6 +147,21 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--seed 777": (CHECK, "needs the model the PPO command writes", None),
     "python experiments/sb3_maskable_ppo.py --total-steps 40960 --eval-games 50 --out runs/sb3":
         (CHECK, "trains MaskablePPO for minutes (test_envs_sb3 runs it small)", None),
+    # docs/openspiel.md
+    "pip install -e '.[openspiel]'": (SKIP, _EXTERNAL, None),
+    "python -m taluva_ai.openspiel playthrough":
+        (SKIP, "rewrites tests/data/openspiel (test_openspiel_conformance checks those files)",
+         None),
+    "python -m taluva_ai.openspiel bench --games 3":
+        (SKIP, "times random play (test_openspiel_interop runs it with one short game)", None),
+    "python -m taluva_ai.openspiel bench --game python_thurn_und_taxis --games 3":
+        (SKIP, "times random play (test_openspiel_interop runs it with one short game)", None),
+    "taluva tournament --agents mcts:sims=50,prior=none openspiel:sims=50 --games 40 "
+    "--tiles-per-player 6 --seed 1 --out runs/os50":
+        (CHECK, "OpenSpiel's MCTS through Python states: about an hour on 2 cores "
+         "(test_openspiel_interop plays it small)", None),
+    "taluva tournament --agents mcts:sims=400 openspiel:sims=400 --games 200 --out runs/os400":
+        (CHECK, "OpenSpiel's MCTS at 400 simulations: days on 2 cores", None),
     # docs/ray.md
     "taluva tournament --agents random greedy mcts:sims=200 --games 200 --out runs/t --ray":
         (CHECK, _RAY + " (test_ray runs one)", None),

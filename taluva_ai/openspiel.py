@@ -1,0 +1,904 @@
+"""Taluva and Thurn und Taxis as OpenSpiel games (``pip install 'taluva-ai[openspiel]'``).
+
+Importing this module registers two OpenSpiel Python games whose states delegate every rule to
+this project's engines (:func:`taluva_ai.protocol.make_game`); nothing of the rules is written
+twice::
+
+    import pyspiel
+    import taluva_ai.openspiel  # registers the games
+    game = pyspiel.load_game("python_taluva(players=3,tiles_per_player=12)")
+    tnt = pyspiel.load_game("python_thurn_und_taxis(players=2)")
+
+``python_taluva`` takes every multiplayer rule option of docs/engine.md as a game parameter
+(``players`` for ``num_players``; ``tiles_per_player=0`` for all 48 tiles); the solo variant
+(one player, a score without a declared bound) is not offered. ``python_thurn_und_taxis`` takes
+the options of docs/thurn_und_taxis.md (``players``, ``all_provinces_rule``,
+``route_tile_fallback``, ``max_rounds``). An invalid value raises the engine's one-line
+``RuleError`` / ``TnTRuleError``.
+
+The facts declared (docs/openspiel.md): sequential, explicit stochastic chance (a tile drawn,
+a card leaving the supply), terminal rewards, zero-sum returns in ``[-1, 1]``; information
+perfect for Taluva and imperfect for Thurn und Taxis and for Taluva with ``tile_preview``.
+Observation tensors are the project's encoders (Taluva: :func:`taluva_ai.encoding.encode`
+planes ``[C, S, S]`` of a view of radius ``view_radius``, an observation parameter, default
+13; Thurn und Taxis: ``float32[536]``). Serialization goes through the engines' position
+strings, ``resample_from_infostate`` through their ``resample``. An illegal action raises
+:class:`OpenSpielIllegalActionError` (both a ``pyspiel.SpielError`` and the project's
+``IllegalActionError``) with the project's message, and leaves the state as it was.
+
+Interop: :class:`OpenSpielMCTSAgent` (the ``openspiel`` agent of the registry, OpenSpiel's
+``MCTSBot`` with random rollouts) plays in ``taluva play`` / ``taluva tournament``;
+:class:`AgentBot` lets any agent of this project play in OpenSpiel's ``evaluate_bots``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+try:
+    import pyspiel
+except ImportError:  # pragma: no cover - exercised by test_openspiel_missing
+    raise ImportError("taluva_ai.openspiel needs OpenSpiel: pip install 'taluva-ai[openspiel]' "
+                      "(the open_spiel package)") from None
+
+from taluva_ai.agents.base import Agent
+from taluva_ai.errors import IllegalActionError
+from taluva_ai.protocol import CHANCE, TERMINAL, GameState, make_game
+
+TALUVA = "python_taluva"
+THURN_UND_TAXIS = "python_thurn_und_taxis"
+
+
+class OpenSpielIllegalActionError(IllegalActionError, pyspiel.SpielError):
+    """An illegal action applied through OpenSpiel: a ``pyspiel.SpielError`` (as OpenSpiel's own
+    games raise) and the project's :class:`~taluva_ai.errors.IllegalActionError`, with the
+    engine's message, ``action`` and ``rule``; the engine's error is its ``__cause__``. The
+    state is unchanged."""
+
+
+# -- parameters --------------------------------------------------------------------------------
+
+
+def _taluva_defaults() -> dict[str, Any]:
+    from taluva_ai.games.taluva.rules import SOLO_DEFAULTS, RuleSet
+
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(RuleSet):
+        if f.name == "solo" or f.name in SOLO_DEFAULTS:
+            continue
+        name = "players" if f.name == "num_players" else f.name
+        out[name] = 0 if f.name == "tiles_per_player" else f.default
+    return out
+
+
+def _tnt_defaults() -> dict[str, Any]:
+    from taluva_ai.games.thurn_und_taxis.rules import TnTRules
+
+    return {("players" if f.name == "num_players" else f.name): f.default
+            for f in dataclasses.fields(TnTRules)}
+
+
+def _engine_options(params: dict[str, Any]) -> dict[str, Any]:
+    """OpenSpiel parameters to the engine's keyword options (``players`` -> ``num_players``,
+    ``tiles_per_player=0`` -> None)."""
+    out = {("num_players" if k == "players" else k): v for k, v in params.items()}
+    if out.get("tiles_per_player") == 0:
+        out["tiles_per_player"] = None
+    return out
+
+
+@lru_cache(maxsize=64)
+def _engine_game(name: str, options_json: str) -> Any:
+    """The engine game of ``name`` with these options (shared by every state)."""
+    return make_game(name, **json.loads(options_json))
+
+
+def _options_key(game: Any) -> str:
+    return json.dumps(game.options(), sort_keys=True)
+
+
+# -- the state's payload -----------------------------------------------------------------------
+
+
+class _Core:
+    """The engine state inside an OpenSpiel state, with what each seat has seen of the game
+    (``log``, for information-state strings) and the legal ids of the position (a cache).
+
+    OpenSpiel clones a Python state by deep-copying its attributes and serializes it by
+    pickling them: here a clone copies the engine state's arrays, and a pickle holds the
+    engine's position string (and the log).
+    """
+
+    __slots__ = ("engine", "legal", "log")
+
+    def __init__(self, engine: Any, log: tuple | None = None) -> None:
+        self.engine = engine
+        engine.record_history = False  # OpenSpiel keeps the history
+        # a persistent list: None or (previous, token); a token is a str every seat sees, or
+        # (seat, text) seen by that seat only (another seat sees "?")
+        self.log = log
+        self.legal: tuple[int, np.ndarray] | None = None
+
+    def __deepcopy__(self, memo: dict) -> _Core:
+        out = _Core(self.engine.clone(), self.log)
+        out.legal = self.legal
+        return out
+
+    def __reduce__(self) -> tuple:
+        game = self.engine.game
+        return (_core_from_position, (game.name, _options_key(game),
+                                      self.engine.to_position_string(), _flatten(self.log)))
+
+
+def _flatten(log: tuple | None) -> list:
+    out = []
+    while log is not None:
+        log, token = log
+        out.append(token)
+    return out[::-1]
+
+
+def _core_from_position(name: str, options_json: str, position: str, tokens: list) -> _Core:
+    game = _engine_game(name, options_json)
+    engine: Any
+    if hasattr(game, "state_from_position"):
+        engine = game.state_from_position(position)
+    else:
+        from taluva_ai.games.taluva.position import parse_position
+
+        engine = parse_position(game, position)
+    log: Any = None
+    for t in tokens:
+        log = (log, tuple(t) if isinstance(t, list) else t)
+    return _Core(engine, log)
+
+
+# -- observers ---------------------------------------------------------------------------------
+
+
+class _InfoStateObserver:
+    """Information-state strings (no tensor)."""
+
+    tensor = None
+
+    def __init__(self) -> None:
+        self.dict: dict[str, np.ndarray] = {}
+
+    def set_from(self, state: Any, player: int) -> None:
+        pass
+
+    def string_from(self, state: Any, player: int) -> str:
+        return state.information_state_text(player)
+
+
+class _Observer:
+    """The default observation: the project's encoder as the tensor, the engine's view of
+    ``player`` as the string."""
+
+    def __init__(self, game: _GameBase, params: dict[str, Any]) -> None:
+        self._game = game
+        self._params = game.observer_params(params)
+        shape = game.observation_shape(self._params)
+        self.tensor = np.zeros(int(np.prod(shape)), np.float32)
+        self.dict = {"observation": self.tensor.reshape(shape)}
+
+    def set_from(self, state: Any, player: int) -> None:
+        self.tensor[:] = self._game.observation_values(state._core.engine, player,
+                                                       self._params).ravel()
+
+    def string_from(self, state: Any, player: int) -> str:
+        return self._game.observation_text(state._core.engine, player)
+
+
+# -- games -------------------------------------------------------------------------------------
+
+
+class _GameBase(pyspiel.Game):
+    """What both games share; subclasses give the game's facts and texts."""
+
+    engine_name = ""
+    short_name = ""
+    long_name = ""
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        p = {**self.defaults(), **(params or {})}
+        unknown = sorted(set(p) - set(self.defaults()))
+        if unknown:
+            raise ValueError(f"{self.short_name}: unknown parameter(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(self.defaults())}")
+        options = _engine_options(p)
+        self.engine_game = _engine_game(self.engine_name, json.dumps(options, sort_keys=True))
+        template = self.engine_game.new_initial_state(seed=0)
+        template.record_history = False
+        self._template = template
+        super().__init__(self.game_type(self.imperfect()), self.game_info(), p)
+
+    # the facts
+    def imperfect(self) -> bool:
+        return self.imperfect_rules(self.engine_game)
+
+    @classmethod
+    def imperfect_rules(cls, engine_game: Any) -> bool:
+        raise NotImplementedError
+
+    @classmethod
+    def game_type(cls, imperfect: bool) -> pyspiel.GameType:
+        info = pyspiel.GameType.Information
+        return pyspiel.GameType(
+            short_name=cls.short_name,
+            long_name=cls.long_name,
+            dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+            chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+            information=(info.IMPERFECT_INFORMATION if imperfect
+                         else info.PERFECT_INFORMATION),
+            utility=pyspiel.GameType.Utility.ZERO_SUM,
+            reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+            max_num_players=4,
+            min_num_players=2,
+            provides_information_state_string=True,
+            provides_information_state_tensor=False,
+            provides_observation_string=True,
+            provides_observation_tensor=True,
+            parameter_specification=cls.defaults(),
+        )
+
+    def game_info(self) -> pyspiel.GameInfo:
+        g = self.engine_game
+        return pyspiel.GameInfo(
+            num_distinct_actions=g.num_actions,
+            max_chance_outcomes=g.max_chance_outcomes,
+            num_players=g.num_players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=self.max_decisions(),
+        )
+
+    def max_decisions(self) -> int:
+        """Most player decisions in a game (OpenSpiel's ``max_game_length``)."""
+        return int(self.engine_game.max_game_length)
+
+    def max_chance_nodes_in_history(self) -> int:
+        return int(self.engine_game.max_game_length)
+
+    # states
+    def new_initial_state(self) -> OpenSpielState:
+        return OpenSpielState(self, _Core(self._template.clone()))
+
+    def state_from_engine(self, engine_state: GameState) -> OpenSpielState:
+        """An OpenSpiel state holding a copy of the engine state ``engine_state`` (a position
+        of a game with these options); its OpenSpiel history is empty, and its information-
+        state strings start at this position.
+
+        Raises:
+            ValueError: the state belongs to another game or other options.
+        """
+        g = getattr(engine_state, "game", None)
+        if g is None or g.name != self.engine_name or \
+                _options_key(g) != _options_key(self.engine_game):
+            raise ValueError(f"{self.short_name}: the state belongs to another game or other "
+                             f"options ({g!r}, this game: {self.engine_game!r})")
+        return OpenSpielState(self, _Core(engine_state.clone()))
+
+    def make_py_observer(self, iig_obs_type: Any = None,
+                         params: dict[str, Any] | None = None) -> Any:
+        """The default observation (``iig_obs_type`` None, or public and private information
+        without perfect recall) or information-state strings (``perfect_recall``); None for
+        the other kinds (no factored observations)."""
+        if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall
+                                    and iig_obs_type.private_info
+                                    == pyspiel.PrivateInfoType.SINGLE_PLAYER):
+            return _Observer(self, params or {})
+        if iig_obs_type.perfect_recall:
+            if params:
+                raise ValueError(f"{self.short_name}: information states take no parameters, "
+                                 f"got {params}")
+            return _InfoStateObserver()
+        return None
+
+    # texts and tensors (game-specific)
+    def observer_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        if {k for k in params if k != "name"}:
+            raise ValueError(f"{self.short_name}: observations take no parameters, got {params}")
+        return {}
+
+    def observation_shape(self, params: dict[str, Any]) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def observation_values(self, engine: Any, player: int, params: dict[str, Any]
+                           ) -> np.ndarray:
+        raise NotImplementedError
+
+    @classmethod
+    def observation_text(cls, engine: Any, player: int) -> str:
+        raise NotImplementedError
+
+    @classmethod
+    def chance_text(cls, outcome: int) -> str:
+        raise NotImplementedError
+
+    @classmethod
+    def chance_receiver(cls, engine: Any) -> int | None:
+        """At a chance node: the one seat that sees the outcome, or None when all do."""
+        return None
+
+    @classmethod
+    def decision_token(cls, engine: Any, action: int) -> str:
+        """What every seat sees of a decision (applied next in ``engine``)."""
+        return engine.game.action_to_string(action)
+
+
+class TaluvaOpenSpielGame(_GameBase):
+    """``python_taluva``: Taluva (docs/rules.md) with the options of docs/engine.md.
+
+    Facts: 2-4 players; ``num_distinct_actions`` = the engine's ``14 H`` (``H`` hexes of the
+    board of ``board_radius``); 25 chance outcomes (tile types); ``max_game_length`` = 2 per
+    tile in play (place, build); perfect information unless ``tile_preview``.
+    """
+
+    engine_name = "taluva"
+    short_name = TALUVA
+    long_name = "Taluva (taluva-ai engine)"
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        return _taluva_defaults()
+
+    @classmethod
+    def imperfect_rules(cls, engine_game: Any) -> bool:
+        return bool(engine_game.rules.tile_preview)
+
+    def max_decisions(self) -> int:
+        return 2 * int(self.engine_game.rules.deck_size)
+
+    def max_chance_nodes_in_history(self) -> int:
+        return int(self.engine_game.rules.deck_size)
+
+    def observer_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        from taluva_ai.games.taluva.encoding import DEFAULT_VIEW_RADIUS
+
+        params = {k: v for k, v in params.items() if k != "name"}  # from a "name(k=v)" string
+        unknown = sorted(set(params) - {"view_radius"})
+        if unknown:
+            raise ValueError(f"{TALUVA}: unknown observation parameter(s) {', '.join(unknown)}; "
+                             "known: view_radius")
+        r = params.get("view_radius", DEFAULT_VIEW_RADIUS)
+        if not isinstance(r, int) or isinstance(r, bool) or not 1 <= r <= 40:
+            raise ValueError(f"{TALUVA}: view_radius must be an integer in 1..40, got {r!r}")
+        return {"view_radius": r}
+
+    def observation_shape(self, params: dict[str, Any]) -> tuple[int, ...]:
+        from taluva_ai.games.taluva.encoding import num_planes
+
+        side = 2 * params["view_radius"] + 1
+        return (num_planes(self.engine_game.num_players), side, side)
+
+    def observation_values(self, engine: Any, player: int, params: dict[str, Any]
+                           ) -> np.ndarray:
+        from taluva_ai.games.taluva.encoding import encode
+
+        return encode(engine, player, view_radius=params["view_radius"])[0]
+
+    @classmethod
+    def observation_text(cls, engine: Any, player: int) -> str:
+        from taluva_ai.games.taluva.tiles import tile_name
+
+        lines = [f"seat {player} | {engine.summary()}"]
+        if engine.game.rules.tile_preview:
+            held = engine.observation(player)["hands"][player]
+            lines.append(f"seat {player} holds {tile_name(held) if held >= 0 else '-'}")
+        lines.append(engine.to_text(legend=False).rstrip("\n"))
+        return "\n".join(lines)
+
+    @classmethod
+    def chance_text(cls, outcome: int) -> str:
+        from taluva_ai.games.taluva.actions import Action, ActionKind
+
+        return str(Action(ActionKind.DRAW, tile=int(outcome)))
+
+    @classmethod
+    def chance_receiver(cls, engine: Any) -> int | None:
+        from taluva_ai.games.taluva.state import M_DRAW_FOR
+
+        if engine.game.rules.tile_preview:  # the draw of a seat's held tile (engine.md)
+            return int(engine.meta[M_DRAW_FOR])
+        return None
+
+    @classmethod
+    def decision_token(cls, engine: Any, action: int) -> str:
+        text = engine.game.action_to_string(action)
+        if engine.tile >= 0:  # the tile placed is public (with tile_preview it was hidden)
+            from taluva_ai.games.taluva.tiles import tile_name
+
+            return f"{tile_name(engine.tile)}:{text}"
+        return text
+
+
+class ThurnUndTaxisOpenSpielGame(_GameBase):
+    """``python_thurn_und_taxis``: Thurn und Taxis (docs/thurn_und_taxis.md).
+
+    Facts: 2-4 players; 327 distinct actions; 22 chance outcomes (the city of a card leaving the
+    supply); imperfect information (hands and the supply are hidden); ``max_game_length`` the
+    engine's bound on actions (``6 + 100 x max_rounds x players``).
+    """
+
+    engine_name = "thurn_und_taxis"
+    short_name = THURN_UND_TAXIS
+    long_name = "Thurn und Taxis (taluva-ai engine)"
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        return _tnt_defaults()
+
+    @classmethod
+    def imperfect_rules(cls, engine_game: Any) -> bool:
+        return True
+
+    def observation_shape(self, params: dict[str, Any]) -> tuple[int, ...]:
+        return tuple(self.engine_game.observation_tensor_shape)
+
+    def observation_values(self, engine: Any, player: int, params: dict[str, Any]
+                           ) -> np.ndarray:
+        return engine.observation_tensor(player)
+
+    @classmethod
+    def observation_text(cls, engine: Any, player: int) -> str:
+        parts = []
+        for key, v in engine.observation(player).items():
+            if isinstance(v, np.ndarray):
+                rows = v.reshape(-1, v.shape[-1]) if v.ndim > 1 else v[None]
+                v = "/".join(",".join(str(int(x)) for x in row) for row in rows)
+            parts.append(f"{key}={v}")
+        return " ".join(parts)
+
+    @classmethod
+    def chance_text(cls, outcome: int) -> str:
+        from taluva_ai.games.thurn_und_taxis.actions import chance_to_string
+
+        return chance_to_string(outcome)
+
+    @classmethod
+    def chance_receiver(cls, engine: Any) -> int | None:
+        n = engine.game.num_players
+        seen = [p for p in range(n) if engine.chance_visible_to(p)]
+        return seen[0] if len(seen) == 1 else None
+
+
+# -- states ------------------------------------------------------------------------------------
+
+
+class OpenSpielState(pyspiel.State):
+    """An OpenSpiel state over one engine state (:attr:`engine_state`)."""
+
+    def __init__(self, game: _GameBase, core: _Core | None = None) -> None:
+        super().__init__(game)
+        self._core = core if core is not None else _Core(game._template.clone())
+
+    @property
+    def engine_state(self) -> Any:
+        """The engine state (live: apply actions through OpenSpiel, not on it)."""
+        return self._core.engine
+
+    def _spec(self) -> type[_GameBase]:
+        return _SPECS[self._core.engine.game.name]
+
+    def current_player(self) -> int:
+        p = self._core.engine.current_player
+        if p == CHANCE:
+            return int(pyspiel.PlayerId.CHANCE)
+        if p == TERMINAL:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return int(p)
+
+    def _legal(self) -> np.ndarray:
+        core = self._core
+        ply = core.engine.ply
+        if core.legal is None or core.legal[0] != ply:
+            core.legal = (ply, core.engine.legal_actions())
+        return core.legal[1]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self._legal().tolist()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self._core.engine.chance_outcomes()
+
+    def _apply_action(self, action: int) -> None:
+        core = self._core
+        engine = core.engine
+        spec = self._spec()
+        a = int(action)
+        chance = engine.current_player == CHANCE
+        seat = spec.chance_receiver(engine) if chance else None
+        token: Any = ""
+        fast = False
+        if not chance and not engine.is_terminal():
+            legal = self._legal()
+            i = int(np.searchsorted(legal, a))
+            fast = i < legal.size and legal[i] == a
+            token = spec.decision_token(engine, a) if fast else ""
+        try:
+            if fast:
+                engine.apply_unchecked(a)  # a legal id of this very position
+            else:
+                engine.apply(a)
+        except IllegalActionError as e:
+            raise OpenSpielIllegalActionError(e.action, e.rule, str(e)) from e
+        if chance:
+            token = spec.chance_text(a) if seat is None else (seat, spec.chance_text(a))
+        core.log = (core.log, token)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        spec = self._spec()
+        if player == pyspiel.PlayerId.CHANCE:
+            return spec.chance_text(action)
+        return self._core.engine.game.action_to_string(action)
+
+    def is_terminal(self) -> bool:
+        return self._core.engine.is_terminal()
+
+    def returns(self) -> list[float]:
+        return self._core.engine.returns().tolist()
+
+    def __str__(self) -> str:
+        """The engine's position string (the whole state, hidden information included)."""
+        return self._core.engine.to_position_string()
+
+    def information_state_text(self, player: int) -> str:
+        """What ``player`` has seen: its seat, every action and chance outcome in order (an
+        outcome seen by another seat only as ``?``; a Taluva placement with its tile), and with
+        imperfect information its current observation string."""
+        tokens = []
+        for t in _flatten(self._core.log):
+            if isinstance(t, tuple):
+                t = t[1] if t[0] == player else "?"
+            tokens.append(t)
+        text = f"seat {player}: " + " ".join(tokens)
+        spec = self._spec()
+        if spec.imperfect_rules(self._core.engine.game):
+            text += "\n" + spec.observation_text(self._core.engine, player)
+        return text
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> Any:
+        """A state consistent with what ``player_id`` knows: the engine's ``resample``
+        (the unseen tiles or cards dealt again at random, seeded from one draw of
+        ``probability_sampler``). Python only (OpenSpiel's C++ algorithms do not call it); the
+        copy keeps this state's history and information strings, so its hidden chance outcomes
+        in ``history()`` are this state's, not the new deal's."""
+        seed = int(float(probability_sampler()) * 2**32) % 2**32
+        out = self.clone()
+        engine = self._core.engine
+        out._core = _Core(engine.resample(int(player_id), np.random.default_rng(seed)),
+                          self._core.log)
+        return out
+
+
+_SPECS: dict[str, type[_GameBase]] = {}
+
+
+def _register() -> None:
+    for cls in (TaluvaOpenSpielGame, ThurnUndTaxisOpenSpielGame):
+        _SPECS[cls.engine_name] = cls
+        pyspiel.register_game(cls.game_type(cls is ThurnUndTaxisOpenSpielGame), cls)
+
+
+_register()
+
+
+# -- interop: OpenSpiel's MCTS as an agent, agents as OpenSpiel bots -----------------------------
+
+
+def openspiel_game(engine_game: Any) -> Any:
+    """The OpenSpiel game (``python_taluva`` / ``python_thurn_und_taxis``) of an engine game
+    with the same options (cached).
+
+    Raises:
+        ValueError: a game with no OpenSpiel counterpart (the Taluva solo variant, a game of
+            your own).
+    """
+    return _openspiel_game(engine_game.name, _options_key(engine_game))
+
+
+@lru_cache(maxsize=64)
+def _openspiel_game(name: str, options_json: str) -> Any:
+    options = json.loads(options_json)
+    spec = _SPECS.get(name)
+    if spec is None or options.get("solo"):
+        what = "the solo variant" if options.get("solo") else f"game {name!r}"
+        raise ValueError(f"{what} has no OpenSpiel game here (python_taluva takes the "
+                         "multiplayer options, python_thurn_und_taxis the Thurn und Taxis ones)")
+    params = {("players" if k == "num_players" else k): v for k, v in options.items()}
+    if "tiles_per_player" in params and params["tiles_per_player"] is None:
+        params["tiles_per_player"] = 0
+    return pyspiel.load_game(spec.short_name, params)
+
+
+@dataclasses.dataclass(frozen=True)
+class OpenSpielMCTSConfig:
+    """Parameters of the ``openspiel`` agent (``openspiel:sims=400,uct_c=2``).
+
+    Attributes:
+        bot: the OpenSpiel bot; ``mcts`` (``open_spiel.python.algorithms.mcts.MCTSBot``).
+        sims: simulations per move (MCTSBot's ``max_simulations``).
+        uct_c: UCT's exploration constant (OpenSpiel's MCTS example uses 2).
+        rollouts: random rollouts per leaf (``RandomRolloutEvaluator``'s ``n_rollouts``).
+        solve: back up solved subtrees (MCTS-Solver), MCTSBot's ``solve``.
+    """
+
+    bot: str = "mcts"
+    sims: int = 400
+    uct_c: float = 2.0
+    rollouts: int = 1
+    solve: bool = True
+
+    def __post_init__(self) -> None:
+        if self.bot != "mcts":
+            raise ValueError(f"openspiel parameter bot={self.bot!r}: the bot offered is 'mcts'")
+        for name in ("sims", "rollouts"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"openspiel parameter {name}={v!r} must be a positive integer")
+        c = self.uct_c
+        if not isinstance(c, (int, float)) or isinstance(c, bool) or not 0 <= c < float("inf"):
+            raise ValueError(f"openspiel parameter uct_c={c!r} must be a finite number >= 0")
+        if not isinstance(self.solve, bool):
+            raise ValueError(f"openspiel parameter solve={self.solve!r} must be true or false")
+
+
+class OpenSpielMCTSAgent(Agent):
+    """OpenSpiel's ``MCTSBot`` with random rollouts (``RandomRolloutEvaluator``), searching
+    through the OpenSpiel game of the state's game: the ``openspiel`` agent of the registry
+    (``taluva tournament --agents mcts:sims=100 openspiel:sims=100``).
+
+    With hidden information (Thurn und Taxis, Taluva's ``tile_preview``) it searches a
+    determinization, ``state.resample(player)``, like this project's MCTS (OpenSpiel's MCTS is
+    a perfect-information search). The bot's randomness comes from the agent's seed.
+
+    Args:
+        seed: the agent's seed. The other arguments: :class:`OpenSpielMCTSConfig`.
+
+    Raises:
+        ValueError: a bad parameter (named); at :meth:`act`, a game with no OpenSpiel game.
+    """
+
+    name = "openspiel"
+
+    @staticmethod
+    def spec_parameters() -> dict[str, Any]:
+        return {f.name: f.default for f in dataclasses.fields(OpenSpielMCTSConfig)}
+
+    def __init__(self, seed: int | None = None, **params: Any) -> None:
+        unknown = sorted(set(params) - set(self.spec_parameters()))
+        if unknown:
+            raise ValueError(f"unknown openspiel parameter(s) {', '.join(unknown)}; known: "
+                             f"{', '.join(self.spec_parameters())}")
+        self.config = OpenSpielMCTSConfig(**params)
+        self.reset(seed)
+        self._last: dict[str, Any] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self._random_state = np.random.RandomState(int(self.rng.integers(2**32)))
+
+    def act(self, state: GameState) -> int:
+        from open_spiel.python.algorithms.mcts import MCTSBot, RandomRolloutEvaluator
+
+        game = openspiel_game(state.game)  # type: ignore[attr-defined]
+        player = state.current_player
+        hidden = getattr(state, "has_hidden_information", lambda: False)()
+        engine = state.resample(player, self.rng) if hidden else state  # type: ignore[attr-defined]
+        root = game.state_from_engine(engine)
+        c = self.config
+        evaluator = RandomRolloutEvaluator(c.rollouts, random_state=self._random_state)
+        bot = MCTSBot(game, float(c.uct_c), c.sims, evaluator, solve=c.solve,
+                      random_state=self._random_state)
+        action = int(bot.step(root))
+        self._last = {"sims": c.sims, "determinized": bool(hidden)}
+        return action
+
+    def stats(self) -> dict[str, Any]:
+        return dict(self._last)
+
+
+class AgentBot(pyspiel.Bot):
+    """An agent of this project as an OpenSpiel bot, for ``evaluate_bots`` and OpenSpiel's
+    other bot tools: ``AgentBot("mcts:sims=100", player_id=0, seed=1)``.
+
+    The agent sees the engine state inside the OpenSpiel state (the states of
+    ``python_taluva`` / ``python_thurn_und_taxis``) and answers with its action id; agents read
+    only what the player to move may know (hidden information through ``resample``).
+
+    Args:
+        agent: an :class:`~taluva_ai.agents.Agent` or an agent spec (``make_agent``).
+        player_id: the seat the bot plays.
+        seed: the agent's seed (a spec's agent is made with it; ``restart_at`` resets it).
+
+    Raises:
+        ValueError: a bad agent spec. At ``step``: TypeError for a state of another game.
+    """
+
+    def __init__(self, agent: Agent | str, player_id: int, seed: int | None = None) -> None:
+        pyspiel.Bot.__init__(self)
+        if isinstance(agent, str):
+            from taluva_ai.agents import make_agent
+
+            agent = make_agent(agent, seed=seed)
+        self.agent = agent
+        self._player_id = int(player_id)
+        self._seed = seed
+
+    def player_id(self) -> int:
+        return self._player_id
+
+    def provides_policy(self) -> bool:
+        return False
+
+    def restart_at(self, state: Any) -> None:
+        self.agent.reset(self._seed)
+
+    def inform_action(self, state: Any, player_id: int, action: int) -> None:
+        pass
+
+    def step(self, state: Any) -> int:
+        core = getattr(state, "_core", None)
+        if core is None:
+            raise TypeError(f"AgentBot plays the states of {TALUVA} and {THURN_UND_TAXIS}, got "
+                            f"{type(state).__name__}")
+        return int(self.agent.act(core.engine.clone()))
+
+
+# -- golden playthroughs -----------------------------------------------------------------------
+
+#: The golden playthroughs checked by tests/test_openspiel_conformance.py: file name, game
+#: string, observation parameters, seed of OpenSpiel's playthrough tool (short games, so the
+#: files stay small: the tool prints every observation tensor of the states it shows).
+PLAYTHROUGHS = (
+    ("python_taluva.txt", "python_taluva(tiles_per_player=3)", "obs(view_radius=2)", 1),
+    ("python_thurn_und_taxis.txt", "python_thurn_und_taxis(max_rounds=2)", None, 1),
+)
+
+
+def write_playthroughs(out_dir: str) -> list[str]:
+    """Generate the golden playthroughs of :data:`PLAYTHROUGHS` into ``out_dir`` with
+    OpenSpiel's playthrough tool (``open_spiel.python.algorithms.generate_playthrough``);
+    returns the paths written."""
+    import os
+
+    from absl import flags
+
+    if not flags.FLAGS.is_parsed():
+        flags.FLAGS.mark_as_parsed()  # the tool reads an absl flag
+    from open_spiel.python.algorithms import generate_playthrough
+
+    os.makedirs(out_dir, exist_ok=True)
+    paths = []
+    for name, game_string, obs_params, seed in PLAYTHROUGHS:
+        text = generate_playthrough.playthrough(game_string, [],
+                                                observation_params_string=obs_params, seed=seed)
+        path = os.path.join(out_dir, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        paths.append(path)
+    return paths
+
+
+def bench(game_string: str = "python_taluva", games: int = 3, seed: int = 0) -> dict[str, Any]:
+    """Steps per second of uniformly random play (chance by its distribution) through the
+    OpenSpiel game ``game_string`` and through the engine directly, on the same games (the same
+    seeded choices give the same actions every way), after one untimed warm-up game.
+
+    Ways: ``openspiel``: ``legal_actions`` / ``chance_outcomes`` and ``apply_action`` of the
+    OpenSpiel state; ``native``: the same calls of the engine state with ``apply`` (which
+    checks legality); ``native_unchecked``: ``apply_unchecked`` (what this project's search
+    uses). Engine states record no undo history here.
+
+    Returns:
+        ``{"game", "games", "steps", "openspiel_steps_per_s", "native_steps_per_s",
+        "native_unchecked_steps_per_s", "slowdown"}`` (``slowdown``: native rate / OpenSpiel
+        rate).
+
+    Raises:
+        ValueError: ``games`` < 1.
+    """
+    import time
+
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    game = pyspiel.load_game(game_string)
+
+    def pick(outs: list[tuple[int, float]], u: float) -> int:
+        cum = np.cumsum([p for _, p in outs])
+        return int(outs[min(int(np.searchsorted(cum, u * cum[-1])), len(outs) - 1)][0])
+
+    def native(picks: np.ndarray, checked: bool) -> tuple[int, str]:
+        engine = game.new_initial_state().engine_state.clone()
+        engine.record_history = False
+        apply = engine.apply if checked else engine.apply_unchecked
+        n = 0
+        while not engine.is_terminal():
+            if engine.current_player == CHANCE:
+                a = pick(engine.chance_outcomes(), picks[n])
+            else:
+                legal = engine.legal_actions()
+                a = int(legal[int(picks[n] * legal.size)])
+            apply(a)
+            n += 1
+        return n, engine.to_position_string()
+
+    def spiel(picks: np.ndarray) -> tuple[int, str]:
+        state = game.new_initial_state()
+        n = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                a = pick(state.chance_outcomes(), picks[n])
+            else:
+                legal = state.legal_actions()
+                a = legal[int(picks[n] * len(legal))]
+            state.apply_action(a)
+            n += 1
+        return n, str(state)
+
+    ways = {"openspiel": lambda p: spiel(p), "native": lambda p: native(p, True),
+            "native_unchecked": lambda p: native(p, False)}
+    warm = np.random.default_rng([seed, games]).random(100_000)
+    for run in ways.values():
+        run(warm)
+    seconds = dict.fromkeys(ways, 0.0)
+    steps = 0
+    for g in range(games):
+        picks = np.random.default_rng([seed, g]).random(100_000)  # one number per step
+        ends = set()
+        for name, run in ways.items():
+            t = time.perf_counter()
+            n, end = run(picks)
+            seconds[name] += time.perf_counter() - t
+            ends.add(end)
+        if len(ends) != 1:
+            raise AssertionError("the OpenSpiel game and the engine played different games")
+        steps += n
+    rate = {name: steps / s for name, s in seconds.items()}
+    return {"game": str(game), "games": games, "steps": steps,
+            **{f"{name}_steps_per_s": round(r, 1) for name, r in rate.items()},
+            "slowdown": round(rate["native"] / rate["openspiel"], 2)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m taluva_ai.openspiel playthrough [--out DIR]`` regenerates the golden
+    playthroughs; ``... bench [--game G] [--games N] [--seed S]`` prints :func:`bench` as
+    JSON."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m taluva_ai.openspiel",
+                                     description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    pt = sub.add_parser("playthrough", help="regenerate the golden playthrough files")
+    pt.add_argument("--out", default="tests/data/openspiel",
+                    help="folder of the files (default tests/data/openspiel)")
+    bp = sub.add_parser("bench", help="steps/s of random play through OpenSpiel and natively "
+                        "(JSON)")
+    bp.add_argument("--game", default="python_taluva",
+                    help="OpenSpiel game string (default python_taluva)")
+    bp.add_argument("--games", type=int, default=3, help="games (default 3)")
+    bp.add_argument("--seed", type=int, default=0, help="seed of the choices (default 0)")
+    args = parser.parse_args(argv)
+    if args.command == "playthrough":
+        for path in write_playthroughs(args.out):
+            print(path)
+    else:
+        if args.games < 1:
+            parser.error(f"--games must be at least 1, got {args.games}")
+        print(json.dumps(bench(args.game, args.games, args.seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
