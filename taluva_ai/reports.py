@@ -265,6 +265,58 @@ def plot_scores(table: dict[str, Any], path: str | Path) -> None:
     plt.close(fig)
 
 
+def anchor_curves(metrics: list[dict[str, Any]]) -> dict[str, list[tuple[int, dict[str, Any]]]]:
+    """The anchor results of a training run by opponent: ``{opponent: [(iteration, result)]}``
+    in iteration order, from the lines of its ``metrics.jsonl`` (docs/alphazero.md; a result
+    holds ``games``, ``wins``, ``draws``, ``losses``, ``win_rate``, ``elo`` and
+    ``elo_ci95``, the Elo of the run's best network with the anchor at 0)."""
+    curves: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    for m in metrics:
+        for opp, a in (m.get("anchors") or {}).items():
+            curves.setdefault(opp, []).append((int(m["iteration"]), a))
+    return curves
+
+
+def plot_anchor_curves(metrics: list[dict[str, Any]], axes: Any) -> None:
+    """Draws a training run's anchor results by iteration on two matplotlib axes: the Elo of
+    its best network against each anchor with 95% intervals (error bars; results with no Elo,
+    all wins or all losses, left out), and the win rates."""
+    from matplotlib.ticker import MaxNLocator
+
+    for opp, pts in sorted(anchor_curves(metrics).items()):
+        rated = [(i, a) for i, a in pts if a["elo"] is not None]
+        elo = [a["elo"] for _, a in rated]
+        lo = [a["elo"] - a["elo_ci95"][0] if a["elo_ci95"][0] is not None else 0.0
+              for _, a in rated]
+        hi = [a["elo_ci95"][1] - a["elo"] if a["elo_ci95"][1] is not None else 0.0
+              for _, a in rated]
+        axes[0].errorbar([i for i, _ in rated], elo, yerr=[lo, hi], fmt="o-", capsize=3,
+                         label=f"vs {opp}")
+        axes[1].plot([i for i, _ in pts], [a["win_rate"] for _, a in pts], "o-",
+                     label=f"vs {opp}")
+    axes[0].axhline(0, color="grey", lw=0.5)
+    axes[0].set_ylabel("Elo of the best network (anchor = 0)")
+    axes[1].set_ylabel("win rate")
+    axes[1].set_ylim(0, 1.05)
+    for ax in axes:
+        ax.legend(fontsize=8)
+        ax.set_xlabel("iteration")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def save_anchor_curves(metrics: list[dict[str, Any]], path: str | Path,
+                       title: str | None = None) -> None:
+    """:func:`plot_anchor_curves` into a PNG file."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+    plot_anchor_curves(metrics, axes)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, format="png")
+    plt.close(fig)
+
+
 def _pyplot() -> Any:
     import matplotlib
 

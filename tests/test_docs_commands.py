@@ -113,6 +113,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
         (CHECK, _NET, None),
     "taluva play --players az:builtin greedy --show": (RUN, "", None),
     "python experiments/ship_builtin.py runs/strong": (CHECK, _NET, None),
+    "python experiments/plot_anchors.py packs/strong --out docs/strong_anchors.png":
+        (CHECK, "reads the pack of the strong run, committed under packs/", None),
     "taluva play --solo --players az:path=runs/solo-demo/best.pt,sims=64,rollout=greedy,"
     "lambda=0.5 --show": (CHECK, _NET, None),
     "python experiments/solo_ladder.py --out runs/solo_ladder --games 200 --concurrency 2 "

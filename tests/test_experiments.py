@@ -109,3 +109,39 @@ def test_ladder_stopped_by_sigterm_exits_130_with_a_resume_hint(tmp_path: Path) 
     assert err.rstrip().endswith("ladder: interrupted (run the same command again to resume)")
     kept = results.read_text().count("\n")
     assert 1 <= kept < 400
+
+
+def test_plot_anchors_draws_the_anchor_results_of_a_run(tmp_path: Path, capsys) -> None:
+    """experiments/plot_anchors.py on a made-up run: the curves by opponent in iteration order,
+    the PNG, and one-line refusals of a run with no anchors and of a line that is not JSON."""
+    from taluva_ai.reports import anchor_curves
+
+    def result(win_rate: float, elo: float | None) -> dict:
+        return {"games": 20, "wins": int(20 * win_rate), "draws": 0,
+                "losses": 20 - int(20 * win_rate), "win_rate": win_rate, "elo": elo,
+                "elo_ci95": [None, None] if elo is None else [elo - 100, elo + 100]}
+
+    metrics = [{"iteration": 0, "anchors": {"greedy": result(0.65, 112.2),
+                                            "mcts": result(0.4, -69.5)}},
+               {"iteration": 1},
+               {"iteration": 5, "anchors": {"greedy": result(1.0, None)}}]
+    curves = anchor_curves(metrics)
+    assert {k: [(i, a["win_rate"]) for i, a in v] for k, v in curves.items()} == {
+        "greedy": [(0, 0.65), (5, 1.0)], "mcts": [(0, 0.4)]}
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in metrics))
+    plot = _load("plot_anchors")
+    png = tmp_path / "curve.png"
+    assert plot.main([str(run), "--out", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert capsys.readouterr().out.splitlines() == [
+        "greedy: 0: 0.65, 5: 1.00", "mcts: 0: 0.40", f"wrote {png}"]
+    (run / "metrics.jsonl").write_text(json.dumps({"iteration": 0}) + "\n")
+    with pytest.raises(SystemExit):
+        plot.main([str(run), "--out", str(png)])
+    assert "no iteration has anchor results" in capsys.readouterr().err
+    (run / "metrics.jsonl").write_text('{"iteration": 0}\n{"iteration"\n')
+    with pytest.raises(SystemExit):
+        plot.main([str(run), "--out", str(png)])
+    assert "line 2: not JSON" in capsys.readouterr().err
