@@ -410,3 +410,50 @@ def play_random_game(
         actions.append(a)
         state.apply(a)
     return state, actions
+
+
+#: The body of a training config that runs in seconds (2-player Taluva with 4 tiles each, a
+#: 4-channel network, 2 warm-start and 2 self-play games, 2 steps); see :func:`micro_run_config`.
+_MICRO_RUN = """iterations = 1
+workers = 1
+device = "cpu"
+torch_threads = 1
+
+[game]
+name = "taluva"
+num_players = 2
+tiles_per_player = 4
+
+[net]
+preset = "tiny"
+channels = 4
+blocks = 1
+global_hidden = 8
+value_hidden = 8
+
+[warm_start]
+games = 2
+expert = "heuristic"
+steps = 2
+
+[selfplay]
+games = 2
+parallel_games = 2
+sims = 4
+fast_sims = 2
+full_search_prob = 1.0
+root = "gumbel"
+gumbel_m = 2
+leaf_batch = 2
+records = 1
+
+[train]
+steps = 2
+batch_size = 8
+"""
+
+
+def micro_run_config(seed: int, tail: str) -> str:
+    """A ``taluva train`` config (TOML) of one iteration after the warm start that runs in
+    seconds, with ``seed`` and the ``tail`` sections (``[gating]``, ``[anchors]``)."""
+    return f"seed = {seed}\n{_MICRO_RUN}\n{tail.strip()}\n"

@@ -14,48 +14,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from taluva_ai.agents.alphazero.config import load_config  # noqa: E402
+from tests.helpers import micro_run_config  # noqa: E402
 
 #: Two iterations (0 and 1) of a very small config, with gating and anchors (their table
 #: travels with a pack).
-TINY = """
-seed = 5
-iterations = 1
-workers = 1
-device = "cpu"
-torch_threads = 1
-
-[game]
-name = "taluva"
-num_players = 2
-tiles_per_player = 4
-
-[net]
-preset = "tiny"
-channels = 4
-blocks = 1
-global_hidden = 8
-value_hidden = 8
-
-[warm_start]
-games = 2
-expert = "heuristic"
-steps = 2
-
-[selfplay]
-games = 2
-parallel_games = 2
-sims = 4
-fast_sims = 2
-full_search_prob = 1.0
-root = "gumbel"
-gumbel_m = 2
-leaf_batch = 2
-records = 1
-
-[train]
-steps = 2
-batch_size = 8
-
+TINY = micro_run_config(5, """
 [gating]
 games = 2
 threshold = 1.0
@@ -66,7 +29,7 @@ opponents = ["random"]
 games = 2
 every = 0
 az = "sims=2,leaf_batch=2"
-"""
+""")
 
 #: What a pack of the run holds (the best network is iteration 0's: the candidate of
 #: iteration 1 is not promoted under threshold 1.0, so the pack carries both networks).

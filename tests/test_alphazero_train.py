@@ -24,6 +24,7 @@ from taluva_ai.agents.alphazero.config import (  # noqa: E402
     load_config,
 )
 from taluva_ai.agents.alphazero.gating import expected_score, sprt_bounds, sprt_llr  # noqa: E402
+from tests.helpers import micro_run_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "experiments" / "configs"
@@ -433,51 +434,13 @@ def test_a_solo_run_trains_gates_on_paired_scores_and_its_model_plays(tmp_path) 
 
 # -- damaged run files (issue 19, B.13) --------------------------------------------------------
 
-MICRO = """
-seed = 3
-iterations = 1
-workers = 1
-device = "cpu"
-torch_threads = 1
-
-[game]
-name = "taluva"
-num_players = 2
-tiles_per_player = 4
-
-[net]
-preset = "tiny"
-channels = 4
-blocks = 1
-global_hidden = 8
-value_hidden = 8
-
-[warm_start]
-games = 2
-expert = "heuristic"
-steps = 2
-
-[selfplay]
-games = 2
-parallel_games = 2
-sims = 4
-fast_sims = 2
-full_search_prob = 1.0
-root = "gumbel"
-gumbel_m = 2
-leaf_batch = 2
-records = 1
-
-[train]
-steps = 2
-batch_size = 8
-
+MICRO = micro_run_config(3, """
 [gating]
 enabled = false
 
 [anchors]
 opponents = []
-"""
+""")
 
 
 @pytest.fixture(scope="module")
