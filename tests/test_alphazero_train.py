@@ -392,6 +392,10 @@ def test_az_parameter_values_in_a_config_are_checked_before_any_work() -> None:
     from taluva_ai.agents.alphazero.config import ConfigError, check_az_params
 
     check_az_params("sims=24,rollout=greedy,lambda=0.5", "[gating] az")  # fine
+    check_az_params("sims=24,backend=onnx,threads=1", "[anchors] az")  # the az agent's own
+    with pytest.raises(ConfigError, match=r"\[anchors\] az: unknown parameter\(s\) colour; "
+                       r"known: backend, c, chance, device, "):
+        check_az_params("colour=1", "[anchors] az")
     with pytest.raises(ConfigError, match=r"\[gating\] az: mcts parameter sims='abc' must be"):
         check_az_params("sims=abc", "[gating] az")
     with pytest.raises(ConfigError, match=r"lambda must be a number in \[0, 1\], got 2"):

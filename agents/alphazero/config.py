@@ -566,8 +566,8 @@ def check_az_params(params: str, where: str) -> None:
         raise ConfigError(f"{where}: {e}") from None
     if "path" in p or "seed" in p:
         raise ConfigError(f"{where}: path and seed are set by the run, not here")
-    own = {"rollout", "lambda", "samples", "device", "threads"}
-    mcts = {f.name for f in dataclasses.fields(MCTSConfig)} - {"prior", "prior_temperature",
+    own = set(AZ_OWN_PARAMETERS) - {"path"}
+    mcts = {f.name for f in dataclasses.fields(MCTSConfig)} - {*AZ_NO_MCTS_PARAMETERS,
                                                                "compiled"}
     bad = sorted(set(p) - own - mcts)
     if bad:
