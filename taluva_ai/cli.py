@@ -405,18 +405,24 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return 1
     _print_result(state, players, plies[0])
     print(f"record OK: {args.record}")
-    for fmt, out_dir in (("svg", args.svg), ("png", args.png)):
-        if out_dir:
-            try:
-                from taluva_ai.games.taluva.draw import save_pictures
-            except ImportError as e:
-                raise _ArgError(f"--{fmt} needs matplotlib (pip install -e '.[envs]'): {e}") \
-                    from None
-            try:
-                files = save_pictures(path, out_dir, fmt)
-            except OSError as e:
-                raise _ArgError(f"--{fmt} {out_dir}: {e.strerror or e}") from None
-            print(f"pictures: {len(files)} {fmt.upper()} files in {out_dir}")
+    if args.svg:
+        from taluva_ai.games.taluva.svg import save_svgs
+
+        try:
+            files = save_svgs(path, args.svg)
+        except OSError as e:
+            raise _ArgError(f"--svg {args.svg}: {e.strerror or e}") from None
+        print(f"pictures: {len(files)} SVG files in {args.svg}")
+    if args.png:
+        try:
+            from taluva_ai.games.taluva.draw import save_pictures
+        except ImportError as e:
+            raise _ArgError(f"--png needs matplotlib (pip install -e '.[envs]'): {e}") from None
+        try:
+            files = save_pictures(path, args.png, "png")
+        except OSError as e:
+            raise _ArgError(f"--png {args.png}: {e.strerror or e}") from None
+        print(f"pictures: {len(files)} PNG files in {args.png}")
     return 0
 
 
@@ -981,7 +987,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="no colours in --show (default: colours when stdout is a terminal "
                      "and NO_COLOR is unset)")
     rep.add_argument("--svg", metavar="DIR", default=None,
-                     help="write one SVG picture per position into DIR (needs matplotlib)")
+                     help="write one SVG picture per position into DIR: DIR/0000.svg the initial "
+                     "position, then one after each action (the board of 'taluva serve')")
     rep.add_argument("--png", metavar="DIR", default=None,
                      help="write one PNG picture per position into DIR (needs matplotlib)")
     rep.set_defaults(func=_cmd_replay)
