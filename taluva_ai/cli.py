@@ -426,6 +426,36 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- serve ------------------------------------------------------------------------------------
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from taluva_ai import web
+
+    for d in args.dirs:
+        if not Path(d).is_dir():
+            raise _ArgError(f"DIRS: {d!r} is not a directory")
+    try:
+        from taluva_ai.web.app import create_app
+    except ImportError as e:
+        raise _ArgError(f"taluva serve needs the web extra (pip install -e '.[web]'): {e}") \
+            from None
+    app = create_app(args.dirs)
+    host = args.host
+    shown = f"[{host}]" if ":" in host else host
+    print(f"serving the game records under: {', '.join(str(Path(d)) for d in args.dirs)}")
+    print(f"open http://{shown}:{args.port}/  (Ctrl-C stops)", flush=True)
+    if host not in web.LOCAL_HOSTS:
+        print(f"WARNING: listening on {host}, not 127.0.0.1: other machines that reach this "
+              f"one on port {args.port} can read every game record under these directories",
+              file=sys.stderr, flush=True)
+    try:
+        web.run_server(app, host, args.port)
+    except OSError as e:
+        raise _RunError(f"cannot listen on {host}:{args.port}: {e.strerror or e}") from None
+    return 0
+
+
 # -- tournament -------------------------------------------------------------------------------
 
 
@@ -931,6 +961,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  taluva replay game.jsonl\n"
         "  taluva tournament --agents random greedy --games 20 --out runs/demo\n"
         "  taluva pgn runs/demo > demo.pgn\n"
+        "  taluva serve runs/demo\n"
         "  taluva bench --json\n"
         "  taluva train --config experiments/configs/demo.toml --out runs/demo\n\n"
         "Run 'taluva <command> --help' for a command's options.",
@@ -1091,6 +1122,25 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write to FILE (default: standard output)")
     pgn.set_defaults(func=_cmd_pgn)
 
+    serve = sub.add_parser(
+        "serve", help="a browser board: replay the game records under directories",
+        description="Start a local web app (Starlette and uvicorn: pip install -e '.[web]') "
+        "with a replay view of the game records (*.jsonl) under DIRS: pick a record, step "
+        "through it with the buttons, the arrow keys or the slider, read the move list in "
+        "notation; the board is drawn as SVG (as 'taluva replay --svg'). Only files under "
+        "DIRS are read. Prints the address; stop it with Ctrl-C (docs/web.md).",
+        epilog="example:\n  taluva serve runs/t1\n  taluva serve runs --port 8080",
+        formatter_class=_FORMATTER)
+    serve.add_argument("dirs", metavar="DIRS", nargs="*", default=["."],
+                       help="directories whose game records (*.jsonl, in subdirectories too) "
+                       "the page may open (default: the current directory)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on; anything but 127.0.0.1, localhost or "
+                       "::1 lets other machines read the records (a warning is printed)")
+    serve.add_argument("--port", type=_port, default=8000,
+                       help="the TCP port, 1..65535")
+    serve.set_defaults(func=_cmd_serve)
+
     bench = sub.add_parser(
         "bench", help="measure the engine's speed",
         description="Measure the engine: random full games per second for 2, 3 and 4 players "
@@ -1197,6 +1247,16 @@ def _nonnegative(text: str, what: str, negative: str) -> int:
 def _iteration(text: str) -> int:
     """argparse type of iteration numbers: an integer >= 0."""
     return _nonnegative(text, "an iteration number", "iterations are numbered from 0")
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a TCP port is an integer 1..65535, got {text!r}")
+    return value
 
 
 def _seed(text: str) -> int:
