@@ -405,18 +405,54 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return 1
     _print_result(state, players, plies[0])
     print(f"record OK: {args.record}")
-    for fmt, out_dir in (("svg", args.svg), ("png", args.png)):
-        if out_dir:
-            try:
-                from taluva_ai.games.taluva.draw import save_pictures
-            except ImportError as e:
-                raise _ArgError(f"--{fmt} needs matplotlib (pip install -e '.[envs]'): {e}") \
-                    from None
-            try:
-                files = save_pictures(path, out_dir, fmt)
-            except OSError as e:
-                raise _ArgError(f"--{fmt} {out_dir}: {e.strerror or e}") from None
-            print(f"pictures: {len(files)} {fmt.upper()} files in {out_dir}")
+    if args.svg:
+        from taluva_ai.games.taluva.svg import save_svgs
+
+        try:
+            files = save_svgs(path, args.svg)
+        except OSError as e:
+            raise _ArgError(f"--svg {args.svg}: {e.strerror or e}") from None
+        print(f"pictures: {len(files)} SVG files in {args.svg}")
+    if args.png:
+        try:
+            from taluva_ai.games.taluva.draw import save_pictures
+        except ImportError as e:
+            raise _ArgError(f"--png needs matplotlib (pip install -e '.[envs]'): {e}") from None
+        try:
+            files = save_pictures(path, args.png, "png")
+        except OSError as e:
+            raise _ArgError(f"--png {args.png}: {e.strerror or e}") from None
+        print(f"pictures: {len(files)} PNG files in {args.png}")
+    return 0
+
+
+# -- serve ------------------------------------------------------------------------------------
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from taluva_ai import web
+
+    for d in args.dirs:
+        if not Path(d).is_dir():
+            raise _ArgError(f"DIRS: {d!r} is not a directory")
+    try:
+        from taluva_ai.web.app import create_app
+    except ImportError as e:
+        raise _ArgError(f"taluva serve needs the web extra (pip install -e '.[web]'): {e}") \
+            from None
+    app = create_app(args.dirs)
+    host = args.host
+    shown = f"[{host}]" if ":" in host else host
+    print(f"serving the game records under: {', '.join(str(Path(d)) for d in args.dirs)}")
+    print(f"open http://{shown}:{args.port}/  (Ctrl-C stops)", flush=True)
+    if host not in web.LOCAL_HOSTS:
+        print(f"WARNING: listening on {host}, not 127.0.0.1: other machines that reach this "
+              f"one on port {args.port} can read every game record under these directories",
+              file=sys.stderr, flush=True)
+    try:
+        web.run_server(app, host, args.port)
+    except OSError as e:
+        raise _RunError(f"cannot listen on {host}:{args.port}: {e.strerror or e}") from None
     return 0
 
 
@@ -925,6 +961,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  taluva replay game.jsonl\n"
         "  taluva tournament --agents random greedy --games 20 --out runs/demo\n"
         "  taluva pgn runs/demo > demo.pgn\n"
+        "  taluva serve runs/demo\n"
         "  taluva bench --json\n"
         "  taluva train --config experiments/configs/demo.toml --out runs/demo\n\n"
         "Run 'taluva <command> --help' for a command's options.",
@@ -981,7 +1018,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="no colours in --show (default: colours when stdout is a terminal "
                      "and NO_COLOR is unset)")
     rep.add_argument("--svg", metavar="DIR", default=None,
-                     help="write one SVG picture per position into DIR (needs matplotlib)")
+                     help="write one SVG picture per position into DIR: DIR/0000.svg the initial "
+                     "position, then one after each action (the board of 'taluva serve')")
     rep.add_argument("--png", metavar="DIR", default=None,
                      help="write one PNG picture per position into DIR (needs matplotlib)")
     rep.set_defaults(func=_cmd_replay)
@@ -1083,6 +1121,25 @@ def build_parser() -> argparse.ArgumentParser:
     pgn.add_argument("--out", default=None, metavar="FILE",
                      help="write to FILE (default: standard output)")
     pgn.set_defaults(func=_cmd_pgn)
+
+    serve = sub.add_parser(
+        "serve", help="a browser board: replay the game records under directories",
+        description="Start a local web app (Starlette and uvicorn: pip install -e '.[web]') "
+        "with a replay view of the game records (*.jsonl) under DIRS: pick a record, step "
+        "through it with the buttons, the arrow keys or the slider, read the move list in "
+        "notation; the board is drawn as SVG (as 'taluva replay --svg'). Only files under "
+        "DIRS are read. Prints the address; stop it with Ctrl-C (docs/web.md).",
+        epilog="example:\n  taluva serve runs/t1\n  taluva serve runs --port 8080",
+        formatter_class=_FORMATTER)
+    serve.add_argument("dirs", metavar="DIRS", nargs="*", default=["."],
+                       help="directories whose game records (*.jsonl, in subdirectories too) "
+                       "the page may open (default: the current directory)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on; anything but 127.0.0.1, localhost or "
+                       "::1 lets other machines read the records (a warning is printed)")
+    serve.add_argument("--port", type=_port, default=8000,
+                       help="the TCP port, 1..65535")
+    serve.set_defaults(func=_cmd_serve)
 
     bench = sub.add_parser(
         "bench", help="measure the engine's speed",
@@ -1190,6 +1247,16 @@ def _nonnegative(text: str, what: str, negative: str) -> int:
 def _iteration(text: str) -> int:
     """argparse type of iteration numbers: an integer >= 0."""
     return _nonnegative(text, "an iteration number", "iterations are numbered from 0")
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a TCP port is an integer 1..65535, got {text!r}")
+    return value
 
 
 def _seed(text: str) -> int:

@@ -13,7 +13,8 @@ which says how the default suite checks it:
   in the default suite.
 - ``CHECK``: the command's own argument parsing and checks run as written, and the work is
   stubbed out where it would start (``run_tournament``, ``train_main``, ``play_game``,
-  ``run_bench``; a Ray cluster; the experiment scripts stop after parsing their arguments):
+  ``run_bench``, the web server's ``run_server``; a Ray cluster; the experiment scripts stop
+  after parsing their arguments):
   for commands that train for minutes, need a trained network from a previous command, a Ray
   cluster, or a long experiment. Reaching the work is a pass; a usage error (exit 2) fails.
 - ``SKIP``: not a command of this project (pip, pytest, tensorboard, ``ray start``).
@@ -51,6 +52,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "pip install -e '.[test]'": (SKIP, _EXTERNAL, None),
     "pip install -e '.[train]'": (SKIP, _EXTERNAL, None),
     "pip install -e '.[ray]'": (SKIP, _EXTERNAL, None),
+    "pip install -e '.[web]'": (SKIP, _EXTERNAL, None),
     "pytest": (SKIP, "the test suite itself", None),
     "tensorboard --logdir runs/demo/tb": (SKIP, _EXTERNAL, None),
     "ray start --head --port=6379": (SKIP, _EXTERNAL, None),
@@ -218,12 +220,18 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "alpha=0.05 beta=0.05 --seed 1 --out runs/sprt": (RUN, "", None),
     "taluva tournament --gauntlet mcts:time=0.1,rollout=greedy --agents random greedy --games 4 "
     "--tiles-per-player 12 --seed 2 --out runs/gauntlet": (RUN, "", None),
+    # docs/web.md: the browser board
+    "taluva serve runs": (CHECK, "starts a web server that runs until Ctrl-C (test_web runs "
+                          "its app); checked on an empty runs/", None),
+    "taluva replay game.jsonl --svg out/":
+        (RUN, "", "taluva play --players greedy random --seed 7 --record game.jsonl --show"),
 }
 
 #: The RUN commands the default suite runs (the others: ``-m slow``).
 DEFAULT_RUN = {
     "taluva tournament --agents random greedy --games 20 --out runs/tournament",
     "taluva pgn runs/demo --out demo.pgn",  # (no work to stub: it reads a finished run)
+    "taluva replay game.jsonl --svg out/",
     "taluva play --players greedy random --seed 7 --record game.jsonl --show",
     "taluva replay game.jsonl",
     "taluva play --solo --players greedy --show",
@@ -344,6 +352,7 @@ def _stub_the_work(monkeypatch: pytest.MonkeyPatch, taluva: bool) -> None:
     import taluva_ai.arena as arena
     import taluva_ai.bench as bench
     import taluva_ai.parallel as parallel
+    import taluva_ai.web as web
     from taluva_ai.agents import known_agents, parse_agent_spec
     from taluva_ai.agents.simple import RandomAgent
 
@@ -364,6 +373,7 @@ def _stub_the_work(monkeypatch: pytest.MonkeyPatch, taluva: bool) -> None:
         monkeypatch.setattr(arena, name, reached)
     monkeypatch.setattr(arena, "make_agent", agent)
     monkeypatch.setattr(bench, "run_bench", reached)
+    monkeypatch.setattr(web, "run_server", reached)
     monkeypatch.setattr(parallel, "make_backend", backend)
     monkeypatch.setattr(parallel, "import_ray", lambda: None)
     if taluva:  # the command imports these two at run time: no PyTorch needed to check it
@@ -397,6 +407,11 @@ def _check(cmd: str, monkeypatch: pytest.MonkeyPatch) -> None:
     if argv[0] == "taluva":
         from taluva_ai.cli import main
 
+        if argv[1] == "serve":  # the server's directories (empty), and its app's packages
+            pytest.importorskip("starlette")
+            for d in argv[2:]:
+                if not d.startswith("-"):
+                    Path(d).mkdir(parents=True, exist_ok=True)
         with pytest.raises((_Reached, SystemExit)) as info:
             main(argv[1:])
     else:
