@@ -53,6 +53,10 @@ from scipy import optimize, stats
 #: Normalized Elo per unit of t-value per game: ``800 / ln(10)`` (fishtest's
 #: ``nelo_divided_by_nt``).
 NELO_PER_T = 800.0 / math.log(10.0)
+#: Normalized Elo bounds of an SPRT lie strictly within +-NELO_LIMIT (about 232): beyond it the
+#: fixed-point iteration of :func:`mle_t_value` has no first step for pairs (from the uniform
+#: pentanomial, the t-value per pair must stay under ``2 sqrt(2) / 3``).
+NELO_LIMIT = 2.0 / 3.0 * NELO_PER_T
 
 #: Labels of the pentanomial counts, in order (candidate's points per pair: 0 .. 2).
 PENTANOMIAL_LABELS = ("LL", "LD+DL", "LW+DD+WL", "DW+WD", "WW")
@@ -136,6 +140,9 @@ def mle_t_value(values: np.ndarray, probs: np.ndarray, ref: float, t: float) -> 
         mu = float((q * values).sum())
         sigma = math.sqrt(float((q * (values - mu) ** 2).sum()))
         d = values - ref - t * sigma * (1.0 + ((mu - values) / sigma) ** 2) / 2.0
+        if not d.min() < 0.0 < d.max():  # no distribution near q reaches the t-value
+            raise ValueError(f"normalized Elo: a t-value of {t:g} is beyond what the scores "
+                             "can express from here (use smaller bounds, or model=logistic)")
         x = _secular(d, probs)
         q = probs / (1.0 + x * d)
         if np.abs(q - prev).max() < 1e-9:
@@ -239,6 +246,12 @@ class SPRT:
         if self.model not in ELO_MODELS:
             raise ValueError(f"sprt model must be one of {', '.join(ELO_MODELS)}, got "
                              f"{self.model!r}")
+        worst = max(abs(self.elo0), abs(self.elo1))
+        if self.model == "normalized" and worst >= NELO_LIMIT:
+            raise ValueError(f"sprt: normalized Elo bounds must lie within +-{NELO_LIMIT:.0f} "
+                             f"(the largest t-value paired scores can express), got "
+                             f"elo0={self.elo0:g}, elo1={self.elo1:g}; for large Elo "
+                             "differences use model=logistic")
 
     @property
     def lower_bound(self) -> float:

@@ -201,9 +201,31 @@ def test_sprt_bounds_and_parsing() -> None:
                             (["elo0=0", "elo1=5", "model=bayes"], "model must be one of"),
                             (["elo0=0", "elo1=x"], "elo1='x' is not a number"),
                             (["elo0", "elo1=5"], "is not key=value"),
-                            (["elo0=0", "elo1=5", "gamma=1"], "unknown key 'gamma'")]:
+                            (["elo0=0", "elo1=5", "gamma=1"], "unknown key 'gamma'"),
+                            (["elo0=0", "elo1=400"], "sprt: normalized Elo bounds must lie "
+                             "within +-232 (the largest t-value paired scores can express), "
+                             "got elo0=0, elo1=400; for large Elo differences use "
+                             "model=logistic"),
+                            (["elo0=-232", "elo1=0"], "within +-232")]:
         with pytest.raises(ValueError, match=re.escape(message)):
             parse_sprt(tokens)
+
+
+def test_sprt_normalized_bounds_up_to_the_limit_give_a_number_for_any_counts() -> None:
+    """Bounds just inside NELO_LIMIT give a finite LLR even for one-sided counts (they once
+    raised 'math domain error' from the fixed-point iteration); the same bounds in the
+    logistic model are accepted, and the iteration's own refusal is one clear line."""
+    from taluva_ai.sprt import NELO_LIMIT, NELO_PER_T, mle_t_value, pentanomial_pdf
+
+    assert pytest.approx(231.6237, abs=1e-4) == NELO_LIMIT
+    s = SPRT(0.0, 231.0)
+    for counts in ([0, 0, 1000, 0, 0], [0, 0, 0, 0, 1000], [1000, 0, 0, 0, 0], [5, 0, 0, 0, 5],
+                   [0, 1000, 0], [3, 0, 0]):
+        assert math.isfinite(s.llr(counts))
+    assert SPRT(0.0, 400.0, model="logistic").llr([0, 0, 0, 0, 10]) > 0
+    _, a, p = pentanomial_pdf([1, 1, 1, 1, 1])
+    with pytest.raises(ValueError, match=r"^normalized Elo: a t-value of 1\.6\d* is beyond"):
+        mle_t_value(a, p, 0.5, 400 / NELO_PER_T * math.sqrt(2))
 
 
 def _newton_llr_logistic(counts: list[int], elo0: float, elo1: float) -> float:
