@@ -700,3 +700,59 @@ def test_a_growing_replay_window() -> None:
     assert [grows.window_at(k) for k in (0, 1, 2, 13, 14, 100)] == [336, 400, 464, 1168,
                                                                       1200, 1200]
     assert ReplaySection(window_games=500).window_at(7) == 500
+
+
+# -- the strong recipe (issue 20, item 4) ------------------------------------------------------
+
+
+def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path) -> None:
+    """experiments/configs/strong.toml with its sizes cut to seconds, everything else as
+    written: the Gumbel root with playout cap randomisation, view radius 11, a growing replay
+    window, no gating (the latest network is the best) and anchors at lambda 0."""
+    import dataclasses as dc
+
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    cfg = load_config(CONFIGS / "strong.toml")
+    assert (cfg.selfplay.root, cfg.selfplay.full_search_prob, cfg.encoder.view_radius,
+            cfg.gating.enabled, cfg.selfplay.rollout) == ("gumbel", 0.25, 11, False, "none")
+    assert (cfg.replay.window_start, cfg.replay.window_growth) == (336, 64)
+    cfg = dc.replace(
+        cfg, iterations=2, workers=1,
+        game=dc.replace(cfg.game, rules={"tiles_per_player": 4}),
+        net=dc.replace(cfg.net, channels=4, blocks=1, global_hidden=8, value_hidden=8),
+        warm_start=dc.replace(cfg.warm_start, games=2, steps=2),
+        selfplay=dc.replace(cfg.selfplay, games=2, parallel_games=2, sims=4, fast_sims=2,
+                            gumbel_m=2, leaf_batch=2, records=1),
+        replay=dc.replace(cfg.replay, window_games=4, window_start=1, window_growth=1),
+        train=dc.replace(cfg.train, steps=2, batch_size=8),
+        anchors=dc.replace(cfg.anchors, opponents=["greedy"], games=2, every=2,
+                           az="sims=2,leaf_batch=2,rollout=none,root=gumbel"))
+    out = tmp_path / "strong"
+    TrainingRun(out, cfg, progress=False).run()
+    lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [ln["iteration"] for ln in lines] == [0, 1, 2]
+    assert [ln["best_iteration"] for ln in lines] == [0, 1, 2]  # no gating: always the latest
+    assert all("gating" not in ln for ln in lines)
+    assert [sorted(ln.get("anchors") or {}) for ln in lines] == [["greedy"], [], ["greedy"]]
+    # the window grows, 1 + k games at iteration k, in whole sets of 2 games: at iteration 1
+    # the newest set holds the window's 2 games and the warm start's leaves; at 2 (window 3)
+    # the newest set alone does not, so the one before stays
+    assert [ln["train"]["buffer_games"] for ln in lines] == [2, 2, 4]
+    assert [ln["selfplay"]["games"] for ln in lines] == [2, 2, 2]
+
+
+def test_the_committed_strong_pack_is_whole_and_continues_the_strong_config() -> None:
+    """packs/strong (the strong run's small state, docs/alphazero.md): every file it lists
+    has its recorded checksum, its metrics are whole, and it runs strong.toml as written."""
+    from taluva_ai.agents.alphazero.train import read_metrics, read_state
+    from taluva_ai.runfiles import sha256_file
+
+    pack = ROOT / "packs" / "strong"
+    state = read_state(pack)
+    assert state is not None and state["pack"]["iteration"] == state["iteration"]
+    assert {rel: sha256_file(pack / rel) for rel in state["files"]} == state["files"]
+    lines, problem = read_metrics(pack, state, state["iteration"])
+    assert problem is None
+    assert [ln["iteration"] for ln in lines] == list(range(state["iteration"] + 1))
+    assert load_config(pack / "config.toml") == load_config(CONFIGS / "strong.toml")
