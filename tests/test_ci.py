@@ -56,3 +56,25 @@ def test_the_default_run_is_parallel_only_when_nothing_else_is_asked() -> None:
     assert default_workers(True, 3, False, False, 2) is None
     assert default_workers(True, None, True, False, 2) is None
     assert default_workers(True, None, False, True, 2) is None
+
+
+def test_the_checkout_finds_its_own_agents_and_envs_whatever_is_installed() -> None:
+    """With the repository root first on sys.path (pytest's ``pythonpath``), ``taluva_ai`` is
+    this checkout's folder, and ``taluva_ai.agents`` / ``taluva_ai.envs`` must be this
+    checkout's ``agents/`` and ``envs/`` even when no editable install maps them here (a
+    non-editable install, an editable one of another folder, or none)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "sys.meta_path[:] = [f for f in sys.meta_path "
+            "if '__editable__' not in getattr(f, '__module__', '')]; "
+            "import taluva_ai.agents, taluva_ai.envs; "
+            "print(taluva_ai.__file__); print(taluva_ai.agents.__file__); "
+            "print(taluva_ai.envs.__file__)")
+    res = subprocess.run([sys.executable, "-c", code, str(ROOT)], capture_output=True,
+                         text=True, cwd="/", check=False)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == [str(ROOT / "taluva_ai" / "__init__.py"),
+                                       str(ROOT / "agents" / "__init__.py"),
+                                       str(ROOT / "envs" / "__init__.py")]
