@@ -100,6 +100,24 @@ def check_file(path: str | Path, sha256: str,
     return None if got == sha256 else damaged(got, sha256, where)
 
 
+def read_checked(path: str | Path, sha256: str | None) -> tuple[bytes | None, str | None]:
+    """The bytes of a file whose checksum was recorded as ``sha256`` (None: not recorded), and
+    what is wrong with it in :func:`check_file`'s words: ``(bytes, None)`` when it is there
+    with those bytes, else ``(None, "missing" | "unreadable (...)" | "damaged (...)" | "not
+    recorded in state.json")``."""
+    path = Path(path)
+    if not path.is_file():
+        return None, "missing" if not path.exists() else "unreadable (not a file)"
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        return None, f"unreadable ({e.strerror or e})"
+    if sha256 is None:
+        return None, "not recorded in state.json"
+    got = sha256_bytes(raw)
+    return (raw, None) if got == sha256 else (None, damaged(got, sha256))
+
+
 def damaged(got: str, want: str, where: str = "recorded when it was written") -> str:
     """``"damaged (its SHA-256 is <got>..., not the <want>... <where>)"``."""
     return f"damaged (its SHA-256 is {got[:12]}..., not the {want[:12]}... {where})"

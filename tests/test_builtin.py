@@ -9,6 +9,7 @@ description's own reference outputs, which the ship command rewrites.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import json
@@ -217,7 +218,7 @@ def test_packaged_onnx_gives_the_outputs_pytorch_gave() -> None:
     (no PyTorch needed); and every recorded field is there."""
     net, encoder, info = builtin.load_builtin()
     assert builtin.reference_difference(net, encoder, info) <= 1e-5
-    assert info["sha256"] == builtin.hashlib.sha256(
+    assert info["sha256"] == hashlib.sha256(
         (builtin.DATA_DIR / builtin.ONNX_NAME).read_bytes()).hexdigest()
     assert info["bytes"] == (builtin.DATA_DIR / builtin.ONNX_NAME).stat().st_size < 4_000_000
     assert info["game"]["name"] == "taluva" and info["game"]["num_players"] == 2
@@ -298,7 +299,7 @@ def test_ship_command_packages_a_run(tmp_path, monkeypatch, capsys) -> None:
     said = capsys.readouterr().out
     assert said.startswith(f"wrote {out}/builtin-2p.onnx (") and "run/best.pt, iteration 2" in said
     info = json.loads((out / builtin.JSON_NAME).read_text())
-    assert info["sha256"] == builtin.hashlib.sha256(
+    assert info["sha256"] == hashlib.sha256(
         (out / builtin.ONNX_NAME).read_bytes()).hexdigest()
     assert info["source"]["iteration"] == 2 and info["source"]["elapsed_s"] == 30.0
     assert info["source"]["checkpoint"] == "best.pt" and info["source"]["run"] == "run"

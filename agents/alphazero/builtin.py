@@ -27,7 +27,6 @@ docs/alphazero.md, "The built-in network", describes it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from taluva_ai.agents.alphazero.runtime import CheckpointError, OnnxNet, encoding_differences
+from taluva_ai.runfiles import sha256_bytes
 
 #: Where the packaged network lives (package data, installed with the package).
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -100,7 +100,7 @@ def load_builtin(threads: int = 1, data_dir: str | Path | None = None
     except OSError as e:
         raise CheckpointError(f"{WHAT}: {onnx_path} is unreadable ({e.strerror or e}); "
                               f"{REMEDY}") from None
-    digest = hashlib.sha256(data).hexdigest()
+    digest = sha256_bytes(data)
     want = str(info.get("sha256"))
     if digest != want:
         raise CheckpointError(f"{WHAT}: {onnx_path} is damaged (its SHA-256 is {digest[:12]}..., "
@@ -269,7 +269,7 @@ def ship(run: str | Path, checkpoint: str | Path | None = None,
     info: dict[str, Any] = {
         "format": FORMAT,
         "onnx": ONNX_NAME,
-        "sha256": hashlib.sha256(model).hexdigest(),
+        "sha256": sha256_bytes(model),
         "bytes": len(model),
         "game": {"name": cfg.game.name, "num_players": cfg.game.num_players,
                  "options": dict((payload.get("game") or {}).get("options") or {})},

@@ -114,9 +114,9 @@ from taluva_ai.parallel import (
 from taluva_ai.protocol import make_game
 from taluva_ai.runfiles import (
     check_file,
-    damaged,
     json_sha256,
     naming,
+    read_checked,
     sha256_bytes,
     sha256_file,
     write_atomic,
@@ -1152,18 +1152,9 @@ def pack_run(run: str | Path, out: str | Path) -> dict[str, Any]:
     needed = sorted({latest, f"checkpoints/trainer_{done:04d}.pt", best_rel})
     data: dict[str, bytes] = {}
     for rel in needed + sorted(r for r in files if _ANCHOR_TABLE.match(r)):
-        path, want = run / rel, files.get(rel)
-        try:
-            raw = path.read_bytes()
-            what = None if want is None or sha256_bytes(raw) == want else \
-                damaged(sha256_bytes(raw), want)
-        except FileNotFoundError:
-            what = "missing"
-        except OSError as e:
-            what = f"unreadable ({e.strerror or e})"
-        if what is None and want is None:
-            what = "not recorded in state.json"
-        if what is None:
+        path = run / rel
+        raw, what = read_checked(path, files.get(rel))
+        if raw is not None:
             data[rel] = raw
         elif rel in needed:
             problems.append((_iteration_of(rel) or 0, f"{path}: {what}"))
