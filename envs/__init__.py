@@ -1,7 +1,8 @@
 """Environments (imported as ``taluva_ai.envs``): the Gymnasium env ``taluva_ai/Taluva-v0``, the
 native batched :class:`TaluvaVectorEnv` and the PettingZoo AEC env (docs/envs.md); for any
 protocol game with an observation tensor, :class:`GameEnv` and :func:`game_aec_env`, with
-``taluva_ai/ThurnUndTaxis-v0`` (docs/thurn_und_taxis.md);
+``taluva_ai/ThurnUndTaxis-v0`` and its batched :class:`ThurnUndTaxisVectorEnv`
+(docs/thurn_und_taxis.md);
 the solo variant's single-agent env ``taluva_ai/TaluvaSolo-v0`` and
 :class:`TaluvaSoloVectorEnv` (docs/solo.md).
 
@@ -23,6 +24,7 @@ except ImportError as e:  # the core package does not need it
 from taluva_ai.envs.game_env import GameEnv, ThurnUndTaxisEnv
 from taluva_ai.envs.solo_env import TaluvaSoloEnv, TaluvaSoloVectorEnv
 from taluva_ai.envs.taluva_env import TaluvaEnv
+from taluva_ai.envs.tnt_vector import ThurnUndTaxisVectorEnv
 from taluva_ai.envs.vector import EnvStateError, TaluvaVectorEnv
 
 ENV_ID = "taluva_ai/Taluva-v0"
@@ -41,6 +43,7 @@ if TNT_ENV_ID not in gymnasium.registry:
     gymnasium.register(
         id=TNT_ENV_ID,
         entry_point="taluva_ai.envs.game_env:ThurnUndTaxisEnv",
+        vector_entry_point="taluva_ai.envs.tnt_vector:ThurnUndTaxisVectorEnv",
         disable_env_checker=False,
     )
 if SOLO_ENV_ID not in gymnasium.registry:
@@ -68,5 +71,5 @@ def game_aec_env(game: str = "thurn_und_taxis", **kwargs: Any) -> Any:
 
 
 __all__ = ["ENV_ID", "SOLO_ENV_ID", "TNT_ENV_ID", "EnvStateError", "GameEnv", "TaluvaEnv",
-           "TaluvaSoloEnv", "TaluvaSoloVectorEnv", "TaluvaVectorEnv", "ThurnUndTaxisEnv", "aec_env",
-           "game_aec_env"]
+           "TaluvaSoloEnv", "TaluvaSoloVectorEnv", "TaluvaVectorEnv", "ThurnUndTaxisEnv",
+           "ThurnUndTaxisVectorEnv", "aec_env", "game_aec_env"]
