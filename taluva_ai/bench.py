@@ -536,20 +536,17 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
     """DESIGN.md's JSON shape: ``{"engine": ..., "solo": ..., "mcts": ..., "env": ...,
     "net": ..., "machine": ...}``, each section present when asked for (``env`` needs the
     ``envs`` extra, ``net`` PyTorch). ``game``: ``"taluva"`` or ``"thurn_und_taxis"`` (its
-    engine section: ``taluva_ai.games.thurn_und_taxis.bench``); ``solo``: random solo games
-    (Taluva only).
+    engine section: ``taluva_ai.games.thurn_und_taxis.bench``; its ``env`` section: the
+    ``ThurnUndTaxisVectorEnv`` at batch 1, 64, 256); ``solo``: random solo games (Taluva only).
 
     Raises:
         ImportError: ``env`` without gymnasium or ``net`` without torch installed.
-        ValueError: an unknown game, or ``env`` for a game without a vector env.
+        ValueError: an unknown game, or ``solo`` for Thurn und Taxis.
     """
     if game not in ("taluva", "thurn_und_taxis"):
         raise ValueError(f"no benchmark for game {game!r}; known: taluva, thurn_und_taxis")
     if solo and game != "taluva":
         raise ValueError("--solo is Taluva's solo variant; it has no Thurn und Taxis form")
-    if env and game != "taluva":
-        raise ValueError("--env measures the Taluva VectorEnv; Thurn und Taxis has no "
-                         "batched env")
     out: dict[str, Any] = {}
     if engine:
         if game == "thurn_und_taxis":
@@ -566,7 +563,8 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
         import importlib
 
         bench_env = importlib.import_module("taluva_ai.envs.bench").bench_env
-        out["env"] = bench_env((1, 64, 256, 1024), repeats=repeats)
+        sizes = (1, 64, 256, 1024) if game == "taluva" else (1, 64, 256)
+        out["env"] = bench_env(sizes, repeats=repeats, game=game)
     if net:
         out["net"] = bench_net(repeats=repeats)
     if selfplay:

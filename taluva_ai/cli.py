@@ -718,8 +718,6 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.game not in ("taluva", "thurn_und_taxis"):
         raise _ArgError(f"--game: no benchmark for {args.game!r}; known: taluva, "
                         "thurn_und_taxis")
-    if args.env and args.game != "taluva":
-        raise _ArgError("--env measures the Taluva VectorEnv; use it without --game")
     if args.solo and args.game != "taluva":
         raise _ArgError("--solo is Taluva's solo variant; use it without --game")
     try:
@@ -749,7 +747,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
               "decisions/game, dense mask at each)")
     if "env" in res:
         for b, v in res["env"]["steps_per_s"].items():
-            print(f"env: batch {b}: {v:.0f} steps/s (random actions, planes and mask each step)")
+            print(f"env: batch {b}: {v:.0f} steps/s (random actions, observation and mask each "
+                  "step)")
     if "net" in res:
         nt = res["net"]
         for preset, v in nt.items():
@@ -1163,7 +1162,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "random rollouts (--mcts-sims per search), and (Taluva) the strength "
                        "ladder's MCTS-400 with greedy rollouts and the time of one greedy rollout")
     bench.add_argument("--env", action="store_true",
-                       help="VectorEnv steps/s at batch 1, 64, 256, 1024 (needs taluva-ai[envs])")
+                       help="VectorEnv steps/s at batch 1, 64, 256, 1024 (Thurn und Taxis: "
+                       "1, 64, 256; needs taluva-ai[envs])")
     bench.add_argument("--solo", action="store_true",
                        help="random full solo games per second (docs/solo.md)")
     bench.add_argument("--mcts-sims", type=int, default=2000,

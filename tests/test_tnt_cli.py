@@ -41,7 +41,6 @@ def test_play_and_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     (["play", "--game", "chess", "--players", "random", "random"], "unknown game 'chess'"),
     (["play", "--game", "thurn_und_taxis", "--players", "random", "random", "--max-rounds",
       "0"], "max_rounds must be an integer in 1..10000"),
-    (["bench", "--game", "thurn_und_taxis", "--env"], "--env measures the Taluva VectorEnv"),
 ])
 def test_bad_arguments_exit_2_with_one_line(argv: list[str], message: str,
                                             capsys: pytest.CaptureFixture[str]) -> None:

@@ -266,3 +266,33 @@ def test_autoreset_disabled_refuses_a_finished_game() -> None:
         venv.step(acts)
     obs, info = venv.reset(options={"reset_mask": done})
     assert info["step_kind"][i] == 1 and obs["action_mask"][i].sum() > 0  # a fresh game's draw
+
+
+def test_bench_env_of_thurn_und_taxis(monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``taluva bench --game thurn_und_taxis --env --json`` measures this env at batch 1, 64,
+    256 (here with 0.02 s measurements)."""
+    import json
+
+    import taluva_ai.envs.bench as eb
+    from taluva_ai.cli import main
+
+    real = eb.bench_env
+    calls: list[tuple[Any, ...]] = []
+
+    def short(sizes: Any, repeats: int, game: str) -> dict[str, Any]:
+        calls.append((tuple(sizes), repeats, game))
+        return real(sizes, seconds=0.02, repeats=repeats, warmup_steps=2, game=game)
+
+    monkeypatch.setattr(eb, "bench_env", short)
+    assert main(["bench", "--game", "thurn_und_taxis", "--env", "--json", "--repeats", "1"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert calls == [((1, 64, 256), 1, "thurn_und_taxis")]
+    assert sorted(res) == ["env", "machine"]
+    env = res["env"]
+    assert env["game"] == "thurn_und_taxis" and env["num_players"] == 2
+    assert sorted(env["steps_per_s"], key=int) == ["1", "64", "256"]
+    assert all(v > 0 for v in env["steps_per_s"].values()) and "view_radius" not in env
+    with pytest.raises(ValueError, match="no vector env for game 'chess'; known: taluva, "
+                       "thurn_und_taxis"):
+        real((1,), game="chess")
