@@ -216,7 +216,7 @@ def _set_priors(prior, first, logits, ids, order, n):
     zmax = z.max()
     for i in range(n):
         z[i] = np.exp(z[i] - zmax)
-    total = _pairwise_sum(z, 0, n)
+    total = _pairwise_sum(z, np.int64(0), np.int64(n))
     for i in range(n):
         prior[first + i] = z[order[i]] / total
 

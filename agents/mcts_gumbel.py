@@ -144,7 +144,8 @@ def completed_q(q, visits, prior, raw_value, c_visit, c_scale):
             m += 1
     mixed = raw_value
     if total > 0:
-        weighted = _pairwise_sum(pq, 0, m) / _pairwise_sum(pp, 0, m)
+        weighted = (_pairwise_sum(pq, np.int64(0), np.int64(m))
+                    / _pairwise_sum(pp, np.int64(0), np.int64(m)))
         mixed = (raw_value + total * weighted) / (total + 1.0)
     comp = np.empty(k)
     for i in range(k):

@@ -362,12 +362,12 @@ def encode_planes(cells, players, meta, rules, nbr, cell_of, player, vr, qc, rc,
     step = meta[M_STEP]
     # the same-settlement labels of every seat, for the settlement planes
     scan = np.empty(cells.shape[0], dtype=np.int32)
-    nscan = K._scan_cells(meta, cell_of, 0, scan)
+    nscan = K._scan_cells(meta, cell_of, np.int64(0), scan)
     size = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
     stemples = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
     stowers = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
     canon = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
-    K.settlements(cells, nbr, scan, nscan, -1, label, size, stemples, stowers, canon)
+    K.settlements(cells, nbr, scan, nscan, np.int64(-1), label, size, stemples, stowers, canon)
     pl_sett = PL_PLAYERS + 3 * n
     for row in range(s):
         for col in range(s):

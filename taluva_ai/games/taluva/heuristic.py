@@ -194,7 +194,7 @@ def placement_context(cells, players, meta, rules, nbr, cell_of, ctx):
     if rules[K.R_SOLO] != 0:
         return False
     p = meta[M_PLAYER]
-    nscan = K._scan_cells(meta, cell_of, 0, scan)
+    nscan = K._scan_cells(meta, cell_of, np.int64(0), scan)
     nsett = K.settlements(cells, nbr, scan, nscan, p, label, sett[0], sett[1], sett[2], sett[3])
     if nsett > 64:
         return False
@@ -214,8 +214,9 @@ def placement_context(cells, players, meta, rules, nbr, cell_of, ctx):
             continue
         adj, temple_ok, tower_ok = K.mover_adjacency(cells, nbr, p, c, label, sett[0], sett[1],
                                                    sett[2])
-        hut, temple, tower, k = _cell_builds(lv, cells[c, C_TERRAIN], 0, adj, temple_ok,
-                                             tower_ok, supply, isolated, no_lake)
+        hut, temple, tower, k = _cell_builds(lv, cells[c, C_TERRAIN], np.int8(0), adj,
+                                             np.bool_(temple_ok), np.bool_(tower_ok), supply,
+                                             isolated, no_lake)
         nh += hut
         nt += temple
         nw += tower
@@ -277,8 +278,8 @@ def placement_value_fast(cells, players, meta, rules, nbr, a, ctx):
                                                    sett[2])
         adjs[i] = adj
         hut, temple, tower, k = _cell_builds(cells[c, C_LEVEL], cells[c, C_TERRAIN],
-                                             cells[c, C_BUILDING], adj, temple_ok, tower_ok,
-                                             supply, isolated, no_lake)
+                                             cells[c, C_BUILDING], adj, np.bool_(temple_ok),
+                                             np.bool_(tower_ok), supply, isolated, no_lake)
         nh -= hut
         nt -= temple
         nw -= tower
@@ -294,8 +295,9 @@ def placement_value_fast(cells, players, meta, rules, nbr, a, ctx):
             terrain = K.JUNGLE + tile // 5
         else:
             terrain = K.JUNGLE + tile % 5
-        hut, temple, tower, k = _cell_builds(new_level, terrain, 0, adj, temple_ok, tower_ok,
-                                             supply, isolated, no_lake)
+        hut, temple, tower, k = _cell_builds(np.int8(new_level), np.int8(terrain), np.int8(0), adj,
+                                             np.bool_(temple_ok), np.bool_(tower_ok), supply,
+                                             isolated, no_lake)
         nh += hut
         nt += temple
         nw += tower
@@ -363,7 +365,7 @@ def action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids,
         return _build_values(cells, players, meta, rules, nbr, cell_of, ids, bcost, values)
     if step != K.S_TILE:
         return 0
-    n = K.tile_actions(cells, meta, nbr, cell_of, origin, ids, False)
+    n = K.tile_actions(cells, meta, nbr, cell_of, origin, ids, np.bool_(False))
     saved_cells = np.empty((3, cells.shape[1]), dtype=cells.dtype)
     saved_players = players.copy()
     saved_meta = meta.copy()
@@ -428,7 +430,7 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
             n = _build_values(cells, players, meta, rules, nbr, cell_of, ids, bcost, vals)
             a = argmax_random(ids, vals, n)
         else:
-            n = K.tile_actions(cells, meta, nbr, cell_of, origin, ids, False)
+            n = K.tile_actions(cells, meta, nbr, cell_of, origin, ids, np.bool_(False))
             k = min(samples, n)
             fast = placement_context(cells, players, meta, rules, nbr, cell_of, ctx)
             for j in range(k):  # partial Fisher-Yates: ids[:k] is a uniform sample

@@ -203,7 +203,7 @@ def _tile_context(cells, meta, nbr, cell_of):
     sea-level placement)."""
     ncell = cells.shape[0]
     scan = np.empty(ncell, dtype=np.int32)
-    nscan = _scan_cells(meta, cell_of, 2, scan)
+    nscan = _scan_cells(meta, cell_of, np.int64(2), scan)
     coast = np.zeros(ncell, dtype=np.bool_)
     near = np.zeros(ncell, dtype=np.bool_)
     for i in range(nscan):
@@ -271,7 +271,7 @@ def _all_settlements(cells, nbr, scan, nscan):
     label = np.full(ncell, -1, dtype=np.int32)
     size = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     tmp = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    settlements(cells, nbr, scan, nscan, -1, label, size, tmp, tmp, tmp)
+    settlements(cells, nbr, scan, nscan, np.int64(-1), label, size, tmp, tmp, tmp)
     return label, size
 
 
@@ -384,7 +384,7 @@ def sample_tile_action(cells, meta, nbr, cell_of, origin, cand):
                 return v * 6 + o
     # Practically unreachable when a placement exists (the chance of missing is below e^-64);
     # fall back to the full list so the result is exact in every case.
-    n = tile_actions(cells, meta, nbr, cell_of, origin, cand, False)
+    n = tile_actions(cells, meta, nbr, cell_of, origin, cand, np.bool_(False))
     if n == 0:
         return -1
     return cand[np.random.randint(n)]
@@ -473,7 +473,7 @@ def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_
     solo_found = rules[R_SOLO] != 0 and rules[R_FOUND] != FOUND_PLAIN
 
     scan = np.empty(ncell, dtype=np.int32)
-    nscan = _scan_cells(meta, cell_of, 0, scan)
+    nscan = _scan_cells(meta, cell_of, np.int64(0), scan)
     stowers = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     canon = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     nsett = settlements(cells, nbr, scan, nscan, p, label, size, stemples, stowers, canon)
@@ -528,7 +528,7 @@ def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_
                 return 1
     hut_cost = np.empty(nh, dtype=np.int64) if solo_found else hut_ids  # no allocation then
     if solo_found:
-        nh = _solo_foundings(cells, rules, nbr, huts, hut_ids, nh, hut_cost)
+        nh = _solo_foundings(cells, rules, nbr, huts, hut_ids, np.int64(nh), hut_cost)
         if first_only and nh > 0:
             out[0] = hut_ids[0]
             return 1
@@ -750,7 +750,7 @@ def _end_tiles_out(players, meta, rules):
                     if players[q2, P_STATUS] == ACTIVE and _end_key(players, q2, rules) > kq:
                         better += 1
                 players[q, P_PLACE] = base + better
-    _finish(meta, END_TILES_OUT)
+    _finish(meta, np.int64(END_TILES_OUT))
 
 
 @njit(cache=True)
@@ -786,8 +786,8 @@ def _check_truncated(cells, meta, nbr, cell_of, origin):
     if far <= radius:
         return  # a sea-level placement next to the island fits on the board
     buf = np.empty(1, dtype=np.int64)
-    if tile_actions(cells, meta, nbr, cell_of, origin, buf, True) == 0:
-        _finish(meta, END_TRUNCATED)
+    if tile_actions(cells, meta, nbr, cell_of, origin, buf, np.bool_(True)) == 0:
+        _finish(meta, np.int64(END_TRUNCATED))
 
 
 @njit(cache=True)
@@ -982,7 +982,7 @@ def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a
     meta[M_STEP] = S_BUILD
     if _no_build(cells, players, meta, rules, nbr, cell_of, action):
         meta[M_TILE] = -1
-        if not _leave_table(players, meta, rules, p, ELIMINATED):
+        if not _leave_table(players, meta, rules, p, np.int64(ELIMINATED)):
             _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p)
 
 
@@ -999,7 +999,7 @@ def expansion_cells(cells, meta, nbr, cell_of, player, canon_cell, terrain, out)
     if cells[canon_cell, C_BUILDING] == 0 or cells[canon_cell, C_OWNER] != player:
         return -1
     scan = np.empty(ncell, dtype=np.int32)
-    nscan = _scan_cells(meta, cell_of, 0, scan)
+    nscan = _scan_cells(meta, cell_of, np.int64(0), scan)
     label = np.full(ncell, -1, dtype=np.int32)
     tmp = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     settlements(cells, nbr, scan, nscan, player, label, tmp, tmp, tmp, tmp)
@@ -1076,9 +1076,9 @@ def apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
     if kinds >= rules[R_EARLY_VICTORY_KINDS]:
         if rules[R_RANKED] == 0:
             _set_single_winner(players, rules[R_PLAYERS], p)
-            _finish(meta, END_EARLY_VICTORY)
+            _finish(meta, np.int64(END_EARLY_VICTORY))
             return
-        if _leave_table(players, meta, rules, p, FINISHED):
+        if _leave_table(players, meta, rules, p, np.int64(FINISHED)):
             return
     _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p)
 
@@ -1120,7 +1120,7 @@ def standard_legal_actions(cells, players, meta, rules, nbr, cell_of, origin, ou
     """:func:`legal_actions` of a game that is not solo (see :func:`standard_apply_chance`)."""
     step = meta[M_STEP]
     if step == S_TILE:
-        return tile_actions(cells, meta, nbr, cell_of, origin, out, False)
+        return tile_actions(cells, meta, nbr, cell_of, origin, out, np.bool_(False))
     if step == S_BUILD:
         return build_actions(cells, players, meta, rules, nbr, cell_of, out, False,
                              np.empty(0, dtype=np.int64))

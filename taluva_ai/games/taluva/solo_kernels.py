@@ -285,7 +285,7 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
     """
     ncell = cells.shape[0]
     scan = np.empty(ncell, dtype=np.int32)
-    nscan = K._scan_cells(meta, cell_of, 2, scan)
+    nscan = K._scan_cells(meta, cell_of, np.int64(2), scan)
     adj = np.zeros(ncell, dtype=np.int32)  # empty cell: terrains (bits) of island neighbours
     near = np.zeros(ncell, dtype=np.bool_)  # empty cell within 1 of one next to the island
     for i in range(nscan):
@@ -423,8 +423,8 @@ def solo_legal_actions(cells, players, meta, rules, nbr, cell_of, out):
     """
     step = meta[M_STEP]
     if step == S_TILE:
-        return tile_actions(cells, meta, rules, nbr, cell_of, meta[M_TILE], meta[M_SOURCE], out,
-                            False)
+        return tile_actions(cells, meta, rules, nbr, cell_of, np.int64(meta[M_TILE]),
+                            np.int64(meta[M_SOURCE]), out, np.bool_(False))
     if step == S_BUILD:
         return build_actions(cells, players, meta, rules, nbr, cell_of, out, False,
                              np.empty(0, dtype=np.int64))
@@ -474,7 +474,7 @@ def _enter_build(cells, players, meta, rules, nbr, cell_of):
     buf = np.empty(1, dtype=np.int64)
     if K.build_actions(cells, players, meta, rules, nbr, cell_of, buf, True,
                        np.empty(0, dtype=np.int64)) == 0:
-        _finish(cells, players, meta, rules, nbr, cell_of, END_NO_BUILD)
+        _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_NO_BUILD))
     else:
         meta[M_STEP] = S_BUILD
 
@@ -516,7 +516,8 @@ def _tile_in_hand(cells, players, deck, meta, rules, nbr, cell_of, tile):
     meta[M_TILE] = tile
     meta[M_TURN_TILES] += 1
     buf = np.empty(1, dtype=np.int64)
-    if tile_actions(cells, meta, rules, nbr, cell_of, tile, meta[M_SOURCE], buf, True) > 0:
+    if tile_actions(cells, meta, rules, nbr, cell_of, np.int64(tile), np.int64(meta[M_SOURCE]), buf,
+                    np.bool_(True)) > 0:
         meta[M_STEP] = S_TILE
     else:
         _set_aside(deck, meta, rules)
@@ -553,7 +554,7 @@ def _start_turn(cells, players, deck, meta, rules, nbr, cell_of):
     meta[M_BONUS_SRC] = 0
     meta[M_LAST_CLASS] = 0
     if meta[M_PILE] == 0:
-        _finish(cells, players, meta, rules, nbr, cell_of, END_PILE_OUT)
+        _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_PILE_OUT))
         return
     _draw_pile(cells, players, deck, meta, rules, nbr, cell_of, SOURCE_REGULAR)
 
@@ -602,7 +603,7 @@ def _box(players, meta, kind):
 @njit(cache=True)
 def _after_box(cells, players, meta, rules, nbr, cell_of):
     if players[0, P_HUTS] + players[0, P_TEMPLES] + players[0, P_TOWERS] == 0:
-        _finish(cells, players, meta, rules, nbr, cell_of, END_SUPPLY_OUT)  # SOLO.md 4.2
+        _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_SUPPLY_OUT))  # SOLO.md 4.2
     else:
         _phase2(cells, players, meta, rules, nbr, cell_of)
 
@@ -614,7 +615,7 @@ def _class1_box(cells, players, meta, rules, nbr, cell_of):
     supply), then phase 2."""
     if rules[R_BOX_HUT] != 0:
         if players[0, P_HUTS] > 0:
-            _box(players, meta, 0)
+            _box(players, meta, np.int64(0))
         _after_box(cells, players, meta, rules, nbr, cell_of)
         return
     kinds = 0
@@ -627,7 +628,7 @@ def _class1_box(cells, players, meta, rules, nbr, cell_of):
         meta[M_STEP] = S_BOX
         return
     if kinds == 1:
-        _box(players, meta, last)
+        _box(players, meta, np.int64(last))
     _after_box(cells, players, meta, rules, nbr, cell_of)
 
 
@@ -641,8 +642,8 @@ def _offer_bonus(cells, players, meta, rules, nbr, cell_of, sources):
         src |= SRC_BIT_PILE
     if (sources & SRC_BIT_FACE_UP) != 0 and meta[M_FACE_UP] >= 0 and meta[M_FACE_USED] == 0:
         buf = np.empty(1, dtype=np.int64)
-        if tile_actions(cells, meta, rules, nbr, cell_of, meta[M_FACE_UP], SOURCE_FACE_UP, buf,
-                        True) > 0:
+        if tile_actions(cells, meta, rules, nbr, cell_of, np.int64(meta[M_FACE_UP]),
+                        np.int64(SOURCE_FACE_UP), buf, np.bool_(True)) > 0:
             src |= SRC_BIT_FACE_UP
     if src == 0:
         _phase2(cells, players, meta, rules, nbr, cell_of)
@@ -712,9 +713,9 @@ def solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ac
         K.place_build(cells, players, meta, rules, nbr, cell_of, action)
         meta[M_PLY] += 1
         if players[0, P_HUTS] + players[0, P_TEMPLES] + players[0, P_TOWERS] == 0:
-            _finish(cells, players, meta, rules, nbr, cell_of, END_SUPPLY_OUT)
+            _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_SUPPLY_OUT))
         elif meta[M_PILE] == 0:
-            _finish(cells, players, meta, rules, nbr, cell_of, END_PILE_OUT)
+            _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_PILE_OUT))
         else:
             _start_turn(cells, players, deck, meta, rules, nbr, cell_of)
     elif step == S_BONUS:
@@ -833,7 +834,7 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
     ncell = cells.shape[0]
     lines[:] = 0
     scan = np.empty(ncell, dtype=np.int32)
-    nscan = K._scan_cells(meta, cell_of, 0, scan)
+    nscan = K._scan_cells(meta, cell_of, np.int64(0), scan)
     disjoint = rules[R_PATTERN_DISJOINT] != 0
     cap = 4 * nscan + 1
     ppoints = np.empty(cap if disjoint else 0, dtype=np.int64)
@@ -887,7 +888,7 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
                 else:
                     lines[L_TRIANGLE6] += p6
     if disjoint and npat > 0:
-        chosen = _best_disjoint(ppoints, phexes, psizes, npat)
+        chosen = _best_disjoint(ppoints, phexes, psizes, np.int64(npat))
         for k in range(npat):
             if chosen[k]:
                 lines[L_TRIANGLE3 if ptype[k] == 3 else L_TRIANGLE6] += ppoints[k]
@@ -895,7 +896,7 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
     label = np.full(ncell, -1, dtype=np.int32)
     size = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
     tmp = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
-    ns = K.settlements(cells, nbr, scan, nscan, 0, label, size, tmp, tmp, tmp)
+    ns = K.settlements(cells, nbr, scan, nscan, np.int64(0), label, size, tmp, tmp, tmp)
     terr_count = np.zeros((max(ns, 1), 7), dtype=np.int64)
     for i in range(nscan):
         x = scan[i]

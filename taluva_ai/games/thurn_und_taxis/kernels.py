@@ -579,7 +579,7 @@ def _trigger_end(players, meta, p, reason):
     if meta[M_END_BY] < 0:
         meta[M_END_BY] = p
         meta[M_END] = reason
-        _take_tile(players, meta, p, ST_GAME_END)
+        _take_tile(players, meta, p, np.int64(ST_GAME_END))
 
 
 @kernel
@@ -616,7 +616,7 @@ def _place_house(houses, players, meta, c):
     meta[M_TODO] -= 1
     meta[M_LAST] = c if meta[M_MODE] == MODE_ONE_PROVINCE else CITY_PROVINCE[c]
     if players[p, P_HOUSES_LEFT] == 0:
-        _trigger_end(players, meta, p, END_LAST_HOUSE)
+        _trigger_end(players, meta, p, np.int64(END_LAST_HOUSE))
 
 
 @kernel
@@ -658,7 +658,7 @@ def _after_houses(cards, houses, players, meta, rules):
         last = ST_ROUTE_5 if rules[R_ROUTE_TILE_FALLBACK] else first
         for s in range(first, last + 1):
             if meta[M_STACK_TAKEN + s] < STACK_SIZE[s]:
-                _take_tile(players, meta, p, s)
+                _take_tile(players, meta, p, np.int64(s))
                 break
     # region tiles: at most one per group; an empty stack gives nothing
     for i in range(REGION_STACKS.shape[0]):
@@ -671,7 +671,7 @@ def _after_houses(cards, houses, players, meta, rules):
                 full = False
                 break
         if full:
-            _take_tile(players, meta, p, s)
+            _take_tile(players, meta, p, np.int64(s))
     s = ST_ALL_PROVINCES
     if players[p, P_STACK_COUNT + s] == 0 and meta[M_STACK_TAKEN + s] < STACK_SIZE[s]:
         every = True
@@ -687,7 +687,7 @@ def _after_houses(cards, houses, players, meta, rules):
                 every = False
                 break
         if every:
-            _take_tile(players, meta, p, s)
+            _take_tile(players, meta, p, np.int64(s))
     # carriage: the next value, never skipping one (§6)
     meta[M_STEP] = T_FINISH_CLOSE
     v = next_carriage(players, p)
@@ -702,7 +702,7 @@ def _after_houses(cards, houses, players, meta, rules):
 def _take_carriage(players, meta, p, v):
     players[p, P_CARRIAGE] = v
     if v == 7:
-        _trigger_end(players, meta, p, END_CARRIAGE_7)
+        _trigger_end(players, meta, p, np.int64(END_CARRIAGE_7))
 
 
 @kernel
@@ -801,16 +801,16 @@ def apply_action(cards, route, houses, players, meta, rules, a):
         cards[L_HAND + p, c] += 1
         cards[L_KNOWN + p, c] += 1
         meta[M_DRAWS] += 1
-        _begin_chance(cards, meta, TO_DISPLAY, 1, RS_DRAW1)
+        _begin_chance(cards, meta, np.int64(TO_DISPLAY), np.int64(1), np.int64(RS_DRAW1))
     elif a == A_TAKE_SUPPLY:
         meta[M_DRAWS] += 1
-        _begin_chance(cards, meta, TO_HAND, 1, RS_DRAW1)
+        _begin_chance(cards, meta, np.int64(TO_HAND), np.int64(1), np.int64(RS_DRAW1))
     elif a == A_ADMINISTRATOR:
         meta[M_OFFICIAL] = OF_ADMINISTRATOR
         for c in range(NUM_CITIES):
             cards[L_DISCARD, c] += cards[L_DISPLAY, c]
             cards[L_DISPLAY, c] = 0
-        _begin_chance(cards, meta, TO_DISPLAY, DISPLAY_SIZE, RS_ADMIN)
+        _begin_chance(cards, meta, np.int64(TO_DISPLAY), np.int64(DISPLAY_SIZE), np.int64(RS_ADMIN))
     elif a < A_POSTMASTER_SUPPLY:
         c = a - A_POSTMASTER
         meta[M_OFFICIAL] = OF_POSTMASTER
@@ -818,11 +818,11 @@ def apply_action(cards, route, houses, players, meta, rules, a):
         cards[L_HAND + p, c] += 1
         cards[L_KNOWN + p, c] += 1
         meta[M_DRAWS] += 1
-        _begin_chance(cards, meta, TO_DISPLAY, 1, RS_DRAW2)
+        _begin_chance(cards, meta, np.int64(TO_DISPLAY), np.int64(1), np.int64(RS_DRAW2))
     elif a == A_POSTMASTER_SUPPLY:
         meta[M_OFFICIAL] = OF_POSTMASTER
         meta[M_DRAWS] += 1
-        _begin_chance(cards, meta, TO_HAND, 1, RS_DRAW2)
+        _begin_chance(cards, meta, np.int64(TO_HAND), np.int64(1), np.int64(RS_DRAW2))
     elif a < A_CARRIER:
         _play(cards, route, players, meta, a)
     elif a < A_PASS:
