@@ -106,7 +106,9 @@ def move_info(state: GameState, action: int) -> dict[str, Any]:
     is the notation's word (``tile``, ``hut``, ``temple``, ``tower``, ``expand``, ``bonus``,
     ``box``), ``hex`` the hex it names (a tile's volcano hex, a build's hex) and ``cells`` the
     hexes it changes (found by applying it to a copy: the tile's three hexes, an expansion's
-    new huts). Another game gives only the id, notation and kind."""
+    new huts); ``at`` and ``cells_at`` are those hexes' centres in the board picture's
+    coordinates (:func:`~taluva_ai.games.taluva.svg.hex_pixel`). Another game gives only the
+    id, notation and kind."""
     text = state.action_to_string(int(action))
     kind = text.split("@")[0].split(":")[0]
     out: dict[str, Any] = {"id": int(action), "notation": text, "kind": kind, "hex": None,
@@ -114,16 +116,18 @@ def move_info(state: GameState, action: int) -> dict[str, Any]:
     if getattr(getattr(state, "game", None), "name", "") != "taluva":
         return out
     from taluva_ai.games.taluva.actions import Action
-    from taluva_ai.games.taluva.svg import changed_cells
+    from taluva_ai.games.taluva.svg import changed_cells, hex_pixel
 
     act = Action.parse(text)
     if "@" in text:
         out["hex"] = [act.q, act.r]
+        out["at"] = [round(v, 1) for v in hex_pixel(act.q, act.r)]
     after = state.clone()
     after.apply(int(action))
     board = state.game.board  # type: ignore[attr-defined]
     cells = changed_cells(state.cells, after.cells)  # type: ignore[attr-defined]
     out["cells"] = [[int(v) for v in board.hex(int(c))] for c in cells]
+    out["cells_at"] = [[round(v, 1) for v in hex_pixel(q, r)] for q, r in out["cells"]]
     return out
 
 
@@ -417,7 +421,8 @@ def analyse(state: GameState, spec: Any, seed: int = 0) -> dict[str, Any]:
         info = move_info(state, c["action"])
         out.append({"notation": info["notation"], "visits": c["visits"], "value": c["value"],
                     "prior": c["prior"], "share": round(c["visits"] / total, 4),
-                    "hex": info["hex"], "cells": info["cells"]})
+                    "hex": info["hex"], "at": info.get("at"), "cells": info["cells"],
+                    "cells_at": info.get("cells_at", [])})
     return {"agent": spec, "chosen": state.action_to_string(chosen),
             "summary": str(stats.get("summary", "")),
             "simulations": stats.get("simulations"), "root_value": stats.get("root_value"),
