@@ -453,7 +453,7 @@ function drawAnalysis(res) {
   if (!layer) return;
   const heat = new Map();
   for (const c of res.candidates) {
-    if (!c.at) continue;
+    if (!c.at || !c.visits) continue;
     const key = c.hex.join(",");
     const h = heat.get(key) || { at: c.at, hex: c.hex, share: 0, best: c };
     h.share += c.share;
