@@ -31,6 +31,15 @@ class Agent(ABC):
         """What the agent can tell about its last decision (search statistics etc.)."""
         return {}
 
+    def search_candidates(self) -> list[dict[str, Any]]:
+        """Every move the search of the last decision considered at its root, most visited
+        first (ties by prior): dicts ``{"action": int, "visits": int, "value": float | None,
+        "prior": float}``; ``value`` is the mean return of the player to move over the move's
+        visits, on the scale of the game's returns (None for an unvisited move), ``prior`` the
+        move's prior probability. Empty for an agent that does not search (this default) or
+        before its first decision. The browser board's analysis draws them (docs/web.md)."""
+        return []
+
 
 _AGENTS: dict[str, Callable[..., Agent]] = {}
 #: name -> (one-line summary, the spec parameters: a mapping name -> default, or a callable

@@ -211,6 +211,7 @@ class MCTSAgent(Agent):
         self._root_history: list[int] | None = None
         self._orders: dict[int, np.ndarray] = {}  # child order of nodes awaiting priors
         self._last: dict[str, Any] = {}
+        self._root_children: tuple[Any, ...] | None = None
         self._policy: tuple[np.ndarray, np.ndarray] | None = None
         self._root_value = np.zeros(0)
         self._g_noise = np.zeros(0)
@@ -552,6 +553,10 @@ class MCTSAgent(Agent):
             node = max(ch, key=lambda c: tree.N[c])
             if tree.N[node] == 0:
                 break
+        kid_ids = np.array(kids, dtype=np.int64)
+        self._root_children = (tree.action[kid_ids].astype(np.int64), tree.N[kid_ids].copy(),
+                               tree.W[kid_ids, p].copy(), tree.prior[kid_ids].copy(),
+                               scale, offset)
         root_value = round(float(tree.W[0, p] / max(tree.N[0], 1)) * scale + offset, 3)
         moves = ", ".join(f"{t['move']} {t['visits']}v {t['value']:+.2f} (p {t['prior']:.2f})"
                           for t in top)
@@ -568,6 +573,18 @@ class MCTSAgent(Agent):
 
     def stats(self) -> dict[str, Any]:
         return dict(self._last)
+
+    def search_candidates(self) -> list[dict[str, Any]]:
+        """Every root move of the last search (:meth:`Agent.search_candidates`): visits, mean
+        value for the player to move (the game's returns scale), prior."""
+        if self._root_children is None:
+            return []
+        actions, visits, wins, prior, scale, offset = self._root_children
+        order = np.lexsort((-prior, -visits))
+        return [{"action": int(actions[i]), "visits": int(visits[i]),
+                 "value": (round(float(wins[i] / visits[i]) * scale + offset, 4)
+                           if visits[i] > 0 else None),
+                 "prior": round(float(prior[i]), 4)} for i in order]
 
     # -- tree reuse -------------------------------------------------------------------------
 

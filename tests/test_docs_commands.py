@@ -228,6 +228,9 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                           "its app); checked on an empty runs/", None),
     "taluva replay game.jsonl --svg out/":
         (RUN, "", "taluva play --players greedy random --seed 7 --record game.jsonl --show"),
+    "python experiments/web_screenshots.py --out docs":
+        (SKIP, "drives headless chromium for a minute; tests/test_web_browser.py drives the "
+         "same views", None),
 }
 
 #: The RUN commands the default suite runs (the others: ``-m slow``).

@@ -156,3 +156,162 @@ def test_serve_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         main(["serve", "--port", "70000"])
     assert e.value.code == 2
     assert "a TCP port is an integer 1..65535, got '70000'" in capsys.readouterr().err
+
+
+# -- play, analysis, runs ---------------------------------------------------------------------
+
+
+def _new_game(client: TestClient, **body: Any) -> dict[str, Any]:
+    resp = client.post("/api/games", json={"seats": ["human", "random"],
+                                           "rules": {"tiles_per_player": 1}, "seed": 3, **body})
+    assert resp.status_code == 200, resp.text
+    return dict(resp.json())
+
+
+def test_play_a_game_to_the_end_and_save_it(served: tuple[Path, TestClient]) -> None:
+    runs, client = served
+    g = _new_game(client)
+    assert g["seats"] == ["human", "random"] and g["humans"] == [True, False]
+    assert g["history"] == [{"ply": 0, "player": "chance", "notation": "draw:CS"}]
+    assert g["to_move"] == 0 and g["step"] == "tile" and g["human_to_move"]
+    assert [m["notation"] for m in g["moves"]] == [
+        "tile@0,0:N", "tile@0,0:NW", "tile@0,0:SW", "tile@0,0:S", "tile@0,0:SE", "tile@0,0:NE"]
+    first = g["moves"][0]
+    assert first["kind"] == "tile" and first["hex"] == [0, 0] and first["at"] == [0.0, 0.0]
+    assert first["cells"] == [[0, 0], [-1, 1], [0, 1]]
+    assert "<svg" in g["svg"]
+    assert _error(client.post(f"/api/games/{g['id']}/save", json={}), 409) == \
+        "the game is not over: a record is saved once it ends"
+    while not g["over"]:
+        if g["human_to_move"]:
+            resp = client.post(f"/api/games/{g['id']}/move",
+                               json={"move": g["moves"][0]["notation"]})
+        else:
+            assert g["moves"] == []
+            resp = client.post(f"/api/games/{g['id']}/agent")
+        assert resp.status_code == 200, resp.text
+        g = resp.json()
+    assert g["result"] == "tiles_out after 6 plies; winners: seat 0 (human), seat 1 (random)"
+    assert _error(client.post(f"/api/games/{g['id']}/agent"), 409) == "the game is over"
+    saved = client.post(f"/api/games/{g['id']}/save", json={"dir": 0}).json()
+    assert saved["path"].startswith("0/web-games/") and saved["path"].endswith(".jsonl")
+    rec = client.get("/api/record", params={"path": saved["path"]}).json()
+    assert rec["players"] == ["human", "random"] and rec["positions"] == 7
+    assert [m["notation"] for m in rec["moves"]] == [h["notation"] for h in g["history"]]
+    text = client.get(f"/api/games/{g['id']}/record")
+    assert text.status_code == 200 and text.headers["content-disposition"].startswith("attachment")
+    assert text.text == (runs / saved["path"][2:]).read_text(encoding="utf-8")
+
+
+def test_illegal_moves_are_explained_and_change_nothing(served: tuple[Path, TestClient]) -> None:
+    _, client = served
+    g = _new_game(client)
+    url = f"/api/games/{g['id']}/move"
+    assert _error(client.post(url, json={"move": "tile@5,5:N"}), 409).startswith(
+        "tile@5,5:N is not legal here: ")
+    assert _error(client.post(url, json={"move": "hut@0,0"}), 409).startswith(
+        "hut@0,0 is not legal here")
+    assert _error(client.post(url, json={"move": "nonsense"}), 400).startswith(
+        "move 'nonsense': ")
+    assert _error(client.post(url, json={}), 400).startswith("move must be an action")
+    assert _error(client.post(f"/api/games/{g['id']}/agent"), 409) == \
+        "seat 0 is a person: play a move"
+    assert client.get(f"/api/games/{g['id']}").json()["history"] == g["history"]
+    assert _error(client.get("/api/games/nope"), 404).startswith("no game 'nope'")
+    assert _error(client.post("/api/games/nope/move", json={"move": "x"}), 404)
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ({"seats": ["human", "nosuchagent"]}, "seats[1]: unknown agent 'nosuchagent'"),
+    ({"seats": ["human"]}, "seats: give 2 to 4 seats, got 1"),
+    ({"seats": "human"}, "seats must be a list"),
+    ({"seats": ["human", "random"], "rules": {"tiles_per_player": 0}}, "rules: "),
+    ({"seats": ["human", "random"], "rules": {"bogus": 1}}, "rules: unknown rule option(s): bogus"),
+    ({"seats": ["human", "random"], "game": "chess"}, "game: unknown game 'chess'"),
+    ({"seats": ["human", "random"], "seed": -1}, "seed must be an integer"),
+    ({"seats": ["human", "random"], "colour": "red"}, "unknown field(s) colour"),
+])
+def test_bad_new_games_are_refused(served: tuple[Path, TestClient], body: dict[str, Any],
+                                   message: str) -> None:
+    _, client = served
+    assert _error(client.post("/api/games", json=body), 400).startswith(message)
+    _error(client.post("/api/games", content=b"[1"), 400)
+
+
+def test_agents_only_game_and_thurn_und_taxis_play(served: tuple[Path, TestClient]) -> None:
+    _, client = served
+    g = _new_game(client, seats=["greedy", "random", "random"])
+    assert not g["human_to_move"] and g["to_move"] == 0
+    g = client.post(f"/api/games/{g['id']}/agent").json()
+    assert g["history"][1]["player"] == 0 and g["ply"] == 2
+    t = client.post("/api/games", json={"game": "thurn_und_taxis", "seats": ["human", "random"],
+                                        "seed": 1}).json()
+    assert t["human_to_move"] and t["moves"] and all(m["hex"] is None for m in t["moves"])
+    t2 = client.post(f"/api/games/{t['id']}/move", json={"move": t["moves"][0]["notation"]})
+    assert t2.status_code == 200 and t2.json()["ply"] > t["ply"]
+
+
+def test_analysis_of_a_record_position_and_of_a_game(served: tuple[Path, TestClient]) -> None:
+    _, client = served
+    res = client.post("/api/analysis", json={"agent": "mcts:sims=30", "path": "0/g.jsonl",
+                                             "ply": 4}).json()
+    assert res["simulations"] == 30 and res["agent"] == "mcts:sims=30"
+    cands = res["candidates"]
+    assert sum(c["visits"] for c in cands) == 30
+    assert [c["visits"] for c in cands] == sorted((c["visits"] for c in cands), reverse=True)
+    assert all(c["notation"].startswith("tile@") and len(c["cells"]) == 3 for c in cands)
+    assert res["chosen"] == cands[0]["notation"]
+    g = _new_game(client)
+    res = client.post("/api/analysis", json={"agent": "mcts:sims=20", "game_id": g["id"]}).json()
+    assert {c["notation"] for c in res["candidates"]} == {m["notation"] for m in g["moves"]}
+
+
+@pytest.mark.parametrize(("body", "status", "message"), [
+    ({"agent": "greedy", "path": "0/g.jsonl", "ply": 4}, 400, "agent 'greedy' does not search"),
+    ({"agent": "mcts:sims=999999", "path": "0/g.jsonl", "ply": 4}, 400,
+     "agent: sims must be an integer 1..20000"),
+    ({"agent": "mcts:time=1000", "path": "0/g.jsonl", "ply": 4}, 400, "agent: time must be"),
+    ({"agent": "nope", "path": "0/g.jsonl", "ply": 4}, 400, "agent: unknown agent 'nope'"),
+    ({"agent": "mcts", "path": "0/g.jsonl", "ply": 0}, 400, "nobody is to move"),
+    ({"agent": "mcts", "path": "0/g.jsonl", "ply": 99}, 400, "ply must be an integer 0..81"),
+    ({"agent": "mcts", "path": "0/../secret.jsonl", "ply": 1}, 403, "refused path"),
+    ({"agent": "mcts", "game_id": "nope"}, 404, "no game 'nope'"),
+])
+def test_bad_analyses_are_refused(served: tuple[Path, TestClient], body: dict[str, Any],
+                                  status: int, message: str) -> None:
+    _, client = served
+    assert _error(client.post("/api/analysis", json=body), status).startswith(message)
+
+
+@pytest.fixture(scope="module")
+def tournament_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small tournament run directory (random vs greedy, 2 games of 1 tile each), written by
+    ``taluva tournament``."""
+    root = tmp_path_factory.mktemp("served")
+    out = root / "t1"
+    assert main(["tournament", "--agents", "random", "greedy", "--games", "2",
+                 "--tiles-per-player", "1", "--seed", "1", "--out", str(out)]) == 0
+    return root
+
+
+def test_run_page(tournament_run: Path) -> None:
+    client = TestClient(create_app([tournament_run]), raise_server_exceptions=False)
+    assert client.get("/api/runs").json()["runs"] == [
+        {"path": "0/t1", "dir": str(tournament_run.resolve()), "name": "t1"}]
+    run = client.get("/api/run", params={"path": "0/t1"}).json()
+    assert run["game"] == "taluva" and run["agents"] == ["random", "greedy"]
+    assert sorted(r["agent"] for r in run["ratings"]) == ["greedy", "random"]
+    assert run["table_text"].startswith("2 games; endings: ")
+    assert run["pictures"] == ["0/t1/ratings.png", "0/t1/scores.png"]
+    assert len(run["games"]) == 2 and all(g["path"].startswith("0/t1/games/")
+                                          for g in run["games"])
+    assert run["games"][0]["seats"] is not None
+    for g in run["games"]:
+        assert client.get("/api/record", params={"path": g["path"]}).status_code == 200
+    pic = client.get("/api/picture", params={"path": "0/t1/ratings.png"})
+    assert pic.status_code == 200 and pic.headers["content-type"] == "image/png"
+    assert _error(client.get("/api/picture", params={"path": "0/t1/results.json"}), 403)
+    assert _error(client.get("/api/picture", params={"path": "0/../x.png"}), 403)
+    assert _error(client.get("/api/run", params={"path": "0/t1/games"}), 404).endswith(
+        "not a tournament run directory (no results.json)")
+    assert _error(client.get("/api/run", params={"path": "0/.."}), 403)

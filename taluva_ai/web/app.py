@@ -23,7 +23,10 @@ anything else (the exception's type and first line, never a traceback).
 from __future__ import annotations
 
 import io
+import json
+import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +34,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -48,6 +52,17 @@ MAX_RECORD_BYTES = 50 * 1024 * 1024
 MAX_LISTED = 5000
 #: Replayed records kept in memory.
 CACHE_SIZE = 8
+#: The table file of a tournament run directory (``taluva tournament --out DIR``).
+RUN_TABLE = "results.json"
+#: The pictures a run page shows (files a tournament writes), by suffix.
+PICTURE_TYPES = {".png": "image/png", ".svg": "image/svg+xml"}
+#: The folder (under the first served directory unless the page names another) where games
+#: played in the page are saved.
+SAVE_DIR = "web-games"
+#: Analyses that may run at once (each a search in a worker thread).
+MAX_ANALYSES = 2
+#: The largest request body accepted (bytes).
+MAX_BODY_BYTES = 64 * 1024
 
 
 class WebError(Exception):
@@ -117,31 +132,78 @@ class RecordStore:
             WebError: 400 no or a malformed path, 403 one that leaves the root, 404 no such
                 record.
         """
+        return self.resolve_path(ref, (".jsonl",), "record")
+
+    def resolve_path(self, ref: str | None, suffixes: Sequence[str] | None, what: str) -> Path:
+        """The file (``suffixes``: the endings allowed) or directory (``suffixes`` None) that
+        ``ref`` (``"<dir index>/<relative path>"``) names, checked to lie under its root.
+
+        Raises:
+            WebError: 400 no or a malformed path, 403 one that leaves the root or a file of
+                another kind, 404 nothing there.
+        """
         if not ref:
             raise WebError(400, "missing query parameter 'path' (a path from /api/records)")
         head, _, rest = ref.partition("/")
-        if not head.isdigit() or not rest:
+        if not head.isdigit() or (not rest and suffixes is not None):
             raise WebError(400, f"path must be '<dir index>/<file>', got {ref!r}")
         i = int(head)
         if i >= len(self.roots):
             raise WebError(404, f"no served directory number {i} (0..{len(self.roots) - 1})")
         root = self.roots[i]
-        rel = PurePosixPath(rest)
+        rel = PurePosixPath(rest or ".")
         if rel.is_absolute() or "\\" in rest or "\x00" in rest or ".." in rel.parts:
             raise WebError(403, f"refused path {ref!r}: only files under the served "
                            "directories are read (no '..', no absolute paths)")
         try:
             real = (root / rel).resolve()
         except (OSError, RuntimeError) as e:
-            raise WebError(404, f"no record {ref!r}: {_one_line(str(e))}") from None
+            raise WebError(404, f"no {what} {ref!r}: {_one_line(str(e))}") from None
         if not real.is_relative_to(root):
             raise WebError(403, f"refused path {ref!r}: it leads outside the served "
                            "directories")
-        if real.suffix != ".jsonl":
-            raise WebError(403, f"refused path {ref!r}: only game records (.jsonl) are read")
+        if suffixes is None:
+            if not real.is_dir():
+                raise WebError(404, f"no {what} {ref!r}")
+            return real
+        if real.suffix.lower() not in suffixes:
+            kinds = {".jsonl": "game records (.jsonl)"}
+            allowed = ", ".join(kinds.get(x, x) for x in suffixes)
+            raise WebError(403, f"refused path {ref!r}: only {allowed} are read"
+                           if suffixes == (".jsonl",) else
+                           f"refused path {ref!r}: only {allowed} files are served here")
         if not real.is_file():
-            raise WebError(404, f"no record {ref!r}")
+            raise WebError(404, f"no {what} {ref!r}")
         return real
+
+    def ref_of(self, path: Path) -> str | None:
+        """The listing's name of a file under a root (None if under none)."""
+        real = path.resolve()
+        for i, root in enumerate(self.roots):
+            if real.is_relative_to(root):
+                rel = real.relative_to(root).as_posix()
+                return f"{i}/{rel}" if rel != "." else f"{i}/"
+        return None
+
+    def runs(self) -> list[dict[str, str]]:
+        """The tournament run directories under the roots (a ``results.json`` beside a
+        ``games/`` folder), sorted."""
+        out: list[dict[str, str]] = []
+        for i, root in enumerate(self.roots):
+            for f in sorted(root.rglob(RUN_TABLE)):
+                if len(out) >= MAX_LISTED:
+                    return out
+                d = f.parent
+                try:
+                    real = d.resolve()
+                except OSError:
+                    continue
+                if not real.is_relative_to(root) or not (d / "games").is_dir():
+                    continue
+                rel = d.relative_to(root).as_posix()
+                out.append({"path": f"{i}/{rel}" if rel != "." else f"{i}/",
+                            "dir": str(root), "name": rel if rel != "." else "(top)"})
+        return out
 
     def replayed(self, ref: str | None) -> tuple[str, Replayed]:
         """Replay (or take from the cache) the record ``ref``.
@@ -238,13 +300,104 @@ def _other_game_svg(state: Any, game: str, last: str | None) -> str:
             f'xml:space="preserve">{body}</svg>')
 
 
+async def _json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object body.
+
+    Raises:
+        WebError: 400 a body that is not a JSON object.
+    """
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        raise WebError(413, f"request body over {MAX_BODY_BYTES} bytes")
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise WebError(400, f"the request body is not JSON: {_one_line(str(e))}") from None
+    if not isinstance(body, dict):
+        raise WebError(400, f"the request body must be a JSON object, got "
+                       f"{type(body).__name__}")
+    return body
+
+
+def _ply(text: Any, last: int) -> int:
+    text = str(text if text is not None else "0")
+    if not text.isdigit() or int(text) > last:
+        raise WebError(400, f"ply must be an integer 0..{last}, got {text!r}")
+    return int(text)
+
+
+def run_view(store: RecordStore, ref: str | None) -> dict[str, Any]:
+    """The JSON of ``GET /api/run?path=P``: a tournament run directory's table (``results.json``
+    as :func:`taluva_ai.cli.format_table` writes it, and the ratings as rows), its pictures,
+    its summary and its games (each a record path for the replay view, with its line of
+    ``results.jsonl`` when there is one).
+
+    Raises:
+        WebError: as :meth:`RecordStore.resolve_path`; 404 no ``results.json`` there; 422 one
+            that cannot be read.
+    """
+    from taluva_ai.cli import format_table
+    from taluva_ai.reports import ranked_agents
+
+    d = store.resolve_path(ref, None, "run directory")
+    table_path = d / RUN_TABLE
+    if not table_path.is_file() or not table_path.resolve().is_relative_to(d):
+        raise WebError(404, f"{ref}: not a tournament run directory (no {RUN_TABLE})")
+    try:
+        table = json.loads(table_path.read_text(encoding="utf-8"))
+        text = format_table(table)
+        ratings = [{"agent": name, "elo": a.get("elo"), "elo_ci95": a.get("elo_ci95"),
+                    "score": a.get("score"), "games": a.get("games")}
+                   for name, a in ranked_agents(table)]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise WebError(422, f"{ref}/{RUN_TABLE}: cannot be read: {type(e).__name__}: "
+                       f"{_one_line(str(e))}") from None
+    entries: dict[str, dict[str, Any]] = {}
+    log = d / "results.jsonl"
+    if log.is_file() and log.resolve().is_relative_to(d):
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                entry = json.loads(line)
+                entries[str(entry["id"])] = entry
+            except (ValueError, KeyError, TypeError):
+                continue
+    games = []
+    for f in sorted((d / "games").glob("*.jsonl")):
+        ref_f = store.ref_of(f)
+        if ref_f is None or not f.resolve().is_relative_to(d):
+            continue
+        got = entries.get(f.stem, {})
+        games.append({"path": ref_f, "id": f.stem, "seats": got.get("seats"),
+                      "winners": got.get("winners"), "end_reason": got.get("end_reason"),
+                      "plies": got.get("plies")})
+    pictures = []
+    for name in sorted(os.listdir(d)):
+        p = d / name
+        if p.suffix.lower() in PICTURE_TYPES and p.is_file() \
+                and p.resolve().is_relative_to(d):
+            pictures.append(store.ref_of(p))
+    summary = d / "summary.md"
+    cfg = table.get("config", {}) if isinstance(table.get("config"), dict) else {}
+    return {"path": ref, "name": str(d), "game": cfg.get("game"), "agents": cfg.get("agents"),
+            "table_text": text, "ratings": ratings, "pictures": pictures,
+            "summary": summary.read_text(encoding="utf-8", errors="replace")
+            if summary.is_file() and summary.resolve().is_relative_to(d) else None,
+            "games": games}
+
+
 def create_app(dirs: Sequence[str | Path]) -> Starlette:
     """The app serving the records under ``dirs`` (module docstring).
 
     Raises:
         ValueError: a directory that does not exist.
     """
+    from taluva_ai.web.play import GameSession, PlayError, Sessions, analyse
+
     store = RecordStore(dirs)
+    sessions = Sessions()
+    analyses = threading.BoundedSemaphore(MAX_ANALYSES)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -264,16 +417,125 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
 
     def board(request: Request) -> Response:
         _, rep = store.replayed(request.query_params.get("path"))
-        text = request.query_params.get("ply", "0")
-        last = len(rep.positions) - 1
-        if not text.isdigit() or int(text) > last:
-            raise WebError(400, f"ply must be an integer 0..{last}, got {text!r}")
-        svg = board_svg(rep, int(text))
+        ply = _ply(request.query_params.get("ply", "0"), len(rep.positions) - 1)
+        svg = board_svg(rep, ply)
         return Response(svg, media_type="image/svg+xml",
                         headers={"Cache-Control": "no-store"})
 
+    async def new_game(request: Request) -> Response:
+        body = await _json_body(request)
+        unknown = sorted(set(body) - {"game", "seats", "rules", "seed"})
+        if unknown:
+            raise WebError(400, f"unknown field(s) {', '.join(unknown)}; a new game takes "
+                           "game, seats, rules, seed")
+
+        def make() -> GameSession:
+            return GameSession(str(body.get("game", "taluva")), body.get("seats"),
+                               body.get("rules"), body.get("seed"))
+
+        session = await run_in_threadpool(make)
+        sessions.add(session)
+        return await run_in_threadpool(_view, session)
+
+    def _view(session: GameSession) -> Response:
+        with session.lock:
+            return JSONResponse(session.view())
+
+    def game_state(request: Request) -> Response:
+        return _view(sessions.get(request.path_params["gid"]))
+
+    async def game_move(request: Request) -> Response:
+        session = sessions.get(request.path_params["gid"])
+        body = await _json_body(request)
+
+        def move() -> Response:
+            with session.lock:
+                session.play(body.get("move"))
+                return JSONResponse(session.view())
+
+        return await run_in_threadpool(move)
+
+    def game_agent(request: Request) -> Response:
+        session = sessions.get(request.path_params["gid"])
+        with session.lock:
+            session.agent_move()
+            return JSONResponse(session.view())
+
+    async def game_save(request: Request) -> Response:
+        session = sessions.get(request.path_params["gid"])
+        body = await _json_body(request)
+        i = body.get("dir", 0)
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(store.roots):
+            raise WebError(400, f"dir must be a served directory number 0.."
+                           f"{len(store.roots) - 1}, got {i!r}")
+
+        def save() -> Response:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            path = store.roots[i] / SAVE_DIR / f"{stamp}-{session.id}.jsonl"
+            with session.lock:
+                try:
+                    session.write_record(path)
+                except OSError as e:
+                    raise WebError(500, f"cannot write {path}: {e.strerror or e}") from None
+            return JSONResponse({"path": store.ref_of(path), "file": str(path)})
+
+        return await run_in_threadpool(save)
+
+    def game_record(request: Request) -> Response:
+        session = sessions.get(request.path_params["gid"])
+        import tempfile
+
+        with session.lock, tempfile.TemporaryDirectory() as tmp:
+            try:
+                text = session.record_text(Path(tmp))
+            except OSError as e:
+                raise WebError(500, f"cannot write the record: {e.strerror or e}") from None
+        return Response(text, media_type="application/x-ndjson", headers={
+            "Content-Disposition": f'attachment; filename="taluva-{session.id}.jsonl"'})
+
+    async def analysis(request: Request) -> Response:
+        body = await _json_body(request)
+        unknown = sorted(set(body) - {"agent", "path", "ply", "game_id", "seed"})
+        if unknown:
+            raise WebError(400, f"unknown field(s) {', '.join(unknown)}; an analysis takes "
+                           "agent, and path and ply (a record) or game_id (a game in play)")
+        seed = body.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise WebError(400, f"seed must be an integer 0..2**63-1, got {seed!r}")
+
+        def position() -> Any:
+            if body.get("game_id") is not None:
+                session = sessions.get(str(body["game_id"]))
+                with session.lock:
+                    return session.state.clone()
+            _, rep = store.replayed(body.get("path"))
+            return rep.positions[_ply(body.get("ply"), len(rep.positions) - 1)][0].clone()
+
+        def run() -> dict[str, Any]:
+            state = position()
+            if not analyses.acquire(blocking=False):
+                raise WebError(429, f"{MAX_ANALYSES} analyses are running already: wait for "
+                               "one to end")
+            try:
+                return analyse(state, body.get("agent"), seed)
+            finally:
+                analyses.release()
+
+        return JSONResponse(await run_in_threadpool(run))
+
+    def runs(request: Request) -> Response:
+        return JSONResponse({"runs": store.runs()})
+
+    def run(request: Request) -> Response:
+        return JSONResponse(run_view(store, request.query_params.get("path")))
+
+    def picture(request: Request) -> Response:
+        path = store.resolve_path(request.query_params.get("path"), tuple(PICTURE_TYPES),
+                                  "picture")
+        return FileResponse(path, media_type=PICTURE_TYPES[path.suffix.lower()])
+
     async def web_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, WebError)
+        assert isinstance(exc, (WebError, PlayError))
         return JSONResponse({"error": exc.message}, status_code=exc.status)
 
     async def http_error(request: Request, exc: Exception) -> Response:
@@ -292,7 +554,18 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         Route("/api/records", records),
         Route("/api/record", record),
         Route("/api/board", board),
+        Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games/{gid}", game_state),
+        Route("/api/games/{gid}/move", game_move, methods=["POST"]),
+        Route("/api/games/{gid}/agent", game_agent, methods=["POST"]),
+        Route("/api/games/{gid}/save", game_save, methods=["POST"]),
+        Route("/api/games/{gid}/record", game_record),
+        Route("/api/analysis", analysis, methods=["POST"]),
+        Route("/api/runs", runs),
+        Route("/api/run", run),
+        Route("/api/picture", picture),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, exception_handlers={
-        WebError: web_error, HTTPException: http_error, Exception: internal_error})
+        WebError: web_error, PlayError: web_error, HTTPException: http_error,
+        Exception: internal_error})

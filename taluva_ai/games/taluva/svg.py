@@ -68,6 +68,13 @@ def _px(x: float, y: float) -> tuple[float, float]:
     return SCALE * x, -SCALE * y
 
 
+def hex_pixel(q: int, r: int) -> tuple[float, float]:
+    """The centre of hex ``(q, r)`` in the coordinates of :func:`state_svg`'s picture (pixels,
+    y down; a hex's circumradius is :data:`SCALE`): where a page draws its own marks (legal
+    spots, an analysis's heat map) over the board."""
+    return _px(*hex_center(q, r))
+
+
 def _building(kind: int, lv: int, seat: int, cx: float, cy: float, s: float) -> str:
     col = PLAYER_COLOURS[seat % 4]
     head = (f'<g class="building" data-kind="{_KINDS[kind]}" data-seat="{seat}" '
@@ -143,7 +150,8 @@ def changed_cells(before: np.ndarray | None, after: np.ndarray) -> np.ndarray:
 
 
 def state_svg(state: Any, players: Sequence[str] | None = None, last: str | None = None,
-              changed: Sequence[int] | np.ndarray = (), title: str | None = None) -> str:
+              changed: Sequence[int] | np.ndarray = (), title: str | None = None,
+              extra: Sequence[tuple[int, int]] = ()) -> str:
     """The position as a standalone SVG document (module docstring).
 
     Args:
@@ -152,6 +160,8 @@ def state_svg(state: Any, players: Sequence[str] | None = None, last: str | None
         last: the last action's notation, written in the panel.
         changed: cell indices to ring as the last move (:func:`changed_cells`).
         title: the first line of the panel (default ``state.summary()``'s step and ply).
+        extra: hexes ``(q, r)`` off the island to keep in the picture (the page marks legal
+            spots there).
 
     Returns:
         The SVG text (UTF-8 when written), ``<svg ...>...</svg>`` with an XML declaration.
@@ -162,8 +172,9 @@ def state_svg(state: Any, players: Sequence[str] | None = None, last: str | None
     names = list(players) if players is not None else [f"seat {p}" for p in range(n)]
     occ = np.flatnonzero(cells[:, C_LEVEL] > 0)
     centres = [_px(*hex_center(*board.hex(int(c)))) for c in occ]
-    xs = [x for x, _ in centres] or [0.0]
-    ys = [y for _, y in centres] or [0.0]
+    around = centres + [hex_pixel(q, r) for q, r in extra]
+    xs = [x for x, _ in around] or [0.0]
+    ys = [y for _, y in around] or [0.0]
     pad = 1.4 * SCALE
     bx0, bx1 = min(xs) - pad, max(xs) + pad
     by0, by1 = min(ys) - pad, max(ys) + pad
@@ -339,4 +350,4 @@ def save_svgs(record_path: str | Path, out_dir: str | Path) -> list[Path]:
     return written
 
 
-__all__ = ["changed_cells", "record_svgs", "save_svgs", "state_svg"]
+__all__ = ["changed_cells", "hex_pixel", "record_svgs", "save_svgs", "state_svg"]

@@ -1,8 +1,12 @@
-// The replay view of `taluva serve` (docs/web.md): no build step, no libraries.
+// The page of `taluva serve` (docs/web.md): replay, play, analysis, tournament runs.
+// No build step, no libraries.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const view = { path: null, positions: 0, ply: 0, boardUrl: null, token: 0 };
+const SVGNS = "http://www.w3.org/2000/svg";
+const view = { mode: "replay", path: null, positions: 0, ply: 0, token: 0 };
+const play = { game: null, selected: null, turn: 0, busy: false };
+let analysisCtl = null;
 
 function showMessage(text) {
   const box = $("message");
@@ -10,22 +14,92 @@ function showMessage(text) {
   box.hidden = !text;
 }
 
-// GET a JSON route; a non-2xx answer is {"error": "..."}: thrown as its one line.
-async function getJSON(url) {
-  const resp = await fetch(url);
-  let body = null;
-  try { body = await resp.json(); } catch (e) { body = null; }
-  if (!resp.ok) {
-    throw new Error((body && body.error) || `${resp.status} ${resp.statusText}`);
-  }
-  return body;
+// A JSON route; a non-2xx answer is {"error": "..."}: thrown as its one line.
+async function api(url, body, signal) {
+  const opts = body === undefined ? { signal } : {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body), signal };
+  const resp = await fetch(url, opts);
+  let data = null;
+  try { data = await resp.json(); } catch (e) { data = null; }
+  if (!resp.ok) throw new Error((data && data.error) || `${resp.status} ${resp.statusText}`);
+  return data;
 }
+
+// -- the board: server SVG, inlined so marks can be drawn over it ---------------------------
+
+function setBoard(svgText) {
+  const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
+  const svg = document.importNode(doc.documentElement, true);
+  const box = $("board");
+  box.replaceChildren(svg);
+  box.classList.remove("fresh");
+  void box.offsetWidth;  // restart the short fade-in of a new position
+  box.classList.add("fresh");
+  return svg;
+}
+
+function boardSvg() { return $("board").querySelector("svg"); }
+
+function overlay(name) {
+  const svg = boardSvg();
+  if (!svg) return null;
+  let g = svg.querySelector("g." + name);
+  if (g) g.remove();
+  g = document.createElementNS(SVGNS, "g");
+  g.setAttribute("class", name);
+  svg.appendChild(g);
+  return g;
+}
+
+function hexagon(g, at, radius, cls, attrs) {
+  const pts = [];
+  for (let k = 0; k < 6; k++) {
+    const a = Math.PI / 180 * (30 + 60 * k);
+    pts.push(`${(at[0] + radius * Math.cos(a)).toFixed(1)},${(at[1] + radius * Math.sin(a)).toFixed(1)}`);
+  }
+  const p = document.createElementNS(SVGNS, "polygon");
+  p.setAttribute("points", pts.join(" "));
+  p.setAttribute("class", cls);
+  for (const [k, v] of Object.entries(attrs || {})) p.setAttribute(k, v);
+  g.appendChild(p);
+  return p;
+}
+
+function label(g, at, text, cls) {
+  const t = document.createElementNS(SVGNS, "text");
+  t.setAttribute("x", at[0].toFixed(1));
+  t.setAttribute("y", (at[1] + 4).toFixed(1));
+  t.setAttribute("class", cls);
+  t.setAttribute("text-anchor", "middle");
+  t.textContent = text;
+  g.appendChild(t);
+}
+
+// -- views ------------------------------------------------------------------------------------
+
+function setMode(mode) {
+  view.mode = mode;
+  document.body.dataset.mode = mode;
+  for (const b of document.querySelectorAll(".tab")) b.classList.toggle("active", b.dataset.view === mode);
+  if (location.hash !== "#" + mode) history.replaceState(null, "", location.search + "#" + mode);
+  clearAnalysis();
+  $("board").replaceChildren();
+  $("moves").replaceChildren();
+  showMessage("");
+  if (mode === "replay" && view.path) go(view.ply);
+  if (mode === "play" && play.game) renderGame(play.game);
+  if (mode === "runs") loadRuns();
+}
+
+// -- replay -----------------------------------------------------------------------------------
 
 async function loadList() {
   try {
-    const data = await getJSON("/api/records");
+    const data = await api("/api/records");
     $("dirs").textContent = "serving: " + data.dirs.join(", ");
     const picker = $("picker");
+    while (picker.options.length > 1) picker.remove(1);
     for (const rec of data.records) {
       const opt = document.createElement("option");
       opt.value = rec.path;
@@ -43,42 +117,46 @@ async function loadList() {
 
 async function openRecord(path) {
   showMessage("");
+  clearAnalysis();
   view.path = null;
-  $("moves").innerHTML = "";
+  $("moves").replaceChildren();
   $("info").textContent = "";
-  $("board").removeAttribute("src");
+  $("board").replaceChildren();
   if (!path) return;
   try {
-    const rec = await getJSON("/api/record?path=" + encodeURIComponent(path));
+    const rec = await api("/api/record?path=" + encodeURIComponent(path));
     view.path = rec.path;
     view.positions = rec.positions;
-    const info = $("info");
-    info.textContent = "";
     const lines = [`game: ${rec.game}`, "players: " + rec.players.map((p, i) => `${i}: ${p}`).join(", "),
                    `result: ${rec.result}`];
     for (const line of lines) {
       const div = document.createElement("div");
       div.textContent = line;
-      info.appendChild(div);
+      $("info").appendChild(div);
     }
-    const list = $("moves");
-    rec.moves.forEach((m, i) => {
-      const li = document.createElement("li");
-      li.textContent = (m.player === "chance" ? "" : `P${m.player} `) + m.notation;
-      if (m.player === "chance") li.className = "chance";
-      li.addEventListener("click", () => go(i + 1));
-      list.appendChild(li);
-    });
+    fillMoves(rec.moves, (i) => go(i + 1));
     $("slider").max = String(rec.positions - 1);
-    history.replaceState(null, "", "?record=" + encodeURIComponent(rec.path));
+    history.replaceState(null, "", "?record=" + encodeURIComponent(rec.path) + "#replay");
     go(0);
   } catch (e) {
     showMessage(e.message);
   }
 }
 
+function fillMoves(moves, onClick) {
+  const list = $("moves");
+  list.replaceChildren();
+  moves.forEach((m, i) => {
+    const li = document.createElement("li");
+    li.textContent = (m.player === "chance" ? "" : `P${m.player} `) + m.notation;
+    if (m.player === "chance") li.className = "chance";
+    if (onClick) li.addEventListener("click", () => onClick(i));
+    list.appendChild(li);
+  });
+}
+
 async function go(ply) {
-  if (view.path === null) return;
+  if (view.path === null || view.mode !== "replay") return;
   ply = Math.max(0, Math.min(view.positions - 1, ply));
   view.ply = ply;
   $("slider").value = String(ply);
@@ -87,6 +165,7 @@ async function go(ply) {
   for (let i = 0; i < items.length; i++) items[i].classList.toggle("current", i + 1 === ply);
   if (ply > 0 && items[ply - 1]) items[ply - 1].scrollIntoView({ block: "nearest" });
   const token = ++view.token;
+  clearAnalysis();
   try {
     const resp = await fetch(`/api/board?path=${encodeURIComponent(view.path)}&ply=${ply}`);
     if (!resp.ok) {
@@ -94,27 +173,412 @@ async function go(ply) {
       try { body = await resp.json(); } catch (e) { body = null; }
       throw new Error((body && body.error) || `${resp.status} ${resp.statusText}`);
     }
-    const blob = await resp.blob();
+    const text = await resp.text();
     if (token !== view.token) return;  // a later step superseded this one
-    if (view.boardUrl) URL.revokeObjectURL(view.boardUrl);
-    view.boardUrl = URL.createObjectURL(blob);
-    $("board").src = view.boardUrl;
+    setBoard(text);
+    $("board").dataset.ply = String(ply);
     showMessage("");
   } catch (e) {
     if (token === view.token) showMessage(e.message);
   }
 }
 
+// -- play -------------------------------------------------------------------------------------
+
+async function startGame() {
+  showMessage("");
+  const seats = [...document.querySelectorAll("#ng-seats .seat")].map((i) => i.value.trim()).filter((s) => s);
+  let rules = {};
+  const more = $("ng-rules").value.trim();
+  if (more) {
+    try { rules = JSON.parse(more); } catch (e) { showMessage("rule options: not JSON: " + e.message); return; }
+  }
+  if ($("ng-tiles").value) rules.tiles_per_player = Number($("ng-tiles").value);
+  const body = { game: $("ng-game").value, seats, rules };
+  if ($("ng-seed").value !== "") body.seed = Number($("ng-seed").value);
+  try {
+    const g = await api("/api/games", body);
+    play.turn++;
+    renderGame(g);
+    advance();
+  } catch (e) {
+    showMessage(e.message);
+  }
+}
+
+function renderGame(g) {
+  play.game = g;
+  play.selected = null;
+  if (view.mode !== "play") return;
+  setBoard(g.svg);
+  const board = $("board");
+  board.dataset.ply = String(g.ply);
+  board.dataset.over = String(g.over);
+  fillMoves(g.history, null);
+  const last = $("moves").lastElementChild;
+  if (last) { last.classList.add("current"); last.scrollIntoView({ block: "nearest" }); }
+  const who = g.to_move === null ? "" : `seat ${g.to_move} (${g.seats[g.to_move]})`;
+  $("turn").textContent = g.over ? "game over" :
+    g.human_to_move ? `${who} to play: ${g.step === "tile" ? "click a marked spot to place the tile" : "click a marked hex to build"}` :
+    `${who} is thinking…`;
+  $("game-over").hidden = !g.over;
+  $("saved").textContent = "";
+  if (g.over) {
+    $("result").textContent = g.result;
+    $("download").href = `/api/games/${g.id}/record`;
+  }
+  $("tile-tools").hidden = true;
+  $("build-options").replaceChildren();
+  if (g.human_to_move) drawSpots(g);
+}
+
+function movesAt(g, q, r) {
+  return g.moves.filter((m) => m.hex && m.hex[0] === q && m.hex[1] === r);
+}
+
+function drawSpots(g) {
+  const layer = overlay("spots");
+  if (!layer) return;
+  const seen = new Set();
+  const hexless = [];
+  for (const m of g.moves) {
+    if (!m.hex || !m.at) { hexless.push(m); continue; }
+    const key = m.hex.join(",");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const p = hexagon(layer, m.at, g.hex_radius * 0.8, "spot", { "data-q": m.hex[0], "data-r": m.hex[1] });
+    const t = document.createElementNS(SVGNS, "title");
+    t.textContent = movesAt(g, m.hex[0], m.hex[1]).map((x) => x.notation).join(", ");
+    p.appendChild(t);
+  }
+  const opts = $("build-options");
+  if (g.moves.length && !g.moves.some((m) => m.at)) {  // a game without a picture of spots
+    const sel = document.createElement("select");
+    sel.id = "move-select";
+    for (const m of g.moves) {
+      const o = document.createElement("option");
+      o.value = m.notation;
+      o.textContent = m.notation;
+      sel.appendChild(o);
+    }
+    const b = document.createElement("button");
+    b.textContent = "Play";
+    b.addEventListener("click", () => sendMove(sel.value));
+    opts.append(sel, b);
+  } else {
+    for (const m of hexless) opts.appendChild(moveButton(m));
+  }
+}
+
+function moveButton(m) {
+  const b = document.createElement("button");
+  b.className = "move";
+  b.textContent = m.notation;
+  b.dataset.move = m.notation;
+  b.addEventListener("click", () => sendMove(m.notation));
+  b.addEventListener("mouseenter", () => preview(m));
+  b.addEventListener("focus", () => preview(m));
+  return b;
+}
+
+function preview(m) {
+  const g = play.game;
+  const layer = overlay("preview");
+  if (!layer || !m) return;
+  (m.cells_at || []).forEach((at, i) => {
+    const vol = m.kind === "tile" && m.cells[i][0] === m.hex[0] && m.cells[i][1] === m.hex[1];
+    hexagon(layer, at, g.hex_radius * 0.92, vol ? "preview volcano" : "preview");
+  });
+}
+
+function boardClick(ev) {
+  if (view.mode !== "play" || !play.game || !play.game.human_to_move || play.busy) return;
+  const el = ev.target.closest("[data-q]");
+  if (!el) return;
+  const q = Number(el.getAttribute("data-q"));
+  const r = Number(el.getAttribute("data-r"));
+  const g = play.game;
+  const here = movesAt(g, q, r);
+  showMessage("");
+  if (!here.length) {
+    // not a legal spot: the server checks the move and says why (it never reaches the engine)
+    const tile = g.moves.find((m) => m.kind === "tile");
+    const orient = play.selected ? play.selected.moves[play.selected.index].notation.split(":")[1] : "N";
+    sendMove(tile ? `tile@${q},${r}:${orient}` : `hut@${q},${r}`);
+    return;
+  }
+  if (here[0].kind === "tile") {
+    play.selected = { q, r, moves: here, index: 0 };
+    showChoice();
+  } else {
+    play.selected = null;
+    const opts = $("build-options");
+    opts.replaceChildren();
+    const lab = document.createElement("span");
+    lab.textContent = `on ${q},${r}: `;
+    opts.appendChild(lab);
+    for (const m of here) opts.appendChild(moveButton(m));
+    for (const m of g.moves.filter((x) => !x.hex)) opts.appendChild(moveButton(m));
+    preview(here[0]);
+  }
+}
+
+function showChoice() {
+  const s = play.selected;
+  if (!s) { $("tile-tools").hidden = true; overlay("preview"); return; }
+  const m = s.moves[s.index];
+  $("tile-tools").hidden = false;
+  $("tile-choice").textContent = `${m.notation}  (${s.index + 1} of ${s.moves.length} ways at ${s.q},${s.r})`;
+  preview(m);
+}
+
+function rotate(step) {
+  const s = play.selected;
+  if (!s) return;
+  s.index = (s.index + step + s.moves.length) % s.moves.length;
+  showChoice();
+}
+
+async function sendMove(notation) {
+  const g = play.game;
+  if (!g || play.busy) return;
+  play.busy = true;
+  try {
+    const next = await api(`/api/games/${g.id}/move`, { move: notation });
+    renderGame(next);
+    play.busy = false;
+    advance();
+  } catch (e) {
+    play.busy = false;
+    showMessage(e.message);
+  }
+}
+
+// The agents move one at a time, each shown for a moment.
+async function advance() {
+  const turn = play.turn;
+  while (play.game && !play.game.over && !play.game.human_to_move && turn === play.turn) {
+    await new Promise((ok) => setTimeout(ok, 250));
+    if (turn !== play.turn || view.mode !== "play") return;
+    try {
+      renderGame(await api(`/api/games/${play.game.id}/agent`, {}));
+    } catch (e) {
+      showMessage(e.message);
+      return;
+    }
+  }
+}
+
+async function saveGame() {
+  try {
+    const r = await api(`/api/games/${play.game.id}/save`, { dir: 0 });
+    const a = document.createElement("a");
+    a.href = "/?record=" + encodeURIComponent(r.path) + "#replay";
+    a.id = "saved-link";
+    a.textContent = "saved as " + r.path + ": open it in the replay view";
+    $("saved").replaceChildren(a);
+    loadList();
+  } catch (e) {
+    showMessage(e.message);
+  }
+}
+
+// -- analysis ---------------------------------------------------------------------------------
+
+function clearAnalysis() {
+  if (analysisCtl) analysisCtl.abort();
+  analysisCtl = null;
+  $("an-list").replaceChildren();
+  $("an-status").textContent = "";
+  $("an-run").disabled = false;
+  $("an-cancel").disabled = true;
+  const svg = boardSvg();
+  const g = svg && svg.querySelector("g.analysis");
+  if (g) g.remove();
+}
+
+async function runAnalysis() {
+  clearAnalysis();
+  showMessage("");
+  const body = { agent: $("an-agent").value.trim() };
+  if (view.mode === "play") {
+    if (!play.game) { showMessage("start a game first"); return; }
+    body.game_id = play.game.id;
+  } else {
+    if (!view.path) { showMessage("open a record first"); return; }
+    body.path = view.path;
+    body.ply = view.ply;
+  }
+  const ctl = new AbortController();
+  analysisCtl = ctl;
+  $("an-run").disabled = true;
+  $("an-cancel").disabled = false;
+  const t0 = Date.now();
+  const tick = setInterval(() => {
+    $("an-status").textContent = `searching… ${((Date.now() - t0) / 1000).toFixed(0)} s`;
+  }, 500);
+  $("an-status").textContent = "searching…";
+  try {
+    const res = await api("/api/analysis", body, ctl.signal);
+    if (analysisCtl !== ctl) return;
+    drawAnalysis(res);
+  } catch (e) {
+    if (analysisCtl === ctl) {
+      $("an-status").textContent = e.name === "AbortError" ? "cancelled" : "";
+      if (e.name !== "AbortError") showMessage("analysis: " + e.message);
+    }
+  } finally {
+    clearInterval(tick);
+    if (analysisCtl === ctl) {
+      analysisCtl = null;
+      $("an-run").disabled = false;
+      $("an-cancel").disabled = true;
+    }
+  }
+}
+
+function drawAnalysis(res) {
+  $("an-status").textContent = `${res.agent}: ${res.simulations} simulations, value ${res.root_value}; plays ${res.chosen}`;
+  const list = $("an-list");
+  list.replaceChildren();
+  for (const c of res.candidates.slice(0, 30)) {
+    const li = document.createElement("li");
+    li.className = "cand";
+    const v = c.value === null ? "-" : c.value.toFixed(2);
+    li.textContent = `${c.notation}  ${c.visits}v (${(100 * c.share).toFixed(0)}%)  value ${v}  prior ${c.prior.toFixed(2)}`;
+    list.appendChild(li);
+  }
+  // the heat map: the visit share of every move named by a hex, summed per hex
+  const layer = overlay("analysis");
+  if (!layer) return;
+  const heat = new Map();
+  for (const c of res.candidates) {
+    if (!c.at || !c.visits) continue;
+    const key = c.hex.join(",");
+    const h = heat.get(key) || { at: c.at, hex: c.hex, share: 0, best: c };
+    h.share += c.share;
+    heat.set(key, h);
+  }
+  const top = Math.max(...[...heat.values()].map((h) => h.share), 1e-9);
+  const radius = (play.game && play.game.hex_radius) || 30;
+  for (const h of heat.values()) {
+    const p = hexagon(layer, h.at, radius * 0.85, "cand", {
+      "fill-opacity": (0.15 + 0.7 * h.share / top).toFixed(2), "data-q": h.hex[0], "data-r": h.hex[1] });
+    const t = document.createElementNS(SVGNS, "title");
+    t.textContent = `${h.hex.join(",")}: ${(100 * h.share).toFixed(1)}% of the visits; best ${h.best.notation}`;
+    p.appendChild(t);
+    if (h.share >= 0.05 * top) label(layer, h.at, `${(100 * h.share).toFixed(0)}%`, "cand-label");
+  }
+}
+
+// -- tournament runs --------------------------------------------------------------------------
+
+async function loadRuns() {
+  try {
+    const data = await api("/api/runs");
+    const picker = $("run-picker");
+    while (picker.options.length > 1) picker.remove(1);
+    for (const r of data.runs) {
+      const opt = document.createElement("option");
+      opt.value = r.path;
+      opt.textContent = r.name;
+      picker.appendChild(opt);
+    }
+    if (!data.runs.length) showMessage("no tournament runs (a directory with results.json and games/) under the served directories");
+    const wanted = new URLSearchParams(location.search).get("run");
+    if (wanted) { picker.value = wanted; openRun(wanted); }
+  } catch (e) {
+    showMessage("cannot list the runs: " + e.message);
+  }
+}
+
+async function openRun(path) {
+  const box = $("run");
+  box.replaceChildren();
+  showMessage("");
+  if (!path) return;
+  try {
+    const run = await api("/api/run?path=" + encodeURIComponent(path));
+    history.replaceState(null, "", "?run=" + encodeURIComponent(run.path) + "#runs");
+    const h = document.createElement("h3");
+    h.textContent = `${run.game || ""}: ${(run.agents || []).join(", ")}`;
+    const table = document.createElement("table");
+    table.id = "ratings";
+    table.innerHTML = "<tr><th>agent</th><th>Elo</th><th>95% interval</th><th>score</th><th>games</th></tr>";
+    for (const r of run.ratings) {
+      const tr = document.createElement("tr");
+      const ci = r.elo_ci95 ? r.elo_ci95.map((x) => x === null ? "-" : x.toFixed(0)).join(" .. ") : "-";
+      for (const cell of [r.agent, r.elo === null ? "-" : r.elo.toFixed(1), ci,
+                          r.score === null ? "-" : r.score.toFixed(3), r.games]) {
+        const td = document.createElement("td");
+        td.textContent = String(cell);
+        tr.appendChild(td);
+      }
+      table.appendChild(tr);
+    }
+    const pre = document.createElement("pre");
+    pre.textContent = run.table_text;
+    const pics = document.createElement("div");
+    pics.className = "pictures";
+    for (const p of run.pictures) {
+      const img = document.createElement("img");
+      img.src = "/api/picture?path=" + encodeURIComponent(p);
+      img.alt = p;
+      pics.appendChild(img);
+    }
+    const games = document.createElement("ol");
+    games.id = "run-games";
+    for (const g of run.games) {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = "/?record=" + encodeURIComponent(g.path) + "#replay";
+      a.textContent = g.id;
+      const won = g.winners ? g.winners.map((w) => g.seats ? g.seats[w] : w).join(", ") : "?";
+      li.append(a, ` ${g.seats ? g.seats.join(" vs ") : ""}: ${g.end_reason || ""} after ${g.plies ?? "?"} plies, won by ${won}`);
+      games.appendChild(li);
+    }
+    const gh = document.createElement("h3");
+    gh.textContent = `games (${run.games.length})`;
+    box.append(h, table, pics, pre, gh, games);
+  } catch (e) {
+    showMessage(e.message);
+  }
+}
+
+// -- wiring -----------------------------------------------------------------------------------
+
+for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => setMode(b.dataset.view));
 $("picker").addEventListener("change", (ev) => openRecord(ev.target.value));
+$("run-picker").addEventListener("change", (ev) => openRun(ev.target.value));
 $("first").addEventListener("click", () => go(0));
 $("prev").addEventListener("click", () => go(view.ply - 1));
 $("next").addEventListener("click", () => go(view.ply + 1));
 $("last").addEventListener("click", () => go(view.positions - 1));
 $("slider").addEventListener("input", (ev) => go(Number(ev.target.value)));
+$("ng-start").addEventListener("click", startGame);
+// the legal ways at a spot come in action-id order, N NW SW S SE NE: counter-clockwise
+$("rot-left").addEventListener("click", () => rotate(1));
+$("rot-right").addEventListener("click", () => rotate(-1));
+$("place").addEventListener("click", () => play.selected && sendMove(play.selected.moves[play.selected.index].notation));
+$("unselect").addEventListener("click", () => { play.selected = null; showChoice(); });
+$("save").addEventListener("click", saveGame);
+$("an-run").addEventListener("click", runAnalysis);
+$("an-cancel").addEventListener("click", () => { if (analysisCtl) analysisCtl.abort(); });
+$("board").addEventListener("click", boardClick);
 document.addEventListener("keydown", (ev) => {
-  if (ev.target && ev.target.tagName === "SELECT") return;
-  const keys = { ArrowLeft: () => go(view.ply - 1), ArrowRight: () => go(view.ply + 1),
-                 Home: () => go(0), End: () => go(view.positions - 1) };
+  const tag = ev.target && ev.target.tagName;
+  if (tag === "SELECT" || tag === "INPUT" || tag === "TEXTAREA") return;
+  let keys = {};
+  if (view.mode === "replay") {
+    keys = { ArrowLeft: () => go(view.ply - 1), ArrowRight: () => go(view.ply + 1),
+             Home: () => go(0), End: () => go(view.positions - 1) };
+  } else if (view.mode === "play" && play.selected) {
+    keys = { q: () => rotate(1), "[": () => rotate(1), e: () => rotate(-1), r: () => rotate(-1),
+             "]": () => rotate(-1), R: () => rotate(1), Enter: () => $("place").click(),
+             Escape: () => $("unselect").click() };
+  }
   if (keys[ev.key]) { ev.preventDefault(); keys[ev.key](); }
 });
+const first = (location.hash || "#replay").slice(1);
+setMode(["replay", "play", "runs"].includes(first) ? first : "replay");
 loadList();

@@ -1,0 +1,429 @@
+"""Games played in the browser board (``taluva serve``, docs/web.md) and the analysis of a
+position: the server side of the Play view and of the analysis panel.
+
+A :class:`GameSession` holds one game in memory: the game (:func:`taluva_ai.protocol.make_game`
+with the page's rule options), its seats (``"human"`` or an agent spec made through the agent
+registry, :func:`taluva_ai.arena.make_agent`), the state and the actions played. Chance nodes
+are resolved at once by the state's seeded draw (as :func:`taluva_ai.arena.play_game` does), so
+the page only ever sees a seat to move or the end. A person's move arrives in notation and is
+checked against the legal moves before it reaches the engine (:meth:`GameSession.play`); an
+agent's move is asked for by the page one at a time (:meth:`GameSession.agent_move`), so it can
+show each one. :class:`Sessions` keeps the games by id (the oldest dropped past a bound).
+
+:func:`analyse` runs an agent's search on a position (a copy) and returns its candidate moves
+(:meth:`taluva_ai.agents.base.Agent.search_candidates`) with the hexes they concern, for the
+page's heat map.
+
+Every refusal is a :class:`~taluva_ai.web.app.WebError`-like ``PlayError`` (status and one line).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from taluva_ai.arena import agent_seeds, check_fits, make_agent
+from taluva_ai.errors import IllegalActionError, NotationError
+from taluva_ai.protocol import CHANCE, TERMINAL, GameState, make_game
+from taluva_ai.records import RecordWriter, outcome_of
+
+#: The seat spec of a person playing in the page.
+HUMAN = "human"
+#: Games kept in memory; past it the least recently used is dropped.
+MAX_SESSIONS = 64
+#: The most simulations an analysis may ask for (``sims=`` of the agent spec).
+MAX_ANALYSIS_SIMS = 20000
+#: The most seconds an analysis may ask for (``time=`` of the agent spec).
+MAX_ANALYSIS_SECONDS = 60.0
+#: Candidate moves an analysis returns at most (the most visited).
+MAX_CANDIDATES = 400
+
+
+class PlayError(Exception):
+    """A request refused: ``status`` (HTTP) and a one-line ``message``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())[:500]
+
+
+def _seat_label(spec: str, seat: int) -> str:
+    return f"seat {seat} ({spec})"
+
+
+def make_rules(game_name: str, num_players: int, rules: Any) -> Any:
+    """The game ``game_name`` for ``num_players`` with the page's rule options (a JSON object
+    of the game's keyword options, docs/engine.md; ``num_players`` is set from the seats).
+
+    Raises:
+        PlayError: 400 an unknown game or a bad option (the game's own message).
+    """
+    if rules is None:
+        rules = {}
+    if not isinstance(rules, dict):
+        raise PlayError(400, f"rules must be a JSON object of rule options, got "
+                        f"{type(rules).__name__}")
+    if "num_players" in rules and rules["num_players"] != num_players:
+        raise PlayError(400, f"rules: num_players is {rules['num_players']!r} but "
+                        f"{num_players} seats are given")
+    opts = {**rules, "num_players": num_players}
+    try:
+        return make_game(str(game_name), **opts)
+    except KeyError as e:
+        raise PlayError(400, f"game: {_one_line(e.args[0] if e.args else e)}") from None
+    except (ValueError, TypeError) as e:
+        raise PlayError(400, f"rules: {_one_line(e)}") from None
+
+
+def _make_seat(spec: Any, seat: int, game: Any, seed: int | None) -> Any:
+    if not isinstance(spec, str) or not spec.strip():
+        raise PlayError(400, f"seats[{seat}]: an agent spec or \"human\", got {spec!r}")
+    if spec.strip() == HUMAN:
+        return None
+    try:
+        agent = make_agent(spec.strip(), seed=seed)
+        check_fits(agent, game)
+        agent.reset(seed)
+    except (ValueError, ImportError, AttributeError, TypeError) as e:
+        raise PlayError(400, f"seats[{seat}]: {_one_line(e)}") from None
+    return agent
+
+
+def move_info(state: GameState, action: int) -> dict[str, Any]:
+    """What the page needs to draw and click an action of the player to move: ``{"id",
+    "notation", "kind", "hex": [q, r] or None, "cells": [[q, r], ...]}``. For Taluva ``kind``
+    is the notation's word (``tile``, ``hut``, ``temple``, ``tower``, ``expand``, ``bonus``,
+    ``box``), ``hex`` the hex it names (a tile's volcano hex, a build's hex) and ``cells`` the
+    hexes it changes (found by applying it to a copy: the tile's three hexes, an expansion's
+    new huts); ``at`` and ``cells_at`` are those hexes' centres in the board picture's
+    coordinates (:func:`~taluva_ai.games.taluva.svg.hex_pixel`). Another game gives only the
+    id, notation and kind."""
+    text = state.action_to_string(int(action))
+    kind = text.split("@")[0].split(":")[0]
+    out: dict[str, Any] = {"id": int(action), "notation": text, "kind": kind, "hex": None,
+                           "cells": []}
+    if getattr(getattr(state, "game", None), "name", "") != "taluva":
+        return out
+    from taluva_ai.games.taluva.actions import Action
+    from taluva_ai.games.taluva.svg import changed_cells, hex_pixel
+
+    act = Action.parse(text)
+    if "@" in text:
+        out["hex"] = [act.q, act.r]
+        out["at"] = [round(v, 1) for v in hex_pixel(act.q, act.r)]
+    after = state.clone()
+    after.apply(int(action))
+    board = state.game.board  # type: ignore[attr-defined]
+    cells = changed_cells(state.cells, after.cells)  # type: ignore[attr-defined]
+    out["cells"] = [[int(v) for v in board.hex(int(c))] for c in cells]
+    out["cells_at"] = [[round(v, 1) for v in hex_pixel(q, r)] for q, r in out["cells"]]
+    return out
+
+
+def board_picture(state: GameState, players: Sequence[str], last: str | None,
+                  before: Any, spots: Sequence[Sequence[int]] = ()) -> str:
+    """The SVG of a position: Taluva's :func:`~taluva_ai.games.taluva.svg.state_svg` (with
+    ``spots``, hexes ``(q, r)`` kept in view), another game's own picture or text."""
+    if getattr(getattr(state, "game", None), "name", "") == "taluva":
+        from taluva_ai.games.taluva.svg import changed_cells, state_svg
+
+        cells = state.cells  # type: ignore[attr-defined]
+        return state_svg(state, players, last, changed_cells(before, cells),
+                         extra=[(int(q), int(r)) for q, r in spots])
+    from taluva_ai.web.app import _other_game_svg
+
+    return _other_game_svg(state, getattr(getattr(state, "game", None), "name", "?"), last)
+
+
+class GameSession:
+    """One game played from the page (module docstring).
+
+    Args:
+        game_name: a registered game (``taluva``, ``thurn_und_taxis``).
+        seats: per seat ``"human"`` or an agent spec; 2 to 4 seats (1 for the solo variant).
+        rules: the game's keyword options (a dict; ``num_players`` comes from the seats).
+        seed: the game seed (the deck's shuffle; each agent gets its seat's seed from
+            :func:`~taluva_ai.arena.agent_seeds`); None draws one.
+
+    Raises:
+        PlayError: 400 a bad seat list, agent spec, game or rule option.
+    """
+
+    def __init__(self, game_name: str, seats: Any, rules: Any, seed: Any = None) -> None:
+        if not isinstance(seats, list) or not seats:
+            raise PlayError(400, "seats must be a list of 1 to 4 entries, each \"human\" or an "
+                            "agent spec")
+        solo = isinstance(rules, dict) and bool(rules.get("solo"))
+        if not solo and not 2 <= len(seats) <= 4:
+            raise PlayError(400, f"seats: give 2 to 4 seats, got {len(seats)} (one seat plays "
+                            "the solo variant: rules {\"solo\": true})")
+        if solo and len(seats) != 1:
+            raise PlayError(400, f"seats: the solo variant has one seat, got {len(seats)}")
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise PlayError(400, f"seed must be an integer 0..2**63-1 or null, got {seed!r}")
+        self.game = make_rules(game_name, len(seats), rules)
+        self.seed = seed
+        seeds = agent_seeds(seed, len(seats))
+        self.seats = [str(s).strip() if isinstance(s, str) else s for s in seats]
+        self.agents = [_make_seat(s, i, self.game, None if seeds is None else seeds[i])
+                       for i, s in enumerate(seats)]
+        self.agent_seeds = seeds
+        self.id = secrets.token_hex(8)
+        try:
+            self.state = self.game.new_initial_state(seed=seed)
+        except (ValueError, TypeError, OverflowError) as e:
+            raise PlayError(400, f"seed: {_one_line(e)}") from None
+        self.history: list[tuple[int, str]] = []  # (player, notation) per action, in order
+        self.before: Any = None  # the cells before the last action (Taluva), for its marks
+        self.last_stats: dict[str, Any] = {}
+        self.lock = threading.Lock()
+        self._resolve_chance()
+
+    # -- moves ------------------------------------------------------------------------------
+
+    def _apply(self, action: int) -> None:
+        text = self.state.action_to_string(action)
+        player = self.state.current_player
+        cells = getattr(self.state, "cells", None)
+        before = None if cells is None else cells.copy()
+        self.state.apply(action)
+        self.before = before
+        self.history.append((player, text))
+
+    def _resolve_chance(self) -> None:
+        while self.state.current_player == CHANCE:
+            a = self.state.clone().draw()  # the seeded deck decides (as play_game does)
+            self._apply(a)
+
+    def play(self, notation: Any) -> None:
+        """A person's move, in notation, for the seat to move; chance resolved after it.
+
+        Raises:
+            PlayError: 400 not notation; 409 the game is over, an agent is to move, or the
+                move is not legal here (the message names the rule it breaks).
+        """
+        if not isinstance(notation, str) or not notation.strip():
+            raise PlayError(400, f"move must be an action in notation (docs/notation.md), got "
+                            f"{notation!r}")
+        p = self.state.current_player
+        if p == TERMINAL or self.state.is_terminal():
+            raise PlayError(409, "the game is over")
+        if self.agents[p] is not None:
+            raise PlayError(409, f"{_seat_label(self.seats[p], p)} is an agent: ask it to move")
+        try:
+            a = int(self.state.parse_action(notation.strip()))
+        except (NotationError, ValueError, IndexError) as e:
+            raise PlayError(400, f"move {notation.strip()!r}: {_one_line(e)}") from None
+        legal = self.state.legal_actions()
+        if not np.any(legal == a):
+            explain = getattr(self.state, "explain_illegal", None)
+            why = ""
+            if explain is not None:
+                try:
+                    why = _one_line(explain(a))
+                except (ValueError, IndexError):
+                    why = ""
+            raise PlayError(409, f"{notation.strip()} is not legal here"
+                            + (f": {why}" if why else ""))
+        self._apply(a)
+        self.last_stats = {}
+        self._resolve_chance()
+
+    def agent_move(self) -> None:
+        """The agent of the seat to move plays one move; chance resolved after it.
+
+        Raises:
+            PlayError: 409 the game is over or a person is to move; 500 the agent failed or
+                chose an illegal action (named, in one line).
+        """
+        p = self.state.current_player
+        if p == TERMINAL or self.state.is_terminal():
+            raise PlayError(409, "the game is over")
+        agent = self.agents[p]
+        if agent is None:
+            raise PlayError(409, f"seat {p} is a person: play a move")
+        try:
+            raw = agent.act(self.state.clone())
+            stats = agent.stats()
+        except Exception as e:  # an agent's own failure: reported, the game kept as it was
+            raise PlayError(500, f"{_seat_label(self.seats[p], p)} failed: "
+                            f"{type(e).__name__}: {_one_line(e)}") from None
+        legal = self.state.legal_actions()
+        if isinstance(raw, bool) or not isinstance(raw, (int, np.integer)) \
+                or not np.any(legal == int(raw)):
+            raise PlayError(500, f"{_seat_label(self.seats[p], p)} chose {raw!r}, not a legal "
+                            "action here")
+        self._apply(int(raw))
+        self.last_stats = {k: v for k, v in stats.items() if k == "summary"}
+        self._resolve_chance()
+
+    # -- views ------------------------------------------------------------------------------
+
+    def result_line(self) -> str | None:
+        """``"<end reason> after N plies; winners: seat 0 (human)"``, None while playing."""
+        if not self.state.is_terminal():
+            return None
+        out = outcome_of(self.state, len(self.history))
+        won = ", ".join(_seat_label(self.seats[w], w) for w in out.winners)
+        return f"{out.end_reason or 'over'} after {out.plies} plies; winners: {won or 'none'}"
+
+    def view(self) -> dict[str, Any]:
+        """The JSON of ``GET /api/games/ID`` (docs/web.md)."""
+        from taluva_ai.games.taluva.svg import SCALE
+
+        s = self.state
+        p = s.current_player
+        over = s.is_terminal()
+        human = (not over) and p >= 0 and self.agents[p] is None
+        moves = [move_info(s, int(a)) for a in s.legal_actions()] if human else []
+        spots = [m["hex"] for m in moves if m["hex"] is not None]
+        spots += [c for m in moves for c in m["cells"]]
+        last = self.history[-1][1] if self.history else None
+        step = getattr(getattr(s, "step", None), "name", "")
+        return {
+            "id": self.id, "game": self.game.name, "seats": list(self.seats),
+            "humans": [a is None for a in self.agents], "seed": self.seed,
+            "rules": self.game.options(), "ply": len(self.history),
+            "to_move": None if over or p < 0 else p, "step": str(step).lower(),
+            "human_to_move": human, "over": over, "result": self.result_line(),
+            "moves": moves, "hex_radius": SCALE,
+            "history": [{"ply": i, "player": "chance" if pl == CHANCE else pl, "notation": t}
+                        for i, (pl, t) in enumerate(self.history)],
+            "last_stats": self.last_stats,
+            "svg": board_picture(s, self.seats, last, self.before, spots),
+        }
+
+    def write_record(self, path: Path) -> None:
+        """Write the finished game as a record (:class:`~taluva_ai.records.RecordWriter`).
+
+        Raises:
+            PlayError: 409 the game is not over.
+            OSError: the file cannot be written.
+        """
+        if not self.state.is_terminal():
+            raise PlayError(409, "the game is not over: a record is saved once it ends")
+        with RecordWriter(path, self.game, self.seed, self.seats, agent_seeds=self.agent_seeds,
+                          meta={"source": "taluva serve"}, atomic=True) as w:
+            for player, text in self.history:
+                w.write_notation(player, text)
+            w.write_result(self.state)
+
+    def record_text(self, tmp_dir: Path) -> str:
+        """The record as text (for a download), written through a temporary file."""
+        path = tmp_dir / f"{self.id}.jsonl"
+        self.write_record(path)
+        try:
+            return path.read_text(encoding="utf-8")
+        finally:
+            path.unlink(missing_ok=True)
+
+
+class Sessions:
+    """The games in memory, by id; the least recently used dropped past ``limit``."""
+
+    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+        self.limit = limit
+        self._games: OrderedDict[str, GameSession] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, session: GameSession) -> None:
+        with self._lock:
+            self._games[session.id] = session
+            while len(self._games) > self.limit:
+                self._games.popitem(last=False)
+
+    def get(self, game_id: str) -> GameSession:
+        """The game ``game_id``.
+
+        Raises:
+            PlayError: 404 no such game (never started, or dropped).
+        """
+        with self._lock:
+            s = self._games.get(game_id)
+            if s is None:
+                raise PlayError(404, f"no game {game_id!r} (games live in the server's memory: "
+                                "start a new one)")
+            self._games.move_to_end(game_id)
+            return s
+
+
+# -- analysis ---------------------------------------------------------------------------------
+
+
+def _check_bounds(spec: str) -> None:
+    from taluva_ai.agents import parse_agent_spec
+
+    try:
+        _, params = parse_agent_spec(spec)
+    except ValueError as e:
+        raise PlayError(400, f"agent: {_one_line(e)}") from None
+    sims = params.get("sims")
+    if sims is not None and (not isinstance(sims, int) or not 1 <= sims <= MAX_ANALYSIS_SIMS):
+        raise PlayError(400, f"agent: sims must be an integer 1..{MAX_ANALYSIS_SIMS} for an "
+                        f"analysis, got {sims!r}")
+    t = params.get("time")
+    if t is not None and (not isinstance(t, (int, float)) or not 0 < t <= MAX_ANALYSIS_SECONDS):
+        raise PlayError(400, f"agent: time must be a number of seconds in (0, "
+                        f"{MAX_ANALYSIS_SECONDS:g}] for an analysis, got {t!r}")
+
+
+def analyse(state: GameState, spec: Any, seed: int = 0) -> dict[str, Any]:
+    """Run the agent ``spec``'s search on a copy of ``state`` and return its view:
+    ``{"agent", "chosen", "summary", "simulations", "root_value", "candidates": [{"notation",
+    "visits", "value", "prior", "share", "hex", "cells"}...]}`` (``share``: the move's part of
+    the root's visits; ``hex``/``cells`` as :func:`move_info`; at most
+    :data:`MAX_CANDIDATES`, the most visited).
+
+    Raises:
+        PlayError: 400 a bad or unbounded spec (``sims`` above :data:`MAX_ANALYSIS_SIMS`,
+            ``time`` above :data:`MAX_ANALYSIS_SECONDS`), an agent that does not search
+            (no candidates), or a position where nobody is to move; 500 the agent failed.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise PlayError(400, f"agent must be an agent spec such as 'mcts:sims=200', got {spec!r}")
+    spec = spec.strip()
+    if state.current_player < 0:
+        raise PlayError(400, "nobody is to move in this position (a chance draw or the end): "
+                        "analyse a position where a seat is to move")
+    _check_bounds(spec)
+    try:
+        agent = make_agent(spec, seed=seed)
+        check_fits(agent, state.game)  # type: ignore[attr-defined]
+        agent.reset(seed)
+    except (ValueError, ImportError, AttributeError, TypeError) as e:
+        raise PlayError(400, f"agent: {_one_line(e)}") from None
+    try:
+        chosen = int(agent.act(state.clone()))
+        stats = agent.stats()
+        cands = agent.search_candidates()
+    except (IllegalActionError, Exception) as e:
+        raise PlayError(500, f"agent {spec!r} failed: {type(e).__name__}: {_one_line(e)}") \
+            from None
+    if not cands:
+        raise PlayError(400, f"agent {spec!r} does not search (it gives no candidate moves): "
+                        "use mcts:... or az:...")
+    total = sum(c["visits"] for c in cands) or 1
+    out = []
+    for c in cands[:MAX_CANDIDATES]:
+        info = move_info(state, c["action"])
+        out.append({"notation": info["notation"], "visits": c["visits"], "value": c["value"],
+                    "prior": c["prior"], "share": round(c["visits"] / total, 4),
+                    "hex": info["hex"], "at": info.get("at"), "cells": info["cells"],
+                    "cells_at": info.get("cells_at", [])})
+    return {"agent": spec, "chosen": state.action_to_string(chosen),
+            "summary": str(stats.get("summary", "")),
+            "simulations": stats.get("simulations"), "root_value": stats.get("root_value"),
+            "candidates": out}

@@ -1,0 +1,165 @@
+"""The browser board end to end, in headless chromium driven by Selenium
+(taluva_ai.web.headless): open a record and step to its end, play a whole game against
+``random`` by clicks (one tile per player), ask for an analysis and see the candidate moves drawn,
+a path outside the served directories refused. Skipped, with the reason, without selenium,
+chromium or chromedriver (``.ci/run`` installs them)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+from taluva_ai.web import headless
+
+_REASON = headless.missing_reason()
+pytestmark = pytest.mark.skipif(_REASON is not None, reason=str(_REASON))
+
+DATA = Path(__file__).parent / "data"
+GOLDEN = DATA / "golden_greedy_random_seed7.jsonl"
+WAIT_S = 60  # the first agent move may load the compiled kernels
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, Path]]:
+    """(base address, driver, served dir): runs/ holds g.jsonl; secret.jsonl lies outside."""
+    from taluva_ai.web.app import create_app
+
+    root = tmp_path_factory.mktemp("browser")
+    runs = root / "runs"
+    runs.mkdir()
+    (runs / "g.jsonl").write_bytes(GOLDEN.read_bytes())
+    (root / "secret.jsonl").write_bytes(GOLDEN.read_bytes())
+    with headless.serve_in_thread(create_app([runs])) as base, headless.chromium() as driver:
+        yield base, driver, runs
+
+
+def _wait(driver: Any, what: Any, timeout: float = WAIT_S) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(what)
+
+
+def _css(driver: Any, selector: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return list(driver.find_elements(By.CSS_SELECTOR, selector))
+
+
+def _click(driver: Any, element: Any) -> None:
+    """A click on an SVG element through the page's own handler (a plain click at its
+    centre may land on the level number drawn over a hex)."""
+    driver.execute_script(
+        "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", element)
+
+
+def _text(driver: Any, element_id: str) -> str:
+    return str(driver.execute_script(f"return document.getElementById('{element_id}')"
+                                     ".textContent"))
+
+
+def _message(driver: Any) -> str:
+    return str(driver.execute_script(
+        "const m = document.getElementById('message'); return m.hidden ? '' : m.textContent"))
+
+
+def _hexes(driver: Any) -> int:
+    return len(_css(driver, "#board svg polygon.hex"))
+
+
+def test_open_a_record_and_step_to_the_end(site: tuple[str, Any, Path]) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    base, driver, _ = site
+    driver.get(f"{base}/?record=0/g.jsonl#replay")
+    _wait(driver, lambda d: _text(d, "where") == "position 0 / 81")
+    _wait(driver, lambda d: _css(d, "#board svg"))
+    for ply in (1, 2):
+        _css(driver, "#next")[0].click()
+        _wait(driver, lambda d, p=ply: d.find_element("id", "board").get_attribute(
+            "data-ply") == str(p))
+    assert _hexes(driver) == 3
+    body = _css(driver, "body")[0]
+    body.send_keys(Keys.END)
+    _wait(driver, lambda d: _text(d, "where") == "position 81 / 81")
+    _wait(driver, lambda d: _hexes(d) == 69)
+    assert _css(driver, "#moves li.current")[0].text == "P0 expand@-1,-1:J"
+    assert _message(driver) == ""
+
+
+def test_play_a_whole_game_against_random_by_clicks(site: tuple[str, Any, Path]) -> None:
+    base, driver, runs = site
+    driver.get(f"{base}/#play")
+    _css(driver, "#ng-tiles")[0].send_keys("1")
+    _css(driver, "#ng-seed")[0].send_keys("3")
+    _css(driver, "#ng-start")[0].click()
+    spot = _wait(driver, lambda d: _css(d, "#board svg polygon.spot"))
+    assert len(spot) == 1 and spot[0].get_attribute("data-q") == "0"
+    _click(driver, spot[0])
+    _wait(driver, lambda d: _text(d, "tile-choice").startswith("tile@0,0:N "))
+    _css(driver, "body")[0].send_keys("q")  # turn the tile counter-clockwise: N -> NW
+    _wait(driver, lambda d: _text(d, "tile-choice").startswith("tile@0,0:NW "))
+    _css(driver, "#rot-right")[0].click()  # and back
+    assert _text(driver, "tile-choice").startswith("tile@0,0:N ")
+    _css(driver, "#place")[0].click()
+    _wait(driver, lambda d: d.find_element("id", "board").get_attribute("data-ply") == "2")
+    # the build step: the volcano is no spot; a click there is explained, nothing played
+    volcano = _css(driver, '#board svg polygon.hex[data-q="0"][data-r="0"]')[0]
+    _click(driver, volcano)
+    _wait(driver, lambda d: _message(d).startswith("hut@0,0 is not legal here"))
+    assert driver.find_element("id", "board").get_attribute("data-ply") == "2"
+    spots = _css(driver, "#board svg polygon.spot")
+    assert len(spots) == 2
+    _click(driver, spots[0])
+    button = _wait(driver, lambda d: _css(d, "#build-options button.move"))[0]
+    built = button.text
+    assert built.startswith("hut@")
+    button.click()
+    _wait(driver, lambda d: d.find_element("id", "board").get_attribute("data-over") == "true")
+    assert _text(driver, "result") == \
+        "tiles_out after 6 plies; winners: seat 0 (human), seat 1 (random)"
+    _css(driver, "#save")[0].click()
+    link = _wait(driver, lambda d: _css(d, "#saved-link"))[0]
+    saved = list((runs / "web-games").glob("*.jsonl"))
+    assert len(saved) == 1
+    link.click()
+    _wait(driver, lambda d: _text(d, "where") == "position 0 / 6")
+    assert [li.text for li in _css(driver, "#moves li")][:3] == [
+        "draw:CS", "P0 tile@0,0:N", f"P0 {built}"]
+
+
+def test_analysis_draws_candidate_moves(site: tuple[str, Any, Path]) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    base, driver, _ = site
+    driver.get(f"{base}/?record=0/g.jsonl#replay")
+    _wait(driver, lambda d: _text(d, "where") == "position 0 / 81")
+    body = _css(driver, "body")[0]
+    for _ in range(4):
+        body.send_keys(Keys.ARROW_RIGHT)
+    _wait(driver, lambda d: d.find_element("id", "board").get_attribute("data-ply") == "4")
+    agent = _css(driver, "#an-agent")[0]
+    agent.clear()
+    agent.send_keys("mcts:sims=30")
+    _css(driver, "#an-run")[0].click()
+    _wait(driver, lambda d: _css(d, "#board svg g.analysis polygon.cand"))
+    items = _css(driver, "#an-list li.cand")
+    assert items and items[0].text.startswith("tile@")
+    assert _text(driver, "an-status").startswith("mcts:sims=30: 30 simulations")
+    # an error is shown on the page, in one line
+    agent.clear()
+    agent.send_keys("greedy")
+    _css(driver, "#an-run")[0].click()
+    _wait(driver, lambda d: _message(d).startswith("analysis: agent 'greedy' does not search"))
+
+
+def test_a_path_outside_is_refused(site: tuple[str, Any, Path]) -> None:
+    base, driver, _ = site
+    driver.get(f"{base}/?record=0/../secret.jsonl#replay")
+    _wait(driver, lambda d: _message(d).startswith("refused path '0/../secret.jsonl'"))
+    assert _css(driver, "#board svg") == []
