@@ -475,7 +475,8 @@ class MCTSAgent(Agent):
         """The move after a search of ``state`` into ``tree`` (sets :meth:`stats` and
         :meth:`root_policy`): a proven win if there is one; with ``root=gumbel`` the survivor
         of sequential halving of highest ``g + logits + sigma(q)``; else the most visited
-        child (``temperature`` 0; ties at random) or one sampled by visits^(1/temperature).
+        child (``temperature`` 0; ties go to the best mean value for the mover, then at random,
+        as OpenSpiel's ``MCTSBot`` does) or one sampled by visits^(1/temperature).
 
         Args:
             temperature: overrides ``config.temperature`` (a self-play schedule).
@@ -505,6 +506,9 @@ class MCTSAgent(Agent):
             pick = int(kids[int(np.argmax(score))])
         elif temp == 0:
             best = np.flatnonzero(visits == visits.max())
+            if best.size > 1:  # e.g. fewer simulations than moves: the best mean value first
+                q = tree.W[kids[best], p] / np.maximum(visits[best], 1)
+                best = best[q == q.max()]
             pick = int(kids[best[self.rng.integers(best.size)]])
         else:
             w = visits ** (1.0 / temp)

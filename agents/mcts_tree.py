@@ -156,7 +156,9 @@ def select_leaf(first_child, n_children, kind, to_move, N, W, prior, vloss, c, p
     """Descend from the root (node 0) to an unexpanded or terminal node.
 
     Decision nodes pick the child of highest score for the seat to move: UCT
-    ``Q + c sqrt(ln N_parent / N_child)`` (unvisited children first, in order) when
+    ``Q + c sqrt(ln N_parent / N_child)`` (unvisited children first, one drawn uniformly at
+    random, so that a search with fewer simulations than moves is not biased by the order the
+    moves are generated in) when
     ``puct`` is False (Kocsis & Szepesvari 2006), PUCT ``Q + c P sqrt(N_parent) / (1 + N_child)``
     with ``Q = fpu`` for unvisited children when True (Silver et al. 2017). Virtual losses count as
     visits of value -1. Chance nodes pick an outcome: sampled by probability when
@@ -209,6 +211,8 @@ def descend(first_child, n_children, kind, to_move, N, W, prior, vloss, c, puct,
             p = to_move[node]
             n_parent = N[node] + vloss[node]
             best_score = -1e300
+            unvisited = 0
+            best_unvisited = f
             for ch in range(f, f + k):
                 if W.shape[1] > 1 and kind[ch] == 3 and N[ch] > 0 \
                         and W[ch, p] >= N[ch] * (1.0 - 1e-9):
@@ -219,14 +223,19 @@ def descend(first_child, n_children, kind, to_move, N, W, prior, vloss, c, puct,
                     q = (W[ch, p] - vloss[ch]) / n if n > 0 else fpu
                     score = q + c * prior[ch] * np.sqrt(max(n_parent, 1.0)) / (1.0 + n)
                 else:
-                    if n == 0:
-                        best = ch
-                        break
+                    if n == 0:  # reservoir sampling: uniform among the unvisited children
+                        unvisited += 1
+                        if np.random.random() * unvisited < 1.0:
+                            best_unvisited = ch
+                        continue
                     q = (W[ch, p] - vloss[ch]) / n
                     score = q + c * np.sqrt(np.log(max(n_parent, 1.0)) / n)
                 if score > best_score:
                     best_score = score
                     best = ch
+            else:
+                if unvisited > 0:
+                    best = best_unvisited
         node = best
         path[depth] = node
         depth += 1

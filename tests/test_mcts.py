@@ -11,6 +11,7 @@ from helpers import make_position
 from taluva_ai.agents import MCTSAgent, make_agent
 from taluva_ai.agents.mcts_tree import CHANCE, DECISION, Tree
 from taluva_ai.games.taluva import TaluvaGame
+from taluva_ai.protocol import CHANCE as CHANCE_PLAYER
 
 
 def winning_tower_position(num_players: int, player: int):
@@ -287,3 +288,29 @@ def test_compiled_loop_of_taluva_is_loaded_from_the_cache_in_a_new_process() -> 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=300)
     assert out.stdout.split() == ["1", "0"]
+
+
+def test_uct_with_fewer_simulations_than_moves_tries_random_ones_and_plays_the_best_tried() -> None:
+    """UCT (``prior=none``) with fewer simulations than legal moves: the moves tried are drawn
+    at random, not the first ones generated, and among the most visited the best mean value
+    is played (before: the first moves in generation order, and a tie broken at random; 0.315
+    against OpenSpiel's MCTSBot at 50 simulations each, docs/openspiel.md)."""
+    game = TaluvaGame()
+    s = game.new_initial_state(seed=11)
+    greedy = make_agent("greedy", seed=0)
+    plies = 0
+    while plies < 12 or s.current_player == CHANCE_PLAYER or len(s.legal_actions()) <= 100:
+        if s.current_player == CHANCE_PLAYER:
+            s.draw()
+        else:
+            s.apply(greedy.act(s))
+        plies += 1
+    legal = [int(a) for a in s.legal_actions()]
+    agent = make_agent("mcts:sims=20,prior=none", seed=3)
+    move = agent.act(s)
+    tried = [c for c in agent.search_candidates() if c["visits"] > 0]
+    assert len(legal) > 100 and all(c["visits"] == 1 for c in tried)
+    assert len(tried) == 20
+    assert {c["action"] for c in tried} != set(legal[:20])
+    best = max(c["value"] for c in tried)
+    assert [c["value"] for c in tried if c["action"] == move] == [best]
