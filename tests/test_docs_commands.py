@@ -231,6 +231,15 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "python experiments/web_screenshots.py --out docs":
         (SKIP, "drives headless chromium for a minute; tests/test_web_browser.py drives the "
          "same views", None),
+    # docs/benchmarks.md: the test suite's first run
+    "rm -rf /tmp/nbcache /tmp/compile": (SKIP, _EXTERNAL, None),
+    "NUMBA_CACHE_DIR=/tmp/nbcache COMPILE_PROFILE_DIR=/tmp/compile python -m pytest "
+    "-p experiments.compile_profile":
+        (SKIP, "the whole test suite, cold (15 minutes); test_experiments checks the report",
+         None),
+    "python experiments/compile_profile.py /tmp/compile":
+        (SKIP, "reads the run above; test_experiments runs the report on made-up events",
+         None),
 }
 
 #: The RUN commands the default suite runs (the others: ``-m slow``).

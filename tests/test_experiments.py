@@ -145,3 +145,29 @@ def test_plot_anchors_draws_the_anchor_results_of_a_run(tmp_path: Path, capsys) 
     with pytest.raises(SystemExit):
         plot.main([str(run), "--out", str(png)])
     assert "line 2: not JSON" in capsys.readouterr().err
+
+
+def test_compile_profile_sums_own_and_total_time_per_kernel(tmp_path: Path, capsys) -> None:
+    """experiments/compile_profile.py on made-up events of two processes: a callee's time is
+    its own and counts in its caller's total, not in the caller's own; a signature compiled by
+    both processes and a kernel with two signatures are named; an empty directory is refused."""
+    mod = _load("compile_profile")
+    rows = {1: [("m.leaf", "(int64,)", 2.0, 1), ("m.top", "(int64,)", 5.0, 0),
+                ("m.leaf", "(int32,)", 1.0, 0)],
+            2: [("m.leaf", "(int64,)", 2.5, 0)]}
+    for pid, events in rows.items():
+        (tmp_path / f"{pid}.jsonl").write_text("".join(
+            json.dumps({"kernel": k, "args": a, "cpu_s": c, "depth": d, "test": "t",
+                        "pid": pid}) + "\n" for k, a, c, d in events))
+    out = mod.report(tmp_path)
+    assert out["compile_cpu_s"] == 8.5 and out["processes"] == 2
+    assert out["kernels"] == [
+        {"kernel": "m.leaf", "own_cpu_s": 5.5, "total_cpu_s": 3.5, "compiles": 3},
+        {"kernel": "m.top", "own_cpu_s": 3.0, "total_cpu_s": 5.0, "compiles": 1}]
+    assert out["compiled_in_several_processes"] == ["m.leaf x2"]
+    assert out["several_signatures"] == {"m.leaf": 2}
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(SystemExit):
+        mod.main([str(empty)])
+    assert "no recorded compile events" in capsys.readouterr().err
