@@ -54,21 +54,28 @@ def rand_below(state, n):
 
 
 @njit(cache=True)
+def keep_best(ids, vals, n):
+    """Move the ids of ``ids[:n]`` whose value ``vals[j]`` is the highest to the front, in
+    order, and return how many there are (the greedy opponents' ties)."""
+    best = vals[0]
+    for j in range(1, n):
+        if vals[j] > best:
+            best = vals[j]
+    k = 0
+    for j in range(n):
+        if vals[j] == best:
+            ids[k] = ids[j]
+            k += 1
+    return k
+
+
+@njit(cache=True)
 def opponent_action(cells, players, meta, rules, nbr, cell_of, hexqr, origin, kind, rng, ids,
                     vals):
     """The engine action a built-in opponent of ``kind`` takes in this decision node."""
     if kind == GREEDY:
         n = action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids, vals)
-        best = vals[0]
-        for j in range(1, n):
-            if vals[j] > best:
-                best = vals[j]
-        k = 0
-        for j in range(n):
-            if vals[j] == best:
-                ids[k] = ids[j]
-                k += 1
-        return ids[rand_below(rng, k)]
+        return ids[rand_below(rng, keep_best(ids, vals, n))]
     n = K.legal_actions(cells, players, meta, rules, nbr, cell_of, origin, ids)
     return ids[rand_below(rng, n)]
 

@@ -57,7 +57,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from numba import njit, prange
 
-from taluva_ai.envs.core import BUILTIN_OPPONENTS, EXTERNAL, GREEDY, sample_masked
+from taluva_ai.envs.core import BUILTIN_OPPONENTS, EXTERNAL, GREEDY, keep_best, sample_masked
 from taluva_ai.envs.game_env import game_spaces
 from taluva_ai.envs.pcg64 import STATE_SIZE, integers, seed_state, state_from_generator
 from taluva_ai.envs.taluva_env import check_illegal_mode, illegal_returns
@@ -65,7 +65,7 @@ from taluva_ai.envs.vector import (
     PARALLEL_MIN_GAMES,
     EnvStateError,
     check_action_batch,
-    check_reset_options,
+    reset_plan,
 )
 from taluva_ai.errors import IllegalActionError
 from taluva_ai.games.thurn_und_taxis import kernels as K
@@ -119,16 +119,7 @@ def opponent_action(cards, route, houses, players, meta, rules, kind, st, ids, v
     the ties of the best heuristic value, in id order)."""
     if kind == GREEDY:
         n = action_values(cards, route, houses, players, meta, rules, ids, vals)
-        best = vals[0]
-        for j in range(1, n):
-            if vals[j] > best:
-                best = vals[j]
-        k = 0
-        for j in range(n):
-            if vals[j] == best:
-                ids[k] = ids[j]
-                k += 1
-        return ids[integers(st, k)]
+        return ids[integers(st, keep_best(ids, vals, n))]
     n = K.legal_actions(cards, route, houses, players, meta, rules, ids)
     return ids[integers(st, n)]
 
@@ -365,24 +356,8 @@ class ThurnUndTaxisVectorEnv(VectorEnv):
                 ``reset_mask`` or seed list.
             EnvStateError: a first reset that does not reset every game.
         """
-        check_reset_options(options)
         b = self.num_envs
-        if seed is None:
-            seeds: list[int | None] = [None] * b
-        elif isinstance(seed, (int, np.integer)):
-            seeds = [int(seed) + i for i in range(b)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != b:
-                raise ValueError(f"seed list must have {b} entries, got {len(seeds)}")
-        reset_mask = np.ones(b, dtype=bool)
-        if options and "reset_mask" in options:
-            rm = np.asarray(options["reset_mask"])
-            if rm.shape != (b,) or rm.dtype != np.bool_:
-                raise ValueError(f"reset_mask must be bool[{b}], got {rm.dtype}{list(rm.shape)}")
-            reset_mask = rm
-            if not self._started and not rm.all():
-                raise EnvStateError("the first reset must reset every game")
+        seeds, reset_mask = reset_plan(seed, options, b, self._started)
         if not self._gens:
             self._gens = [seeding.np_random(s)[0] for s in seeds]
         idx = np.flatnonzero(reset_mask)

@@ -111,6 +111,37 @@ def check_reset_options(options: Any) -> None:
                          f"{', '.join(RESET_OPTIONS)}")
 
 
+def reset_plan(seed: Any, options: dict[str, Any] | None, num_envs: int, started: bool
+               ) -> tuple[list[int | None], np.ndarray]:
+    """What a vector env's ``reset(seed=..., options=...)`` asks for: one seed per game (an
+    int ``s`` gives game ``i`` the seed ``s + i``; None: no new seed) and the games to reset
+    (``bool[num_envs]``: ``options["reset_mask"]``, else all).
+
+    Raises:
+        ValueError: an unknown key in ``options``, a malformed ``reset_mask`` or seed list.
+        EnvStateError: a first reset (``started`` False) that does not reset every game.
+    """
+    check_reset_options(options)
+    if seed is None:
+        seeds: list[int | None] = [None] * num_envs
+    elif isinstance(seed, (int, np.integer)):
+        seeds = [int(seed) + i for i in range(num_envs)]
+    else:
+        seeds = list(seed)
+        if len(seeds) != num_envs:
+            raise ValueError(f"seed list must have {num_envs} entries, got {len(seeds)}")
+    reset_mask = np.ones(num_envs, dtype=bool)
+    if options and "reset_mask" in options:
+        rm = np.asarray(options["reset_mask"])
+        if rm.shape != (num_envs,) or rm.dtype != np.bool_:
+            raise ValueError(f"reset_mask must be bool[{num_envs}], got {rm.dtype}"
+                             f"{list(rm.shape)}")
+        reset_mask = rm
+        if not started and not rm.all():
+            raise EnvStateError("the first reset must reset every game")
+    return seeds, reset_mask
+
+
 def check_action_batch(actions: Any, num_envs: int, num_actions: int,
                        ignored: np.ndarray | None = None) -> np.ndarray:
     """``int64[N]`` from a batch of actions; the slots marked in ``ignored`` (``bool[N]``, the
@@ -285,24 +316,8 @@ class TaluvaVectorEnv(VectorEnv):
             ValueError: an unknown key in ``options`` (only ``reset_mask`` is), a malformed
                 ``reset_mask`` or seed list.
         """
-        check_reset_options(options)
         b = self.num_envs
-        if seed is None:
-            seeds: list[int | None] = [None] * b
-        elif isinstance(seed, (int, np.integer)):
-            seeds = [int(seed) + i for i in range(b)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != b:
-                raise ValueError(f"seed list must have {b} entries, got {len(seeds)}")
-        reset_mask = np.ones(b, dtype=bool)
-        if options and "reset_mask" in options:
-            rm = np.asarray(options["reset_mask"])
-            if rm.shape != (b,) or rm.dtype != np.bool_:
-                raise ValueError(f"reset_mask must be bool[{b}], got {rm.dtype}{list(rm.shape)}")
-            reset_mask = rm
-            if not self._started and not rm.all():
-                raise EnvStateError("the first reset must reset every game")
+        seeds, reset_mask = reset_plan(seed, options, b, self._started)
         if not self._gens:
             self._gens = [seeding.np_random(s)[0] for s in seeds]
         act = np.full(b, -1, dtype=np.int64)
