@@ -167,10 +167,18 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
         (SKIP, "times random play (test_openspiel_interop runs it with one short game)", None),
     "taluva tournament --agents mcts:sims=50,prior=none openspiel:sims=50 --games 40 "
     "--tiles-per-player 6 --seed 1 --out runs/os50":
-        (CHECK, "OpenSpiel's MCTS through Python states: about an hour on 2 cores "
+        (CHECK, "OpenSpiel's MCTS through Python states: minutes on 2 cores "
          "(test_openspiel_interop plays it small)", None),
     "taluva tournament --agents mcts:sims=400 openspiel:sims=400 --games 200 --out runs/os400":
         (CHECK, "OpenSpiel's MCTS at 400 simulations: days on 2 cores", None),
+    "taluva tournament --agents mcts:sims=50,prior=none openspiel:sims=50 --games 200 "
+    "--tiles-per-player 6 --seed 1 --concurrency 2 --out runs/os_uct50_200":
+        (CHECK, "OpenSpiel's MCTS through Python states: 12 minutes on 2 busy cores "
+         "(test_openspiel_interop plays it small)", None),
+    "taluva tournament --agents mcts:time=0.5,prior=none openspiel:sims=50 --games 200 "
+    "--tiles-per-player 6 --seed 1 --concurrency 2 --time-margin 5 --out runs/os_uct_time_200":
+        (CHECK, "OpenSpiel's MCTS through Python states and ours at 0.5 s a move: about "
+         "40 minutes on 2 cores", None),
     # docs/ray.md
     "taluva tournament --agents random greedy mcts:sims=200 --games 200 --out runs/t --ray":
         (CHECK, _RAY + " (test_ray runs one)", None),
