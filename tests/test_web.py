@@ -315,3 +315,200 @@ def test_run_page(tournament_run: Path) -> None:
     assert _error(client.get("/api/run", params={"path": "0/t1/games"}), 404).endswith(
         "not a tournament run directory (no results.json)")
     assert _error(client.get("/api/run", params={"path": "0/.."}), 403)
+
+
+# -- the value graph (a whole game's analysis) and cancelling analyses -------------------------
+
+
+def _small_record(client: TestClient) -> str:
+    """A record of random against random, two tiles each (seed 3), saved by the play routes:
+    8 positions with a seat to move (plies 1 2 4 5 7 8 10 11)."""
+    g = client.post("/api/games", json={"seats": ["random", "random"],
+                                        "rules": {"tiles_per_player": 2}, "seed": 3}).json()
+    while not g["over"]:
+        g = client.post(f"/api/games/{g['id']}/agent").json()
+    return str(client.post(f"/api/games/{g['id']}/save", json={"dir": 0}).json()["path"])
+
+
+def _finished(client: TestClient, job_id: str) -> dict[str, Any]:
+    """Poll ``GET /api/analysis/ID`` until the job is no longer running (at most 60 s); a
+    failed job answers its error (``{"error"}``)."""
+    import time
+
+    deadline = time.monotonic() + 60
+    while True:
+        v = client.get(f"/api/analysis/{job_id}").json()
+        if v.get("status") != "running" or time.monotonic() > deadline:
+            return dict(v)
+        time.sleep(0.02)
+
+
+def test_game_analysis_gives_the_value_graph(served: tuple[Path, TestClient]) -> None:
+    _, client = served
+    path = _small_record(client)
+    start = client.post("/api/analysis/game", json={"agent": "mcts:sims=50", "path": path})
+    assert start.status_code == 202
+    job = start.json()
+    assert (job["kind"], job["unit"], job["total"]) == ("game", "positions", 8)
+    v = _finished(client, job["id"])
+    assert (v["status"], v["done"], v["total"], v["error"]) == ("done", 8, 8, None)
+    res = v["result"]
+    assert (res["agent"], res["seed"], res["seats"], res["players"]) == \
+        ("mcts:sims=50", 0, 2, ["random", "random"])
+    assert [(p["ply"], p["player"], p["values"], p["chosen"], p["played"])
+            for p in res["points"]] == [
+        (1, 0, [0.0, 0.0], "tile@0,0:SW", "tile@0,0:N"),
+        (2, 0, [-0.06, 0.06], "hut@0,1", "hut@-1,1"),
+        (4, 1, [0.02, -0.02], "tile@-2,0:N", "tile@1,2:S"),
+        (5, 1, [0.02, -0.02], "hut@0,1", "hut@2,1"),
+        (7, 0, [0.0, 0.0], "tile@4,-1:NE", "tile@1,-1:NW"),
+        (8, 0, [-0.04, 0.04], "hut@1,1", "expand@-1,1:S"),
+        (10, 1, [0.0, 0.0], "tile@0,0:NW", "tile@1,-3:N"),
+        (11, 1, [0.0, 0.0], "hut@1,-2", "hut@1,-2")]
+    assert all(p["simulations"] == 50 for p in res["points"])
+    # a point is the analysis of that one position (same agent and seed)
+    one = client.post("/api/analysis", json={"agent": "mcts:sims=50", "path": path,
+                                             "ply": 4}).json()
+    assert (one["values"], one["root_value"], one["chosen"]) == \
+        ([0.02, -0.02], -0.02, "tile@-2,0:N")
+
+
+@pytest.mark.parametrize(("body", "status", "message"), [
+    ({"agent": "greedy", "path": "0/g.jsonl"}, 400, "agent 'greedy' does not search"),
+    ({"agent": "nope", "path": "0/g.jsonl"}, 400, "agent: unknown agent 'nope'"),
+    ({"agent": "mcts:sims=5000", "path": "0/g.jsonl"}, 400,
+     "agent 'mcts:sims=5000': 54 positions x 5000 sims = 270000 simulations, more than the "
+     "200000 of a game analysis: use sims<=3703"),
+    ({"agent": "mcts:time=20", "path": "0/g.jsonl"}, 400,
+     "agent 'mcts:time=20': 54 positions x 20 s is more than the 600 s of a game analysis: "
+     "use time<=11.1"),
+    ({"agent": "mcts:sims=99999", "path": "0/g.jsonl"}, 400, "agent: sims must be"),
+    ({"agent": "mcts", "path": "0/bad.jsonl"}, 422, "0/bad.jsonl: line 1"),
+    ({"agent": "mcts", "path": "0/../secret.jsonl"}, 403, "refused path"),
+    ({"agent": "mcts", "path": "0/g.jsonl", "ply": 3}, 400, "unknown field(s) ply"),
+])
+def test_bad_game_analyses_are_refused(served: tuple[Path, TestClient], body: dict[str, Any],
+                                       status: int, message: str) -> None:
+    _, client = served
+    assert _error(client.post("/api/analysis/game", json=body), status).startswith(message)
+
+
+def test_unknown_analysis_jobs_404(served: tuple[Path, TestClient]) -> None:
+    _, client = served
+    assert _error(client.get("/api/analysis/nope"), 404).startswith("no analysis 'nope'")
+    assert _error(client.delete("/api/analysis/nope"), 404).startswith("no analysis 'nope'")
+
+
+def test_cancel_stops_a_game_analysis_between_positions(
+        served: tuple[Path, TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker is held before its third position; the cancel arrives there: exactly the two
+    positions done before it are kept and the third search returns at once."""
+    import threading
+
+    from taluva_ai.web import play
+
+    _, client = served
+    path = _small_record(client)
+    reached, go = threading.Event(), threading.Event()
+    calls: list[int] = []
+    search = play.search_position
+
+    def held(agent: Any, state: Any, cancel: Any = None, on_sims: Any = None) -> Any:
+        calls.append(1)
+        if len(calls) == 3:
+            reached.set()
+            go.wait(30)
+        return search(agent, state, cancel, on_sims)
+
+    monkeypatch.setattr(play, "search_position", held)
+    job = client.post("/api/analysis/game", json={"agent": "mcts:sims=20", "path": path}).json()
+    assert reached.wait(60)
+    v = client.get(f"/api/analysis/{job['id']}").json()
+    assert (v["status"], v["done"], v["total"], v["cancel_requested"]) == \
+        ("running", 2, 8, False)
+    assert [p["ply"] for p in v["result"]["points"]] == [1, 2]
+    v = client.delete(f"/api/analysis/{job['id']}").json()
+    assert (v["status"], v["cancel_requested"]) == ("running", True)
+    go.set()
+    v = _finished(client, job["id"])
+    assert (v["status"], v["done"], v["total"]) == ("cancelled", 2, 8)
+    assert [p["ply"] for p in v["result"]["points"]] == [1, 2]
+    assert len(calls) == 3
+
+
+def test_cancel_stops_a_position_analysis_between_chunks(
+        served: tuple[Path, TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    """sims=50 in chunks of 10: held before its third chunk, cancelled there, the search ends
+    after that chunk (30 simulations), without a result."""
+    import threading
+
+    from taluva_ai.agents.mcts import MCTSAgent
+    from taluva_ai.web import play
+
+    _, client = served
+    monkeypatch.setattr(play, "CHUNK_SIMS", 10)
+    reached, go = threading.Event(), threading.Event()
+    calls: list[int] = []
+    search = MCTSAgent.search
+
+    def held(self: Any, *args: Any, **kwargs: Any) -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            reached.set()
+            go.wait(30)
+        search(self, *args, **kwargs)
+
+    monkeypatch.setattr(MCTSAgent, "search", held)
+    body = {"agent": "mcts:sims=50", "path": "0/g.jsonl", "ply": 4, "background": True}
+    start = client.post("/api/analysis", json=body)
+    assert start.status_code == 202
+    job = start.json()
+    assert (job["kind"], job["unit"], job["total"]) == ("position", "simulations", 50)
+    assert reached.wait(60)
+    v = client.get(f"/api/analysis/{job['id']}").json()
+    assert (v["status"], v["done"], v["total"]) == ("running", 20, 50)
+    client.delete(f"/api/analysis/{job['id']}")
+    go.set()
+    v = _finished(client, job["id"])
+    assert (v["status"], v["done"], v["result"]) == ("cancelled", 30, None)
+    assert len(calls) == 3
+
+
+def test_position_analysis_in_chunks_and_in_the_background(
+        served: tuple[Path, TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks continue one tree (35 sims in chunks of 10 = 35 root visits); a background job's
+    result is the synchronous route's; a failing one answers its error on GET."""
+    from taluva_ai.web import play
+
+    _, client = served
+    body = {"agent": "mcts:sims=35", "path": "0/g.jsonl", "ply": 4}
+    whole = client.post("/api/analysis", json=body).json()
+    job = client.post("/api/analysis", json={**body, "background": True}).json()
+    v = _finished(client, job["id"])
+    assert (v["status"], v["done"], v["total"]) == ("done", 35, 35)
+    assert v["result"] == whole
+    monkeypatch.setattr(play, "CHUNK_SIMS", 10)
+    res = client.post("/api/analysis", json=body).json()
+    assert res["simulations"] == 35 and sum(c["visits"] for c in res["candidates"]) == 35
+    assert _error(client.post("/api/analysis", json={**body, "background": 1}), 400) == \
+        "background must be true or false, got 1"
+    assert _error(client.post("/api/analysis", json={**body, "agent": "greedy",
+                                                     "background": True}), 400) \
+        .startswith("agent 'greedy' does not search")
+
+
+def test_a_failing_game_analysis_answers_its_error(served: tuple[Path, TestClient],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from taluva_ai.web import play
+
+    _, client = served
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(play, "search_position", broken)
+    job = client.post("/api/analysis/game", json={"agent": "mcts:sims=5", "path": "0/g.jsonl"})
+    assert job.status_code == 202
+    _finished(client, job.json()["id"])
+    assert _error(client.get(f"/api/analysis/{job.json()['id']}"), 500) == \
+        "agent 'mcts:sims=5' failed at ply 1: RuntimeError: boom second line"

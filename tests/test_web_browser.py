@@ -158,6 +158,37 @@ def test_analysis_draws_candidate_moves(site: tuple[str, Any, Path]) -> None:
     _wait(driver, lambda d: _message(d).startswith("analysis: agent 'greedy' does not search"))
 
 
+def test_value_graph_of_a_game(site: tuple[str, Any, Path]) -> None:
+    base, driver, _ = site
+    driver.get(f"{base}/?record=0/g.jsonl#replay")
+    _wait(driver, lambda d: _text(d, "where") == "position 0 / 81")
+    agent = _css(driver, "#an-agent")[0]
+    agent.clear()
+    agent.send_keys("greedy")
+    _css(driver, "#ga-run")[0].click()
+    _wait(driver, lambda d: _message(d).startswith(
+        "game analysis: agent 'greedy' does not search"))
+    agent.clear()
+    agent.send_keys("mcts:sims=10")
+    _css(driver, "#ga-run")[0].click()
+    _wait(driver, lambda d: _text(d, "ga-status") == "mcts:sims=10: 54 / 54 positions")
+    assert _message(driver) == ""
+    assert len(_css(driver, "#graph svg polyline.seat")) == 1  # two players: seat 0's value
+    points = _css(driver, "#graph svg circle[data-ply]")
+    assert len(points) == 54
+    # a click on the graph goes to that ply, and the graph marks it
+    target = points[10]
+    ply = target.get_attribute("data-ply")
+    driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect();"
+        "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true,"
+        " clientX: r.x + r.width / 2, clientY: r.y + r.height / 2}))", target)
+    _wait(driver, lambda d: d.find_element("id", "board").get_attribute("data-ply") == ply)
+    now = _css(driver, "#graph svg line.now")[0]
+    assert now.get_attribute("x1") == _css(
+        driver, f'#graph svg circle[data-ply="{ply}"]')[0].get_attribute("cx")
+
+
 def test_a_path_outside_is_refused(site: tuple[str, Any, Path]) -> None:
     base, driver, _ = site
     driver.get(f"{base}/?record=0/../secret.jsonl#replay")

@@ -14,6 +14,16 @@ Routes:
   (:func:`taluva_ai.games.taluva.svg.state_svg` for Taluva; for another game its matplotlib
   picture through ``taluva_ai.games.<game>.draw``, else its text).
 
+- ``POST /api/analysis``: an agent's search of one position (``{"agent", "path", "ply"}`` or
+  ``{"agent", "game_id"}``; :func:`taluva_ai.web.play.analyse`); with ``"background": true``
+  it answers 202 and a job at once (below).
+- ``POST /api/analysis/game``: the value graph of a record (``{"agent", "path", "seed"}``;
+  :class:`taluva_ai.web.play.GameAnalysis`), answered 202 with a job.
+- ``GET /api/analysis/{id}``: a job's progress (``done`` of ``total`` simulations or
+  positions), status and result (:meth:`taluva_ai.web.play.AnalysisJob.view`); a failed job
+  answers its error. ``DELETE /api/analysis/{id}`` cancels it: the search stops at its next
+  chunk of simulations (or position), and the job's status turns ``cancelled``.
+
 Every error is a JSON object ``{"error": "<one line>"}``: 400 a bad query, 403 a path outside
 the served directories (``..``, an absolute path, a symbolic link that leads out), 404 an unknown
 record or route, 422 a malformed record (the line and field, as ``taluva replay`` says it), 500
@@ -328,6 +338,13 @@ def _ply(text: Any, last: int) -> int:
     return int(text)
 
 
+def _seed(body: dict[str, Any]) -> int:
+    seed = body.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise WebError(400, f"seed must be an integer 0..2**63-1, got {seed!r}")
+    return seed
+
+
 def run_view(store: RecordStore, ref: str | None) -> dict[str, Any]:
     """The JSON of ``GET /api/run?path=P``: a tournament run directory's table (``results.json``
     as :func:`taluva_ai.cli.format_table` writes it, and the ratings as rows), its pictures,
@@ -393,11 +410,23 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
     Raises:
         ValueError: a directory that does not exist.
     """
-    from taluva_ai.web.play import GameSession, PlayError, Sessions, analyse
+    from taluva_ai.web.play import (
+        AnalysisJob,
+        AnalysisJobs,
+        GameAnalysis,
+        GameSession,
+        PlayError,
+        Sessions,
+        analyse,
+        analyse_with,
+        analysis_agent,
+        planned_sims,
+    )
 
     store = RecordStore(dirs)
     sessions = Sessions()
     analyses = threading.BoundedSemaphore(MAX_ANALYSES)
+    jobs = AnalysisJobs()
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -493,15 +522,22 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         return Response(text, media_type="application/x-ndjson", headers={
             "Content-Disposition": f'attachment; filename="taluva-{session.id}.jsonl"'})
 
+    def _slot() -> None:
+        if not analyses.acquire(blocking=False):
+            raise WebError(429, f"{MAX_ANALYSES} analyses are running already: wait for "
+                           "one to end or cancel it")
+
     async def analysis(request: Request) -> Response:
         body = await _json_body(request)
-        unknown = sorted(set(body) - {"agent", "path", "ply", "game_id", "seed"})
+        unknown = sorted(set(body) - {"agent", "path", "ply", "game_id", "seed", "background"})
         if unknown:
             raise WebError(400, f"unknown field(s) {', '.join(unknown)}; an analysis takes "
-                           "agent, and path and ply (a record) or game_id (a game in play)")
-        seed = body.get("seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise WebError(400, f"seed must be an integer 0..2**63-1, got {seed!r}")
+                           "agent, and path and ply (a record) or game_id (a game in play), "
+                           "seed, background")
+        seed = _seed(body)
+        background = body.get("background", False)
+        if not isinstance(background, bool):
+            raise WebError(400, f"background must be true or false, got {background!r}")
 
         def position() -> Any:
             if body.get("game_id") is not None:
@@ -511,17 +547,72 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
             _, rep = store.replayed(body.get("path"))
             return rep.positions[_ply(body.get("ply"), len(rep.positions) - 1)][0].clone()
 
-        def run() -> dict[str, Any]:
+        def run() -> dict[str, Any] | None:
             state = position()
-            if not analyses.acquire(blocking=False):
-                raise WebError(429, f"{MAX_ANALYSES} analyses are running already: wait for "
-                               "one to end")
+            _slot()
             try:
                 return analyse(state, body.get("agent"), seed)
             finally:
                 analyses.release()
 
-        return JSONResponse(await run_in_threadpool(run))
+        if not background:
+            return JSONResponse(await run_in_threadpool(run))
+
+        def start() -> Response:
+            state = position()
+            if state.current_player < 0:
+                raise WebError(400, "nobody is to move in this position (a chance draw or the "
+                               "end): analyse a position where a seat is to move")
+            spec, agent = analysis_agent(state, body.get("agent"), seed)
+            _slot()
+            job = AnalysisJob("position", "simulations", planned_sims(agent))
+
+            def work(j: AnalysisJob) -> tuple[Any, bool]:
+                res = analyse_with(agent, spec, state, j.cancel, j.progress)
+                if res is not None:
+                    j.progress(int(res.get("simulations") or j.done))
+                return res, res is not None
+
+            jobs.add(job)
+            job.start(work, analyses.release)
+            return JSONResponse(job.view(), status_code=202)
+
+        return await run_in_threadpool(start)
+
+    async def game_analysis(request: Request) -> Response:
+        body = await _json_body(request)
+        unknown = sorted(set(body) - {"agent", "path", "seed"})
+        if unknown:
+            raise WebError(400, f"unknown field(s) {', '.join(unknown)}; a game analysis takes "
+                           "agent, path (a record), seed")
+        seed = _seed(body)
+
+        def start() -> Response:
+            _, rep = store.replayed(body.get("path"))
+            graph = GameAnalysis(rep.positions, rep.header.players, body.get("agent"), seed)
+            _slot()
+            job = AnalysisJob("game", "positions", graph.total)
+            job.partial = graph.result
+
+            def work(j: AnalysisJob) -> tuple[Any, bool]:
+                whole = graph.run(j.cancel, j.progress)
+                return graph.result(), whole
+
+            jobs.add(job)
+            job.start(work, analyses.release)
+            return JSONResponse(job.view(), status_code=202)
+
+        return await run_in_threadpool(start)
+
+    def analysis_job(request: Request) -> Response:
+        job = jobs.get(request.path_params["aid"])
+        if request.method == "DELETE":
+            job.cancel.set()
+            return JSONResponse(job.view())
+        v = job.view()
+        if v["status"] == "failed":
+            raise WebError(job.error_status, str(v["error"]))
+        return JSONResponse(v)
 
     def runs(request: Request) -> Response:
         return JSONResponse({"runs": store.runs()})
@@ -561,6 +652,8 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         Route("/api/games/{gid}/save", game_save, methods=["POST"]),
         Route("/api/games/{gid}/record", game_record),
         Route("/api/analysis", analysis, methods=["POST"]),
+        Route("/api/analysis/game", game_analysis, methods=["POST"]),
+        Route("/api/analysis/{aid}", analysis_job, methods=["GET", "DELETE"]),
         Route("/api/runs", runs),
         Route("/api/run", run),
         Route("/api/picture", picture),

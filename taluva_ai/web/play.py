@@ -12,7 +12,10 @@ show each one. :class:`Sessions` keeps the games by id (the oldest dropped past 
 
 :func:`analyse` runs an agent's search on a position (a copy) and returns its candidate moves
 (:meth:`taluva_ai.agents.base.Agent.search_candidates`) with the hexes they concern, for the
-page's heat map.
+page's heat map. :class:`GameAnalysis` runs it at every position of a record for the value
+graph. :func:`search_position` runs an MCTS search in chunks of simulations so that a cancel
+(a ``threading.Event``) stops it between chunks; :class:`AnalysisJob` runs either in a worker
+thread with its progress, for the page to poll and cancel.
 
 Every refusal is a :class:`~taluva_ai.web.app.WebError`-like ``PlayError`` (status and one line).
 """
@@ -43,6 +46,16 @@ MAX_ANALYSIS_SIMS = 20000
 MAX_ANALYSIS_SECONDS = 60.0
 #: Candidate moves an analysis returns at most (the most visited).
 MAX_CANDIDATES = 400
+#: Simulations per chunk of an analysis's search: a cancel is seen between chunks.
+CHUNK_SIMS = 1000
+#: The most positions a whole-game analysis (the value graph) may have.
+MAX_GAME_POSITIONS = 400
+#: The most simulations a whole-game analysis may run in all (positions x sims).
+MAX_GAME_SIMS = 200_000
+#: The most seconds a whole-game analysis may ask for in all (positions x time).
+MAX_GAME_SECONDS = 600.0
+#: Analysis jobs kept in memory (finished ones dropped first).
+MAX_JOBS = 32
 
 
 class PlayError(Exception):
@@ -380,24 +393,18 @@ def _check_bounds(spec: str) -> None:
                         f"{MAX_ANALYSIS_SECONDS:g}] for an analysis, got {t!r}")
 
 
-def analyse(state: GameState, spec: Any, seed: int = 0) -> dict[str, Any]:
-    """Run the agent ``spec``'s search on a copy of ``state`` and return its view:
-    ``{"agent", "chosen", "summary", "simulations", "root_value", "candidates": [{"notation",
-    "visits", "value", "prior", "share", "hex", "cells"}...]}`` (``share``: the move's part of
-    the root's visits; ``hex``/``cells`` as :func:`move_info`; at most
-    :data:`MAX_CANDIDATES`, the most visited).
+def analysis_agent(state: GameState, spec: Any, seed: int) -> tuple[str, Any]:
+    """The checked spec and its agent, made for ``state``'s game and reset with ``seed``.
 
     Raises:
-        PlayError: 400 a bad or unbounded spec (``sims`` above :data:`MAX_ANALYSIS_SIMS`,
-            ``time`` above :data:`MAX_ANALYSIS_SECONDS`), an agent that does not search
-            (no candidates), or a position where nobody is to move; 500 the agent failed.
+        PlayError: 400 a bad or unbounded spec, or an agent that does not search (it keeps
+            :meth:`Agent.search_candidates` of the base class).
     """
+    from taluva_ai.agents.base import Agent
+
     if not isinstance(spec, str) or not spec.strip():
         raise PlayError(400, f"agent must be an agent spec such as 'mcts:sims=200', got {spec!r}")
     spec = spec.strip()
-    if state.current_player < 0:
-        raise PlayError(400, "nobody is to move in this position (a chance draw or the end): "
-                        "analyse a position where a seat is to move")
     _check_bounds(spec)
     try:
         agent = make_agent(spec, seed=seed)
@@ -405,8 +412,105 @@ def analyse(state: GameState, spec: Any, seed: int = 0) -> dict[str, Any]:
         agent.reset(seed)
     except (ValueError, ImportError, AttributeError, TypeError) as e:
         raise PlayError(400, f"agent: {_one_line(e)}") from None
+    if type(agent).search_candidates is Agent.search_candidates:
+        raise PlayError(400, f"agent {spec!r} does not search (it gives no candidate moves): "
+                        "use mcts:... or az:...")
+    return spec, agent
+
+
+def _num_players(state: GameState) -> int:
+    return int(getattr(state, "num_players", None) or len(state.returns()))
+
+
+def planned_sims(agent: Any) -> int | None:
+    """The simulations an analysis by ``agent`` runs per position (None: a time budget, or an
+    agent that does not say)."""
+    from taluva_ai.agents.mcts import MCTSAgent
+
+    if isinstance(agent, MCTSAgent):
+        return None if agent.config.time is not None else int(agent.config.sims)
+    sims = getattr(agent, "sims", None)
+    return sims if isinstance(sims, int) and not isinstance(sims, bool) else None
+
+
+def search_position(agent: Any, state: GameState, cancel: threading.Event | None = None,
+                    on_sims: Any = None) -> tuple[int, list[float | None]] | None:
+    """Search ``state`` (not modified) with ``agent``; the chosen action and the value of every
+    seat at the root (the mean return over the root's simulations, on the game's returns
+    scale; ``float`` per seat, None where the agent does not tell), or None when ``cancel`` was
+    set before the search ended.
+
+    An :class:`~taluva_ai.agents.mcts.MCTSAgent` (AlphaZero too) with a ``sims`` budget, a
+    PUCT root and a position without hidden information searches one tree in chunks of
+    :data:`CHUNK_SIMS` simulations (:meth:`MCTSAgent.search` continues a tree), looks at
+    ``cancel`` before each chunk and calls ``on_sims(simulations done)`` after it; one chunk
+    is exactly ``agent.act``. Any other agent or budget runs ``agent.act`` whole (bounded by
+    :data:`MAX_ANALYSIS_SECONDS` or :data:`MAX_ANALYSIS_SIMS`); ``cancel`` is seen before it.
+    """
+    from taluva_ai.agents.mcts import MCTSAgent
+    from taluva_ai.agents.mcts_tree import Tree
+    from taluva_ai.protocol import value_normalization
+
+    n = _num_players(state)
+    hidden = getattr(state, "has_hidden_information", lambda: False)()
+    if isinstance(agent, MCTSAgent) and agent.config.time is None and not hidden:
+        root = state.clone()
+        tree = Tree(n)
+        total = int(agent.config.sims)
+        chunk = CHUNK_SIMS if agent.config.root == "puct" else total
+        done = 0
+        while done < total:
+            if cancel is not None and cancel.is_set():
+                return None
+            k = min(chunk, total - done)
+            agent.search(root, tree, sims=k, noise=done == 0)
+            done += k
+            if on_sims is not None:
+                on_sims(done)
+        action = agent.choose(tree, root)
+        offset, scale = value_normalization(root)
+        visits = max(float(tree.N[0]), 1.0)
+        return action, [round(float(tree.W[0, s]) / visits * scale + offset, 4)
+                        for s in range(n)]
+    if cancel is not None and cancel.is_set():
+        return None
+    action = int(agent.act(state.clone()))
+    values: list[float | None] = [None] * n
+    v = agent.stats().get("root_value")
+    if isinstance(v, (int, float)) and 0 <= state.current_player < n:
+        values[state.current_player] = round(float(v), 4)
+    return action, values
+
+
+def analyse(state: GameState, spec: Any, seed: int = 0, cancel: threading.Event | None = None,
+            on_sims: Any = None) -> dict[str, Any] | None:
+    """Run the agent ``spec``'s search on a copy of ``state`` and return its view:
+    ``{"agent", "chosen", "summary", "simulations", "root_value", "values", "candidates":
+    [{"notation", "visits", "value", "prior", "share", "hex", "cells"}...]}`` (``values``: the
+    root value of every seat, :func:`search_position`; ``share``: the move's part of the root's
+    visits; ``hex``/``cells`` as :func:`move_info`; at most :data:`MAX_CANDIDATES`, the most
+    visited). None when ``cancel`` was set before the search ended; ``on_sims`` as
+    :func:`search_position`.
+
+    Raises:
+        PlayError: 400 a bad or unbounded spec (``sims`` above :data:`MAX_ANALYSIS_SIMS`,
+            ``time`` above :data:`MAX_ANALYSIS_SECONDS`), an agent that does not search
+            (no candidates), or a position where nobody is to move; 500 the agent failed.
+    """
+    if state.current_player < 0:
+        raise PlayError(400, "nobody is to move in this position (a chance draw or the end): "
+                        "analyse a position where a seat is to move")
+    spec, agent = analysis_agent(state, spec, seed)
+    return analyse_with(agent, spec, state, cancel, on_sims)
+
+
+def analyse_with(agent: Any, spec: str, state: GameState, cancel: threading.Event | None,
+                  on_sims: Any) -> dict[str, Any] | None:
     try:
-        chosen = int(agent.act(state.clone()))
+        found = search_position(agent, state, cancel, on_sims)
+        if found is None:
+            return None
+        chosen, values = found
         stats = agent.stats()
         cands = agent.search_candidates()
     except (IllegalActionError, Exception) as e:
@@ -426,4 +530,194 @@ def analyse(state: GameState, spec: Any, seed: int = 0) -> dict[str, Any]:
     return {"agent": spec, "chosen": state.action_to_string(chosen),
             "summary": str(stats.get("summary", "")),
             "simulations": stats.get("simulations"), "root_value": stats.get("root_value"),
-            "candidates": out}
+            "values": values, "candidates": out}
+
+
+def check_game_budget(spec: str, agent: Any, positions: int) -> None:
+    """Refuse a whole-game analysis over its bounds: more than :data:`MAX_GAME_POSITIONS`
+    positions, ``positions * sims`` over :data:`MAX_GAME_SIMS`, ``positions * time`` over
+    :data:`MAX_GAME_SECONDS`.
+
+    Raises:
+        PlayError: 400 naming the bound.
+    """
+    if positions > MAX_GAME_POSITIONS:
+        raise PlayError(400, f"the record has {positions} positions to analyse, more than the "
+                        f"{MAX_GAME_POSITIONS} a game analysis may have")
+    sims = planned_sims(agent)
+    if sims is not None and sims * positions > MAX_GAME_SIMS:
+        raise PlayError(400, f"agent {spec!r}: {positions} positions x {sims} sims = "
+                        f"{positions * sims} simulations, more than the {MAX_GAME_SIMS} of a "
+                        f"game analysis: use sims<={MAX_GAME_SIMS // max(positions, 1)}")
+    t = getattr(getattr(agent, "config", None), "time", None)
+    if isinstance(t, (int, float)) and t * positions > MAX_GAME_SECONDS:
+        raise PlayError(400, f"agent {spec!r}: {positions} positions x {t:g} s is more than "
+                        f"the {MAX_GAME_SECONDS:g} s of a game analysis: use "
+                        f"time<={MAX_GAME_SECONDS / max(positions, 1):.3g}")
+
+
+class GameAnalysis:
+    """The value graph of a record (``POST /api/analysis/game``): the agent ``spec``'s search
+    at every position where a seat is to move (each with the same ``seed``, so a point equals
+    ``POST /api/analysis`` at that ply), one position after another.
+
+    ``points`` grows as the positions are done: ``{"ply", "player", "values": [per seat],
+    "chosen", "played", "simulations"}`` (``played``: the record's move there). :meth:`run`
+    looks at ``cancel`` before each position and between the search's chunks; a position
+    cut short is dropped, so ``points`` holds only whole searches.
+
+    Raises:
+        PlayError: (at construction) as :func:`analyse` for the spec, 400 a record without a
+            position to analyse or over :func:`check_game_budget`.
+    """
+
+    def __init__(self, positions: Sequence[tuple[GameState, Any]], players: Sequence[str],
+                 spec: Any, seed: int = 0) -> None:
+        self.plies = [k for k, (s, _) in enumerate(positions) if s.current_player >= 0]
+        if not self.plies:
+            raise PlayError(400, "the record has no position where a seat is to move")
+        first = positions[self.plies[0]][0]
+        self.spec, self.agent = analysis_agent(first, spec, seed)
+        check_game_budget(self.spec, self.agent, len(self.plies))
+        self.positions = positions
+        self.players = list(players)
+        self.seed = seed
+        self.num_players = _num_players(first)
+        self.points: list[dict[str, Any]] = []
+
+    @property
+    def total(self) -> int:
+        return len(self.plies)
+
+    def result(self) -> dict[str, Any]:
+        """``{"agent", "seed", "players", "seats", "total", "done", "points"}``."""
+        return {"agent": self.spec, "seed": self.seed, "players": self.players,
+                "seats": self.num_players, "total": self.total, "done": len(self.points),
+                "points": list(self.points)}
+
+    def run(self, cancel: threading.Event | None = None, on_done: Any = None) -> bool:
+        """Analyse the positions not done yet; ``on_done(points done)`` after each. True when
+        all are done, False when ``cancel`` stopped it.
+
+        Raises:
+            PlayError: 500 the agent failed (the points before it are kept).
+        """
+        for k in self.plies[len(self.points):]:
+            if cancel is not None and cancel.is_set():
+                return False
+            state, _ = self.positions[k]
+            self.agent.reset(self.seed)
+            try:
+                found = search_position(self.agent, state, cancel)
+            except Exception as e:
+                raise PlayError(500, f"agent {self.spec!r} failed at ply {k}: "
+                                f"{type(e).__name__}: {_one_line(e)}") from None
+            if found is None:
+                return False
+            chosen, values = found
+            nxt = self.positions[k + 1][1] if k + 1 < len(self.positions) else None
+            self.points.append({
+                "ply": k, "player": int(state.current_player), "values": values,
+                "chosen": state.action_to_string(chosen),
+                "played": None if nxt is None else nxt.notation,
+                "simulations": self.agent.stats().get("simulations")})
+            if on_done is not None:
+                on_done(len(self.points))
+        return True
+
+
+class AnalysisJob:
+    """An analysis running in a worker thread (``POST /api/analysis`` with ``background``, and
+    ``POST /api/analysis/game``), polled by ``GET /api/analysis/{id}`` and cancelled by
+    ``DELETE /api/analysis/{id}``.
+
+    ``kind`` is ``position`` (``unit`` ``simulations``; ``total`` None for a time budget) or
+    ``game`` (``unit`` ``positions``); ``status`` ``running``, ``done``, ``cancelled`` or
+    ``failed`` (``error``, ``error_status``).
+    """
+
+    def __init__(self, kind: str, unit: str, total: int | None) -> None:
+        self.id = secrets.token_hex(8)
+        self.kind = kind
+        self.unit = unit
+        self.total = total
+        self.done = 0
+        self.status = "running"
+        self.result: dict[str, Any] | None = None
+        self.partial: Any = None  # a callable giving the result so far (the game's points)
+        self.error: str | None = None
+        self.error_status = 500
+        self.cancel = threading.Event()
+        self.finished = threading.Event()
+        self.lock = threading.Lock()
+
+    def progress(self, done: int) -> None:
+        with self.lock:
+            self.done = done
+
+    def view(self) -> dict[str, Any]:
+        """``{"id", "kind", "status", "unit", "done", "total", "cancel_requested", "result",
+        "error"}`` (``result``: the finished analysis; for a game also the points so far)."""
+        with self.lock:
+            result = self.result
+            if result is None and self.partial is not None:
+                result = self.partial()
+            return {"id": self.id, "kind": self.kind, "status": self.status, "unit": self.unit,
+                    "done": self.done, "total": self.total,
+                    "cancel_requested": self.cancel.is_set(), "result": result,
+                    "error": self.error}
+
+    def start(self, work: Any, release: Any = None) -> None:
+        """Run ``work(job) -> (result, finished: bool)`` in a daemon thread; ``release()``
+        after it, whatever happens."""
+
+        def main() -> None:
+            try:
+                result, whole = work(self)
+                with self.lock:
+                    self.result = result
+                    self.status = "done" if whole else "cancelled"
+            except PlayError as e:
+                with self.lock:
+                    self.status, self.error, self.error_status = "failed", e.message, e.status
+            except Exception as e:  # reported on the page, never a traceback
+                with self.lock:
+                    self.status = "failed"
+                    self.error = f"internal error: {type(e).__name__}: {_one_line(e)}"
+            finally:
+                with self.lock:
+                    self.partial = None
+                self.finished.set()
+                if release is not None:
+                    release()
+
+        threading.Thread(target=main, name=f"analysis-{self.id}", daemon=True).start()
+
+
+class AnalysisJobs:
+    """The analysis jobs by id; past ``limit`` the oldest finished ones are dropped."""
+
+    def __init__(self, limit: int = MAX_JOBS) -> None:
+        self.limit = limit
+        self._jobs: OrderedDict[str, AnalysisJob] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, job: AnalysisJob) -> None:
+        with self._lock:
+            self._jobs[job.id] = job
+            for old in [j for j in self._jobs.values() if j.finished.is_set()]:
+                if len(self._jobs) <= self.limit:
+                    break
+                del self._jobs[old.id]
+
+    def get(self, job_id: str) -> AnalysisJob:
+        """The job ``job_id``.
+
+        Raises:
+            PlayError: 404 no such job (never started, or dropped).
+        """
+        with self._lock:
+            job = self._jobs.get(job_id)
+        if job is None:
+            raise PlayError(404, f"no analysis {job_id!r} (analyses live in the server's memory)")
+        return job

@@ -6,7 +6,9 @@ const $ = (id) => document.getElementById(id);
 const SVGNS = "http://www.w3.org/2000/svg";
 const view = { mode: "replay", path: null, positions: 0, ply: 0, token: 0 };
 const play = { game: null, selected: null, turn: 0, busy: false };
-let analysisCtl = null;
+let analysisCtl = null;  // the running position analysis: { id, cancel }
+const graph = { job: null, res: null };  // the value graph of the open record
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 function showMessage(text) {
   const box = $("message");
@@ -118,6 +120,7 @@ async function loadList() {
 async function openRecord(path) {
   showMessage("");
   clearAnalysis();
+  clearGraph();
   view.path = null;
   $("moves").replaceChildren();
   $("info").textContent = "";
@@ -166,6 +169,7 @@ async function go(ply) {
   if (ply > 0 && items[ply - 1]) items[ply - 1].scrollIntoView({ block: "nearest" });
   const token = ++view.token;
   clearAnalysis();
+  markGraph();
   try {
     const resp = await fetch(`/api/board?path=${encodeURIComponent(view.path)}&ply=${ply}`);
     if (!resp.ok) {
@@ -385,8 +389,13 @@ async function saveGame() {
 
 // -- analysis ---------------------------------------------------------------------------------
 
+// A running analysis job: DELETE stops the server's search (between its chunks).
+function cancelJob(id) {
+  if (id) fetch("/api/analysis/" + encodeURIComponent(id), { method: "DELETE" }).catch(() => {});
+}
+
 function clearAnalysis() {
-  if (analysisCtl) analysisCtl.abort();
+  if (analysisCtl) cancelJob(analysisCtl.id);
   analysisCtl = null;
   $("an-list").replaceChildren();
   $("an-status").textContent = "";
@@ -397,10 +406,18 @@ function clearAnalysis() {
   if (g) g.remove();
 }
 
+function cancelAnalysis() {
+  if (!analysisCtl) return;
+  analysisCtl.cancel = true;
+  cancelJob(analysisCtl.id);
+  $("an-cancel").disabled = true;
+  $("an-status").textContent += " (cancelling…)";
+}
+
 async function runAnalysis() {
   clearAnalysis();
   showMessage("");
-  const body = { agent: $("an-agent").value.trim() };
+  const body = { agent: $("an-agent").value.trim(), background: true };
   if (view.mode === "play") {
     if (!play.game) { showMessage("start a game first"); return; }
     body.game_id = play.game.id;
@@ -409,32 +426,163 @@ async function runAnalysis() {
     body.path = view.path;
     body.ply = view.ply;
   }
-  const ctl = new AbortController();
+  const ctl = { id: null, cancel: false };
   analysisCtl = ctl;
   $("an-run").disabled = true;
   $("an-cancel").disabled = false;
-  const t0 = Date.now();
-  const tick = setInterval(() => {
-    $("an-status").textContent = `searching… ${((Date.now() - t0) / 1000).toFixed(0)} s`;
-  }, 500);
   $("an-status").textContent = "searching…";
   try {
-    const res = await api("/api/analysis", body, ctl.signal);
-    if (analysisCtl !== ctl) return;
-    drawAnalysis(res);
+    let job = await api("/api/analysis", body);
+    ctl.id = job.id;
+    if (analysisCtl !== ctl || ctl.cancel) cancelJob(job.id);
+    while (analysisCtl === ctl) {
+      if (job.status === "done") { drawAnalysis(job.result); break; }
+      if (job.status === "cancelled") {
+        $("an-status").textContent = `cancelled after ${job.done} simulations`;
+        break;
+      }
+      $("an-status").textContent = `searching… ${job.done}${job.total ? " / " + job.total : ""} simulations` +
+        (job.cancel_requested ? " (cancelling…)" : "");
+      await sleep(250);
+      if (analysisCtl !== ctl) break;
+      job = await api("/api/analysis/" + encodeURIComponent(job.id));
+    }
   } catch (e) {
     if (analysisCtl === ctl) {
-      $("an-status").textContent = e.name === "AbortError" ? "cancelled" : "";
-      if (e.name !== "AbortError") showMessage("analysis: " + e.message);
+      $("an-status").textContent = "";
+      showMessage("analysis: " + e.message);
     }
   } finally {
-    clearInterval(tick);
     if (analysisCtl === ctl) {
       analysisCtl = null;
       $("an-run").disabled = false;
       $("an-cancel").disabled = true;
     }
   }
+}
+
+// -- the value graph of a record (replay view) -------------------------------------------------
+
+const SEAT_LINES = ["#1f77b4", "#111111", "#ff8c00", "#8e44ad"];
+
+function clearGraph() {
+  if (graph.job) cancelJob(graph.job);
+  graph.job = null;
+  graph.res = null;
+  $("graph").replaceChildren();
+  $("graph").hidden = true;
+  $("ga-status").textContent = "";
+  $("ga-run").disabled = false;
+  $("ga-cancel").disabled = true;
+}
+
+async function runGameAnalysis() {
+  if (!view.path) { showMessage("open a record first"); return; }
+  clearGraph();
+  showMessage("");
+  const body = { agent: $("an-agent").value.trim(), path: view.path };
+  $("ga-run").disabled = true;
+  $("ga-status").textContent = "starting…";
+  let id = null;
+  try {
+    let job = await api("/api/analysis/game", body);
+    id = job.id;
+    if (view.path !== body.path) { cancelJob(id); return; }
+    graph.job = id;
+    $("ga-cancel").disabled = false;
+    while (graph.job === id) {
+      graph.res = job.result;
+      drawGraph();
+      const state = job.status === "running" ? (job.cancel_requested ? " (cancelling…)" : "…")
+        : job.status === "cancelled" ? " (cancelled)" : "";
+      $("ga-status").textContent = `${job.result.agent}: ${job.done} / ${job.total} positions${state}`;
+      if (job.status !== "running") break;
+      await sleep(300);
+      if (graph.job !== id) break;
+      job = await api("/api/analysis/" + encodeURIComponent(id));
+    }
+  } catch (e) {
+    if (graph.job === id) {
+      $("ga-status").textContent = "";
+      showMessage("game analysis: " + e.message);
+    }
+  } finally {
+    if (graph.job === id || id === null) {
+      graph.job = null;
+      $("ga-run").disabled = false;
+      $("ga-cancel").disabled = true;
+    }
+  }
+}
+
+function cancelGameAnalysis() {
+  if (!graph.job) return;
+  cancelJob(graph.job);
+  $("ga-cancel").disabled = true;
+}
+
+// The value of every seat by ply (seat 0 alone for two players), the current ply marked; a
+// click goes to the nearest ply.
+function drawGraph() {
+  const box = $("graph");
+  const res = graph.res;
+  if (!res) return;
+  box.hidden = false;
+  const W = 800, H = 150, L = 34, R = 8, T = 8, B = 20;
+  const last = Math.max(1, view.positions - 1);
+  const seats = res.seats === 2 ? [0] : [...Array(res.seats).keys()];
+  const vals = res.points.flatMap((p) => seats.map((s) => p.values[s])).filter((v) => v !== null);
+  let lo = -1, hi = 1;
+  if (res.seats === 1 && vals.length) {  // a solo score: its own range
+    lo = Math.min(...vals); hi = Math.max(...vals);
+    if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
+  } else if (vals.length) {
+    lo = Math.min(lo, ...vals); hi = Math.max(hi, ...vals);
+  }
+  const x = (ply) => L + (W - L - R) * ply / last;
+  const y = (v) => T + (H - T - B) * (hi - v) / (hi - lo);
+  const svg = document.createElementNS(SVGNS, "svg");
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  const el = (name, attrs, parent) => {
+    const e = document.createElementNS(SVGNS, name);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    (parent || svg).appendChild(e);
+    return e;
+  };
+  el("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" });
+  el("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" });
+  if (lo < 0 && hi > 0) el("line", { x1: L, y1: y(0), x2: W - R, y2: y(0), class: "zero" });
+  for (const v of [hi, lo]) {
+    el("text", { x: L - 4, y: y(v) + 4, "text-anchor": "end" }).textContent = v.toFixed(res.seats === 1 ? 0 : 1);
+  }
+  el("text", { x: W - R, y: H - 4, "text-anchor": "end" }).textContent = `ply ${last}`;
+  for (const s of seats) {
+    const pts = res.points.filter((p) => p.values[s] !== null);
+    if (!pts.length) continue;
+    el("polyline", { class: "seat", "data-seat": s, stroke: SEAT_LINES[s % 4],
+                     points: pts.map((p) => `${x(p.ply).toFixed(1)},${y(p.values[s]).toFixed(1)}`).join(" ") });
+    for (const p of pts) {
+      const c = el("circle", { cx: x(p.ply).toFixed(1), cy: y(p.values[s]).toFixed(1), r: 2.5,
+                               fill: SEAT_LINES[s % 4], "data-ply": p.ply });
+      const t = el("title", {}, c);
+      t.textContent = `ply ${p.ply}: seat ${s} ${p.values[s] >= 0 ? "+" : ""}${p.values[s].toFixed(2)} ` +
+        `(P${p.player} to move; search plays ${p.chosen}, the game ${p.played})`;
+    }
+  }
+  const legend = seats.length === 1 ? "value for seat 0" : seats.map((s) => `seat ${s}`).join(", ");
+  el("text", { x: L + 6, y: T + 10 }).textContent = `${legend} (${res.agent})`;
+  el("line", { class: "now", x1: x(view.ply).toFixed(1), y1: T, x2: x(view.ply).toFixed(1), y2: H - B });
+  svg.addEventListener("click", (ev) => {
+    const m = svg.getScreenCTM();
+    if (!m) return;
+    const pt = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(m.inverse());
+    go(Math.round((pt.x - L) / (W - L - R) * last));
+  });
+  box.replaceChildren(svg);
+}
+
+function markGraph() {
+  if (graph.res) drawGraph();
 }
 
 function drawAnalysis(res) {
@@ -563,7 +711,9 @@ $("place").addEventListener("click", () => play.selected && sendMove(play.select
 $("unselect").addEventListener("click", () => { play.selected = null; showChoice(); });
 $("save").addEventListener("click", saveGame);
 $("an-run").addEventListener("click", runAnalysis);
-$("an-cancel").addEventListener("click", () => { if (analysisCtl) analysisCtl.abort(); });
+$("an-cancel").addEventListener("click", cancelAnalysis);
+$("ga-run").addEventListener("click", runGameAnalysis);
+$("ga-cancel").addEventListener("click", cancelGameAnalysis);
 $("board").addEventListener("click", boardClick);
 document.addEventListener("keydown", (ev) => {
   const tag = ev.target && ev.target.tagName;
