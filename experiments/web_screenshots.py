@@ -1,5 +1,6 @@
-"""Screenshots of the browser board's three views for docs/web.md: the replay view with an
-analysis drawn, the Play view with a tile being placed, a tournament run's page.
+"""Screenshots of the browser board's three views for docs/web.md: the replay view with the
+value graph of the game and an analysis drawn, the Play view with a tile being placed, a
+tournament run's page.
 
     python experiments/web_screenshots.py --out docs
 
@@ -55,6 +56,12 @@ def shoot(out: Path) -> list[Path]:
             # replay + analysis
             driver.get(f"{base}/?record=0/greedy_vs_random.jsonl#replay")
             _until(driver, lambda d: _css(d, "#board svg"))
+            agent = _css(driver, "#an-agent")[0]
+            agent.clear()
+            agent.send_keys("mcts:sims=100")
+            _css(driver, "#ga-run")[0].click()  # the value graph first
+            _until(driver, lambda d: d.find_element("id", "ga-status").text.endswith(
+                " 54 / 54 positions"))
             for _ in range(40):
                 _css(driver, "#next")[0].click()
             _until(driver, lambda d: d.find_element("id", "board").get_attribute("data-ply")
