@@ -221,6 +221,28 @@ def test_illegal_moves_are_explained_and_change_nothing(served: tuple[Path, Test
     assert _error(client.post("/api/games/nope/move", json={"move": "x"}), 404)
 
 
+def test_seats_are_made_by_the_registry_at_call_time(served: tuple[Path, TestClient],
+                                                     monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The board makes agents through ``arena.make_agent`` when a game starts, not through a
+    name bound when the module was imported: a test that patched ``make_agent`` while the web
+    modules were first imported (tests/test_docs_commands.py) left its stand-in in them, and
+    later games in that process refused every agent."""
+    from taluva_ai import arena
+
+    made: list[str] = []
+    real = arena.make_agent
+
+    def spy(spec: str, seed: int | None = None) -> Any:
+        made.append(spec)
+        return real(spec, seed=seed)
+
+    monkeypatch.setattr(arena, "make_agent", spy)
+    _, client = served
+    resp = client.post("/api/games", json={"seats": ["human", "random"], "seed": 1})
+    assert resp.status_code == 200, resp.text
+    assert made == ["random"]
+
+
 @pytest.mark.parametrize(("body", "message"), [
     ({"seats": ["human", "nosuchagent"]}, "seats[1]: unknown agent 'nosuchagent'"),
     ({"seats": ["human"]}, "seats: give 2 to 4 seats, got 1"),

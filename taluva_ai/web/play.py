@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from taluva_ai.arena import agent_seeds, check_fits, make_agent
+from taluva_ai import arena
+from taluva_ai.arena import agent_seeds, check_fits
 from taluva_ai.errors import IllegalActionError, NotationError
 from taluva_ai.protocol import CHANCE, TERMINAL, GameState, make_game
 from taluva_ai.records import RecordWriter, outcome_of
@@ -105,7 +106,7 @@ def _make_seat(spec: Any, seat: int, game: Any, seed: int | None) -> Any:
     if spec.strip() == HUMAN:
         return None
     try:
-        agent = make_agent(spec.strip(), seed=seed)
+        agent = arena.make_agent(spec.strip(), seed=seed)  # looked up at call time
         check_fits(agent, game)
         agent.reset(seed)
     except (ValueError, ImportError, AttributeError, TypeError) as e:
@@ -407,7 +408,7 @@ def analysis_agent(state: GameState, spec: Any, seed: int) -> tuple[str, Any]:
     spec = spec.strip()
     _check_bounds(spec)
     try:
-        agent = make_agent(spec, seed=seed)
+        agent = arena.make_agent(spec, seed=seed)
         check_fits(agent, state.game)  # type: ignore[attr-defined]
         agent.reset(seed)
     except (ValueError, ImportError, AttributeError, TypeError) as e:
