@@ -222,8 +222,15 @@ class ThurnUndTaxisVectorEnv(VectorEnv):
         if render_mode is not None:
             raise ValueError(f"render_mode: this vector env has none, got {render_mode!r}")
         self.illegal_action = check_illegal_mode(illegal_action)
+        if isinstance(illegal_penalty, bool) or not isinstance(
+                illegal_penalty, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(illegal_penalty):
+            raise ValueError(f"illegal_penalty must be a finite number, got {illegal_penalty!r}")
         self.illegal_penalty = float(illegal_penalty)
         if opponents is not None:
+            if isinstance(opponents, str) or not isinstance(opponents, (list, tuple)):
+                raise ValueError("opponents must be a list of built-in opponent names or None, "
+                                 f"got {opponents!r}")
             opponents = list(opponents)
             for o in opponents:
                 if not isinstance(o, str) or o not in BUILTIN_OPPONENTS:

@@ -114,22 +114,35 @@ def check_reset_options(options: Any) -> None:
 def reset_plan(seed: Any, options: dict[str, Any] | None, num_envs: int, started: bool
                ) -> tuple[list[int | None], np.ndarray]:
     """What a vector env's ``reset(seed=..., options=...)`` asks for: one seed per game (an
-    int ``s`` gives game ``i`` the seed ``s + i``; None: no new seed) and the games to reset
-    (``bool[num_envs]``: ``options["reset_mask"]``, else all).
+    int ``s`` gives game ``i`` the seed ``s + i``; a list gives one per game, None entries for
+    no new seed; None: no new seed) and the games to reset (``bool[num_envs]``:
+    ``options["reset_mask"]``, else all). Everything is checked before any game is touched.
 
     Raises:
-        ValueError: an unknown key in ``options``, a malformed ``reset_mask`` or seed list.
+        ValueError: an unknown key in ``options``, a malformed ``reset_mask``, a seed that is
+            not a non-negative integer (naming its index), a seed list of the wrong length.
         EnvStateError: a first reset (``started`` False) that does not reset every game.
     """
     check_reset_options(options)
+
+    def one_seed(s: Any, where: str) -> int | None:
+        if s is None and where != "seed":
+            return None
+        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)) or s < 0:
+            raise ValueError(f"{where} must be a non-negative integer, got {s!r}")
+        return int(s)
+
     if seed is None:
         seeds: list[int | None] = [None] * num_envs
-    elif isinstance(seed, (int, np.integer)):
-        seeds = [int(seed) + i for i in range(num_envs)]
-    else:
+    elif isinstance(seed, (list, tuple, np.ndarray)):
         seeds = list(seed)
         if len(seeds) != num_envs:
             raise ValueError(f"seed list must have {num_envs} entries, got {len(seeds)}")
+        seeds = [one_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
+    else:  # every seed is checked before any game is touched
+        first = one_seed(seed, "seed")
+        assert first is not None
+        seeds = [first + i for i in range(num_envs)]
     reset_mask = np.ones(num_envs, dtype=bool)
     if options and "reset_mask" in options:
         rm = np.asarray(options["reset_mask"])

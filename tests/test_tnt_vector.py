@@ -247,6 +247,38 @@ def test_bad_arguments() -> None:
         ThurnUndTaxisVectorEnv(1, max_rounds=0)
     with pytest.raises(ValueError, match="reset options: unknown key 'reset_masks'"):
         ThurnUndTaxisVectorEnv(1).reset(options={"reset_masks": np.ones(1, dtype=bool)})
+    with pytest.raises(ValueError, match=r"opponents must be a list .* got 'random'"):
+        ThurnUndTaxisVectorEnv(1, opponents="random")  # type: ignore[arg-type]
+    for penalty in ("x", None, float("nan")):
+        with pytest.raises(ValueError, match="illegal_penalty must be a finite number"):
+            ThurnUndTaxisVectorEnv(1, illegal_penalty=penalty)  # type: ignore[arg-type]
+
+
+def test_a_refused_reset_touches_no_game() -> None:
+    """Every seed is checked before any game is reset: a bad entry of a seed list is named
+    and the games stay as they were (they were half reset, and the next step applied a
+    decision to a chance step)."""
+    venv = ThurnUndTaxisVectorEnv(4)
+    obs, _ = venv.reset(seed=1)
+    for _ in range(3):
+        obs, *_ = venv.step(np.array([_pick(np.random.default_rng(i), m)
+                                      for i, m in enumerate(obs["action_mask"])]))
+    before = {k: v.copy() for k, v in obs.items()}
+    meta = venv._meta.copy()
+    for seed, message in (([1, 2, -1, 3], r"seed\[2\] must be a non-negative integer, got -1"),
+                          ([1, 2, "x", 4], r"seed\[2\] must be a non-negative integer, got 'x'"),
+                          ([1, 2, 3, 1.5], r"seed\[3\] must be a non-negative integer"),
+                          (1.5, "seed must be a non-negative integer, got 1.5"),
+                          (True, "seed must be a non-negative integer, got True"),
+                          ("7", "seed must be a non-negative integer, got '7'")):
+        with pytest.raises(ValueError, match=message):
+            venv.reset(seed=seed)  # type: ignore[arg-type]
+        assert np.array_equal(venv._meta, meta)
+    now = venv._observation()
+    assert all(np.array_equal(now[k], before[k]) for k in before)
+    again, _ = venv.reset(seed=np.array([1, 2, 3, 4]))  # numpy integers are seeds too
+    first, _ = ThurnUndTaxisVectorEnv(4).reset(seed=[1, 2, 3, 4])
+    assert all(np.array_equal(again[k], first[k]) for k in first)
 
 
 def test_autoreset_disabled_refuses_a_finished_game() -> None:
