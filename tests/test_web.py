@@ -243,6 +243,13 @@ def test_seats_are_made_by_the_registry_at_call_time(served: tuple[Path, TestCli
     assert made == ["random"]
 
 
+def test_a_body_nested_too_deeply_is_refused(served: tuple[Path, TestClient]) -> None:
+    _, client = served
+    body = b'{"rules": ' + b"[" * 20000 + b"]" * 20000 + b"}"
+    assert _error(client.post("/api/games", content=body), 400) == \
+        "the request body is nested too deeply"
+
+
 @pytest.mark.parametrize(("body", "message"), [
     ({"seats": ["human", "nosuchagent"]}, "seats[1]: unknown agent 'nosuchagent'"),
     ({"seats": ["human"]}, "seats: give 2 to 4 seats, got 1"),
@@ -252,6 +259,10 @@ def test_seats_are_made_by_the_registry_at_call_time(served: tuple[Path, TestCli
     ({"seats": ["human", "random"], "game": "chess"}, "game: unknown game 'chess'"),
     ({"seats": ["human", "random"], "seed": -1}, "seed must be an integer"),
     ({"seats": ["human", "random"], "colour": "red"}, "unknown field(s) colour"),
+    ({"seats": ["mcts:sims=1000000000000", "human"]},
+     "seats[0]: sims must be an integer 1..20000 on the board"),
+    ({"seats": ["human", "az:path=/etc/passwd"]},
+     "seats[1]: the board plays only the built-in network"),
 ])
 def test_bad_new_games_are_refused(served: tuple[Path, TestClient], body: dict[str, Any],
                                    message: str) -> None:
@@ -298,6 +309,9 @@ def test_analysis_of_a_record_position_and_of_a_game(served: tuple[Path, TestCli
     ({"agent": "mcts", "path": "0/g.jsonl", "ply": 99}, 400, "ply must be an integer 0..81"),
     ({"agent": "mcts", "path": "0/../secret.jsonl", "ply": 1}, 403, "refused path"),
     ({"agent": "mcts", "game_id": "nope"}, 404, "no game 'nope'"),
+    ({"agent": "mcts:sims=5", "path": 5, "ply": 1}, 400, "path must be a string"),
+    ({"agent": "az:path=/etc/passwd", "path": "0/g.jsonl", "ply": 4}, 400,
+     "agent: the board plays only the built-in network (az:builtin), not a file"),
 ])
 def test_bad_analyses_are_refused(served: tuple[Path, TestClient], body: dict[str, Any],
                                   status: int, message: str) -> None:

@@ -154,6 +154,8 @@ class RecordStore:
         """
         if not ref:
             raise WebError(400, "missing query parameter 'path' (a path from /api/records)")
+        if not isinstance(ref, str):
+            raise WebError(400, f"path must be a string '<dir index>/<file>', got {ref!r}")
         head, _, rest = ref.partition("/")
         if not head.isdigit() or (not rest and suffixes is not None):
             raise WebError(400, f"path must be '<dir index>/<file>', got {ref!r}")
@@ -325,6 +327,8 @@ async def _json_body(request: Request) -> dict[str, Any]:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as e:
         raise WebError(400, f"the request body is not JSON: {_one_line(str(e))}") from None
+    except RecursionError:
+        raise WebError(400, "the request body is nested too deeply") from None
     if not isinstance(body, dict):
         raise WebError(400, f"the request body must be a JSON object, got "
                        f"{type(body).__name__}")

@@ -105,6 +105,7 @@ def _make_seat(spec: Any, seat: int, game: Any, seed: int | None) -> Any:
         raise PlayError(400, f"seats[{seat}]: an agent spec or \"human\", got {spec!r}")
     if spec.strip() == HUMAN:
         return None
+    _check_bounds(spec.strip(), f"seats[{seat}]")
     try:
         agent = arena.make_agent(spec.strip(), seed=seed)  # looked up at call time
         check_fits(agent, game)
@@ -377,21 +378,30 @@ class Sessions:
 # -- analysis ---------------------------------------------------------------------------------
 
 
-def _check_bounds(spec: str) -> None:
+def _check_bounds(spec: str, field: str = "agent") -> None:
+    """Refuse a spec the board must not run: more than :data:`MAX_ANALYSIS_SIMS` simulations
+    or :data:`MAX_ANALYSIS_SECONDS` a move (a seat or an analysis would hold its game for
+    that long), or a ``path=`` other than ``builtin`` (the board reads no file outside the
+    served directories; a checkpoint plays in ``taluva play``)."""
     from taluva_ai.agents import parse_agent_spec
 
     try:
         _, params = parse_agent_spec(spec)
     except ValueError as e:
-        raise PlayError(400, f"agent: {_one_line(e)}") from None
+        raise PlayError(400, f"{field}: {_one_line(e)}") from None
     sims = params.get("sims")
     if sims is not None and (not isinstance(sims, int) or not 1 <= sims <= MAX_ANALYSIS_SIMS):
-        raise PlayError(400, f"agent: sims must be an integer 1..{MAX_ANALYSIS_SIMS} for an "
-                        f"analysis, got {sims!r}")
+        raise PlayError(400, f"{field}: sims must be an integer 1..{MAX_ANALYSIS_SIMS} on the "
+                        f"board, got {sims!r}")
     t = params.get("time")
     if t is not None and (not isinstance(t, (int, float)) or not 0 < t <= MAX_ANALYSIS_SECONDS):
-        raise PlayError(400, f"agent: time must be a number of seconds in (0, "
-                        f"{MAX_ANALYSIS_SECONDS:g}] for an analysis, got {t!r}")
+        raise PlayError(400, f"{field}: time must be a number of seconds in (0, "
+                        f"{MAX_ANALYSIS_SECONDS:g}] on the board, got {t!r}")
+    path = params.get("path")
+    if path is not None and path != "builtin":
+        raise PlayError(400, f"{field}: the board plays only the built-in network "
+                        "(az:builtin), not a file (path=...); play a checkpoint with "
+                        "`taluva play`")
 
 
 def analysis_agent(state: GameState, spec: Any, seed: int) -> tuple[str, Any]:
