@@ -193,6 +193,8 @@ def test_play_a_game_to_the_end_and_save_it(served: tuple[Path, TestClient]) -> 
         g = resp.json()
     assert g["result"] == "tiles_out after 6 plies; winners: seat 0 (human), seat 1 (random)"
     assert _error(client.post(f"/api/games/{g['id']}/agent"), 409) == "the game is over"
+    assert _error(client.post(f"/api/games/{g['id']}/save", json={"dir": 0, "x": 1}), 400) == \
+        "unknown field(s) x; a save takes dir"
     saved = client.post(f"/api/games/{g['id']}/save", json={"dir": 0}).json()
     assert saved["path"].startswith("0/web-games/") and saved["path"].endswith(".jsonl")
     rec = client.get("/api/record", params={"path": saved["path"]}).json()
@@ -310,6 +312,8 @@ def test_analysis_of_a_record_position_and_of_a_game(served: tuple[Path, TestCli
     ({"agent": "mcts", "path": "0/../secret.jsonl", "ply": 1}, 403, "refused path"),
     ({"agent": "mcts", "game_id": "nope"}, 404, "no game 'nope'"),
     ({"agent": "mcts:sims=5", "path": 5, "ply": 1}, 400, "path must be a string"),
+    ({"agent": "mcts", "game_id": "x", "path": "0/g.jsonl", "ply": 4}, 400,
+     "give either path and ply (a record) or game_id (a game in play), not both"),
     ({"agent": "az:path=/etc/passwd", "path": "0/g.jsonl", "ply": 4}, 400,
      "agent: the board plays only the built-in network (az:builtin), not a file"),
 ])

@@ -497,6 +497,9 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
     async def game_save(request: Request) -> Response:
         session = sessions.get(request.path_params["gid"])
         body = await _json_body(request)
+        unknown = sorted(set(body) - {"dir"})
+        if unknown:
+            raise WebError(400, f"unknown field(s) {', '.join(unknown)}; a save takes dir")
         i = body.get("dir", 0)
         if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(store.roots):
             raise WebError(400, f"dir must be a served directory number 0.."
@@ -538,6 +541,9 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
             raise WebError(400, f"unknown field(s) {', '.join(unknown)}; an analysis takes "
                            "agent, and path and ply (a record) or game_id (a game in play), "
                            "seed, background")
+        if body.get("game_id") is not None and body.get("path") is not None:
+            raise WebError(400, "give either path and ply (a record) or game_id (a game in "
+                           "play), not both")
         seed = _seed(body)
         background = body.get("background", False)
         if not isinstance(background, bool):

@@ -369,8 +369,9 @@ class Sessions:
         with self._lock:
             s = self._games.get(game_id)
             if s is None:
-                raise PlayError(404, f"no game {game_id!r} (games live in the server's memory: "
-                                "start a new one)")
+                raise PlayError(404, f"no game {_one_line(game_id)[:80]!r} (games live in the "
+                                f"server's memory, the {self.limit} last used; this one was never "
+                                "started or was dropped: start a new one)")
             self._games.move_to_end(game_id)
             return s
 
