@@ -552,3 +552,31 @@ def test_a_failing_game_analysis_answers_its_error(served: tuple[Path, TestClien
     _finished(client, job.json()["id"])
     assert _error(client.get(f"/api/analysis/{job.json()['id']}"), 500) == \
         "agent 'mcts:sims=5' failed at ply 1: RuntimeError: boom second line"
+
+
+def test_a_timed_search_runs_in_chunks_until_its_time_and_stops_on_cancel() -> None:
+    """``mcts:time=...`` (PUCT root) searches in chunks of CHUNK_SIMS_TIMED until the time is
+    up, so a cancel stops it between chunks (it used to run whole)."""
+    import threading
+
+    from taluva_ai.agents import make_agent
+    from taluva_ai.games.taluva import TaluvaGame
+    from taluva_ai.web import play
+
+    state = TaluvaGame().new_initial_state(seed=3)
+    state.draw()
+    seen: list[int] = []
+    cancel = threading.Event()
+
+    def progress(done: int) -> None:
+        seen.append(done)
+        cancel.set()  # cancel after the first chunk
+
+    agent = make_agent("mcts:time=30", seed=0)
+    assert play.search_position(agent, state, cancel=cancel, on_sims=progress) is None
+    assert seen == [play.CHUNK_SIMS_TIMED]
+    agent = make_agent("mcts:time=0.2", seed=0)
+    seen.clear()
+    action, values = play.search_position(agent, state, on_sims=seen.append)
+    assert action in state.legal_actions() and values[0] is not None
+    assert len(seen) >= 1 and seen == [play.CHUNK_SIMS_TIMED * (i + 1) for i in range(len(seen))]

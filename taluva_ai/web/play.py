@@ -22,8 +22,10 @@ Every refusal is a :class:`~taluva_ai.web.app.WebError`-like ``PlayError`` (stat
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -49,6 +51,9 @@ MAX_ANALYSIS_SECONDS = 60.0
 MAX_CANDIDATES = 400
 #: Simulations per chunk of an analysis's search: a cancel is seen between chunks.
 CHUNK_SIMS = 1000
+#: Simulations per chunk of a search with a time budget (about a tenth of a second of the
+#: compiled search): the time is checked, and a cancel seen, between chunks.
+CHUNK_SIMS_TIMED = 200
 #: The most positions a whole-game analysis (the value graph) may have.
 MAX_GAME_POSITIONS = 400
 #: The most simulations a whole-game analysis may run in all (positions x sims).
@@ -456,8 +461,11 @@ def search_position(agent: Any, state: GameState, cancel: threading.Event | None
     PUCT root and a position without hidden information searches one tree in chunks of
     :data:`CHUNK_SIMS` simulations (:meth:`MCTSAgent.search` continues a tree), looks at
     ``cancel`` before each chunk and calls ``on_sims(simulations done)`` after it; one chunk
-    is exactly ``agent.act``. Any other agent or budget runs ``agent.act`` whole (bounded by
-    :data:`MAX_ANALYSIS_SECONDS` or :data:`MAX_ANALYSIS_SIMS`); ``cancel`` is seen before it.
+    is exactly ``agent.act``. With a ``time`` budget and a PUCT root it searches in chunks of
+    :data:`CHUNK_SIMS_TIMED` until the time is up (at least one chunk), so a cancel stops it
+    too. Any other agent or budget (a Gumbel root's schedule needs its whole budget) runs
+    ``agent.act`` whole (bounded by :data:`MAX_ANALYSIS_SECONDS` or
+    :data:`MAX_ANALYSIS_SIMS`); ``cancel`` is seen before it.
     """
     from taluva_ai.agents.mcts import MCTSAgent
     from taluva_ai.agents.mcts_tree import Tree
@@ -465,16 +473,22 @@ def search_position(agent: Any, state: GameState, cancel: threading.Event | None
 
     n = _num_players(state)
     hidden = getattr(state, "has_hidden_information", lambda: False)()
-    if isinstance(agent, MCTSAgent) and agent.config.time is None and not hidden:
+    timed = isinstance(agent, MCTSAgent) and agent.config.time is not None
+    if isinstance(agent, MCTSAgent) and not hidden and (not timed or agent.config.root == "puct"):
         root = state.clone()
         tree = Tree(n)
+        deadline = None
+        if timed:  # a time budget: chunks of CHUNK_SIMS_TIMED until the time is up
+            deadline = time.perf_counter() + float(agent.config.time)
+            agent.config = dataclasses.replace(agent.config, time=None)
         total = int(agent.config.sims)
         chunk = CHUNK_SIMS if agent.config.root == "puct" else total
         done = 0
-        while done < total:
+        while (done < total) if deadline is None else (done == 0
+                                                         or time.perf_counter() < deadline):
             if cancel is not None and cancel.is_set():
                 return None
-            k = min(chunk, total - done)
+            k = CHUNK_SIMS_TIMED if deadline is not None else min(chunk, total - done)
             agent.search(root, tree, sims=k, noise=done == 0)
             done += k
             if on_sims is not None:
