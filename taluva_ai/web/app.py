@@ -54,6 +54,7 @@ from starlette.staticfiles import StaticFiles
 from taluva_ai.errors import RecordError
 from taluva_ai.protocol import CHANCE
 from taluva_ai.records import read_header, read_result, replay_record
+from taluva_ai.web.play import WebError, _one_line
 
 STATIC = Path(__file__).parent / "static"
 #: Records larger than this are refused (bytes).
@@ -75,15 +76,6 @@ MAX_ANALYSES = 2
 MAX_BODY_BYTES = 64 * 1024
 
 
-class WebError(Exception):
-    """A request the app refuses: ``status`` and a one-line ``message``."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 @dataclass
 class Replayed:
     """A record replayed once: its header and a copy of every position with the action that
@@ -92,10 +84,6 @@ class Replayed:
     header: Any
     positions: list[tuple[Any, Any]]
     result: str
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())[:500]
 
 
 class RecordStore:
@@ -419,7 +407,6 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         AnalysisJobs,
         GameAnalysis,
         GameSession,
-        PlayError,
         Sessions,
         analyse,
         analyse_with,
@@ -636,7 +623,7 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         return FileResponse(path, media_type=PICTURE_TYPES[path.suffix.lower()])
 
     async def web_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, (WebError, PlayError))
+        assert isinstance(exc, WebError)
         return JSONResponse({"error": exc.message}, status_code=exc.status)
 
     async def http_error(request: Request, exc: Exception) -> Response:
@@ -670,5 +657,5 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, exception_handlers={
-        WebError: web_error, PlayError: web_error, HTTPException: http_error,
+        WebError: web_error, HTTPException: http_error,
         Exception: internal_error})

@@ -17,7 +17,7 @@ graph. :func:`search_position` runs an MCTS search in chunks of simulations so t
 (a ``threading.Event``) stops it between chunks; :class:`AnalysisJob` runs either in a worker
 thread with its progress, for the page to poll and cancel.
 
-Every refusal is a :class:`~taluva_ai.web.app.WebError`-like ``PlayError`` (status and one line).
+Every refusal is a :class:`WebError` (status and one line).
 """
 
 from __future__ import annotations
@@ -64,8 +64,9 @@ MAX_GAME_SECONDS = 600.0
 MAX_JOBS = 32
 
 
-class PlayError(Exception):
-    """A request refused: ``status`` (HTTP) and a one-line ``message``."""
+class WebError(Exception):
+    """A request the board refuses (the app's routes and the games here): ``status`` (HTTP)
+    and a one-line ``message``."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -86,37 +87,48 @@ def make_rules(game_name: str, num_players: int, rules: Any) -> Any:
     of the game's keyword options, docs/engine.md; ``num_players`` is set from the seats).
 
     Raises:
-        PlayError: 400 an unknown game or a bad option (the game's own message).
+        WebError: 400 an unknown game or a bad option (the game's own message).
     """
     if rules is None:
         rules = {}
     if not isinstance(rules, dict):
-        raise PlayError(400, f"rules must be a JSON object of rule options, got "
+        raise WebError(400, f"rules must be a JSON object of rule options, got "
                         f"{type(rules).__name__}")
     if "num_players" in rules and rules["num_players"] != num_players:
-        raise PlayError(400, f"rules: num_players is {rules['num_players']!r} but "
+        raise WebError(400, f"rules: num_players is {rules['num_players']!r} but "
                         f"{num_players} seats are given")
     opts = {**rules, "num_players": num_players}
     try:
         return make_game(str(game_name), **opts)
     except KeyError as e:
-        raise PlayError(400, f"game: {_one_line(e.args[0] if e.args else e)}") from None
+        raise WebError(400, f"game: {_one_line(e.args[0] if e.args else e)}") from None
     except (ValueError, TypeError) as e:
-        raise PlayError(400, f"rules: {_one_line(e)}") from None
+        raise WebError(400, f"rules: {_one_line(e)}") from None
 
 
 def _make_seat(spec: Any, seat: int, game: Any, seed: int | None) -> Any:
     if not isinstance(spec, str) or not spec.strip():
-        raise PlayError(400, f"seats[{seat}]: an agent spec or \"human\", got {spec!r}")
+        raise WebError(400, f"seats[{seat}]: an agent spec or \"human\", got {spec!r}")
     if spec.strip() == HUMAN:
         return None
-    _check_bounds(spec.strip(), f"seats[{seat}]")
+    return _board_agent(spec.strip(), game, seed, f"seats[{seat}]")
+
+
+def _board_agent(spec: str, game: Any, seed: int | None, field: str) -> Any:
+    """The agent ``spec`` for ``game``, within the board's bounds (:func:`_check_bounds`),
+    reset with ``seed``; made through ``arena.make_agent`` at call time (the one registry).
+
+    Raises:
+        WebError: 400 naming ``field``: an unbounded spec, an unknown agent or parameter, an
+            agent that does not fit the game.
+    """
+    _check_bounds(spec, field)
     try:
-        agent = arena.make_agent(spec.strip(), seed=seed)  # looked up at call time
+        agent = arena.make_agent(spec, seed=seed)
         check_fits(agent, game)
         agent.reset(seed)
     except (ValueError, ImportError, AttributeError, TypeError) as e:
-        raise PlayError(400, f"seats[{seat}]: {_one_line(e)}") from None
+        raise WebError(400, f"{field}: {_one_line(e)}") from None
     return agent
 
 
@@ -177,23 +189,23 @@ class GameSession:
             :func:`~taluva_ai.arena.agent_seeds`); None draws one.
 
     Raises:
-        PlayError: 400 a bad seat list, agent spec, game or rule option.
+        WebError: 400 a bad seat list, agent spec, game or rule option.
     """
 
     def __init__(self, game_name: str, seats: Any, rules: Any, seed: Any = None) -> None:
         if not isinstance(seats, list) or not seats:
-            raise PlayError(400, "seats must be a list of 1 to 4 entries, each \"human\" or an "
+            raise WebError(400, "seats must be a list of 1 to 4 entries, each \"human\" or an "
                             "agent spec")
         solo = isinstance(rules, dict) and bool(rules.get("solo"))
         if not solo and not 2 <= len(seats) <= 4:
-            raise PlayError(400, f"seats: give 2 to 4 seats, got {len(seats)} (one seat plays "
+            raise WebError(400, f"seats: give 2 to 4 seats, got {len(seats)} (one seat plays "
                             "the solo variant: rules {\"solo\": true})")
         if solo and len(seats) != 1:
-            raise PlayError(400, f"seats: the solo variant has one seat, got {len(seats)}")
+            raise WebError(400, f"seats: the solo variant has one seat, got {len(seats)}")
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise PlayError(400, f"seed must be an integer 0..2**63-1 or null, got {seed!r}")
+            raise WebError(400, f"seed must be an integer 0..2**63-1 or null, got {seed!r}")
         self.game = make_rules(game_name, len(seats), rules)
         self.seed = seed
         seeds = agent_seeds(seed, len(seats))
@@ -205,7 +217,7 @@ class GameSession:
         try:
             self.state = self.game.new_initial_state(seed=seed)
         except (ValueError, TypeError, OverflowError) as e:
-            raise PlayError(400, f"seed: {_one_line(e)}") from None
+            raise WebError(400, f"seed: {_one_line(e)}") from None
         self.history: list[tuple[int, str]] = []  # (player, notation) per action, in order
         self.before: Any = None  # the cells before the last action (Taluva), for its marks
         self.last_stats: dict[str, Any] = {}
@@ -232,21 +244,21 @@ class GameSession:
         """A person's move, in notation, for the seat to move; chance resolved after it.
 
         Raises:
-            PlayError: 400 not notation; 409 the game is over, an agent is to move, or the
+            WebError: 400 not notation; 409 the game is over, an agent is to move, or the
                 move is not legal here (the message names the rule it breaks).
         """
         if not isinstance(notation, str) or not notation.strip():
-            raise PlayError(400, f"move must be an action in notation (docs/notation.md), got "
+            raise WebError(400, f"move must be an action in notation (docs/notation.md), got "
                             f"{notation!r}")
         p = self.state.current_player
         if p == TERMINAL or self.state.is_terminal():
-            raise PlayError(409, "the game is over")
+            raise WebError(409, "the game is over")
         if self.agents[p] is not None:
-            raise PlayError(409, f"{_seat_label(self.seats[p], p)} is an agent: ask it to move")
+            raise WebError(409, f"{_seat_label(self.seats[p], p)} is an agent: ask it to move")
         try:
             a = int(self.state.parse_action(notation.strip()))
         except (NotationError, ValueError, IndexError) as e:
-            raise PlayError(400, f"move {notation.strip()!r}: {_one_line(e)}") from None
+            raise WebError(400, f"move {notation.strip()!r}: {_one_line(e)}") from None
         legal = self.state.legal_actions()
         if not np.any(legal == a):
             explain = getattr(self.state, "explain_illegal", None)
@@ -256,7 +268,7 @@ class GameSession:
                     why = _one_line(explain(a))
                 except (ValueError, IndexError):
                     why = ""
-            raise PlayError(409, f"{notation.strip()} is not legal here"
+            raise WebError(409, f"{notation.strip()} is not legal here"
                             + (f": {why}" if why else ""))
         self._apply(a)
         self.last_stats = {}
@@ -266,25 +278,25 @@ class GameSession:
         """The agent of the seat to move plays one move; chance resolved after it.
 
         Raises:
-            PlayError: 409 the game is over or a person is to move; 500 the agent failed or
+            WebError: 409 the game is over or a person is to move; 500 the agent failed or
                 chose an illegal action (named, in one line).
         """
         p = self.state.current_player
         if p == TERMINAL or self.state.is_terminal():
-            raise PlayError(409, "the game is over")
+            raise WebError(409, "the game is over")
         agent = self.agents[p]
         if agent is None:
-            raise PlayError(409, f"seat {p} is a person: play a move")
+            raise WebError(409, f"seat {p} is a person: play a move")
         try:
             raw = agent.act(self.state.clone())
             stats = agent.stats()
         except Exception as e:  # an agent's own failure: reported, the game kept as it was
-            raise PlayError(500, f"{_seat_label(self.seats[p], p)} failed: "
+            raise WebError(500, f"{_seat_label(self.seats[p], p)} failed: "
                             f"{type(e).__name__}: {_one_line(e)}") from None
         legal = self.state.legal_actions()
         if isinstance(raw, bool) or not isinstance(raw, (int, np.integer)) \
                 or not np.any(legal == int(raw)):
-            raise PlayError(500, f"{_seat_label(self.seats[p], p)} chose {raw!r}, not a legal "
+            raise WebError(500, f"{_seat_label(self.seats[p], p)} chose {raw!r}, not a legal "
                             "action here")
         self._apply(int(raw))
         self.last_stats = {k: v for k, v in stats.items() if k == "summary"}
@@ -330,11 +342,11 @@ class GameSession:
         """Write the finished game as a record (:class:`~taluva_ai.records.RecordWriter`).
 
         Raises:
-            PlayError: 409 the game is not over.
+            WebError: 409 the game is not over.
             OSError: the file cannot be written.
         """
         if not self.state.is_terminal():
-            raise PlayError(409, "the game is not over: a record is saved once it ends")
+            raise WebError(409, "the game is not over: a record is saved once it ends")
         with RecordWriter(path, self.game, self.seed, self.seats, agent_seeds=self.agent_seeds,
                           meta={"source": "taluva serve"}, atomic=True) as w:
             for player, text in self.history:
@@ -369,12 +381,12 @@ class Sessions:
         """The game ``game_id``.
 
         Raises:
-            PlayError: 404 no such game (never started, or dropped).
+            WebError: 404 no such game (never started, or dropped).
         """
         with self._lock:
             s = self._games.get(game_id)
             if s is None:
-                raise PlayError(404, f"no game {_one_line(game_id)[:80]!r} (games live in the "
+                raise WebError(404, f"no game {_one_line(game_id)[:80]!r} (games live in the "
                                 f"server's memory, the {self.limit} last used; this one was never "
                                 "started or was dropped: start a new one)")
             self._games.move_to_end(game_id)
@@ -394,18 +406,18 @@ def _check_bounds(spec: str, field: str = "agent") -> None:
     try:
         _, params = parse_agent_spec(spec)
     except ValueError as e:
-        raise PlayError(400, f"{field}: {_one_line(e)}") from None
+        raise WebError(400, f"{field}: {_one_line(e)}") from None
     sims = params.get("sims")
     if sims is not None and (not isinstance(sims, int) or not 1 <= sims <= MAX_ANALYSIS_SIMS):
-        raise PlayError(400, f"{field}: sims must be an integer 1..{MAX_ANALYSIS_SIMS} on the "
+        raise WebError(400, f"{field}: sims must be an integer 1..{MAX_ANALYSIS_SIMS} on the "
                         f"board, got {sims!r}")
     t = params.get("time")
     if t is not None and (not isinstance(t, (int, float)) or not 0 < t <= MAX_ANALYSIS_SECONDS):
-        raise PlayError(400, f"{field}: time must be a number of seconds in (0, "
+        raise WebError(400, f"{field}: time must be a number of seconds in (0, "
                         f"{MAX_ANALYSIS_SECONDS:g}] on the board, got {t!r}")
     path = params.get("path")
     if path is not None and path != "builtin":
-        raise PlayError(400, f"{field}: the board plays only the built-in network "
+        raise WebError(400, f"{field}: the board plays only the built-in network "
                         "(az:builtin), not a file (path=...); play a checkpoint with "
                         "`taluva play`")
 
@@ -414,23 +426,17 @@ def analysis_agent(state: GameState, spec: Any, seed: int) -> tuple[str, Any]:
     """The checked spec and its agent, made for ``state``'s game and reset with ``seed``.
 
     Raises:
-        PlayError: 400 a bad or unbounded spec, or an agent that does not search (it keeps
+        WebError: 400 a bad or unbounded spec, or an agent that does not search (it keeps
             :meth:`Agent.search_candidates` of the base class).
     """
     from taluva_ai.agents.base import Agent
 
     if not isinstance(spec, str) or not spec.strip():
-        raise PlayError(400, f"agent must be an agent spec such as 'mcts:sims=200', got {spec!r}")
+        raise WebError(400, f"agent must be an agent spec such as 'mcts:sims=200', got {spec!r}")
     spec = spec.strip()
-    _check_bounds(spec)
-    try:
-        agent = arena.make_agent(spec, seed=seed)
-        check_fits(agent, state.game)  # type: ignore[attr-defined]
-        agent.reset(seed)
-    except (ValueError, ImportError, AttributeError, TypeError) as e:
-        raise PlayError(400, f"agent: {_one_line(e)}") from None
+    agent = _board_agent(spec, state.game, seed, "agent")  # type: ignore[attr-defined]
     if type(agent).search_candidates is Agent.search_candidates:
-        raise PlayError(400, f"agent {spec!r} does not search (it gives no candidate moves): "
+        raise WebError(400, f"agent {spec!r} does not search (it gives no candidate moves): "
                         "use mcts:... or az:...")
     return spec, agent
 
@@ -519,12 +525,12 @@ def analyse(state: GameState, spec: Any, seed: int = 0, cancel: threading.Event 
     :func:`search_position`.
 
     Raises:
-        PlayError: 400 a bad or unbounded spec (``sims`` above :data:`MAX_ANALYSIS_SIMS`,
+        WebError: 400 a bad or unbounded spec (``sims`` above :data:`MAX_ANALYSIS_SIMS`,
             ``time`` above :data:`MAX_ANALYSIS_SECONDS`), an agent that does not search
             (no candidates), or a position where nobody is to move; 500 the agent failed.
     """
     if state.current_player < 0:
-        raise PlayError(400, "nobody is to move in this position (a chance draw or the end): "
+        raise WebError(400, "nobody is to move in this position (a chance draw or the end): "
                         "analyse a position where a seat is to move")
     spec, agent = analysis_agent(state, spec, seed)
     return analyse_with(agent, spec, state, cancel, on_sims)
@@ -540,10 +546,10 @@ def analyse_with(agent: Any, spec: str, state: GameState, cancel: threading.Even
         stats = agent.stats()
         cands = agent.search_candidates()
     except (IllegalActionError, Exception) as e:
-        raise PlayError(500, f"agent {spec!r} failed: {type(e).__name__}: {_one_line(e)}") \
+        raise WebError(500, f"agent {spec!r} failed: {type(e).__name__}: {_one_line(e)}") \
             from None
     if not cands:
-        raise PlayError(400, f"agent {spec!r} does not search (it gives no candidate moves): "
+        raise WebError(400, f"agent {spec!r} does not search (it gives no candidate moves): "
                         "use mcts:... or az:...")
     total = sum(c["visits"] for c in cands) or 1
     out = []
@@ -565,19 +571,19 @@ def check_game_budget(spec: str, agent: Any, positions: int) -> None:
     :data:`MAX_GAME_SECONDS`.
 
     Raises:
-        PlayError: 400 naming the bound.
+        WebError: 400 naming the bound.
     """
     if positions > MAX_GAME_POSITIONS:
-        raise PlayError(400, f"the record has {positions} positions to analyse, more than the "
+        raise WebError(400, f"the record has {positions} positions to analyse, more than the "
                         f"{MAX_GAME_POSITIONS} a game analysis may have")
     sims = planned_sims(agent)
     if sims is not None and sims * positions > MAX_GAME_SIMS:
-        raise PlayError(400, f"agent {spec!r}: {positions} positions x {sims} sims = "
+        raise WebError(400, f"agent {spec!r}: {positions} positions x {sims} sims = "
                         f"{positions * sims} simulations, more than the {MAX_GAME_SIMS} of a "
                         f"game analysis: use sims<={MAX_GAME_SIMS // max(positions, 1)}")
     t = getattr(getattr(agent, "config", None), "time", None)
     if isinstance(t, (int, float)) and t * positions > MAX_GAME_SECONDS:
-        raise PlayError(400, f"agent {spec!r}: {positions} positions x {t:g} s is more than "
+        raise WebError(400, f"agent {spec!r}: {positions} positions x {t:g} s is more than "
                         f"the {MAX_GAME_SECONDS:g} s of a game analysis: use "
                         f"time<={MAX_GAME_SECONDS / max(positions, 1):.3g}")
 
@@ -593,7 +599,7 @@ class GameAnalysis:
     cut short is dropped, so ``points`` holds only whole searches.
 
     Raises:
-        PlayError: (at construction) as :func:`analyse` for the spec, 400 a record without a
+        WebError: (at construction) as :func:`analyse` for the spec, 400 a record without a
             position to analyse or over :func:`check_game_budget`.
     """
 
@@ -601,7 +607,7 @@ class GameAnalysis:
                  spec: Any, seed: int = 0) -> None:
         self.plies = [k for k, (s, _) in enumerate(positions) if s.current_player >= 0]
         if not self.plies:
-            raise PlayError(400, "the record has no position where a seat is to move")
+            raise WebError(400, "the record has no position where a seat is to move")
         first = positions[self.plies[0]][0]
         self.spec, self.agent = analysis_agent(first, spec, seed)
         check_game_budget(self.spec, self.agent, len(self.plies))
@@ -626,7 +632,7 @@ class GameAnalysis:
         all are done, False when ``cancel`` stopped it.
 
         Raises:
-            PlayError: 500 the agent failed (the points before it are kept).
+            WebError: 500 the agent failed (the points before it are kept).
         """
         for k in self.plies[len(self.points):]:
             if cancel is not None and cancel.is_set():
@@ -636,7 +642,7 @@ class GameAnalysis:
             try:
                 found = search_position(self.agent, state, cancel)
             except Exception as e:
-                raise PlayError(500, f"agent {self.spec!r} failed at ply {k}: "
+                raise WebError(500, f"agent {self.spec!r} failed at ply {k}: "
                                 f"{type(e).__name__}: {_one_line(e)}") from None
             if found is None:
                 return False
@@ -703,7 +709,7 @@ class AnalysisJob:
                 with self.lock:
                     self.result = result
                     self.status = "done" if whole else "cancelled"
-            except PlayError as e:
+            except WebError as e:
                 with self.lock:
                     self.status, self.error, self.error_status = "failed", e.message, e.status
             except Exception as e:  # reported on the page, never a traceback
@@ -740,10 +746,10 @@ class AnalysisJobs:
         """The job ``job_id``.
 
         Raises:
-            PlayError: 404 no such job (never started, or dropped).
+            WebError: 404 no such job (never started, or dropped).
         """
         with self._lock:
             job = self._jobs.get(job_id)
         if job is None:
-            raise PlayError(404, f"no analysis {job_id!r} (analyses live in the server's memory)")
+            raise WebError(404, f"no analysis {job_id!r} (analyses live in the server's memory)")
         return job
