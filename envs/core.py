@@ -55,8 +55,9 @@ def rand_below(state, n):
 
 @njit(cache=True)
 def keep_best(ids, vals, n):
-    """Move the ids of ``ids[:n]`` whose value ``vals[j]`` is the highest to the front, in
-    order, and return how many there are (the greedy opponents' ties)."""
+    """Move the ids of ``ids[:n]`` (``int64``) whose value ``vals[j]`` (``float64``) is the
+    highest to the front, in order, and return how many there are, ``k >= 1`` for ``n >= 1``
+    (the greedy opponents' ties, drawn from next). ``ids`` is overwritten in place."""
     best = vals[0]
     for j in range(1, n):
         if vals[j] > best:
