@@ -380,10 +380,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     path = Path(args.record)
     try:
         header = read_header(path)
-        for fmt, out_dir in (("svg", args.svg), ("png", args.png)):
-            if out_dir and header.game != "taluva":
-                raise _ArgError(f"--{fmt}: pictures are drawn for taluva records only; this "
-                                f"record is of {header.game}")
+        if args.png and header.game != "taluva":
+            raise _ArgError(f"--png: PNG pictures are drawn for taluva records only (--svg draws "
+                            f"every game); this record is of {header.game}")
         players = list(header.players)
         show = _show(players, _color(args)) if args.show else None
         plies = [0]
@@ -406,7 +405,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     _print_result(state, players, plies[0])
     print(f"record OK: {args.record}")
     if args.svg:
-        from taluva_ai.games.taluva.svg import save_svgs
+        from taluva_ai.pictures import save_svgs
 
         try:
             files = save_svgs(path, args.svg)
@@ -1018,9 +1017,11 @@ def build_parser() -> argparse.ArgumentParser:
                      "and NO_COLOR is unset)")
     rep.add_argument("--svg", metavar="DIR", default=None,
                      help="write one SVG picture per position into DIR: DIR/0000.svg the initial "
-                     "position, then one after each action (the board of 'taluva serve')")
+                     "position, then one after each action (the board of 'taluva serve'; "
+                     "every game: Taluva's island, Thurn und Taxis's map)")
     rep.add_argument("--png", metavar="DIR", default=None,
-                     help="write one PNG picture per position into DIR (needs matplotlib)")
+                     help="write one PNG picture per position into DIR (Taluva records; needs "
+                     "matplotlib)")
     rep.set_defaults(func=_cmd_replay)
 
     tour = sub.add_parser(

@@ -51,3 +51,14 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         bool(config.getoption("collectonly", False)), os.cpu_count())
     if workers is not None:
         config.option.numprocesses = workers
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _compile_notice_said() -> None:
+    """Counts the once-per-process compile notice (:data:`taluva_ai.warmup.COMPILING`) as
+    already printed, so that a test comparing a command's stderr exactly does not depend on
+    whether the kernels it runs were compiled earlier in its worker (a cold Numba cache on a
+    fresh clone) or loaded; ``tests/test_warmup.py`` resets it to test the notice itself."""
+    from taluva_ai import warmup
+
+    warmup._announced = True

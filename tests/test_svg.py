@@ -13,8 +13,9 @@ from taluva_ai.cli import main
 from taluva_ai.errors import RecordError
 from taluva_ai.games.taluva import TaluvaGame
 from taluva_ai.games.taluva.state import C_BUILDING, C_LEVEL, C_OWNER
-from taluva_ai.games.taluva.svg import changed_cells, save_svgs, state_svg
+from taluva_ai.games.taluva.svg import changed_cells, state_svg
 from taluva_ai.games.taluva.tiles import tile_name
+from taluva_ai.pictures import save_svgs
 from taluva_ai.records import replay_record
 
 DATA = Path(__file__).parent / "data"
@@ -87,9 +88,7 @@ def test_replay_svg_of_the_golden_record(tmp_path: Path,
     assert _classes(files[0].read_text(encoding="utf-8"), "hex") == []
 
 
-def test_save_svgs_refuses_other_games_and_bad_records(tmp_path: Path) -> None:
-    with pytest.raises(RecordError, match="taluva records"):
-        save_svgs(TNT, tmp_path / "t")
+def test_save_svgs_refuses_bad_records(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(GOLDEN.read_text().replace('"tile@0,0:SE"', '"tile@9,0:SE"'))
     with pytest.raises(RecordError):

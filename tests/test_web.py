@@ -4,6 +4,7 @@ the listing, replay and board routes, the path checks, one-line JSON errors."""
 from __future__ import annotations
 
 import os
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -90,12 +91,14 @@ def test_record_and_every_board(served: tuple[Path, TestClient]) -> None:
 
 
 def test_thurn_und_taxis_opens_and_steps(served: tuple[Path, TestClient]) -> None:
-    pytest.importorskip("matplotlib")
     _, client = served
     rec = client.get("/api/record", params={"path": "0/sub/tnt.jsonl"}).json()
     assert rec["game"] == "thurn_und_taxis" and rec["positions"] == 301
-    resp = client.get("/api/board", params={"path": "0/sub/tnt.jsonl", "ply": 10})
-    assert resp.status_code == 200 and b"<svg" in resp.content
+    resp = client.get("/api/board", params={"path": "0/sub/tnt.jsonl", "ply": 12})
+    # its own SVG map (taluva_ai.games.thurn_und_taxis.svg), the last action marked
+    assert resp.status_code == 200 and b'class="tnt-board"' in resp.content
+    assert b'class="last" data-city="wuerzburg"' in resp.content
+    assert b"last: take:wuerzburg" in resp.content
 
 
 def test_malformed_record_is_one_line(served: tuple[Path, TestClient]) -> None:
@@ -284,6 +287,10 @@ def test_agents_only_game_and_thurn_und_taxis_play(served: tuple[Path, TestClien
     assert t["human_to_move"] and t["moves"] and all(m["hex"] is None for m in t["moves"])
     t2 = client.post(f"/api/games/{t['id']}/move", json={"move": t["moves"][0]["notation"]})
     assert t2.status_code == 200 and t2.json()["ply"] > t["ply"]
+    # the human's picture shows its own hand and only the agent's card count
+    rows = re.findall(r'<g class="seat-row" data-seat="(\d)">(.*?)</g>', t2.json()["svg"])
+    hands = {seat: re.sub("<[^>]+>", " ", row).split("hand:")[1].strip() for seat, row in rows}
+    assert re.fullmatch(r"\d+ cards", hands["1"]) and not re.fullmatch(r"\d+ cards", hands["0"])
 
 
 def test_analysis_of_a_record_position_and_of_a_game(served: tuple[Path, TestClient]) -> None:

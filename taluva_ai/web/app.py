@@ -11,8 +11,8 @@ Routes:
   (:func:`taluva_ai.records.replay_record`): ``{"path", "game", "players", "positions",
   "moves": [{"ply", "player", "notation"}...], "result"}``.
 - ``GET /api/board?path=P&ply=K``: the position after ``K`` actions as SVG
-  (:func:`taluva_ai.games.taluva.svg.state_svg` for Taluva; for another game its matplotlib
-  picture through ``taluva_ai.games.<game>.draw``, else its text).
+  (:func:`taluva_ai.pictures.position_svg`: the game's own SVG picture, what the last action
+  changed marked).
 
 - ``POST /api/analysis``: an agent's search of one position (``{"agent", "path", "ply"}`` or
   ``{"agent", "game_id"}``; :func:`taluva_ai.web.play.analyse`); with ``"background": true``
@@ -32,7 +32,6 @@ anything else (the exception's type and first line, never a traceback).
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import threading
@@ -255,49 +254,14 @@ def _result_line(state: Any, players: Sequence[str], outcome: Any) -> str:
     return f"{outcome.end_reason} after {outcome.plies} plies; winners: {won or 'none'}"
 
 
-_draw_lock = threading.Lock()
-
-
 def board_svg(rep: Replayed, ply: int) -> str:
     """The SVG of position ``ply`` of a replayed record (module docstring)."""
+    from taluva_ai.pictures import position_svg
+
     state, event = rep.positions[ply]
     last = None if event is None else event.notation
-    if rep.header.game == "taluva":
-        from taluva_ai.games.taluva.svg import changed_cells, state_svg
-
-        before = rep.positions[ply - 1][0].cells if ply > 0 else None
-        return state_svg(state, rep.header.players, last, changed_cells(before, state.cells))
-    return _other_game_svg(state, rep.header.game, last)
-
-
-def _other_game_svg(state: Any, game: str, last: str | None) -> str:
-    """A game without an SVG module: its matplotlib picture (``taluva_ai.games.<game>.draw``,
-    through the game protocol), else its text in an SVG."""
-    import importlib
-
-    try:
-        draw = importlib.import_module(f"taluva_ai.games.{game}.draw")
-        import matplotlib.pyplot as plt
-
-        with _draw_lock:  # pyplot keeps global state
-            fig = draw.draw_state(state)
-            try:
-                buf = io.StringIO()
-                fig.savefig(buf, format="svg", bbox_inches="tight")
-            finally:
-                plt.close(fig)
-        return buf.getvalue()
-    except ImportError:
-        pass
-    from xml.sax.saxutils import escape
-
-    lines = str(state).splitlines() + ([f"last: {last}"] if last else [])
-    body = "".join(f'<text x="8" y="{18 * (i + 1)}">{escape(t)}</text>'
-                   for i, t in enumerate(lines))
-    width = 8 * max((len(t) for t in lines), default=10) + 16
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-            f'height="{18 * len(lines) + 12}" font-family="monospace" font-size="13" '
-            f'xml:space="preserve">{body}</svg>')
+    previous = rep.positions[ply - 1][0] if ply > 0 else None
+    return position_svg(state, rep.header.players, last, previous)
 
 
 async def _json_body(request: Request) -> dict[str, Any]:

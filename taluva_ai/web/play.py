@@ -164,18 +164,15 @@ def move_info(state: GameState, action: int) -> dict[str, Any]:
 
 
 def board_picture(state: GameState, players: Sequence[str], last: str | None,
-                  before: Any, spots: Sequence[Sequence[int]] = ()) -> str:
-    """The SVG of a position: Taluva's :func:`~taluva_ai.games.taluva.svg.state_svg` (with
-    ``spots``, hexes ``(q, r)`` kept in view), another game's own picture or text."""
-    if getattr(getattr(state, "game", None), "name", "") == "taluva":
-        from taluva_ai.games.taluva.svg import changed_cells, state_svg
+                  previous: GameState | None, spots: Sequence[Sequence[int]] = (),
+                  player: int | None = None) -> str:
+    """The SVG of a position (:func:`taluva_ai.pictures.position_svg`), what the last action
+    changed since ``previous`` marked, Taluva's hexes ``spots`` ``(q, r)`` kept in view, the
+    hidden information of seat ``player`` shown (None: all)."""
+    from taluva_ai.pictures import position_svg
 
-        cells = state.cells  # type: ignore[attr-defined]
-        return state_svg(state, players, last, changed_cells(before, cells),
-                         extra=[(int(q), int(r)) for q, r in spots])
-    from taluva_ai.web.app import _other_game_svg
-
-    return _other_game_svg(state, getattr(getattr(state, "game", None), "name", "?"), last)
+    return position_svg(state, players, last, previous,
+                        extra=[(int(q), int(r)) for q, r in spots], player=player)
 
 
 class GameSession:
@@ -219,7 +216,7 @@ class GameSession:
         except (ValueError, TypeError, OverflowError) as e:
             raise WebError(400, f"seed: {_one_line(e)}") from None
         self.history: list[tuple[int, str]] = []  # (player, notation) per action, in order
-        self.before: Any = None  # the cells before the last action (Taluva), for its marks
+        self.previous: GameState | None = None  # the state before the last action (its marks)
         self.last_stats: dict[str, Any] = {}
         self.lock = threading.Lock()
         self._resolve_chance()
@@ -229,10 +226,9 @@ class GameSession:
     def _apply(self, action: int) -> None:
         text = self.state.action_to_string(action)
         player = self.state.current_player
-        cells = getattr(self.state, "cells", None)
-        before = None if cells is None else cells.copy()
+        previous = self.state.clone()
         self.state.apply(action)
-        self.before = before
+        self.previous = previous
         self.history.append((player, text))
 
     def _resolve_chance(self) -> None:
@@ -335,8 +331,18 @@ class GameSession:
             "history": [{"ply": i, "player": "chance" if pl == CHANCE else pl, "notation": t}
                         for i, (pl, t) in enumerate(self.history)],
             "last_stats": self.last_stats,
-            "svg": board_picture(s, self.seats, last, self.before, spots),
+            "svg": board_picture(s, self.seats, last, self.previous, spots, self.viewer()),
         }
+
+    def viewer(self) -> int | None:
+        """The seat whose hidden information the picture shows (Thurn und Taxis: its hand):
+        the one human seat; with several (hot seat), the human to move; None (everything)
+        when only agents play or an agent moves between humans."""
+        humans = [i for i, a in enumerate(self.agents) if a is None]
+        if len(humans) == 1:
+            return humans[0]
+        p = self.state.current_player
+        return p if p in humans else None
 
     def write_record(self, path: Path) -> None:
         """Write the finished game as a record (:class:`~taluva_ai.records.RecordWriter`).

@@ -1,5 +1,5 @@
 """The board as SVG text, without matplotlib: the picture of the browser board (``taluva serve``,
-docs/web.md) and of ``taluva replay RECORD --svg DIR``.
+docs/web.md) and of ``taluva replay RECORD --svg DIR`` (through :mod:`taluva_ai.pictures`).
 
 The island is drawn from the state's arrays (``cells``: level, terrain, tile, building, owner;
 :meth:`~taluva_ai.games.taluva.TaluvaState.supply`, ``status``, ``tile``, ``summary``) with the
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -299,55 +298,16 @@ def _legend(x0: float, y0: float) -> list[str]:
     return out
 
 
-def record_svgs(record_path: str | Path) -> list[tuple[str, str | None]]:
-    """Replay a game record (:func:`taluva_ai.records.replay_record`, which checks it) and draw
-    every position: ``(svg, notation of the action that led to it)`` per position, the initial
-    one first (notation None), then one after each action, chance draws included.
-
-    Raises:
-        taluva_ai.errors.RecordError: a malformed record, or one of another game than taluva.
-        OSError: the file cannot be read.
-    """
-    from taluva_ai.errors import RecordError
-    from taluva_ai.records import read_header, replay_record
-
-    header = read_header(record_path)
-    if header.game != "taluva":
-        raise RecordError(1, "game", f"SVG boards are drawn for taluva records, this one is "
-                          f"of {header.game}")
-    out: list[tuple[str, str | None]] = []
-    prev: list[np.ndarray | None] = [None]
-
-    def on_state(state: Any, event: Any) -> None:
-        last = None if event is None else event.notation
-        out.append((state_svg(state, header.players, last,
-                              changed_cells(prev[0], state.cells)), last))
-        prev[0] = state.cells.copy()
-
-    replay_record(record_path, on_state)
-    return out
+def position_svg(state: Any, players: Sequence[str] | None = None, last: str | None = None,
+                 previous: Any = None, extra: Sequence[tuple[int, int]] = (),
+                 player: int | None = None) -> str:
+    """The picture of a position reached from ``previous`` (None: no last action marked), in
+    the signature every game's ``svg`` module gives :mod:`taluva_ai.pictures`: the hexes that
+    differ from ``previous`` ringed (:func:`changed_cells`), ``extra`` hexes kept in view.
+    ``player`` (whose hidden information to show) is not used: Taluva's picture shows the
+    public position."""
+    before = None if previous is None else previous.cells
+    return state_svg(state, players, last, changed_cells(before, state.cells), extra=extra)
 
 
-def save_svgs(record_path: str | Path, out_dir: str | Path) -> list[Path]:
-    """Write :func:`record_svgs` to ``out_dir/0000.svg`` (the initial position), then
-    ``0001.svg`` ... (after each action, numbered by the actions applied); creates ``out_dir``.
-
-    Returns:
-        The files written, in order.
-
-    Raises:
-        taluva_ai.errors.RecordError: a malformed record (nothing is written).
-        OSError: the record cannot be read or a file cannot be written.
-    """
-    pictures = record_svgs(record_path)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for i, (svg, _) in enumerate(pictures):
-        path = out / f"{i:04d}.svg"
-        path.write_text(svg, encoding="utf-8")
-        written.append(path)
-    return written
-
-
-__all__ = ["changed_cells", "hex_pixel", "record_svgs", "save_svgs", "state_svg"]
+__all__ = ["changed_cells", "hex_pixel", "position_svg", "state_svg"]

@@ -65,7 +65,7 @@ def city_xy(city: int) -> tuple[float, float]:
     return lon * _COS_LAT, lat
 
 
-def _cards(row: np.ndarray, limit: int = 9) -> str:
+def cards_text(row: np.ndarray, limit: int = 9) -> str:
     """``augsburg, basel x2, ...``: the cards of a row of the cards array."""
     items = [CITIES[c] + (f" x{int(row[c])}" if row[c] > 1 else "") for c in np.flatnonzero(row)]
     if not items:
@@ -146,7 +146,7 @@ def draw_state(state: Any, ax: Any = None, player: int | None = None,
     step = 0.2
     for p in range(n):
         if player is None or p == player:
-            hand = _cards(cards[L_HAND + p])
+            hand = cards_text(cards[L_HAND + p])
         else:
             hand = f"{int(cards[L_HAND + p].sum())} cards"
         mover = "> " if state.current_player == p else ""
@@ -160,7 +160,7 @@ def draw_state(state: Any, ax: Any = None, player: int | None = None,
         ax.text(x0 + 0.18, y - step * 0.8, f"hand: {hand}", fontsize=6.5, va="center",
                 ha="left", color="#333333")
         y -= 1.8 * step
-    ax.text(x0 + 0.02, y, f"display: {_cards(display)}   supply: "
+    ax.text(x0 + 0.02, y, f"display: {cards_text(display)}   supply: "
             f"{int(cards[L_SUPPLY].sum())} cards", fontsize=7, va="center", ha="left")
     ax.legend(handles=[Patch(facecolor=PROVINCE_COLOURS[i], edgecolor="#555555", label=name)
                        for i, name in enumerate(PROVINCES)],
