@@ -27,7 +27,7 @@ game is reached only through the protocol (``clone``, ``apply``, ``legal_actions
 from __future__ import annotations
 
 import time as _time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -250,23 +250,44 @@ class MCTSAgent(Agent):
         return action
 
     def search(self, root_state: GameState, tree: Tree, sims: int | None = None,
-               noise: bool = True) -> None:
+               noise: bool = True, progress: Callable[[int], bool] | None = None) -> bool:
         """Run the budgeted simulations from ``root_state`` into ``tree``, evaluating leaves
-        with this agent's evaluator (see :meth:`search_steps` for the arguments)."""
+        with this agent's evaluator (see :meth:`search_steps` for the other arguments).
+
+        Args:
+            progress: called after each batch of leaves is evaluated and backed up, with the
+                simulations run so far in this call; returning False stops the search there
+                (a viewer's cancel: the tree is then left part-searched, the virtual losses
+                of the batch being selected still on it, fit only to be dropped). The
+                compiled rollout search (a PUCT root) runs whole and reports once, at its
+                end.
+
+        Returns:
+            True when the search ran its budget, False when ``progress`` stopped it.
+        """
         if tree.size == 1 and tree.kind[0] == UNEXPANDED:
             from taluva_ai.agents.mcts_batched import compiled_net_search_ok, search_one
 
             if compiled_net_search_ok(self, root_state):
-                found = search_one(self, root_state, sims=sims, noise=noise)
+                found, whole = search_one(self, root_state, sims=sims, noise=noise,
+                                          progress=progress)
                 tree.__dict__.update(found.copy().__dict__)  # the caller's tree: the result
-                return
+                return whole
+        start = float(tree.N[0])
         steps = self.search_steps(root_state, tree, sims=sims, noise=noise)
         try:
             leaves = next(steps)
             while True:
-                leaves = steps.send(self.evaluator.evaluate(leaves))
+                evaluated = self.evaluator.evaluate(leaves)
+                leaves = steps.send(evaluated)
+                if progress is not None and not progress(int(tree.N[0] - start)):
+                    steps.close()
+                    return False
         except StopIteration:
             pass
+        if progress is not None:
+            progress(int(tree.N[0] - start))
+        return True
 
     def search_steps(
         self, root_state: GameState, tree: Tree, sims: int | None = None, noise: bool = True

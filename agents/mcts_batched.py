@@ -43,13 +43,13 @@ interfaces). A game or encoder without them keeps the Python path.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from numba import njit
 
-from taluva_ai.agents.mcts_gumbel import _pairwise_sum, gumbel_child
+from taluva_ai.agents.mcts_gumbel import gumbel_child, legal_softmax
 from taluva_ai.agents.mcts_tree import Tree as _Tree
 from taluva_ai.agents.mcts_tree import (
     _add_children,
@@ -196,29 +196,13 @@ def collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, pr
 
 @njit(cache=True)
 def _set_priors(prior, first, logits, ids, order, n):
-    """``legal_priors`` (agents/alphazero/evaluator.py) of one leaf, in the same arithmetic,
-    written to its children (child ``i`` holds legal action ``order[i]``)."""
+    """The priors of one leaf (:func:`~taluva_ai.agents.mcts_gumbel.legal_softmax`, as the
+    Python search's ``legal_priors``), written to its children (child ``i`` holds legal action
+    ``order[i]``)."""
     z = np.empty(n)
-    inside = 0
-    zmin = np.inf
+    legal_softmax(logits, ids[:n], z)
     for i in range(n):
-        if ids[i] >= 0:
-            z[i] = np.float64(logits[ids[i]])
-            zmin = min(zmin, z[i])
-            inside += 1
-    if inside == 0:
-        for i in range(n):
-            prior[first + i] = 1.0 / max(n, 1)
-        return
-    for i in range(n):
-        if ids[i] < 0:
-            z[i] = zmin
-    zmax = z.max()
-    for i in range(n):
-        z[i] = np.exp(z[i] - zmax)
-    total = _pairwise_sum(z, np.int64(0), np.int64(n))
-    for i in range(n):
-        prior[first + i] = z[order[i]] / total
+        prior[first + i] = z[order[i]]
 
 
 @njit(cache=True)
@@ -657,10 +641,12 @@ class BatchedSearch:
         self.order_flat = np.zeros(2 * self.order_flat.shape[0], dtype=np.int64)
 
 
-def search_one(agent: Any, state: Any, sims: int | None = None, noise: bool = True
-               ) -> _Tree:
-    """Run one search of ``state`` for ``agent`` in compiled code; returns its tree (the
-    ``az`` agent's move; :func:`compiled_net_search_ok` must hold)."""
+def search_one(agent: Any, state: Any, sims: int | None = None, noise: bool = True,
+               progress: Callable[[int], bool] | None = None) -> tuple[_Tree, bool]:
+    """Run one search of ``state`` for ``agent`` in compiled code (the ``az`` agent's move;
+    :func:`compiled_net_search_ok` must hold); returns its tree and whether it ran its budget.
+    ``progress``, when given, is called after each round with the simulations done; returning
+    False stops the search after that round (``MCTSAgent.search``)."""
     n = int(getattr(state, "num_players", None) or len(state.returns()))
     bs = getattr(agent, "_batched", None)
     if bs is None or n != bs.num_players or not bs.accepts(state):
@@ -669,7 +655,10 @@ def search_one(agent: Any, state: Any, sims: int | None = None, noise: bool = Tr
     bs.start(0, agent, state, sims=sims, noise=noise)
     while not bs.finished(0):
         bs.run_round()
-    return bs.tree(0)
+        if progress is not None and not progress(int(bs.done[0])):
+            bs.release(0)
+            return bs.tree(0), False
+    return bs.tree(0), True
 
 
 __all__: Sequence[str] = ["BatchedSearch", "backup_leaves", "collect", "compiled_net_search_ok",

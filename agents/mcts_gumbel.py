@@ -48,6 +48,40 @@ def considered_visits(max_considered: int, num_simulations: int) -> tuple[int, .
 
 
 @njit(cache=True)
+def legal_softmax(logits, ids, out):
+    """The priors of ``k = ids.size`` legal actions from a network's policy ``logits`` (all
+    network ids; float32 or float64), written to ``out`` (``float64[k]``, legal order): a
+    softmax over ``logits[ids[i]]``, where an action without a network id (``ids[i] < 0``)
+    gets the lowest logit of the others, and all ``1/k`` when none has one. The one
+    implementation of the priors for the Python search
+    (:func:`taluva_ai.agents.alphazero.evaluator.legal_priors`) and the compiled one
+    (agents/mcts_batched.py), so both give the same bits on every CPU (NumPy's ``exp`` and
+    the one Numba compiles may differ in the last bit)."""
+    k = ids.size
+    inside = 0
+    zmin = np.inf
+    for i in range(k):
+        if ids[i] >= 0:
+            out[i] = np.float64(logits[ids[i]])
+            zmin = min(zmin, out[i])
+            inside += 1
+    if inside == 0:
+        for i in range(k):
+            out[i] = 1.0 / max(k, 1)
+        return
+    zmax = -np.inf
+    for i in range(k):
+        if ids[i] < 0:
+            out[i] = zmin
+        zmax = max(zmax, out[i])
+    for i in range(k):
+        out[i] = np.exp(out[i] - zmax)
+    total = _pairwise_sum(out, np.int64(0), np.int64(k))
+    for i in range(k):
+        out[i] = out[i] / total
+
+
+@njit(cache=True)
 def _block_sum(a, lo, n):
     """NumPy's pairwise summation of ``a[lo:lo + n]`` for ``n <= 128``: eight running sums."""
     if n < 8:

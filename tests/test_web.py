@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 pytest.importorskip("starlette")
@@ -587,3 +588,40 @@ def test_a_timed_search_runs_in_chunks_until_its_time_and_stops_on_cancel() -> N
     action, values = play.search_position(agent, state, on_sims=seen.append)
     assert action in state.legal_actions() and values[0] is not None
     assert len(seen) >= 1 and seen == [play.CHUNK_SIMS_TIMED * (i + 1) for i in range(len(seen))]
+
+
+@pytest.mark.parametrize("spec", [
+    "mcts:sims=64,root=gumbel,prior=heuristic,leaf_batch=8",  # the Python search's batches
+    "az:builtin,sims=64,root=gumbel",  # the compiled network-guided search's rounds
+])
+def test_a_gumbel_root_search_reports_each_batch_and_stops_on_cancel(spec: str) -> None:
+    """A Gumbel root plans its whole budget, so it is searched in one call whose ``progress``
+    is seen after every batch of leaves: the simulations done grow in steps of at most the
+    leaf batch, and a cancel stops it at the next batch, without a result."""
+    import threading
+
+    from taluva_ai.agents import make_agent
+    from taluva_ai.games.taluva import TaluvaGame
+    from taluva_ai.web import play
+
+    state = TaluvaGame().new_initial_state(seed=3)
+    state.draw()
+    agent = make_agent(spec, seed=0)
+    batch = int(agent.config.leaf_batch)
+    seen: list[int] = []
+    action, values = play.search_position(agent, state, on_sims=seen.append)
+    assert action in state.legal_actions() and values[0] is not None
+    assert seen[-1] == 64 and len(seen) >= 64 // batch
+    steps = np.diff([0, *seen])
+    assert steps.min() >= 1 and steps.max() <= batch
+    cancel = threading.Event()
+    seen.clear()
+
+    def cancel_at_16(done: int) -> None:
+        seen.append(done)
+        if done >= 16:
+            cancel.set()
+
+    agent = make_agent(spec, seed=0)
+    assert play.search_position(agent, state, cancel=cancel, on_sims=cancel_at_16) is None
+    assert seen[-1] >= 16 and seen[-1] < 16 + batch and seen[-2] < 16

@@ -37,6 +37,7 @@ import numpy as np
 from taluva_ai.agents.alphazero.encoder import Encoded, NetEncoder
 from taluva_ai.agents.alphazero.runtime import OnnxNet
 from taluva_ai.agents.evaluators import Evaluator
+from taluva_ai.agents.mcts_gumbel import legal_softmax
 from taluva_ai.protocol import CHANCE, GameState, value_normalization
 
 if TYPE_CHECKING:  # PyTorch is imported only for a PyTorch network (not for an OnnxNet)
@@ -66,16 +67,11 @@ def value_targets(state: GameState, returns: np.ndarray) -> np.ndarray:
 
 def legal_priors(logits: np.ndarray, net_ids: np.ndarray) -> np.ndarray:
     """``float64[k]`` priors of ``k`` legal actions from the network's ``logits`` (all ids) and
-    each action's network id (``-1``: none; see the module docstring)."""
-    inside = net_ids >= 0
-    if not inside.any():
-        return np.full(net_ids.size, 1.0 / max(net_ids.size, 1))
-    z = np.empty(net_ids.size, dtype=np.float64)
-    z[inside] = logits[net_ids[inside]]
-    z[~inside] = z[inside].min()
-    z -= z.max()
-    w = np.exp(z)
-    return np.asarray(w / w.sum(), dtype=np.float64)
+    each action's network id (``-1``: none; see the module docstring), by the compiled
+    :func:`~taluva_ai.agents.mcts_gumbel.legal_softmax` that the compiled search uses too."""
+    out = np.empty(net_ids.size, dtype=np.float64)
+    legal_softmax(logits, net_ids, out)
+    return out
 
 
 BACKENDS = ("auto", "torch", "onnx", "numpy")

@@ -475,18 +475,31 @@ def search_position(agent: Any, state: GameState, cancel: threading.Event | None
     ``cancel`` before each chunk and calls ``on_sims(simulations done)`` after it; one chunk
     is exactly ``agent.act``. With a ``time`` budget and a PUCT root it searches in chunks of
     :data:`CHUNK_SIMS_TIMED` until the time is up (at least one chunk), so a cancel stops it
-    too. Any other agent or budget (a Gumbel root's schedule needs its whole budget) runs
-    ``agent.act`` whole (bounded by :data:`MAX_ANALYSIS_SECONDS` or
+    too. A Gumbel root (whose sequential halving plans the whole budget) searches in one
+    call that reports after every batch of leaves (:meth:`MCTSAgent.search`'s ``progress``):
+    ``on_sims`` then, and ``cancel`` stops it there. Any other agent, or a position with
+    hidden information, runs ``agent.act`` whole (bounded by :data:`MAX_ANALYSIS_SECONDS` or
     :data:`MAX_ANALYSIS_SIMS`); ``cancel`` is seen before it.
     """
     from taluva_ai.agents.mcts import MCTSAgent
     from taluva_ai.agents.mcts_tree import Tree
-    from taluva_ai.protocol import value_normalization
 
     n = _num_players(state)
     hidden = getattr(state, "has_hidden_information", lambda: False)()
     timed = isinstance(agent, MCTSAgent) and agent.config.time is not None
-    if isinstance(agent, MCTSAgent) and not hidden and (not timed or agent.config.root == "puct"):
+    if isinstance(agent, MCTSAgent) and not hidden and agent.config.root != "puct":
+        root = state.clone()
+        tree = Tree(n)
+
+        def progress(done: int) -> bool:
+            if on_sims is not None and done:
+                on_sims(done)
+            return cancel is None or not cancel.is_set()
+
+        if not progress(0) or not agent.search(root, tree, progress=progress):
+            return None
+        return _root_values(agent, tree, root, n)
+    if isinstance(agent, MCTSAgent) and not hidden:
         root = state.clone()
         tree = Tree(n)
         deadline = None
@@ -494,22 +507,17 @@ def search_position(agent: Any, state: GameState, cancel: threading.Event | None
             deadline = time.perf_counter() + float(agent.config.time)
             agent.config = dataclasses.replace(agent.config, time=None)
         total = int(agent.config.sims)
-        chunk = CHUNK_SIMS if agent.config.root == "puct" else total
         done = 0
         while (done < total) if deadline is None else (done == 0
                                                          or time.perf_counter() < deadline):
             if cancel is not None and cancel.is_set():
                 return None
-            k = CHUNK_SIMS_TIMED if deadline is not None else min(chunk, total - done)
+            k = CHUNK_SIMS_TIMED if deadline is not None else min(CHUNK_SIMS, total - done)
             agent.search(root, tree, sims=k, noise=done == 0)
             done += k
             if on_sims is not None:
                 on_sims(done)
-        action = agent.choose(tree, root)
-        offset, scale = value_normalization(root)
-        visits = max(float(tree.N[0]), 1.0)
-        return action, [round(float(tree.W[0, s]) / visits * scale + offset, 4)
-                        for s in range(n)]
+        return _root_values(agent, tree, root, n)
     if cancel is not None and cancel.is_set():
         return None
     action = int(agent.act(state.clone()))
@@ -518,6 +526,17 @@ def search_position(agent: Any, state: GameState, cancel: threading.Event | None
     if isinstance(v, (int, float)) and 0 <= state.current_player < n:
         values[state.current_player] = round(float(v), 4)
     return action, values
+
+
+def _root_values(agent: Any, tree: Any, root: GameState, n: int
+                 ) -> tuple[int, list[float | None]]:
+    """The agent's choice from a searched ``tree`` and each seat's mean return at the root."""
+    from taluva_ai.protocol import value_normalization
+
+    action = agent.choose(tree, root)
+    offset, scale = value_normalization(root)
+    visits = max(float(tree.N[0]), 1.0)
+    return action, [round(float(tree.W[0, s]) / visits * scale + offset, 4) for s in range(n)]
 
 
 def analyse(state: GameState, spec: Any, seed: int = 0, cancel: threading.Event | None = None,
