@@ -625,3 +625,23 @@ def test_a_gumbel_root_search_reports_each_batch_and_stops_on_cancel(spec: str) 
     agent = make_agent(spec, seed=0)
     assert play.search_position(agent, state, cancel=cancel, on_sims=cancel_at_16) is None
     assert seen[-1] >= 16 and seen[-1] < 16 + batch and seen[-2] < 16
+
+
+def test_errors_echo_at_most_max_message_characters(served: tuple[Path, TestClient]) -> None:
+    """What the client sent is echoed in the error, bounded: a 20,000-character agent spec,
+    path or move gives one line of at most MAX_MESSAGE characters, cut with '…'."""
+    from taluva_ai.web.play import MAX_MESSAGE
+
+    _, client = served
+    huge = "mcts:" + "x" * 20_000
+    msgs = [
+        _error(client.post("/api/analysis", json={"agent": huge, "path": "0/g.jsonl",
+                                                  "ply": 4}), 400),
+        _error(client.get("/api/record", params={"path": "0/" + "a" * 20_000}), 403),
+    ]
+    g = _new_game(client)
+    msgs.append(_error(client.post(f"/api/games/{g['id']}/move",
+                                   json={"move": "tile@" + "9" * 20_000}), 400))
+    for msg in msgs:
+        assert len(msg) == MAX_MESSAGE and msg.endswith("…"), msg[:80]
+    assert msgs[0].startswith("agent: agent spec 'mcts:xxx")
