@@ -1,6 +1,6 @@
-"""Screenshots of the browser board's three views for docs/web.md: the replay view with the
-value graph of the game and an analysis drawn, the Play view with a tile being placed, a
-tournament run's page.
+"""Screenshots of the browser board's views for docs/web.md: the replay view with the value
+graph of the game and an analysis drawn, a Thurn und Taxis record in the replay view, the Play
+view with a tile being placed, a tournament run's page.
 
     python experiments/web_screenshots.py --out docs
 
@@ -8,7 +8,7 @@ Serves a temporary directory (the golden test record, a small tournament run mad
 ``taluva tournament``) with ``taluva serve``'s app and drives headless chromium through
 Selenium (:mod:`taluva_ai.web.headless`, as tests/test_web_browser.py does). Needs the web and
 test extras and Debian's chromium and chromium-driver. Writes ``web_replay.png``,
-``web_play.png`` and ``web_runs.png`` into ``--out``.
+``web_tnt.png``, ``web_play.png`` and ``web_runs.png`` into ``--out``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "data" / "golden_greedy_random_seed7.jsonl"
+TNT = ROOT / "tests" / "data" / "tnt_golden_greedy_random_seed7.jsonl"
 
 
 def _until(driver: Any, what: Any, timeout: float = 120) -> Any:
@@ -36,7 +37,7 @@ def _css(driver: Any, selector: str) -> list[Any]:
 
 
 def shoot(out: Path) -> list[Path]:
-    """Make the served directory, start the app and write the three screenshots into ``out``;
+    """Make the served directory, start the app and write the screenshots into ``out``;
     returns their paths."""
     from taluva_ai.cli import main
     from taluva_ai.web import headless
@@ -48,6 +49,7 @@ def shoot(out: Path) -> list[Path]:
         runs = Path(tmp) / "runs"
         runs.mkdir()
         shutil.copy(GOLDEN, runs / "greedy_vs_random.jsonl")
+        shutil.copy(TNT, runs / "thurn_und_taxis.jsonl")
         if main(["tournament", "--agents", "random", "greedy", "greedy:epsilon=0.3",
                  "--games", "4", "--seed", "1", "--out", str(runs / "t1")]) != 0:
             raise SystemExit("the tournament failed")
@@ -72,6 +74,16 @@ def shoot(out: Path) -> list[Path]:
             _css(driver, "#an-run")[0].click()
             _until(driver, lambda d: _css(d, "#board svg g.analysis polygon.cand"))
             written.append(out / "web_replay.png")
+            driver.save_screenshot(str(written[-1]))
+            # a Thurn und Taxis record, near its end
+            driver.get(f"{base}/?record=0/thurn_und_taxis.jsonl#replay")
+            _until(driver, lambda d: _css(d, "#board svg.tnt-board"))
+            _css(driver, "#last")[0].click()
+            for _ in range(3):
+                _css(driver, "#prev")[0].click()
+            _until(driver, lambda d: d.find_element("id", "board").get_attribute("data-ply")
+                   == "297")
+            written.append(out / "web_tnt.png")
             driver.save_screenshot(str(written[-1]))
             # play: human vs greedy, a few turns in, a tile being placed
             driver.get(f"{base}/#play")
