@@ -377,6 +377,12 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     from taluva_ai.records import read_header, replay_record
 
+    for opt in ("svg", "png"):
+        out = getattr(args, opt)
+        if out is not None and not out.strip():
+            raise _ArgError(f"--{opt}: give a directory to write the pictures into")
+        if out and Path(out).exists() and not Path(out).is_dir():
+            raise _ArgError(f"--{opt} {out}: exists and is not a directory")
     path = Path(args.record)
     try:
         header = read_header(path)
@@ -404,7 +410,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return 1
     _print_result(state, players, plies[0])
     print(f"record OK: {args.record}")
-    if args.svg:
+    if args.svg is not None:
         from taluva_ai.pictures import save_svgs
 
         try:

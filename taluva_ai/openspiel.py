@@ -328,8 +328,14 @@ class _GameBase(pyspiel.Game):
 
     @classmethod
     def chance_receiver(cls, engine: Any) -> int | None:
-        """At a chance node: the one seat that sees the outcome, or None when all do."""
-        return None
+        """At a chance node: the one seat that sees the outcome (the engine's
+        ``chance_visible_to``), or None when all do."""
+        visible = getattr(engine, "chance_visible_to", None)
+        if visible is None:
+            return None
+        n = engine.game.num_players
+        seen = [p for p in range(n) if visible(p)]
+        return seen[0] if len(seen) == 1 < n else None
 
     @classmethod
     def decision_token(cls, engine: Any, action: int) -> str:
@@ -406,14 +412,6 @@ class TaluvaOpenSpielGame(_GameBase):
         return str(Action(ActionKind.DRAW, tile=int(outcome)))
 
     @classmethod
-    def chance_receiver(cls, engine: Any) -> int | None:
-        from taluva_ai.games.taluva.state import M_DRAW_FOR
-
-        if engine.game.rules.tile_preview:  # the draw of a seat's held tile (engine.md)
-            return int(engine.meta[M_DRAW_FOR])
-        return None
-
-    @classmethod
     def decision_token(cls, engine: Any, action: int) -> str:
         text = engine.game.action_to_string(action)
         if engine.tile >= 0:  # the tile placed is public (with tile_preview it was hidden)
@@ -465,12 +463,6 @@ class ThurnUndTaxisOpenSpielGame(_GameBase):
         from taluva_ai.games.thurn_und_taxis.actions import chance_to_string
 
         return chance_to_string(outcome)
-
-    @classmethod
-    def chance_receiver(cls, engine: Any) -> int | None:
-        n = engine.game.num_players
-        seen = [p for p in range(n) if engine.chance_visible_to(p)]
-        return seen[0] if len(seen) == 1 else None
 
 
 # -- states ------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ game without an ``svg`` module is shown as its text (``str(state)``) in an SVG.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -18,6 +19,16 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from taluva_ai.protocol import GameState
+
+#: Characters XML 1.0 forbids in a document (the C0 controls but tab, newline and carriage
+#: return; U+FFFE, U+FFFF; lone surrogates).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: object) -> str:
+    """``str(text)`` fit for an SVG text node: characters XML forbids dropped (a player name
+    from a record may hold control characters), ``&``, ``<`` and ``>`` escaped."""
+    return escape(_NOT_XML.sub("", str(text)))
 
 
 def svg_module(game_name: str) -> ModuleType | None:
@@ -31,7 +42,7 @@ def svg_module(game_name: str) -> ModuleType | None:
 def text_svg(state: GameState, last: str | None = None) -> str:
     """The state's text (``str(state)``) and the last action, as an SVG document."""
     lines = str(state).splitlines() + ([f"last: {last}"] if last else [])
-    body = "".join(f'<text x="8" y="{18 * (i + 1)}">{escape(t)}</text>'
+    body = "".join(f'<text x="8" y="{18 * (i + 1)}">{xml_text(t)}</text>'
                    for i, t in enumerate(lines))
     width = 8 * max((len(t) for t in lines), default=10) + 16
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
@@ -111,4 +122,4 @@ def save_svgs(record_path: str | Path, out_dir: str | Path) -> list[Path]:
     return written
 
 
-__all__ = ["position_svg", "record_svgs", "save_svgs", "svg_module", "text_svg"]
+__all__ = ["position_svg", "record_svgs", "save_svgs", "svg_module", "text_svg", "xml_text"]

@@ -25,8 +25,10 @@ def test_defaults_and_bad_options() -> None:
                        ({"max_rounds": 0}, "max_rounds")):
         with pytest.raises(TnTRuleError, match=match):
             TnTRules(**bad)
-    with pytest.raises(TypeError):
-        make_game("thurn_und_taxis", tile_preview=True)
+    with pytest.raises(TnTRuleError) as e:
+        make_game("thurn_und_taxis", tile_preview=True, zz=1)
+    assert str(e.value) == ("unknown rule option(s): tile_preview, zz; known: num_players, "
+                            "all_provinces_rule, route_tile_fallback, max_rounds")
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])

@@ -76,7 +76,11 @@ def test_a_seat_sees_its_own_hand_and_the_others_card_counts() -> None:
     assert CITIES[int(np.flatnonzero(hands[0])[0])] in rows["0"].split("hand:")[1]
     assert f"{int(hands[1].sum())} cards" not in "".join(
         "".join(e.itertext()) for e in _by_class(full, "seat-row") if e.get("data-seat") == "1")
-    with pytest.raises(ValueError, match=r"player must be a seat 0\.\.1 or None, got 2"):
+    nobody = state_svg(state, ["ann", "bob"], player=-1)
+    rows = {e.get("data-seat"): "".join(e.itertext()) for e in _by_class(nobody, "seat-row")}
+    assert [rows[str(p)].split("hand: ")[1] for p in range(2)] == [
+        f"{int(h.sum())} cards" for h in hands]
+    with pytest.raises(ValueError, match=r"player must be a seat 0\.\.1, -1 or None, got 2"):
         state_svg(state, player=2)
 
 
@@ -91,6 +95,27 @@ def test_names_are_escaped_and_a_game_without_a_picture_is_its_text() -> None:
     assert "last: deal:ulm" in text and str(state).splitlines()[0] in text
 
 
+def test_control_characters_in_names_are_dropped_from_the_xml(tmp_path: Path) -> None:
+    """A record's player names may hold characters XML forbids: the pictures leave them out
+    (both games) and stay well-formed."""
+    import json
+
+    from taluva_ai.pictures import save_svgs
+
+    for src in (TNT, TNT.parent / "golden_greedy_random_seed7.jsonl"):
+        lines = src.read_text().splitlines()
+        head = json.loads(lines[0])
+        head["players"] = ["a\u0001b\u000bc", "d\u001fe\ud800"]
+        lines[0] = json.dumps(head)
+        rec = tmp_path / src.name
+        rec.write_text("\n".join(lines) + "\n")
+        files = save_svgs(rec, tmp_path / src.stem)
+        for f in (files[0], files[-1]):
+            text = f.read_text(encoding="utf-8", errors="surrogatepass")
+            ET.fromstring(text.encode("utf-8", errors="surrogatepass"))
+            assert "abc" in text and "de" in text
+
+
 def test_replay_writes_svg_for_thurn_und_taxis_and_refuses_png(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(TNT), "--svg", str(tmp_path / "svg")]) == 0
@@ -100,3 +125,11 @@ def test_replay_writes_svg_for_thurn_und_taxis_and_refuses_png(
         main(["replay", str(TNT), "--png", str(tmp_path / "png")])
     assert ("--png: PNG pictures are drawn for taluva records only (--svg draws every game); "
             "this record is of thurn_und_taxis") in capsys.readouterr().err
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for out, why in ((str(afile), f"--svg {afile}: exists and is not a directory"),
+                     ("", "--svg: give a directory to write the pictures into")):
+        with pytest.raises(SystemExit):
+            main(["replay", str(TNT), "--svg", out])
+        err = capsys.readouterr()
+        assert err.err.strip().endswith(why) and "record OK" not in err.out

@@ -89,6 +89,9 @@ def test_record_and_every_board(served: tuple[Path, TestClient]) -> None:
     _error(client.get("/api/board", params={"path": "0/g.jsonl", "ply": 82}), 400)
     msg = _error(client.get("/api/board", params={"path": "0/g.jsonl", "ply": "-1"}), 400)
     assert msg == "ply must be an integer 0..81, got '-1'"
+    for odd in ("\u00b2", "\uff11", "1" * 5000, " 1", "1.0"):  # superscript, full-width digits
+        msg = _error(client.get("/api/board", params={"path": "0/g.jsonl", "ply": odd}), 400)
+        assert msg.startswith("ply must be an integer 0..81, got ")
 
 
 def test_thurn_und_taxis_opens_and_steps(served: tuple[Path, TestClient]) -> None:
@@ -205,7 +208,8 @@ def test_play_a_game_to_the_end_and_save_it(served: tuple[Path, TestClient]) -> 
     assert rec["players"] == ["human", "random"] and rec["positions"] == 7
     assert [m["notation"] for m in rec["moves"]] == [h["notation"] for h in g["history"]]
     text = client.get(f"/api/games/{g['id']}/record")
-    assert text.status_code == 200 and text.headers["content-disposition"].startswith("attachment")
+    assert text.status_code == 200
+    assert text.headers["content-disposition"] == f'attachment; filename="taluva-{g["id"]}.jsonl"'
     assert text.text == (runs / saved["path"][2:]).read_text(encoding="utf-8")
 
 
@@ -319,6 +323,9 @@ def test_analysis_of_a_record_position_and_of_a_game(served: tuple[Path, TestCli
     ({"agent": "mcts", "path": "0/g.jsonl", "ply": 99}, 400, "ply must be an integer 0..81"),
     ({"agent": "mcts", "path": "0/../secret.jsonl", "ply": 1}, 403, "refused path"),
     ({"agent": "mcts", "game_id": "nope"}, 404, "no game 'nope'"),
+    ({"agent": "mcts"}, 400, "missing path (a path from /api/records: the query parameter "
+     "'path', or the field 'path' of an analysis)"),
+    ({"agent": "mcts", "path": "0/g.jsonl", "ply": "1" * 5000}, 400, "ply must be an integer"),
     ({"agent": "mcts:sims=5", "path": 5, "ply": 1}, 400, "path must be a string"),
     ({"agent": "mcts", "game_id": "x", "path": "0/g.jsonl", "ply": 4}, 400,
      "give either path and ply (a record) or game_id (a game in play), not both"),

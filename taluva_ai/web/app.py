@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -140,7 +141,8 @@ class RecordStore:
                 another kind, 404 nothing there.
         """
         if not ref:
-            raise WebError(400, "missing query parameter 'path' (a path from /api/records)")
+            raise WebError(400, "missing path (a path from /api/records: the query parameter "
+                           "'path', or the field 'path' of an analysis)")
         if not isinstance(ref, str):
             raise WebError(400, f"path must be a string '<dir index>/<file>', got {ref!r}")
         head, _, rest = ref.partition("/")
@@ -288,8 +290,14 @@ async def _json_body(request: Request) -> dict[str, Any]:
 
 
 def _ply(text: Any, last: int) -> int:
-    text = str(text if text is not None else "0")
-    if not text.isdigit() or int(text) > last:
+    """``text`` (a query parameter or a JSON field) as a ply ``0..last``.
+
+    Raises:
+        WebError: 400 anything but ASCII digits (at most 9) naming a ply in range."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        text = str(text)
+    text = "0" if text is None else text
+    if not isinstance(text, str) or not re.fullmatch(r"[0-9]{1,9}", text) or int(text) > last:
         raise WebError(400, f"ply must be an integer 0..{last}, got {text!r}")
     return int(text)
 
@@ -477,8 +485,9 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
                 text = session.record_text(Path(tmp))
             except OSError as e:
                 raise WebError(500, f"cannot write the record: {e.strerror or e}") from None
+        name = f"{session.game.name}-{session.id}.jsonl"
         return Response(text, media_type="application/x-ndjson", headers={
-            "Content-Disposition": f'attachment; filename="taluva-{session.id}.jsonl"'})
+            "Content-Disposition": f'attachment; filename="{name}"'})
 
     def _slot() -> None:
         if not analyses.acquire(blocking=False):
@@ -502,9 +511,7 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
 
         def position() -> Any:
             if body.get("game_id") is not None:
-                session = sessions.get(str(body["game_id"]))
-                with session.lock:
-                    return session.state.clone()
+                return sessions.get(str(body["game_id"])).analysis_position()
             _, rep = store.replayed(body.get("path"))
             return rep.positions[_ply(body.get("ply"), len(rep.positions) - 1)][0].clone()
 

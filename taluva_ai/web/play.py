@@ -41,6 +41,8 @@ from taluva_ai.records import RecordWriter, outcome_of
 
 #: The seat spec of a person playing in the page.
 HUMAN = "human"
+#: :meth:`GameSession.viewer` when the page shows no seat's hidden information.
+SPECTATOR = -1
 #: Games kept in memory; past it the least recently used is dropped.
 MAX_SESSIONS = 64
 #: The most simulations an analysis may ask for (``sims=`` of the agent spec).
@@ -226,6 +228,9 @@ class GameSession:
         except (ValueError, TypeError, OverflowError) as e:
             raise WebError(400, f"seed: {_one_line(e)}") from None
         self.history: list[tuple[int, str]] = []  # (player, notation) per action, in order
+        # per action: the seats that saw it (a chance outcome only some seats see: a Thurn und
+        # Taxis card dealt to a hand, a tile_preview tile), None when every seat did
+        self.seen: list[tuple[int, ...] | None] = []
         self.previous: GameState | None = None  # the state before the last action (its marks)
         self.last_stats: dict[str, Any] = {}
         self.lock = threading.Lock()
@@ -236,10 +241,27 @@ class GameSession:
     def _apply(self, action: int) -> None:
         text = self.state.action_to_string(action)
         player = self.state.current_player
+        seen = None
+        visible = getattr(self.state, "chance_visible_to", None)
+        if player == CHANCE and visible is not None:
+            n = _num_players(self.state)
+            who = tuple(p for p in range(n) if visible(p))
+            seen = None if len(who) == n else who
         previous = self.state.clone()
         self.state.apply(action)
         self.previous = previous
         self.history.append((player, text))
+        self.seen.append(seen)
+
+    def shown(self, ply: int) -> str:
+        """The notation of action ``ply`` as the page shows it: a chance outcome the
+        :meth:`viewer` does not see is ``deal:?`` (its kind, not its value)."""
+        text = self.history[ply][1]
+        seen = self.seen[ply]
+        viewer = self.viewer()
+        if seen is None or viewer is None or viewer in seen:
+            return text
+        return text.split(":", 1)[0] + ":?" if ":" in text else "?"
 
     def _resolve_chance(self) -> None:
         while self.state.current_player == CHANCE:
@@ -329,7 +351,7 @@ class GameSession:
         moves = [move_info(s, int(a)) for a in s.legal_actions()] if human else []
         spots = [m["hex"] for m in moves if m["hex"] is not None]
         spots += [c for m in moves for c in m["cells"]]
-        last = self.history[-1][1] if self.history else None
+        last = self.shown(len(self.history) - 1) if self.history else None
         step = getattr(getattr(s, "step", None), "name", "")
         return {
             "id": self.id, "game": self.game.name, "seats": list(self.seats),
@@ -338,21 +360,42 @@ class GameSession:
             "to_move": None if over or p < 0 else p, "step": str(step).lower(),
             "human_to_move": human, "over": over, "result": self.result_line(),
             "moves": moves, "hex_radius": SCALE,
-            "history": [{"ply": i, "player": "chance" if pl == CHANCE else pl, "notation": t}
-                        for i, (pl, t) in enumerate(self.history)],
+            "history": [{"ply": i, "player": "chance" if pl == CHANCE else pl,
+                         "notation": self.shown(i)} for i, (pl, _) in enumerate(self.history)],
             "last_stats": self.last_stats,
             "svg": board_picture(s, self.seats, last, self.previous, spots, self.viewer()),
         }
 
     def viewer(self) -> int | None:
-        """The seat whose hidden information the picture shows (Thurn und Taxis: its hand):
-        the one human seat; with several (hot seat), the human to move; None (everything)
-        when only agents play or an agent moves between humans."""
+        """The seat whose hidden information the page shows (Thurn und Taxis: its hand; the
+        chance outcomes dealt to it): the one human seat; with several (hot seat), the human
+        to move, and while an agent moves, :data:`SPECTATOR` (no seat's); None (everything)
+        when only agents play."""
         humans = [i for i, a in enumerate(self.agents) if a is None]
+        if not humans:
+            return None
         if len(humans) == 1:
             return humans[0]
         p = self.state.current_player
-        return p if p in humans else None
+        return p if p in humans else SPECTATOR
+
+    def analysis_position(self) -> GameState:
+        """A copy of the position for an analysis.
+
+        Raises:
+            WebError: 409 a game with hidden information where a seat the page does not show
+                is to move (its search would read that seat's hand: an agent's, or another
+                person's in a hot-seat game).
+        """
+        with self.lock:
+            state = self.state.clone()
+            viewer = self.viewer()
+        hidden = getattr(state, "has_hidden_information", lambda: False)()
+        p = state.current_player
+        if hidden and viewer is not None and p >= 0 and p != viewer:
+            raise WebError(409, f"{_seat_label(self.seats[p], p)} is to move and holds hidden "
+                           "information (its hand): analyse on your own turn")
+        return state
 
     def write_record(self, path: Path) -> None:
         """Write the finished game as a record (:class:`~taluva_ai.records.RecordWriter`).
@@ -487,8 +530,10 @@ def search_position(agent: Any, state: GameState, cancel: threading.Event | None
     :data:`CHUNK_SIMS_TIMED` until the time is up (at least one chunk), so a cancel stops it
     too. A Gumbel root (whose sequential halving plans the whole budget) searches in one
     call that reports after every batch of leaves (:meth:`MCTSAgent.search`'s ``progress``):
-    ``on_sims`` then, and ``cancel`` stops it there. Any other agent, or a position with
-    hidden information, runs ``agent.act`` whole (bounded by :data:`MAX_ANALYSIS_SECONDS` or
+    ``on_sims`` then, and ``cancel`` stops it there. A position with hidden information (a
+    Thurn und Taxis hand, ``tile_preview``) is searched so on one determinization from the
+    mover's view (``state.resample``, as :meth:`MCTSAgent.act` does). Any other agent runs
+    ``agent.act`` whole (bounded by :data:`MAX_ANALYSIS_SECONDS` or
     :data:`MAX_ANALYSIS_SIMS`); ``cancel`` is seen before it.
     """
     from taluva_ai.agents.mcts import MCTSAgent
@@ -496,6 +541,11 @@ def search_position(agent: Any, state: GameState, cancel: threading.Event | None
 
     n = _num_players(state)
     hidden = getattr(state, "has_hidden_information", lambda: False)()
+    if hidden and isinstance(agent, MCTSAgent) and state.current_player >= 0:
+        # one determinization from the mover's view, as MCTSAgent.act searches it
+        rng = np.random.default_rng(int(agent.rng.integers(2**31 - 1)))
+        state = state.resample(state.current_player, rng)  # type: ignore[attr-defined]
+        hidden = False
     timed = isinstance(agent, MCTSAgent) and agent.config.time is not None
     if isinstance(agent, MCTSAgent) and not hidden and agent.config.root != "puct":
         root = state.clone()

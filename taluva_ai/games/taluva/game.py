@@ -404,6 +404,14 @@ class TaluvaState:
         reveal it)."""
         return self.game.rules.tile_preview
 
+    def chance_visible_to(self, player: int) -> bool:
+        """At a chance node: whether ``player`` sees its outcome (the tile drawn). With
+        ``tile_preview`` only the seat that draws it (it holds the tile hidden until it places
+        it); otherwise every seat. Optional protocol method (as Thurn und Taxis's)."""
+        from taluva_ai.games.taluva.state import M_DRAW_FOR
+
+        return not self.game.rules.tile_preview or int(self.meta[M_DRAW_FOR]) == int(player)
+
     def resample(self, player: int, rng: np.random.Generator | int | None = None) -> TaluvaState:
         """A full state consistent with what ``player`` knows (OpenSpiel's
         ``resample_from_infostate``), for determinized search.

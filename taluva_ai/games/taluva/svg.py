@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from typing import Any
-from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -38,6 +37,7 @@ from taluva_ai.games.taluva.draw import (
 )
 from taluva_ai.games.taluva.state import C_BUILDING, C_LEVEL, C_OWNER, C_TERRAIN, C_TILE
 from taluva_ai.games.taluva.tiles import Terrain, tile_name, tile_terrains
+from taluva_ai.pictures import xml_text
 
 #: Pixels per picture unit (a hex's circumradius).
 SCALE = 30.0
@@ -238,7 +238,7 @@ def _panel(state: Any, names: list[str], last: str | None, title: str | None,
     out = ['<g class="panel" font-size="13">']
     y = y0 + 14
     head = title if title is not None else f"ply {state.ply}, {state.step.name.lower()}"
-    out.append(f'<text x="{_f(x0)}" y="{_f(y)}" font-weight="bold">{escape(head)}</text>')
+    out.append(f'<text x="{_f(x0)}" y="{_f(y)}" font-weight="bold">{xml_text(head)}</text>')
     y += 12
     cp = state.current_player
     for p, name in enumerate(names):
@@ -250,7 +250,7 @@ def _panel(state: Any, names: list[str], last: str | None, title: str | None,
         out.append(f'<g class="seat-row" data-seat="{p}">'
                    f'<rect x="{_f(x0)}" y="{_f(y - 12)}" width="14" height="14" '
                    f'fill="{PLAYER_COLOURS[p % 4]}" stroke="#000"/>'
-                   f'<text x="{_f(x0 + 20)}" y="{_f(y)}">{escape(mark + name[:28])}{tag}</text>'
+                   f'<text x="{_f(x0 + 20)}" y="{_f(y)}">{xml_text(mark + name[:28])}{tag}</text>'
                    f'<text x="{_f(x0 + 20)}" y="{_f(y + 14)}" font-size="11" fill="#333">'
                    f'huts {s["huts"]} · temples {s["temples"]} · towers {s["towers"]}'
                    '</text></g>')
@@ -267,7 +267,7 @@ def _panel(state: Any, names: list[str], last: str | None, title: str | None,
     out.append(f'<text x="{_f(x0)}" y="{_f(y)}">tiles left: {state.tiles_left}</text>')
     y += 20
     out.append(f'<text x="{_f(x0)}" y="{_f(y)}" fill="{LAST_COLOUR}">last: '
-               f'{escape(last) if last else "-"}</text>')
+               f'{xml_text(last) if last else "-"}</text>')
     y += 26
     out += _legend(x0, y)
     out.append("</g>")
@@ -293,7 +293,7 @@ def _legend(x0: float, y0: float) -> list[str]:
         col, row = i % 2, i // 2
         x, y = x0 + col * 150, y0 + row * 18
         out.append(f'<g transform="translate({_f(x)},{_f(y)})">{symbol}'
-                   f'<text x="18" y="11">{escape(label)}</text></g>')
+                   f'<text x="18" y="11">{xml_text(label)}</text></g>')
     out.append("</g>")
     return out
 

@@ -8,6 +8,7 @@ translates between ids and notation, and answers the hidden-information question
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ from taluva_ai.games.thurn_und_taxis.board import (
     STACK_VALUES,
     STACKS,
 )
-from taluva_ai.games.thurn_und_taxis.rules import TnTRules
+from taluva_ai.games.thurn_und_taxis.rules import TnTRuleError, TnTRules
 from taluva_ai.games.thurn_und_taxis.state import (
     L_DISCARD,
     L_DISPLAY,
@@ -106,7 +107,7 @@ class ThurnUndTaxisGame:
 
     Raises:
         TypeError: both ``rules`` and keyword options.
-        TnTRuleError: an invalid option (a ValueError naming it).
+        TnTRuleError: an unknown or invalid option (a ValueError naming it).
     """
 
     name = "thurn_und_taxis"
@@ -118,6 +119,10 @@ class ThurnUndTaxisGame:
     def __init__(self, rules: TnTRules | None = None, **options: Any) -> None:
         if rules is not None and options:
             raise TypeError("give either a TnTRules or keyword options, not both")
+        unknown = sorted(set(options) - {f.name for f in dataclasses.fields(TnTRules)})
+        if unknown:
+            raise TnTRuleError(f"unknown rule option(s): {', '.join(unknown)}; known: "
+                               f"{', '.join(f.name for f in dataclasses.fields(TnTRules))}")
         self.rules = rules if rules is not None else TnTRules(**options)
         self.num_players = self.rules.num_players
         self.rules_array = self.rules.as_array()

@@ -18,9 +18,9 @@ Elements carry classes for scripts and tests: ``city`` (``data-city``, ``data-pr
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
-from xml.sax.saxutils import escape
 
 import numpy as np
 
@@ -49,6 +49,7 @@ from taluva_ai.games.thurn_und_taxis.state import (
     P_ROUTE_LEN,
     P_TILE_POINTS,
 )
+from taluva_ai.pictures import xml_text
 
 #: Pixels per picture unit (a degree of latitude).
 SCALE = 150.0
@@ -94,8 +95,8 @@ def state_svg(state: Any, players: Sequence[str] | None = None, last: str | None
         last: the last action's notation, written in the panel.
         changed: city ids to ring as the last action (:func:`changed_cities`).
         title: the first line of the panel (default: ply, round, step, seat to move).
-        player: the seat whose hand is shown; None shows every hand (the full state); the
-            other seats' hands are then given as a card count.
+        player: the seat whose hand is shown, the other seats' hands given as a card count;
+            -1 shows no hand (a spectator's view); None shows every hand (the full state).
 
     Returns:
         The SVG text, ``<svg ...>...</svg>`` with an XML declaration.
@@ -105,8 +106,8 @@ def state_svg(state: Any, players: Sequence[str] | None = None, last: str | None
     """
     n = int(state.num_players)
     if player is not None and (isinstance(player, bool) or not isinstance(
-            player, (int, np.integer)) or not 0 <= player < n):
-        raise ValueError(f"player must be a seat 0..{n - 1} or None, got {player!r}")
+            player, (int, np.integer)) or not -1 <= player < n):
+        raise ValueError(f"player must be a seat 0..{n - 1}, -1 or None, got {player!r}")
     names = list(players) if players is not None else [f"seat {p}" for p in range(n)]
     pts = [city_pixel(c) for c in range(len(CITIES))]
     pad = 0.45 * SCALE
@@ -115,8 +116,8 @@ def state_svg(state: Any, players: Sequence[str] | None = None, last: str | None
     y0 = min(y for _, y in pts) - pad
     y1 = max(y for _, y in pts) + pad
     map_w, map_h = x1 - x0, y1 - y0
-    panel_h = 120.0 + 48.0 * n + 18.0 * (len(PROVINCES) // 2 + 5)
-    height = max(map_h, panel_h)
+    panel, bottom = _panel(state, names, last, title, player, x0 + map_w + 10, y0 + 10)
+    height = max(map_h, bottom - y0 + 12)
     width = map_w + PANEL_WIDTH
     body = [
         '<?xml version="1.0" encoding="UTF-8"?>',
@@ -171,57 +172,83 @@ def state_svg(state: Any, players: Sequence[str] | None = None, last: str | None
         body.append(f'<circle class="last" data-city="{CITIES[int(c)]}" cx="{_f(x)}" '
                     f'cy="{_f(y)}" r="{_f(_CITY_R + 3)}" fill="none" stroke="{LAST_COLOUR}" '
                     'stroke-width="3.5"/>')
-    body += _panel(state, names, last, title, player, x0 + map_w + 10, y0 + 10)
+    body += panel
     body.append("</svg>")
     return "\n".join(body) + "\n"
 
 
+#: Characters per line of the panel's small text before it wraps.
+WRAP = 62
+
+
+def _cards_line(row: np.ndarray) -> str:
+    return cards_text(row, limit=len(CITIES))
+
+
+def _count(k: int) -> str:
+    return f"{k} card" if k == 1 else f"{k} cards"
+
+
 def _panel(state: Any, names: list[str], last: str | None, title: str | None,
-           player: int | None, x0: float, y0: float) -> list[str]:
-    """The panel beside the map: title, seats, display and supply, last action, legend."""
+           player: int | None, x0: float, y0: float) -> tuple[list[str], float]:
+    """The panel beside the map (title, seats with their whole hands, display and supply,
+    last action, legend), long lines wrapped at :data:`WRAP` characters; the SVG lines and
+    the panel's bottom edge (pixels)."""
     out = ['<g class="panel" font-size="13">']
     if title is None:
         who = (f", seat {state.current_player} to move (official {state.official})"
                if state.current_player >= 0 else "")
         title = f"ply {state.ply}, round {state.round}, {state.step.name.lower()}{who}"
     y = y0 + 14
-    out.append(f'<text x="{_f(x0)}" y="{_f(y)}" font-weight="bold">{escape(title)}</text>')
+    out.append(f'<text x="{_f(x0)}" y="{_f(y)}" font-weight="bold">{xml_text(title)}</text>')
     y += 10
     scores = state.scores()
     cards = state.cards
+
+    def small(lines: list[str], x: float) -> str:
+        nonlocal y
+        parts = []
+        for line in lines:
+            y += 14
+            parts.append(f'<text x="{_f(x)}" y="{_f(y)}" font-size="11" fill="#333">'
+                         f'{xml_text(line)}</text>')
+        return "".join(parts)
+
     for p, name in enumerate(names):
         y += 26
         pl = state.players[p]
-        hand = (cards_text(cards[L_HAND + p], limit=6) if player is None or p == player
-                else f"{int(cards[L_HAND + p].sum())} cards")
+        row = cards[L_HAND + p]
+        hand = (_cards_line(row) if player is None or p == player
+                else _count(int(row.sum())))
         mark = "▶ " if state.current_player == p else ""
-        out.append(f'<g class="seat-row" data-seat="{p}">'
-                   f'<rect x="{_f(x0)}" y="{_f(y - 12)}" width="14" height="14" '
-                   f'fill="{SEAT_COLOURS[p]}" stroke="#000"/>'
-                   f'<text x="{_f(x0 + 20)}" y="{_f(y)}">{escape(mark + name[:24])}: '
-                   f'{int(scores[p])} pt</text>'
-                   f'<text x="{_f(x0 + 20)}" y="{_f(y + 15)}" font-size="11" fill="#333">'
-                   f'houses left {int(pl[P_HOUSES_LEFT])} · carriage '
-                   f'{int(pl[P_CARRIAGE]) or "-"} · tiles {int(pl[P_TILE_POINTS])} pt · route '
-                   f'{int(pl[P_ROUTE_LEN])}</text>'
-                   f'<text x="{_f(x0 + 20)}" y="{_f(y + 29)}" font-size="11" fill="#333">'
-                   f'hand: {escape(hand)}</text></g>')
-        y += 22
-    y += 30
-    out.append(f'<text class="display" x="{_f(x0)}" y="{_f(y)}">display: '
-               f'{escape(cards_text(cards[L_DISPLAY], limit=6))}</text>')
+        head = (f'<g class="seat-row" data-seat="{p}">'
+                f'<rect x="{_f(x0)}" y="{_f(y - 12)}" width="14" height="14" '
+                f'fill="{SEAT_COLOURS[p]}" stroke="#000"/>'
+                f'<text x="{_f(x0 + 20)}" y="{_f(y)}">{xml_text(mark + name[:40])}: '
+                f'{int(scores[p])} pt</text>')
+        body = small([f"houses left {int(pl[P_HOUSES_LEFT])} · carriage "
+                      f"{int(pl[P_CARRIAGE]) or '-'} · tiles {int(pl[P_TILE_POINTS])} pt · "
+                      f"route {int(pl[P_ROUTE_LEN])}",
+                      *textwrap.wrap(f"hand: {hand}", WRAP)], x0 + 20)
+        out.append(head + body + "</g>")
+    y += 16
+    lines = textwrap.wrap(f"display: {_cards_line(cards[L_DISPLAY])}", WRAP - 8)
+    for i, line in enumerate(lines):
+        y += 20 if i == 0 else 16
+        out.append(f'<text class="display" x="{_f(x0)}" y="{_f(y)}">{xml_text(line)}</text>')
     y += 20
-    out.append(f'<text x="{_f(x0)}" y="{_f(y)}">supply: {int(cards[L_SUPPLY].sum())} cards'
-               '</text>')
+    out.append(f'<text x="{_f(x0)}" y="{_f(y)}">supply: '
+               f'{_count(int(cards[L_SUPPLY].sum()))}</text>')
     y += 20
     out.append(f'<text x="{_f(x0)}" y="{_f(y)}" fill="{LAST_COLOUR}">last: '
-               f'{escape(last) if last else "-"}</text>')
-    out += _legend(x0, y + 24)
+               f'{xml_text(last) if last else "-"}</text>')
+    legend, y = _legend(x0, y + 24)
+    out += legend
     out.append("</g>")
-    return out
+    return out, y
 
 
-def _legend(x0: float, y0: float) -> list[str]:
+def _legend(x0: float, y0: float) -> tuple[list[str], float]:
     out = ['<g class="legend" font-size="11">']
     rows = [(f'<circle cx="6" cy="6" r="6" fill="{PROVINCE_COLOURS[i]}" stroke="#555"/>', name)
             for i, name in enumerate(PROVINCES)]
@@ -237,9 +264,9 @@ def _legend(x0: float, y0: float) -> list[str]:
     for i, (symbol, label) in enumerate(rows):
         x, y = x0 + (i % 2) * 190, y0 + (i // 2) * 18
         out.append(f'<g transform="translate({_f(x)},{_f(y)})">{symbol}'
-                   f'<text x="18" y="11">{escape(label)}</text></g>')
+                   f'<text x="18" y="11">{xml_text(label)}</text></g>')
     out.append("</g>")
-    return out
+    return out, y0 + 18 * ((len(rows) + 1) // 2)
 
 
 def position_svg(state: Any, players: Sequence[str] | None = None, last: str | None = None,
