@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from taluva_ai.web.play import SPECTATOR, GameSession, WebError, search_position  # noqa: E402
+from taluva_ai.web.play import SPECTATOR, GameSession, WebError, search_position
 
 
 def _hands(svg: str) -> dict[str, str]:
