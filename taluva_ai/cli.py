@@ -1129,12 +1129,17 @@ def build_parser() -> argparse.ArgumentParser:
     pgn.set_defaults(func=_cmd_pgn)
 
     serve = sub.add_parser(
-        "serve", help="a browser board: replay the game records under directories",
+        "serve", help="a browser board: replay and analyse game records, play against agents, "
+        "browse tournament runs",
         description="Start a local web app (Starlette and uvicorn: pip install -e '.[web]') "
-        "with a replay view of the game records (*.jsonl) under DIRS: pick a record, step "
-        "through it with the buttons, the arrow keys or the slider, read the move list in "
-        "notation; the board is drawn as SVG (as 'taluva replay --svg'). Only files under "
-        "DIRS are read. Prints the address; stop it with Ctrl-C (docs/web.md).",
+        "with three views. Replay: the game records (*.jsonl; Taluva and Thurn und Taxis) "
+        "under DIRS, stepped with the buttons, the arrow keys or the slider, the move list in "
+        "notation, an agent's search of any position (mcts:..., az:builtin: candidate moves, "
+        "visits, values, a heat map) and a value graph over the game. Play: a game against "
+        "any agent specs, 2-4 seats, people and agents mixed, any rule options. Runs: a "
+        "tournament run's table, plots and games. The board is drawn as SVG (as 'taluva "
+        "replay --svg'). Only files under DIRS are read. Prints the address; stop it with "
+        "Ctrl-C (docs/web.md).",
         epilog="example:\n  taluva serve runs/t1\n  taluva serve runs --port 8080",
         formatter_class=_FORMATTER)
     serve.add_argument("dirs", metavar="DIRS", nargs="*", default=["."],

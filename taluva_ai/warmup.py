@@ -27,8 +27,8 @@ from typing import Any, TextIO
 from taluva_ai.protocol import CHANCE, Game, GameState
 
 #: What is printed (stderr) when a warm-up has to compile.
-COMPILING = ("compiling the engine's kernels, first run only (cached afterwards; a few minutes, "
-             "more on a busy machine)")
+COMPILING = ("compiling the engine's kernels, first run only (cached afterwards; from under a "
+             "minute for a tournament to a few minutes for training, more on a busy machine)")
 
 
 class CompileWatch:
