@@ -28,8 +28,10 @@ One round (:meth:`BatchedSearch.run_round`):
 
 **The same search as the Python path.** The Python loop (``MCTSAgent.search_steps``) and this
 one make the same random draws (Numba's stream, seeded from the agent's generator at the start
-of every search), in the same order, with the same arithmetic (NumPy's pairwise summation for
-the priors), so with one game per call they give the same tree, visit counts and move
+of every search), in the same order, with the same arithmetic (the priors of both come from
+one compiled kernel, ``mcts_gumbel.legal_softmax``; its sum is NumPy's pairwise order, and
+NumPy's own ``exp`` may differ from the compiled one in the last bit on some CPUs), so with one
+game per call they give the same tree, visit counts and move
 (``tests/test_mcts_batched.py``). With ``B > 1`` games share Numba's stream, so which games
 share a batch changes the games (as it does in the Python self-play driver). Differences by
 design: tree reuse between moves is not supported (``reuse_tree``: the Python path), and
