@@ -19,6 +19,7 @@ from taluva_ai.agents.alphazero.selfplay import (  # noqa: E402
     game_seeds,
     play_expert_games,
     record_sample,
+    root_values,
     write_record,
 )
 from taluva_ai.games.taluva import TaluvaGame  # noqa: E402
@@ -86,6 +87,9 @@ def test_selfplay_games_make_consistent_samples(root: str) -> None:
         assert len(set(ids[0].tolist())) == ids.shape[1]
         p = int(samples.player[i])
         np.testing.assert_allclose(samples.value[i], np.roll(returns[samples.game[i]], -p))
+    # every self-play sample carries its search's root value, on the value targets' scale
+    assert samples.root_value.shape == samples.value.shape
+    assert np.isfinite(samples.root_value).all() and (np.abs(samples.root_value) <= 1).all()
     # the records replay to the games' ends
     for summary, history in ended:
         s = game.new_initial_state(seed=summary.seed)
@@ -230,3 +234,59 @@ def test_replay_buffer_window_and_batches() -> None:
     assert batch.value.shape == (32, 2)
     with pytest.raises(ValueError, match="empty"):
         ReplayBuffer(enc, 1).sample(4, np.random.default_rng(0))
+
+
+def test_root_values_are_the_mean_backed_up_value_clipped() -> None:
+    from taluva_ai.agents.mcts_tree import Tree
+
+    tree = Tree(2)
+    assert root_values(tree) is None  # never visited
+    tree.N[0] = 4.0
+    tree.W[0] = [2.0, -6.0]
+    np.testing.assert_array_equal(root_values(tree), [0.5, -1.0])  # -1.5 clipped
+
+
+def _two_samples() -> tuple:
+    """A SampleSet of two 2-player samples: one with a root value (seat 1 to move), one
+    without (an expert's)."""
+    enc = make_encoder("taluva", 2)
+    game = TaluvaGame(num_players=2)
+    state = game.new_initial_state(seed=3)
+    while state.current_player < 0:
+        state.draw()
+    builder = SampleBuilder(enc)
+    legal = state.legal_actions()
+    probs = np.full(legal.size, 1.0 / legal.size)
+    record_sample(builder, enc, state, legal, probs, 0, np.array([0.25, -0.75]))
+    record_sample(builder, enc, state, legal, probs, 1, None)
+    builder.finish_game(0, np.array([1.0, -1.0]))
+    builder.finish_game(1, np.array([-1.0, 1.0]))
+    return enc, builder.build()
+
+
+def test_root_values_are_stored_by_player_slot_and_mixed_into_the_value_target(
+        tmp_path) -> None:
+    enc, samples = _two_samples()
+    p = int(samples.player[0])
+    np.testing.assert_array_equal(samples.root_value[0], np.roll([0.25, -0.75], -p))
+    assert np.isnan(samples.root_value[1]).all()  # no search made it
+    # files keep them; a file written before they were recorded loads as "none"
+    samples.save(tmp_path / "s.npz")
+    back = SampleSet.load(tmp_path / "s.npz")
+    np.testing.assert_array_equal(back.root_value, samples.root_value)
+    with np.load(tmp_path / "s.npz") as z:
+        old = {k: z[k] for k in z.files if k != "root_value"}
+    np.savez(tmp_path / "old.npz", **old)
+    assert np.isnan(SampleSet.load(tmp_path / "old.npz").root_value).all()
+    buf = ReplayBuffer(enc, window_games=10)
+    buf.add("s", samples)
+    rng = np.random.default_rng(0)
+    picks = np.random.default_rng(0).integers(2, size=64)
+    mixed = buf.sample(64, rng, value_mix=0.25).value
+    z = samples.value[picks]
+    q = samples.root_value[picks]
+    want = np.where(np.isnan(q), z, 0.75 * z + 0.25 * np.nan_to_num(q))
+    np.testing.assert_allclose(mixed, want, rtol=0, atol=1e-7)
+    assert set(picks.tolist()) == {0, 1}
+    plain = buf.sample(64, np.random.default_rng(0)).value
+    np.testing.assert_array_equal(plain, z)

@@ -58,6 +58,8 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("seed = [1\n", "not valid TOML"),
     ("[game]\nsolo = true\n", r"\[game\]: the solo variant has one player: num_players = 1, got 2"),
     ("[replay]\nwindow_start = -1\n", "window_start and window_growth must be >= 0"),
+    ("[train]\nvalue_target_mix = 1.5\n",
+     r"\[train\] value_target_mix must lie in \[0, 1\], got 1.5"),
 ])
 def test_bad_configs_fail_before_any_work(tmp_path, text: str, message: str) -> None:
     path = tmp_path / "bad.toml"

@@ -246,6 +246,9 @@ class TrainSection:
         value_weight: weight of the value loss (mean squared error per player slot) against
             the policy loss (cross-entropy with the search policy).
         max_grad_norm: gradient clipping (0: none).
+        value_target_mix: the value target mixes the game's result ``z`` with the search's
+            root value ``q`` when the sample was recorded: ``(1 - mix) z + mix q`` (0: the
+            result alone, AlphaZero; :meth:`~.replay.ReplayBuffer.sample`).
     """
 
     steps: int = 100
@@ -256,6 +259,7 @@ class TrainSection:
     weight_decay: float = 1e-4
     value_weight: float = 1.0
     max_grad_norm: float = 5.0
+    value_target_mix: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -491,6 +495,8 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
           "[train] lr must be > 0, weight_decay >= 0, momentum in [0, 1)")
     _need(tr.value_weight >= 0 and tr.max_grad_norm >= 0, s,
           "[train] value_weight and max_grad_norm must be >= 0")
+    _need(0.0 <= tr.value_target_mix <= 1.0, s,
+          f"[train] value_target_mix must lie in [0, 1], got {tr.value_target_mix}")
     _need(ga.games >= 1 and ga.max_rounds >= 1, s, "[gating] games and max_rounds must be >= 1")
     _need(ga.rule in ("threshold", "sprt"), s,
           f"[gating] rule must be 'threshold' or 'sprt', got {ga.rule!r}")

@@ -44,12 +44,18 @@ class SampleSet:
     Attributes:
         bits: ``uint8[N, ceil(Cb S^2 / 8)]`` the ``Cb`` binary planes, packed
             (``numpy.packbits``); ints: ``uint8[N, Cs - Cb, S, S]`` the other planes.
-        globals: ``float32[N, G]``; value: ``float32[N, n]``.
+        globals: ``float32[N, G]``; value: ``float32[N, n]`` the game's result (value
+            targets, by player slot, slot 0 the mover).
         player: ``int8[N]`` the seat to move; game: ``int32[N]`` the game index in its run.
         offsets: ``int64[N + 1]``: sample ``i``'s ids and targets are ``[offsets[i],
             offsets[i + 1])``.
         ids: ``int16|int32[K, T]`` network ids under each symmetry; target: ``float32[T]``.
         games: number of games the samples come from.
+        root_value: ``float32[N, n]`` the search's mean value at the root when the sample was
+            recorded, by player slot on the same scale as ``value`` (NaN where no search
+            made the sample: the warm start's expert games, files written before it was
+            recorded); mixed into the value target by ``[train] value_target_mix``
+            (:meth:`ReplayBuffer.sample`).
     """
 
     bits: np.ndarray
@@ -62,6 +68,11 @@ class SampleSet:
     ids: np.ndarray
     target: np.ndarray
     games: int
+    root_value: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.root_value is None:
+            self.root_value = np.full(self.value.shape, np.nan, dtype=np.float32)
 
     def __len__(self) -> int:
         return int(self.globals.shape[0])
@@ -94,7 +105,7 @@ class SampleSet:
             OSError: it cannot be written (naming ``path``).
         """
         buf = io.BytesIO()
-        np.savez_compressed(buf, games=np.int64(self.games),
+        np.savez_compressed(buf, games=np.int64(self.games), root_value=np.asarray(self.root_value),
                             **{k: getattr(self, k) for k in _FIELDS})
         return write_atomic(path, buf.getvalue())
 
@@ -110,12 +121,15 @@ class SampleSet:
             with np.load(path, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in _FIELDS}
                 games = int(z["games"])
+                root = z["root_value"] if "root_value" in z.files else None
         except KeyError as e:
             raise ValueError(f"{path}: not a sample file (no array {e})") from None
         except (ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:  # cut or damaged
             raise ValueError(f"{path}: not a sample file ({type(e).__name__}: {e})") from None
-        s = cls(games=games, **arrays)
+        s = cls(games=games, root_value=root, **arrays)
         n = len(s)
+        if s.root_value is None or s.root_value.shape != s.value.shape:
+            raise ValueError(f"{path}: inconsistent sample arrays (root_value)")
         if s.offsets.shape != (n + 1,) or s.ids.shape[1] != s.target.shape[0] or \
                 s.offsets[-1] != s.target.shape[0]:
             raise ValueError(f"{path}: inconsistent sample arrays")
@@ -145,6 +159,7 @@ class SampleSet:
             ids=np.concatenate([s.ids for s in sets], axis=1),
             target=np.concatenate([s.target for s in sets]),
             games=games,
+            root_value=np.concatenate([np.asarray(s.root_value) for s in sets]),
         )
 
 
@@ -156,16 +171,20 @@ class SampleBuilder:
         self.id_dtype = np.int16 if encoder.num_actions < 2**15 else np.int32
         self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int,
                               int]] = []  # (bits, ints, globals, ids, target, player, game)
+        self.root_values: list[np.ndarray | None] = []  # by seat, per row
         self.values: dict[int, np.ndarray] = {}
         self.games = 0
 
     def add(self, spatial: np.ndarray, globals_: np.ndarray, ids: np.ndarray,
-            target: np.ndarray, player: int, game: int) -> None:
+            target: np.ndarray, player: int, game: int,
+            root_value: np.ndarray | None = None) -> None:
         """One sample; its value is set when its game ends (:meth:`finish_game`).
 
         Args:
             ids: ``int[K, k]`` network ids of the legal actions under each symmetry.
             target: ``float[k]`` the policy target (normalised here).
+            root_value: ``float[n]`` by seat, the search's mean value at the root on the value
+                targets' scale (:attr:`SampleSet.root_value`); None when no search made it.
         """
         t = np.asarray(target, dtype=np.float64)
         t = t / t.sum()
@@ -177,6 +196,8 @@ class SampleBuilder:
                           np.asarray(globals_, dtype=np.float32),
                           np.asarray(ids, dtype=self.id_dtype), t.astype(np.float32),
                           int(player), int(game)))
+        self.root_values.append(None if root_value is None
+                                else np.asarray(root_value, dtype=np.float32))
 
     def finish_game(self, game: int, returns: np.ndarray) -> None:
         """Set the value targets of game ``game`` from its returns (by seat)."""
@@ -188,7 +209,8 @@ class SampleBuilder:
         of those of ``games`` (game indices) that are finished."""
         enc = self.encoder
         keep = self.values.keys() if games is None else set(games) & self.values.keys()
-        rows = [r for r in self.rows if r[6] in keep]
+        chosen = [i for i, r in enumerate(self.rows) if r[6] in keep]
+        rows = [self.rows[i] for i in chosen]
         n = len(rows)
         binary = enc.binary_planes
         nbits = int(binary.sum()) * enc.side * enc.side
@@ -196,6 +218,7 @@ class SampleBuilder:
         ints = np.zeros((n, int((~binary).sum()), enc.side, enc.side), dtype=np.uint8)
         glob = np.zeros((n, enc.num_globals), dtype=np.float32)
         value = np.zeros((n, enc.num_players), dtype=np.float32)
+        root = np.full((n, enc.num_players), np.nan, dtype=np.float32)
         player = np.zeros(n, dtype=np.int8)
         game = np.zeros(n, dtype=np.int32)
         offsets = np.zeros(n + 1, dtype=np.int64)
@@ -204,6 +227,9 @@ class SampleBuilder:
             ints[i] = it
             glob[i] = gl
             value[i] = np.roll(self.values[g], -p)  # by player slot, slot 0 = the mover
+            q = self.root_values[chosen[i]]
+            if q is not None:
+                root[i] = np.roll(q, -p)
             player[i] = p
             game[i] = g
             offsets[i + 1] = offsets[i] + ids.shape[1]
@@ -214,7 +240,7 @@ class SampleBuilder:
             ids_all[:, offsets[i]:offsets[i + 1]] = ids
             target[offsets[i]:offsets[i + 1]] = t
         return SampleSet(bits, ints, glob, value, player, game, offsets, ids_all, target,
-                         self.games if games is None else len(keep))
+                         self.games if games is None else len(keep), root)
 
 
 @dataclass
@@ -267,9 +293,18 @@ class ReplayBuffer:
     def names(self) -> list[str]:
         return [n for n, _ in self.sets]
 
-    def sample(self, batch_size: int, rng: np.random.Generator) -> Batch:
+    def sample(self, batch_size: int, rng: np.random.Generator,
+               value_mix: float = 0.0) -> Batch:
         """``batch_size`` samples drawn uniformly with replacement, each under a uniformly
         drawn symmetry.
+
+        Args:
+            value_mix: the value target is ``(1 - value_mix) * z + value_mix * q``, ``z`` the
+                game's result and ``q`` the search's root value when the sample was recorded
+                (``[train] value_target_mix``; z alone where there is no ``q``). Averaging
+                the two lowers the target's variance early in a game (Carlsson, "Lessons
+                from AlphaZero: improving the training target", 2019; KataGo mixes search
+                values into its short-term targets).
 
         Raises:
             ValueError: the buffer is empty.
@@ -296,6 +331,9 @@ class ReplayBuffer:
             spatial[b] = sp
             glob[b] = s.globals[i]
             value[b] = s.value[i]
+            q = s.root_value[i]  # type: ignore[index]
+            if value_mix > 0 and not np.isnan(q).any():
+                value[b] = (1.0 - value_mix) * s.value[i] + value_mix * q
             mask[b, ids] = True
             target[b, ids] = t
         return Batch(spatial, glob, mask, target, value)

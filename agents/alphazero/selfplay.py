@@ -118,10 +118,12 @@ def _advance_chance(state: GameState) -> None:
 
 
 def record_sample(builder: SampleBuilder, encoder: NetEncoder, state: GameState,
-                  actions: np.ndarray, probs: np.ndarray, game: int) -> int:
+                  actions: np.ndarray, probs: np.ndarray, game: int,
+                  root_value: np.ndarray | None = None) -> int:
     """Add the sample of a decision: ``state`` with the policy target ``probs`` over the
-    game's action ids ``actions`` (all legal). Actions without a network id are dropped from
-    the target (the rest renormalised). Returns how many were dropped."""
+    game's action ids ``actions`` (all legal) and, from a search, its root value by seat
+    (:func:`root_values`). Actions without a network id are dropped from the target (the rest
+    renormalised). Returns how many were dropped."""
     enc = encoder.encode(state)
     order = np.argsort(actions)
     pos = np.searchsorted(enc.legal, actions[order])
@@ -137,8 +139,18 @@ def record_sample(builder: SampleBuilder, encoder: NetEncoder, state: GameState,
         t = np.full(t.size, 1.0 / t.size)
     perms = encoder.id_permutations(enc)
     ids = perms[:, enc.net_ids[inside]]
-    builder.add(enc.spatial, enc.globals, ids, t, enc.player, game)
+    builder.add(enc.spatial, enc.globals, ids, t, enc.player, game, root_value)
     return int((~inside).sum())
+
+
+def root_values(tree: Tree) -> np.ndarray | None:
+    """``float64[n]`` by seat: a search tree's mean value at the root, on the value targets'
+    scale (the search backs up ``(returns - offset) / scale``; clipped to ``[-1, 1]`` as
+    :func:`~.evaluator.value_targets` clips), or None for a root never visited."""
+    visits = float(tree.N[0])
+    if visits <= 0:
+        return None
+    return np.clip(np.asarray(tree.W[0], dtype=np.float64) / visits, -1.0, 1.0)
 
 
 def write_record(path: Path, game: Game, seed: int, history: Sequence[int],
@@ -341,7 +353,7 @@ class SelfPlay:
         if slot.full and builder is not None:
             actions, probs = slot.agent.root_policy()
             slot.outside += record_sample(builder, self.encoder, slot.state, actions, probs,
-                                          slot.game)
+                                          slot.game, root_values(slot.tree))
             slot.samples += 1
         slot.state.apply(action)
         slot.history.append(action)

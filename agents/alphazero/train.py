@@ -190,7 +190,8 @@ class Trainer:
         """``steps`` steps on batches from ``buffer``; returns the mean of each figure."""
         sums: dict[str, float] = {}
         for _ in range(steps):
-            for k, v in self.step(buffer.sample(self.cfg.batch_size, rng)).items():
+            for k, v in self.step(buffer.sample(self.cfg.batch_size, rng,
+                                                    self.cfg.value_target_mix)).items():
                 sums[k] = sums.get(k, 0.0) + v
             if bar is not None:
                 bar.update(1)
