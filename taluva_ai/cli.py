@@ -447,6 +447,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             from None
     app = create_app(args.dirs)
     host = args.host
+    try:
+        sock = web.listen(host, args.port)
+    except OSError as e:
+        raise _RunError(f"cannot listen on {host}:{args.port}: {e.strerror or e}") from None
     shown = f"[{host}]" if ":" in host else host
     print(f"serving the game records under: {', '.join(str(Path(d)) for d in args.dirs)}")
     print(f"open http://{shown}:{args.port}/  (Ctrl-C stops)", flush=True)
@@ -455,9 +459,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
               f"one on port {args.port} can read every game record under these directories",
               file=sys.stderr, flush=True)
     try:
-        web.run_server(app, host, args.port)
-    except OSError as e:
-        raise _RunError(f"cannot listen on {host}:{args.port}: {e.strerror or e}") from None
+        web.run_server(app, sock)
+    finally:
+        sock.close()
     return 0
 
 

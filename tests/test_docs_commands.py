@@ -13,8 +13,8 @@ which says how the default suite checks it:
   in the default suite.
 - ``CHECK``: the command's own argument parsing and checks run as written, and the work is
   stubbed out where it would start (``run_tournament``, ``train_main``, ``play_game``,
-  ``run_bench``, the web server's ``run_server``; a Ray cluster; the experiment scripts stop
-  after parsing their arguments):
+  ``run_bench``, the web server's ``listen`` and ``run_server``; a Ray cluster; the
+  experiment scripts stop after parsing their arguments):
   for commands that train for minutes, need a trained network from a previous command, a Ray
   cluster, or a long experiment. Reaching the work is a pass; a usage error (exit 2) fails.
 - ``SKIP``: not a command of this project (pip, pytest, tensorboard, ``ray start``).
@@ -28,6 +28,7 @@ import argparse
 import os
 import re
 import shlex
+import socket
 import sys
 import types
 from pathlib import Path
@@ -399,6 +400,7 @@ def _stub_the_work(monkeypatch: pytest.MonkeyPatch, taluva: bool) -> None:
     monkeypatch.setattr(arena, "make_agent", agent)
     monkeypatch.setattr(bench, "run_bench", reached)
     monkeypatch.setattr(web, "run_server", reached)
+    monkeypatch.setattr(web, "listen", lambda host, port: socket.socket())  # no real port
     monkeypatch.setattr(parallel, "make_backend", backend)
     monkeypatch.setattr(parallel, "import_ray", lambda: None)
     if taluva:  # the command imports these two at run time: no PyTorch needed to check it

@@ -142,15 +142,39 @@ def test_record_changed_on_disk_is_read_again(served: tuple[Path, TestClient]) -
     _error(client.get("/api/record", params={"path": "0/g.jsonl"}), 422)
 
 
+def test_serve_refuses_a_port_in_use_before_announcing_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    taken = web.listen("127.0.0.1", 0)  # a free port, now held
+    try:
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit) as e:
+            main(["serve", str(tmp_path), "--port", str(port)])
+        assert e.value.code == 1
+    finally:
+        taken.close()
+    out, err = capsys.readouterr()
+    assert "open http" not in out
+    assert err.startswith(f"taluva serve: error: cannot listen on 127.0.0.1:{port}: ")
+
+
 def test_serve_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                        capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
     calls: list[tuple[Any, str, int]] = []
-    monkeypatch.setattr(web, "run_server", lambda app, host, port: calls.append(
-        (app, host, port)))
+    bound: list[tuple[str, int]] = []
+
+    def listen(host: str, port: int) -> socket.socket:  # no real port taken by the test
+        bound.append((host, port))
+        return socket.socket()
+
+    monkeypatch.setattr(web, "listen", listen)
+    monkeypatch.setattr(web, "run_server", lambda app, sock: calls.append((app, sock)))
     assert main(["serve", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     assert "open http://127.0.0.1:8000/" in out and err == ""
-    assert calls[0][1:] == ("127.0.0.1", 8000)
+    assert bound[0] == ("127.0.0.1", 8000) and len(calls) == 1
+    assert calls[0][1].fileno() == -1  # closed when the server ended
     assert main(["serve", str(tmp_path), "--host", "0.0.0.0", "--port", "9000"]) == 0
     out, err = capsys.readouterr()
     assert "open http://0.0.0.0:9000/" in out

@@ -7,14 +7,27 @@ its arguments without the extra.
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 #: The addresses that only this machine reaches.
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
-def run_server(app: Any, host: str, port: int) -> None:
-    """Serve ``app`` with uvicorn on ``host:port`` until interrupted (Ctrl-C)."""
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (IPv6 when ``host`` holds a colon), so that a port
+    in use is refused before the address is announced.
+
+    Raises:
+        OSError: the address cannot be bound (in use, not this machine's, no permission).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family)
+
+
+def run_server(app: Any, sock: socket.socket) -> None:
+    """Serve ``app`` with uvicorn on the bound socket ``sock`` (:func:`listen`) until
+    interrupted (Ctrl-C)."""
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
