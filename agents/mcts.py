@@ -278,8 +278,7 @@ class MCTSAgent(Agent):
         try:
             leaves = next(steps)
             while True:
-                evaluated = self.evaluator.evaluate(leaves)
-                leaves = steps.send(evaluated)
+                leaves = steps.send(self.evaluator.evaluate(leaves))
                 if progress is not None and not progress(int(tree.N[0] - start)):
                     steps.close()
                     return False

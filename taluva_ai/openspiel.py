@@ -48,7 +48,7 @@ except ImportError:  # pragma: no cover - exercised by test_openspiel_missing
 
 from taluva_ai.agents.base import Agent
 from taluva_ai.errors import IllegalActionError
-from taluva_ai.protocol import CHANCE, TERMINAL, GameState, make_game
+from taluva_ai.protocol import CHANCE, TERMINAL, GameState, chance_observers, make_game
 
 TALUVA = "python_taluva"
 THURN_UND_TAXIS = "python_thurn_und_taxis"
@@ -330,12 +330,8 @@ class _GameBase(pyspiel.Game):
     def chance_receiver(cls, engine: Any) -> int | None:
         """At a chance node: the one seat that sees the outcome (the engine's
         ``chance_visible_to``), or None when all do."""
-        visible = getattr(engine, "chance_visible_to", None)
-        if visible is None:
-            return None
-        n = engine.game.num_players
-        seen = [p for p in range(n) if visible(p)]
-        return seen[0] if len(seen) == 1 < n else None
+        seen = chance_observers(engine)
+        return seen[0] if seen is not None and len(seen) == 1 else None
 
     @classmethod
     def decision_token(cls, engine: Any, action: int) -> str:

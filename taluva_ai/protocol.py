@@ -99,6 +99,18 @@ class Game(Protocol):
 _REGISTRY: dict[str, Callable[..., Game]] = {}
 
 
+def chance_observers(state: GameState) -> tuple[int, ...] | None:
+    """At a chance node: the seats that will see its outcome, by the game's optional
+    ``chance_visible_to(player)`` (a Thurn und Taxis card dealt to one hand, a Taluva
+    ``tile_preview`` tile); None when every seat sees it or the game does not say."""
+    visible = getattr(state, "chance_visible_to", None)
+    if visible is None:
+        return None
+    n = int(getattr(state, "num_players", None) or len(state.returns()))
+    seen = tuple(p for p in range(n) if visible(p))
+    return None if len(seen) == n else seen
+
+
 def value_normalization(state: GameState) -> tuple[float, float]:
     """``(offset, scale)`` that bring ``state.returns()`` to search's ``[-1, 1]`` scale as
     ``(return - offset) / scale``: the game's optional ``state.value_normalization()``, else

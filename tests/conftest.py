@@ -11,7 +11,9 @@ the wall time of one even on a busy machine. It stays sequential when:
 - test paths are named (``pytest tests/test_rules.py``: one file runs faster without starting
   workers), or ``--pdb`` / ``--collect-only`` is given.
 
-It also sets ``NUMBA_OPT=1`` for the run (below).
+It also sets ``NUMBA_OPT=1`` for the run (below), and stops at once, in one line, when this
+Python lacks the project or its test extra (``pytest`` run before ``pip install -e '.[test]'``,
+or from another environment), instead of one import error per test file.
 """
 
 from __future__ import annotations
@@ -71,3 +73,39 @@ def _compile_notice_said() -> None:
     from taluva_ai import warmup
 
     warmup._announced = True
+
+
+def missing_requirements(dist: str = "taluva-ai", extra: str = "test") -> list[str]:
+    """The distributions that ``pip install -e '.[<extra>]'`` would install and this Python
+    lacks (``[dist]`` when the project itself is not installed), from the installed
+    project's metadata."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement  # a dependency of pytest
+
+    try:
+        requires = metadata.requires(dist) or []
+    except metadata.PackageNotFoundError:
+        return [dist]
+    missing = []
+    for text in requires:
+        req = Requirement(text)
+        if req.marker is not None and not req.marker.evaluate({"extra": extra}):
+            continue
+        try:
+            metadata.version(req.name)
+        except metadata.PackageNotFoundError:
+            missing.append(req.name)
+    return list(dict.fromkeys(missing))  # a name listed twice (base and extra) once
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Stops the run in one line when the project or its test extra is not installed."""
+    missing = missing_requirements()
+    if missing:
+        import sys
+
+        pytest.exit(f"this Python ({sys.executable}) lacks {', '.join(missing)}: install the "
+                    "project with its test extra first: pip install -e '.[test]' (README)",
+                    returncode=pytest.ExitCode.USAGE_ERROR)

@@ -78,3 +78,12 @@ def test_the_checkout_finds_its_own_agents_and_envs_whatever_is_installed() -> N
     assert res.stdout.splitlines() == [str(ROOT / "taluva_ai" / "__init__.py"),
                                        str(ROOT / "agents" / "__init__.py"),
                                        str(ROOT / "envs" / "__init__.py")]
+
+
+def test_the_run_names_what_an_uninstalled_python_lacks() -> None:
+    """conftest stops a run from a Python without the project (or its test extra) in one
+    line; here everything is installed."""
+    from tests.conftest import missing_requirements
+
+    assert missing_requirements() == []
+    assert missing_requirements("no-such-distribution-xyz") == ["no-such-distribution-xyz"]

@@ -128,7 +128,7 @@ class SampleSet:
             raise ValueError(f"{path}: not a sample file ({type(e).__name__}: {e})") from None
         s = cls(games=games, root_value=root, **arrays)
         n = len(s)
-        if s.root_value is None or s.root_value.shape != s.value.shape:
+        if np.asarray(s.root_value).shape != s.value.shape:
             raise ValueError(f"{path}: inconsistent sample arrays (root_value)")
         if s.offsets.shape != (n + 1,) or s.ids.shape[1] != s.target.shape[0] or \
                 s.offsets[-1] != s.target.shape[0]:

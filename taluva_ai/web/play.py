@@ -36,7 +36,7 @@ import numpy as np
 from taluva_ai import arena
 from taluva_ai.arena import agent_seeds, check_fits
 from taluva_ai.errors import IllegalActionError, NotationError
-from taluva_ai.protocol import CHANCE, TERMINAL, GameState, make_game
+from taluva_ai.protocol import CHANCE, TERMINAL, GameState, chance_observers, make_game
 from taluva_ai.records import RecordWriter, outcome_of
 
 #: The seat spec of a person playing in the page.
@@ -241,12 +241,7 @@ class GameSession:
     def _apply(self, action: int) -> None:
         text = self.state.action_to_string(action)
         player = self.state.current_player
-        seen = None
-        visible = getattr(self.state, "chance_visible_to", None)
-        if player == CHANCE and visible is not None:
-            n = _num_players(self.state)
-            who = tuple(p for p in range(n) if visible(p))
-            seen = None if len(who) == n else who
+        seen = chance_observers(self.state) if player == CHANCE else None
         previous = self.state.clone()
         self.state.apply(action)
         self.previous = previous
