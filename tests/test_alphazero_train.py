@@ -60,6 +60,12 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[replay]\nwindow_start = -1\n", "window_start and window_growth must be >= 0"),
     ("[train]\nvalue_target_mix = 1.5\n",
      r"\[train\] value_target_mix must lie in \[0, 1\], got 1.5"),
+    ("[train.lr_schedule]\nlate = 1e-4\n",
+     r"\[train\] lr_schedule: the key 'late' is not an iteration number"),
+    ("[train.lr_schedule]\n30 = -1e-4\n",
+     r"\[train\] lr_schedule: iteration 30's learning rate must be a number > 0, got -0.0001"),
+    ("[train.lr_schedule]\n30 = 'low'\n",
+     r"\[train\] lr_schedule: iteration 30's learning rate must be a number > 0, got 'low'"),
 ])
 def test_bad_configs_fail_before_any_work(tmp_path, text: str, message: str) -> None:
     path = tmp_path / "bad.toml"
@@ -630,6 +636,35 @@ def test_a_run_from_before_the_checksums_gets_them_on_its_first_resume(micro_run
         "(checked from the next resume on)"]
     assert json.loads((out / "state.json").read_text()) == recorded
     assert _resume(out, capsys) == (0, [])
+
+
+def test_lr_schedule_is_piecewise_constant_by_iteration() -> None:
+    from taluva_ai.agents.alphazero.config import TrainSection
+
+    tr = TrainSection(lr=2e-3, lr_schedule={"60": 2e-4, "31": 5e-4})
+    assert [tr.lr_at(k) for k in (0, 30, 31, 59, 60, 200)] == [2e-3, 2e-3, 5e-4, 5e-4, 2e-4,
+                                                                2e-4]
+    assert TrainSection(lr=1e-3).lr_at(5) == 1e-3
+    assert TrainSection(lr=1e-3, lr_schedule={"0": 3e-3}).lr_at(0) == 3e-3
+
+
+def test_a_resumed_run_trains_at_its_config_s_learning_rate(micro_run, tmp_path,
+                                                            capsys) -> None:
+    """An optimiser state saved at one rate used to bring it back on resume, so an edited
+    ``lr`` or ``lr_schedule`` in the run's config.toml was silently ignored."""
+    out = _copy_run(micro_run, tmp_path)
+    text = (out / "config.toml").read_text()
+    assert "iterations = 1\n" in text and "\n[train.lr_schedule]\n" in text
+    (out / "config.toml").write_text(
+        text.replace("iterations = 1\n", "iterations = 2\n")
+        .replace("\n[train.lr_schedule]\n", "\n[train.lr_schedule]\n2 = 0.000125\n"))
+    code, err = _resume(out, capsys)
+    assert code == 0, err
+    lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    base = load_config(micro_run / "config.toml").train.lr
+    assert [ln["train"]["lr"] for ln in lines] == [base, base, 0.000125]
+    opt = torch.load(out / "checkpoints" / "trainer_0002.pt", weights_only=True)["optimizer"]
+    assert [g["lr"] for g in opt["param_groups"]] == [0.000125, 0.000125]
 
 
 def test_redo_makes_the_same_iteration_again(micro_run, tmp_path, capsys) -> None:

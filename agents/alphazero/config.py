@@ -249,6 +249,13 @@ class TrainSection:
         value_target_mix: the value target mixes the game's result ``z`` with the search's
             root value ``q`` when the sample was recorded: ``(1 - mix) z + mix q`` (0: the
             result alone, AlphaZero; :meth:`~.replay.ReplayBuffer.sample`).
+        lr_schedule: a piecewise-constant learning rate by iteration, as the step schedules
+            of AlphaZero (Silver et al. 2018) and KataGo: ``{"31" = 5e-4, "60" = 2e-4}`` trains
+            iterations 31-59 at 5e-4 and 60 on at 2e-4; iterations before the first key (and
+            the warm start's iteration 0, unless a key is ``"0"``) at ``lr``
+            (:meth:`lr_at`). The rate is set before every iteration's training, so an edited
+            ``lr`` or schedule takes effect when a run is resumed (the optimiser's saved
+            state would otherwise keep the old one).
     """
 
     steps: int = 100
@@ -260,6 +267,15 @@ class TrainSection:
     value_weight: float = 1.0
     max_grad_norm: float = 5.0
     value_target_mix: float = 0.0
+    lr_schedule: dict[str, float] = field(default_factory=dict)
+
+    def lr_at(self, iteration: int) -> float:
+        """The learning rate of iteration ``iteration`` (``lr_schedule``, else ``lr``)."""
+        lr = self.lr
+        for start, value in sorted((int(k), float(v)) for k, v in self.lr_schedule.items()):
+            if iteration >= start:
+                lr = value
+        return lr
 
 
 @dataclass(frozen=True)
@@ -497,6 +513,13 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
           "[train] value_weight and max_grad_norm must be >= 0")
     _need(0.0 <= tr.value_target_mix <= 1.0, s,
           f"[train] value_target_mix must lie in [0, 1], got {tr.value_target_mix}")
+    for key, value in tr.lr_schedule.items():
+        _need(key.isascii() and key.isdigit(), s,
+              f"[train] lr_schedule: the key {key!r} is not an iteration number (0, 1, ...)")
+        _need(not isinstance(value, bool) and isinstance(value, (int, float))
+              and math.isfinite(value) and value > 0, s,
+              f"[train] lr_schedule: iteration {key}'s learning rate must be a number > 0, "
+              f"got {value!r}")
     _need(ga.games >= 1 and ga.max_rounds >= 1, s, "[gating] games and max_rounds must be >= 1")
     _need(ga.rule in ("threshold", "sprt"), s,
           f"[gating] rule must be 'threshold' or 'sprt', got {ga.rule!r}")
@@ -597,36 +620,11 @@ def make_encoder_for(cfg: RunConfig) -> Any:
 
 
 def config_to_toml(cfg: RunConfig) -> str:
-    """The config as TOML text (the run directory's ``config.toml``); reading it back gives
-    the same config."""
+    """The config as TOML text (the run directory's ``config.toml``; written by ``tomli_w``),
+    with the rule options among ``[game]``'s keys; reading it back gives the same config."""
+    import tomli_w
+
     d = cfg.to_dict()
-    lines = []
-    for k, v in d.items():
-        if not isinstance(v, dict):
-            lines.append(f"{k} = {_toml_value(v)}")
-    for k, v in d.items():
-        if isinstance(v, dict):
-            lines.append("")
-            lines.append(f"[{k}]")
-            for kk, vv in v.items():
-                if kk == "rules":
-                    for rk, rv in vv.items():
-                        if rv is not None:
-                            lines.append(f"{rk} = {_toml_value(rv)}")
-                    continue
-                lines.append(f"{kk} = {_toml_value(vv)}")
-    return "\n".join(lines) + "\n"
-
-
-def _toml_value(v: Any) -> str:
-    import json
-
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    raise ConfigError(f"cannot write {v!r} to TOML")
+    game = d["game"]
+    game.update({k: v for k, v in game.pop("rules").items() if v is not None})
+    return tomli_w.dumps(d)

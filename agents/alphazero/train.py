@@ -157,6 +157,14 @@ class Trainer:
             self.optimizer = torch.optim.SGD(groups, lr=cfg.lr, momentum=cfg.momentum,
                                              nesterov=cfg.momentum > 0)
 
+    def set_lr(self, lr: float) -> None:
+        """Set the learning rate (and the config's weight decay) of every parameter group; a
+        loaded optimiser state carries the rates it was saved with."""
+        for i, group in enumerate(self.optimizer.param_groups):
+            group["lr"] = lr
+            if i == 0:
+                group["weight_decay"] = self.cfg.weight_decay
+
     def step(self, batch: Batch) -> dict[str, float]:
         """One optimiser step; returns ``{"loss", "policy_loss", "value_loss",
         "policy_entropy", "target_entropy"}`` (nats; the value loss per slot)."""
@@ -847,12 +855,14 @@ class TrainingRun:
         t = time.perf_counter()
         if steps and len(buffer):
             torch.set_num_threads(self._threads())
+            lr = cfg.train.lr_at(k)
+            trainer.set_lr(lr)
             from tqdm import tqdm
 
             with tqdm(total=steps, desc=f"train {k}", unit="step", leave=False,
                       disable=not self.progress, dynamic_ncols=True) as tb:
                 res = trainer.train(buffer, steps, rng, tb)
-            line["train"] = {"steps": steps, **{n: round(v, 5) for n, v in res.items()},
+            line["train"] = {"steps": steps, "lr": lr, **{n: round(v, 5) for n, v in res.items()},
                              "buffer_games": buffer.games, "buffer_samples": len(buffer)}
         phases["train"] = time.perf_counter() - t
         ckpt = self.save_network(k, net)
