@@ -290,3 +290,102 @@ def test_root_values_are_stored_by_player_slot_and_mixed_into_the_value_target(
     assert set(picks.tolist()) == {0, 1}
     plain = buf.sample(64, np.random.default_rng(0)).value
     np.testing.assert_array_equal(plain, z)
+
+
+# -- auxiliary targets (KataGo's; [net] aux_head) ----------------------------------------------
+
+
+def _finished(seed: int, num_players: int = 2):
+    """A seeded random game of Taluva played to its end."""
+    rng = np.random.default_rng(seed)
+    state = TaluvaGame(num_players=num_players).new_initial_state(seed=seed)
+    while not state.is_terminal():
+        if state.current_player < 0:
+            state.draw()
+        else:
+            state.apply(int(rng.choice(state.legal_actions())))
+    return state
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_aux_targets_are_each_seat_s_final_supply_and_whether_it_is_out(num_players) -> None:
+    from taluva_ai.games.taluva.game import Status
+
+    enc = make_encoder("taluva", num_players)
+    assert enc.num_aux == 4 and make_encoder("taluva", 1).num_aux == 0
+    state = _finished(num_players, num_players)
+    want = [[state.supply(s)["huts"] / 20, state.supply(s)["temples"] / 3,
+             state.supply(s)["towers"] / 2, float(state.status(s) != Status.ACTIVE)]
+            for s in range(num_players)]
+    got = enc.aux_targets(state)
+    assert got.dtype == np.float32 and got.shape == (num_players, 4)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-7)
+    with pytest.raises(ValueError, match="needs a finished game"):
+        enc.aux_targets(TaluvaGame(num_players=num_players).new_initial_state(seed=1))
+    assert make_encoder("taluva", 1).aux_targets(state) is None
+    assert make_encoder("thurn_und_taxis", 2).num_aux == 0
+
+
+def test_aux_targets_are_stored_by_player_slot_and_batched(tmp_path) -> None:
+    enc = make_encoder("taluva", 2)
+    state = TaluvaGame(num_players=2).new_initial_state(seed=3)
+    while state.current_player < 0:
+        state.draw()
+    builder = SampleBuilder(enc)
+    legal = state.legal_actions()
+    probs = np.full(legal.size, 1.0 / legal.size)
+    record_sample(builder, enc, state, legal, probs, 0, None)
+    record_sample(builder, enc, state, legal, probs, 1, None)
+    aux = np.array([[0.5, 1.0, 0.0, 0.0], [0.25, 0.0, 0.5, 1.0]], dtype=np.float32)  # by seat
+    builder.finish_game(0, np.array([1.0, -1.0]), aux)
+    builder.finish_game(1, np.array([-1.0, 1.0]))  # unknown: NaN
+    samples = builder.build()
+    p = int(samples.player[0])
+    np.testing.assert_array_equal(samples.aux[0], np.roll(aux, -p, axis=0))
+    assert samples.aux.shape == (2, 2, 4) and np.isnan(samples.aux[1]).all()
+    samples.save(tmp_path / "s.npz")
+    np.testing.assert_array_equal(SampleSet.load(tmp_path / "s.npz").aux, samples.aux)
+    with np.load(tmp_path / "s.npz") as z:  # a file from before: no aux array
+        np.savez(tmp_path / "old.npz", **{k: z[k] for k in z.files if k != "aux"})
+    old = SampleSet.load(tmp_path / "old.npz")
+    assert old.aux.shape == (2, 2, 0)
+    both = SampleSet.concatenate([old, samples])
+    assert both.aux.shape == (4, 2, 4) and np.isnan(both.aux[:2]).all()
+    np.testing.assert_array_equal(both.aux[2:], samples.aux)
+    buf = ReplayBuffer(enc, window_games=10)
+    buf.add("both", both)
+    picks = np.random.default_rng(0).integers(4, size=32)
+    batch = buf.sample(32, np.random.default_rng(0))
+    np.testing.assert_array_equal(batch.aux, both.aux[picks])
+    with np.load(tmp_path / "s.npz") as z:
+        np.savez(tmp_path / "bad.npz", **{**{k: z[k] for k in z.files},
+                                          "aux": np.zeros((3, 4), dtype=np.float32)})
+    with pytest.raises(ValueError, match=r"bad\.npz: inconsistent sample arrays \(aux\)"):
+        SampleSet.load(tmp_path / "bad.npz")
+
+
+def test_selfplay_and_expert_games_record_their_final_aux_targets() -> None:
+    """Every sample of a game carries, by player slot, the aux targets of the game's end."""
+    game, enc, samples, _, ended = selfplay(root="puct", games=2)
+    final = {}
+    for summary, history in ended:
+        state = game.new_initial_state(seed=summary.seed)
+        for a in history:
+            state.apply(a)
+        final[summary.game] = enc.aux_targets(state)
+    assert sorted(final) == [0, 1]
+    for i in range(len(samples)):
+        p = int(samples.player[i])
+        np.testing.assert_array_equal(samples.aux[i], np.roll(final[samples.game[i]], -p, 0))
+    builder = SampleBuilder(enc)
+    histories: list = []
+    done = play_expert_games(game, enc, [(0, 5, 6)], builder, "heuristic", 10.0, 0.0,
+                             lambda summary, history: histories.append(list(history)))
+    experts = builder.build()
+    state = game.new_initial_state(seed=done[0].seed)
+    for a in histories[0]:
+        state.apply(a)
+    assert done[0].samples == len(experts) > 0
+    for i in range(len(experts)):
+        p = int(experts.player[i])
+        np.testing.assert_array_equal(experts.aux[i], np.roll(enc.aux_targets(state), -p, 0))

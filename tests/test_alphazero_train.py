@@ -793,3 +793,152 @@ def test_the_committed_strong_pack_is_whole_and_continues_the_strong_config() ->
     assert problem is None
     assert [ln["iteration"] for ln in lines] == list(range(state["iteration"] + 1))
     assert load_config(pack / "config.toml") == load_config(CONFIGS / "strong.toml")
+
+
+# -- the auxiliary head (KataGo's auxiliary targets; [net] aux_head) ---------------------------
+
+
+def _aux_batch(enc, b: int, seed: int = 0, unknown: bool = False):
+    from taluva_ai.agents.alphazero.replay import Batch
+
+    rng = np.random.default_rng(seed)
+    mask = np.zeros((b, enc.num_actions), dtype=bool)
+    target = np.zeros((b, enc.num_actions), dtype=np.float32)
+    for i in range(b):
+        ids = rng.choice(enc.num_actions, 5, replace=False)
+        mask[i, ids] = True
+        target[i, ids[0]] = 1.0
+    aux = rng.random((b, enc.num_players, enc.num_aux)).astype(np.float32)
+    if unknown:
+        aux[:] = np.nan
+    return Batch(rng.integers(0, 2, (b, enc.spatial_planes, enc.side, enc.side))
+                 .astype(np.float32), rng.random((b, enc.num_globals)).astype(np.float32),
+                 mask, target, np.tile(np.array([[1.0, -1.0]], dtype=np.float32), (b, 1)), aux)
+
+
+def test_the_aux_head_learns_its_targets_and_leaves_play_unchanged() -> None:
+    from taluva_ai.agents.alphazero.config import TrainSection
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import NetConfig, build_net, onnx_forward
+    from taluva_ai.agents.alphazero.train import Trainer
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    enc = make_encoder("taluva", 2, view_radius=5)
+    plain = build_net(enc, NetConfig("tiny", channels=8, blocks=1))
+    torch.manual_seed(0)
+    net = build_net(enc, NetConfig("tiny", channels=8, blocks=1, aux_head=True)).eval()
+    batch = _aux_batch(enc, 8)
+    sp, gl = torch.from_numpy(batch.spatial), torch.from_numpy(batch.globals)
+    with torch.no_grad():
+        logits, values, aux = net.forward_aux(sp, gl)
+        same = net(sp, gl)
+    assert aux.shape == (8, 2, 4) and ((aux > 0) & (aux < 1)).all()
+    assert torch.equal(same[0], logits) and torch.equal(same[1], values)
+    # the head's weights are all the difference: the trunk and the other heads are as built
+    extra = sorted(set(net.state_dict()) - set(plain.state_dict()))
+    assert extra == ["aux_fc.0.bias", "aux_fc.0.weight", "aux_fc.2.bias", "aux_fc.2.weight"]
+    with pytest.raises(ValueError, match="no auxiliary head"):
+        plain.forward_aux(sp, gl)
+    ort = onnx_forward(net, enc, threads=1)  # the export holds no auxiliary output
+    got = ort(batch.spatial, batch.globals)
+    assert len(got) == 2
+    np.testing.assert_allclose(got[1], values.numpy(), rtol=0, atol=1e-5)
+    tr = Trainer(net, TrainSection(lr=3e-3, batch_size=8, aux_weight=2.0), torch.device("cpu"))
+    first = tr.step(batch)
+    for _ in range(30):
+        last = tr.step(batch)
+    assert last["aux_loss"] < 0.5 * first["aux_loss"]
+    assert first["loss"] == pytest.approx(first["policy_loss"] + first["value_loss"]
+                                          + 2.0 * first["aux_loss"], rel=1e-5)
+    # unknown targets (NaN: samples from before) add nothing
+    blind = tr.step(_aux_batch(enc, 8, seed=1, unknown=True))
+    assert blind["aux_loss"] == 0.0 and np.isfinite(blind["loss"])
+    assert "aux_loss" not in Trainer(plain, TrainSection(batch_size=8), torch.device("cpu")) \
+        .step(batch)
+
+
+def test_the_aux_head_is_added_to_or_dropped_from_a_checkpoint_and_its_optimiser(
+        tmp_path) -> None:
+    from taluva_ai.agents.alphazero.config import TrainSection
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import (
+        CheckpointError,
+        NetConfig,
+        build_net,
+        load_checkpoint,
+        net_from_checkpoint,
+        save_checkpoint,
+    )
+    from taluva_ai.agents.alphazero.train import Trainer
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    enc = make_encoder("taluva", 2, view_radius=5)
+    cpu = torch.device("cpu")
+    without, with_ = (NetConfig("tiny", channels=8, blocks=1, aux_head=a) for a in (False,
+                                                                                     True))
+    net = build_net(enc, without)
+    tr = Trainer(net, TrainSection(batch_size=8), cpu)
+    tr.step(_aux_batch(enc, 8))
+    save_checkpoint(tmp_path / "a.pt", net, enc, without, {"name": "taluva", "options": {}})
+    payload = load_checkpoint(tmp_path / "a.pt")
+    grown, cfg = net_from_checkpoint(payload, tmp_path / "a.pt", enc, with_)
+    assert cfg.aux_head and grown.aux_fc is not None
+    for k, v in net.state_dict().items():
+        assert torch.equal(grown.state_dict()[k], v), k
+    tr2 = Trainer(grown, TrainSection(batch_size=8), cpu)
+    tr2.load_optimizer_state(tr.optimizer.state_dict())
+    assert len(tr2.optimizer.param_groups) == 4
+    moments = tr2.optimizer.state[next(iter(grown.parameters()))]
+    assert torch.equal(moments["exp_avg"], tr.optimizer.state[next(iter(net.parameters()))]
+                       ["exp_avg"])
+    assert "aux_loss" in tr2.step(_aux_batch(enc, 8))
+    save_checkpoint(tmp_path / "b.pt", grown, enc, with_, {"name": "taluva", "options": {}})
+    back, cfg = net_from_checkpoint(load_checkpoint(tmp_path / "b.pt"), tmp_path / "b.pt", enc)
+    assert cfg.aux_head and torch.equal(back.aux_fc[2].weight, grown.aux_fc[2].weight)
+    shrunk, cfg = net_from_checkpoint(load_checkpoint(tmp_path / "b.pt"), tmp_path / "b.pt",
+                                      enc, without)
+    assert not cfg.aux_head and getattr(shrunk, "aux_fc", None) is None
+    tr3 = Trainer(shrunk, TrainSection(batch_size=8), cpu)
+    tr3.load_optimizer_state(tr2.optimizer.state_dict())
+    assert len(tr3.optimizer.param_groups) == 2
+    with pytest.raises(CheckpointError, match=r"another network shape: channels 8 "
+                                              r"\(expected 16\)"):
+        net_from_checkpoint(payload, tmp_path / "a.pt", enc, NetConfig("tiny", aux_head=True))
+
+
+@pytest.mark.parametrize(("game", "players"), [("thurn_und_taxis", 2), ("taluva", 1)])
+def test_an_aux_head_without_aux_targets_is_refused(game: str, players: int) -> None:
+    from taluva_ai.agents.alphazero.config import validate
+
+    data = {"game": {"name": game, "num_players": players}, "net": {"aux_head": True},
+            "warm_start": {"games": 0}}
+    if players == 1:
+        data["game"]["solo"] = True
+    with pytest.raises(ConfigError, match=r"\[net\] aux_head: the .* encoding .* has no "
+                                          "auxiliary targets"):
+        validate(config_from_dict(data))
+
+
+def test_a_run_adds_the_aux_head_when_resumed_with_it(micro_run, tmp_path, capsys) -> None:
+    """packs/strong was trained without the head: its continuation adds one by editing the
+    run's config.toml; the head trains from then on, the rest goes on from the checkpoint."""
+    out = _copy_run(micro_run, tmp_path)
+    text = (out / "config.toml").read_text()
+    assert "aux_head = false\n" in text
+    (out / "config.toml").write_text(text.replace("iterations = 1\n", "iterations = 2\n")
+                                     .replace("aux_head = false\n", "aux_head = true\n"))
+    code, err = _resume(out, capsys)
+    assert code == 0, err
+    lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert ["aux_loss" in ln["train"] for ln in lines] == [False, False, True]
+    assert lines[2]["train"]["aux_loss"] > 0
+    ckpt = torch.load(out / "checkpoints" / "iter_0002.pt", weights_only=True)
+    assert ckpt["net"]["aux_head"] is True
+    assert any(k.startswith("aux_fc.") for k in ckpt["state_dict"])
+    # and a later resume (of a run whose head is now in its checkpoints) goes on
+    (out / "config.toml").write_text((out / "config.toml").read_text()
+                                     .replace("iterations = 2\n", "iterations = 3\n"))
+    code, err = _resume(out, capsys)
+    assert code == 0, err

@@ -71,6 +71,9 @@ class NetConfig:
         preset: ``tiny``, ``small`` or ``medium`` (:data:`PRESETS`).
         channels: trunk channels ``C``; blocks: residual blocks; global_hidden: ``H``;
             value_hidden: ``V``. 0 means the preset's value.
+        aux_head: an auxiliary head that learns the encoder's auxiliary targets
+            (KataGo's auxiliary targets, Wu 2019; :class:`~.net.AZNet`), weighted by
+            ``[train] aux_weight``; training only, it does not change how the network plays.
 
     Raises:
         ValueError: unknown preset or a negative size.
@@ -81,13 +84,16 @@ class NetConfig:
     blocks: int = 0
     global_hidden: int = 0
     value_hidden: int = 0
+    aux_head: bool = False
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise ValueError(f"net preset must be one of {', '.join(PRESETS)}, got "
                              f"{self.preset!r}")
+        if not isinstance(self.aux_head, bool):
+            raise ValueError(f"net aux_head must be true or false, got {self.aux_head!r}")
         for f in fields(self):
-            if f.name != "preset":
+            if f.name not in ("preset", "aux_head"):
                 v = getattr(self, f.name)
                 if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                     raise ValueError(f"net {f.name} must be an integer >= 0, got {v!r}")
@@ -134,13 +140,15 @@ class EncoderSection:
 @dataclass(frozen=True)
 class NetSection:
     """``[net]``: the network size (:class:`~.net.NetConfig`): a ``preset`` (tiny, small,
-    medium) and optional overrides (0 = the preset's value)."""
+    medium) and optional overrides (0 = the preset's value), and ``aux_head``, the auxiliary
+    head (KataGo's auxiliary targets; its loss weighted by ``[train] aux_weight``)."""
 
     preset: str = "tiny"
     channels: int = 0
     blocks: int = 0
     global_hidden: int = 0
     value_hidden: int = 0
+    aux_head: bool = False
 
 
 @dataclass(frozen=True)
@@ -249,6 +257,8 @@ class TrainSection:
         value_target_mix: the value target mixes the game's result ``z`` with the search's
             root value ``q`` when the sample was recorded: ``(1 - mix) z + mix q`` (0: the
             result alone, AlphaZero; :meth:`~.replay.ReplayBuffer.sample`).
+        aux_weight: weight of the auxiliary head's loss (mean squared error over the known
+            auxiliary targets; ``[net] aux_head``).
         lr_schedule: a piecewise-constant learning rate by iteration, as the step schedules
             of AlphaZero (Silver et al. 2018) and KataGo: ``{"31" = 5e-4, "60" = 2e-4}`` trains
             iterations 31-59 at 5e-4 and 60 on at 2e-4; iterations before the first key (and
@@ -267,6 +277,7 @@ class TrainSection:
     value_weight: float = 1.0
     max_grad_norm: float = 5.0
     value_target_mix: float = 0.0
+    aux_weight: float = 1.0
     lr_schedule: dict[str, float] = field(default_factory=dict)
 
     def lr_at(self, iteration: int) -> float:
@@ -509,8 +520,8 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
           f"[train] optimizer must be 'adamw' or 'sgd', got {tr.optimizer!r}")
     _need(tr.lr > 0 and tr.weight_decay >= 0 and 0 <= tr.momentum < 1, s,
           "[train] lr must be > 0, weight_decay >= 0, momentum in [0, 1)")
-    _need(tr.value_weight >= 0 and tr.max_grad_norm >= 0, s,
-          "[train] value_weight and max_grad_norm must be >= 0")
+    _need(tr.value_weight >= 0 and tr.max_grad_norm >= 0 and tr.aux_weight >= 0, s,
+          "[train] value_weight, aux_weight and max_grad_norm must be >= 0")
     _need(0.0 <= tr.value_target_mix <= 1.0, s,
           f"[train] value_target_mix must lie in [0, 1], got {tr.value_target_mix}")
     for key, value in tr.lr_schedule.items():
@@ -560,6 +571,11 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
         NetConfig(**dataclasses.asdict(cfg.net)).sizes()
     except ValueError as e:
         raise ConfigError(f"{s}: [net]: {e}") from None
+    if cfg.net.aux_head:
+        enc = make_encoder_for(cfg)
+        _need(enc.num_aux > 0 and enc.network == "conv", s,
+              f"[net] aux_head: the {enc.name} encoding ({cfg.game.name}, "
+              f"{cfg.game.num_players} player(s)) has no auxiliary targets")
     if cfg.warm_start.games and cfg.warm_start.expert == "heuristic":
         state = game.new_initial_state(seed=0)
         _need(hasattr(state, "heuristic_values"), s, "[warm_start] expert='heuristic' needs a "

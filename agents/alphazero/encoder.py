@@ -84,6 +84,8 @@ class NetEncoder(ABC):
         num_symmetries: symmetry transforms (Taluva: 6 rotations), index 0 the identity.
         network: the network family for this encoding (:data:`.net.NETWORKS`): ``conv``
             (default) or ``mlp``.
+        num_aux: auxiliary targets per player slot (:meth:`aux_targets`; 0: none, the
+            default).
     """
 
     name: str
@@ -98,6 +100,7 @@ class NetEncoder(ABC):
     num_symmetries: int
     extra_actions: int = 0
     network: str = "conv"
+    num_aux: int = 0
 
     @property
     def num_actions(self) -> int:
@@ -119,6 +122,17 @@ class NetEncoder(ABC):
     def id_permutations(self, enc: Encoded) -> np.ndarray:
         """``int64[num_symmetries, num_actions]``: row ``k`` maps a network id of this position
         to the id of the same action in the position under symmetry ``k``."""
+
+    def aux_targets(self, state: GameState) -> np.ndarray | None:
+        """``float32[n, num_aux]`` in ``[0, 1]``, by seat: facts of a finished game that an
+        auxiliary head learns to predict from every position of it, as KataGo's ownership and
+        score targets (Wu 2019) give the network more signal per game than its one result;
+        None when the encoder has none (the default).
+
+        Raises:
+            ValueError: ``state`` is not terminal.
+        """
+        return None
 
     def options(self) -> dict[str, Any]:
         """Keyword options that rebuild this encoder with :func:`make_encoder` (besides the
@@ -174,6 +188,8 @@ class TaluvaEncoder(NetEncoder):
     name = "taluva-view"
     version = 1
     num_symmetries = 6
+    #: the auxiliary targets of 2-4 players (:meth:`aux_targets`); none in the solo variant
+    AUX_TARGETS = ("huts_left", "temples_left", "towers_left", "out")
 
     def __init__(self, num_players: int = 2, view_radius: int | None = None) -> None:
         from taluva_ai.games.taluva import encoding as E
@@ -190,6 +206,7 @@ class TaluvaEncoder(NetEncoder):
         self.num_globals = E.num_planes(num_players, self.solo) - self.spatial_planes
         self.action_channels = E.NUM_ACTION_CHANNELS
         self.extra_actions = E.NUM_SOLO_ACTIONS if self.solo else 0
+        self.num_aux = 0 if self.solo else len(self.AUX_TARGETS)
         self.valid = self.view.valid
         names = E.plane_names(num_players)[:self.spatial_planes]
         self.binary_planes = np.array(
@@ -234,6 +251,19 @@ class TaluvaEncoder(NetEncoder):
         _engine_to_view_ids(legal, game.num_cells, game.hexqr, center[0], center[1],
                             self.view_radius, net_ids)
         return Encoded(spatial, glob, legal, net_ids, int(player))
+
+    def aux_targets(self, state: GameState) -> np.ndarray | None:
+        """The final supply of each seat (:data:`AUX_TARGETS`): huts / 20, temples / 3,
+        towers / 2 left (clipped to 1), and 1 for a seat that is out (eliminated, or finished
+        by building all of two kinds; docs/rules.md), as :func:`global_features` gives them;
+        ``float32[n, 4]`` by seat. None in the solo variant."""
+        if self.solo:
+            return None
+        if not state.is_terminal():
+            raise ValueError("aux_targets needs a finished game")
+        n = self.num_players
+        g = self._E.global_features(state, player=0)[:4 * n]  # type: ignore[arg-type]
+        return np.clip(g.reshape(4, n).T, 0.0, 1.0).astype(np.float32)
 
     def transform_spatial(self, spatial: np.ndarray, k: int) -> np.ndarray:
         k %= 6

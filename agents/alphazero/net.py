@@ -21,7 +21,12 @@ Perez et al. 2018 for FiLM; KataGo, Wu 2019, for global pooling in the value hea
 - **value head**: ``conv1x1 C -> C``, BN, ReLU, then the mean and the max over board pixels,
   concatenated with ``e``, ``-> V`` (ReLU) ``-> n`` and ``tanh``: one value per player slot
   (slot ``j`` = the seat ``j`` places after the player to move), on the game's returns scale
-  [-1, 1]. The same head serves 2, 3 or 4 players.
+  [-1, 1]. The same head serves 2, 3 or 4 players;
+- **auxiliary head** (``[net] aux_head``; KataGo's auxiliary targets, Wu 2019): from the same
+  pooled features, ``-> V`` (ReLU) ``-> n A`` and a sigmoid: the encoder's ``A`` auxiliary
+  targets per player slot (:meth:`~.encoder.NetEncoder.aux_targets`; Taluva: each seat's
+  final supply and whether it went out). Only training reads it (:meth:`AZNet.forward_aux`);
+  ``forward``, the ONNX export and the search never compute it.
 
 Presets (:data:`PRESETS`): ``tiny`` (16 channels, 3 blocks), ``small`` (32, 6), ``medium``
 (64, 10); ``taluva bench --net`` gives their sizes and speeds.
@@ -92,13 +97,16 @@ class AZNet(nn.Module):
             players).
         valid: ``bool[S, S]`` board pixels.
         channels, blocks, global_hidden, value_hidden: sizes (:meth:`NetConfig.sizes`).
+        aux_outputs: auxiliary targets per player slot ``A`` (0: no auxiliary head).
 
     ``forward(spatial float32[B, Cs, S, S], globals float32[B, G])`` returns ``(logits
-    float32[B, action_channels * S^2 + extra_actions], values float32[B, n])``.
+    float32[B, action_channels * S^2 + extra_actions], values float32[B, n])``;
+    :meth:`forward_aux` also the auxiliary predictions.
     """
 
     def __init__(self, encoder_spec: dict[str, Any], valid: np.ndarray, channels: int,
-                 blocks: int, global_hidden: int, value_hidden: int) -> None:
+                 blocks: int, global_hidden: int, value_hidden: int,
+                 aux_outputs: int = 0) -> None:
         super().__init__()
         cs, g = int(encoder_spec["spatial_planes"]), int(encoder_spec["num_globals"])
         self.side = int(encoder_spec["side"])
@@ -123,9 +131,32 @@ class AZNet(nn.Module):
                                         nn.ReLU())
         self.value_fc = nn.Sequential(nn.Linear(2 * c + h, value_hidden), nn.ReLU(),
                                       nn.Linear(value_hidden, self.num_players))
+        self.aux_outputs = int(aux_outputs)
+        self.aux_fc = nn.Sequential(
+            nn.Linear(2 * c + h, value_hidden), nn.ReLU(),
+            nn.Linear(value_hidden, self.num_players * self.aux_outputs)) \
+            if self.aux_outputs else None
 
     def forward(self, spatial: torch.Tensor, globals_: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, values, _ = self._heads(spatial, globals_, aux=False)
+        return logits, values
+
+    def forward_aux(self, spatial: torch.Tensor, globals_: torch.Tensor
+                    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """:meth:`forward` and the auxiliary head: ``(logits, values, aux float32[B, n, A])``
+        in ``[0, 1]`` by player slot.
+
+        Raises:
+            ValueError: the network has no auxiliary head."""
+        if self.aux_fc is None:
+            raise ValueError("this network has no auxiliary head ([net] aux_head = false)")
+        logits, values, aux = self._heads(spatial, globals_, aux=True)
+        assert aux is not None
+        return logits, values, aux
+
+    def _heads(self, spatial: torch.Tensor, globals_: torch.Tensor, aux: bool
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         valid: torch.Tensor = self.valid  # type: ignore[assignment]
         e = self.globals_mlp(globals_)
         x = self.stem(spatial) + self.stem_global(e)[:, :, None, None]
@@ -141,8 +172,12 @@ class AZNet(nn.Module):
         v = self.value_conv(x) * valid
         mean = v.sum(dim=(2, 3)) / self.num_valid
         vmax = v.masked_fill(valid == 0, float("-inf")).amax(dim=(2, 3))
-        values = torch.tanh(self.value_fc(torch.cat([mean, vmax, e], dim=1)))
-        return logits, values
+        pooled = torch.cat([mean, vmax, e], dim=1)
+        values = torch.tanh(self.value_fc(pooled))
+        if not aux or self.aux_fc is None:
+            return logits, values, None
+        a = torch.sigmoid(self.aux_fc(pooled))
+        return logits, values, a.view(a.shape[0], self.num_players, self.aux_outputs)
 
 
 class MLPNet(nn.Module):
@@ -246,15 +281,23 @@ def register_network(name: str, factory: Callable[..., nn.Module]) -> None:
 
 def build_net(encoder: NetEncoder, config: NetConfig) -> PolicyValueNet:
     """A freshly initialised network for ``encoder`` (of its family, ``encoder.network``:
-    :class:`AZNet` for ``conv``, :class:`MLPNet` for ``mlp``) of size ``config``.
+    :class:`AZNet` for ``conv``, :class:`MLPNet` for ``mlp``) of size ``config``, with an
+    auxiliary head when ``config.aux_head``.
 
     Raises:
-        ValueError: no network family of that name.
+        ValueError: no network family of that name; an auxiliary head asked of an encoding
+            without auxiliary targets (or of the ``mlp`` family).
     """
     family = getattr(encoder, "network", "conv")
     if family not in NETWORKS:
         raise ValueError(f"no network family {family!r}; known: {', '.join(sorted(NETWORKS))}")
-    return NETWORKS[family](encoder.spec(), encoder.valid, **config.sizes())
+    if not config.aux_head:
+        return NETWORKS[family](encoder.spec(), encoder.valid, **config.sizes())
+    if not encoder.num_aux or family != "conv":
+        raise ValueError(f"[net] aux_head: the {encoder.name} encoding has no auxiliary "
+                         "targets for a network of its family")
+    return NETWORKS[family](encoder.spec(), encoder.valid, **config.sizes(),
+                            aux_outputs=encoder.num_aux)
 
 
 def export_onnx(net: nn.Module, encoder: NetEncoder) -> bytes:
@@ -449,22 +492,33 @@ def check_compatible(payload: dict[str, Any], path: str | Path, encoder: NetEnco
                                   f"{'; '.join(diff)}")
 
 
-def net_from_checkpoint(payload: dict[str, Any], path: str | Path,
-                        encoder: NetEncoder) -> tuple[PolicyValueNet, NetConfig]:
+def net_from_checkpoint(payload: dict[str, Any], path: str | Path, encoder: NetEncoder,
+                        config: NetConfig | None = None) -> tuple[PolicyValueNet, NetConfig]:
     """Build the network a checkpoint describes and load its weights.
 
+    Args:
+        config: build this network instead (a training run's ``[net]``): it must have the
+            checkpoint's sizes; its auxiliary head may differ from the checkpoint's (an added
+            head starts freshly initialised, a dropped one is left out).
+
     Raises:
-        CheckpointError: the checkpoint does not fit ``encoder``, or its weights do not fit
-            the network it declares.
+        CheckpointError: the checkpoint does not fit ``encoder`` (or ``config``'s sizes), or
+            its weights do not fit the network it declares.
     """
-    check_compatible(payload, path, encoder)
+    check_compatible(payload, path, encoder, config)
     try:
-        config = NetConfig(**payload["net"])
+        declared = NetConfig(**payload["net"])
     except (TypeError, ValueError, KeyError) as e:
         raise CheckpointError(f"checkpoint {path}: bad network description: {e}") from None
+    config = config or declared
     net = build_net(encoder, config)
+    state = payload["state_dict"]
+    if config.aux_head != declared.aux_head and isinstance(state, dict):
+        state = {k: v for k, v in state.items() if not k.startswith("aux_fc.")}
+        if config.aux_head:
+            state.update({k: v for k, v in net.state_dict().items() if k.startswith("aux_fc.")})
     try:
-        net.load_state_dict(payload["state_dict"])
+        net.load_state_dict(state)
     except (RuntimeError, KeyError) as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise CheckpointError(f"checkpoint {path}: its weights do not fit the network it "

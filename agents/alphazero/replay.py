@@ -7,7 +7,9 @@ A sample is one recorded decision of a self-play (or expert) game:
 - the legal actions' network ids under every symmetry (``ids int16|int32[K, k]``; row 0 is
   the position as played) and the policy target over them (``target float32[k]``, summing to
   1): the search policy at the root;
-- ``value float32[n]``: the game's final returns by player slot (slot 0 = the player to move).
+- ``value float32[n]``: the game's final returns by player slot (slot 0 = the player to move);
+- ``aux float32[n, A]``: the encoder's auxiliary targets of the finished game by player slot
+  (:meth:`~.encoder.NetEncoder.aux_targets`; ``A = 0`` for an encoder without them).
 
 A :class:`SampleSet` stores many samples with the ragged parts concatenated (``offsets``), and
 is one compressed ``.npz`` file on disk (:meth:`SampleSet.save`, written atomically). The
@@ -34,6 +36,15 @@ from taluva_ai.runfiles import write_atomic
 _FIELDS = ("bits", "ints", "globals", "value", "player", "game", "offsets", "ids", "target")
 
 
+def _widen(aux: np.ndarray, width: int) -> np.ndarray:
+    """``aux float32[N, n, A]`` padded with NaN (unknown) to ``A = width``."""
+    if aux.shape[2] == width:
+        return aux
+    out = np.full((*aux.shape[:2], width), np.nan, dtype=np.float32)
+    out[:, :, :aux.shape[2]] = aux
+    return out
+
+
 @dataclass
 class SampleSet:
     """Samples in arrays (``N`` samples, ``T`` legal ids in all, ``K`` symmetries).
@@ -56,6 +67,9 @@ class SampleSet:
             made the sample: the warm start's expert games, files written before it was
             recorded); mixed into the value target by ``[train] value_target_mix``
             (:meth:`ReplayBuffer.sample`).
+        aux: ``float32[N, n, A]`` the auxiliary targets of the sample's game by player slot
+            (:meth:`~.encoder.NetEncoder.aux_targets`); NaN where unknown (files written
+            before they were recorded); ``A = 0`` when there are none.
     """
 
     bits: np.ndarray
@@ -69,10 +83,13 @@ class SampleSet:
     target: np.ndarray
     games: int
     root_value: np.ndarray | None = None
+    aux: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.root_value is None:
             self.root_value = np.full(self.value.shape, np.nan, dtype=np.float32)
+        if self.aux is None:
+            self.aux = np.zeros((*self.value.shape, 0), dtype=np.float32)
 
     def __len__(self) -> int:
         return int(self.globals.shape[0])
@@ -106,7 +123,7 @@ class SampleSet:
         """
         buf = io.BytesIO()
         np.savez_compressed(buf, games=np.int64(self.games), root_value=np.asarray(self.root_value),
-                            **{k: getattr(self, k) for k in _FIELDS})
+                            aux=np.asarray(self.aux), **{k: getattr(self, k) for k in _FIELDS})
         return write_atomic(path, buf.getvalue())
 
     @classmethod
@@ -122,14 +139,17 @@ class SampleSet:
                 arrays = {k: z[k] for k in _FIELDS}
                 games = int(z["games"])
                 root = z["root_value"] if "root_value" in z.files else None
+                aux = z["aux"] if "aux" in z.files else None
         except KeyError as e:
             raise ValueError(f"{path}: not a sample file (no array {e})") from None
         except (ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:  # cut or damaged
             raise ValueError(f"{path}: not a sample file ({type(e).__name__}: {e})") from None
-        s = cls(games=games, root_value=root, **arrays)
+        s = cls(games=games, root_value=root, aux=aux, **arrays)
         n = len(s)
         if np.asarray(s.root_value).shape != s.value.shape:
             raise ValueError(f"{path}: inconsistent sample arrays (root_value)")
+        if np.asarray(s.aux).ndim != 3 or np.asarray(s.aux).shape[:2] != s.value.shape:
+            raise ValueError(f"{path}: inconsistent sample arrays (aux)")
         if s.offsets.shape != (n + 1,) or s.ids.shape[1] != s.target.shape[0] or \
                 s.offsets[-1] != s.target.shape[0]:
             raise ValueError(f"{path}: inconsistent sample arrays")
@@ -160,6 +180,8 @@ class SampleSet:
             target=np.concatenate([s.target for s in sets]),
             games=games,
             root_value=np.concatenate([np.asarray(s.root_value) for s in sets]),
+            aux=np.concatenate([_widen(np.asarray(s.aux), max(np.asarray(t.aux).shape[2]
+                                                               for t in sets)) for s in sets]),
         )
 
 
@@ -173,6 +195,7 @@ class SampleBuilder:
                               int]] = []  # (bits, ints, globals, ids, target, player, game)
         self.root_values: list[np.ndarray | None] = []  # by seat, per row
         self.values: dict[int, np.ndarray] = {}
+        self.aux: dict[int, np.ndarray] = {}
         self.games = 0
 
     def add(self, spatial: np.ndarray, globals_: np.ndarray, ids: np.ndarray,
@@ -199,9 +222,14 @@ class SampleBuilder:
         self.root_values.append(None if root_value is None
                                 else np.asarray(root_value, dtype=np.float32))
 
-    def finish_game(self, game: int, returns: np.ndarray) -> None:
-        """Set the value targets of game ``game`` from its returns (by seat)."""
+    def finish_game(self, game: int, returns: np.ndarray, aux: np.ndarray | None = None) -> None:
+        """Set the value targets of game ``game`` from its returns (by seat), and its
+        auxiliary targets (``float[n, A]`` by seat, :meth:`~.encoder.NetEncoder.aux_targets`;
+        None: unknown, NaN)."""
+        n, width = self.encoder.num_players, self.encoder.num_aux
         self.values[int(game)] = np.asarray(returns, dtype=np.float32)
+        self.aux[int(game)] = np.full((n, width), np.nan, dtype=np.float32) if aux is None \
+            else np.asarray(aux, dtype=np.float32).reshape(n, width)
         self.games += 1
 
     def build(self, games: Collection[int] | None = None) -> SampleSet:
@@ -219,6 +247,7 @@ class SampleBuilder:
         glob = np.zeros((n, enc.num_globals), dtype=np.float32)
         value = np.zeros((n, enc.num_players), dtype=np.float32)
         root = np.full((n, enc.num_players), np.nan, dtype=np.float32)
+        aux = np.zeros((n, enc.num_players, enc.num_aux), dtype=np.float32)
         player = np.zeros(n, dtype=np.int8)
         game = np.zeros(n, dtype=np.int32)
         offsets = np.zeros(n + 1, dtype=np.int64)
@@ -227,6 +256,7 @@ class SampleBuilder:
             ints[i] = it
             glob[i] = gl
             value[i] = np.roll(self.values[g], -p)  # by player slot, slot 0 = the mover
+            aux[i] = np.roll(self.aux[g], -p, axis=0)
             q = self.root_values[chosen[i]]
             if q is not None:
                 root[i] = np.roll(q, -p)
@@ -240,7 +270,7 @@ class SampleBuilder:
             ids_all[:, offsets[i]:offsets[i + 1]] = ids
             target[offsets[i]:offsets[i + 1]] = t
         return SampleSet(bits, ints, glob, value, player, game, offsets, ids_all, target,
-                         self.games if games is None else len(keep), root)
+                         self.games if games is None else len(keep), root, aux)
 
 
 @dataclass
@@ -251,6 +281,8 @@ class Batch:
         spatial: ``float32[B, Cs, S, S]``; globals: ``float32[B, G]``.
         mask: ``bool[B, A]`` legal network ids; target: ``float32[B, A]`` policy targets.
         value: ``float32[B, n]`` value targets by player slot.
+        aux: ``float32[B, n, A]`` auxiliary targets by player slot (NaN: unknown; ``A =
+            encoder.num_aux``).
     """
 
     spatial: np.ndarray
@@ -258,6 +290,7 @@ class Batch:
     mask: np.ndarray
     target: np.ndarray
     value: np.ndarray
+    aux: np.ndarray | None = None
 
 
 class ReplayBuffer:
@@ -322,6 +355,7 @@ class ReplayBuffer:
                            dtype=np.float32)
         glob = np.empty((batch_size, enc.num_globals), dtype=np.float32)
         value = np.empty((batch_size, enc.num_players), dtype=np.float32)
+        aux = np.full((batch_size, enc.num_players, enc.num_aux), np.nan, dtype=np.float32)
         mask = np.zeros((batch_size, enc.num_actions), dtype=bool)
         target = np.zeros((batch_size, enc.num_actions), dtype=np.float32)
         for b in range(batch_size):
@@ -334,6 +368,8 @@ class ReplayBuffer:
             q = s.root_value[i]  # type: ignore[index]
             if value_mix > 0 and not np.isnan(q).any():
                 value[b] = (1.0 - value_mix) * s.value[i] + value_mix * q
+            a = np.asarray(s.aux)[i]
+            aux[b, :, :min(a.shape[1], enc.num_aux)] = a[:, :enc.num_aux]
             mask[b, ids] = True
             target[b, ids] = t
-        return Batch(spatial, glob, mask, target, value)
+        return Batch(spatial, glob, mask, target, value, aux)

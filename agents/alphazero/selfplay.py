@@ -364,7 +364,8 @@ class SelfPlay:
 
     def _finish_game(self, slot: _Slot, builder: SampleBuilder) -> GameSummary:
         returns = np.asarray(slot.state.returns(), dtype=np.float64)
-        builder.finish_game(slot.game, value_targets(slot.state, returns))
+        builder.finish_game(slot.game, value_targets(slot.state, returns),
+                            self.encoder.aux_targets(slot.state))
         out = outcome_of(slot.state, len(slot.history))
         return GameSummary(slot.game, slot.seed, slot.decisions, len(slot.history),
                            slot.samples, slot.simulations, [float(x) for x in returns],
@@ -422,7 +423,7 @@ def play_expert_games(game: Game, encoder: NetEncoder, games: Sequence[tuple[int
             history.append(a)
             decisions += 1
         returns = np.asarray(state.returns(), dtype=np.float64)
-        builder.finish_game(index, value_targets(state, returns))
+        builder.finish_game(index, value_targets(state, returns), encoder.aux_targets(state))
         out = outcome_of(state, len(history))
         summary = GameSummary(index, gseed, decisions, len(history), samples, 0,
                               [float(x) for x in returns], out.end_reason, outside)

@@ -132,7 +132,14 @@ RUN_FORMAT = "taluva-ai-az-run/1"
 class Trainer:
     """Optimiser steps on replay batches: cross-entropy of the masked policy with the search
     policy plus ``value_weight`` x the mean squared error of the value per player slot
-    (Silver et al. 2017); weight decay on convolution and linear weights only.
+    (Silver et al. 2017), plus, for a network with an auxiliary head, ``aux_weight`` x the
+    mean squared error of its predictions over the known auxiliary targets (KataGo, Wu 2019);
+    weight decay on convolution and linear weights only.
+
+    The optimiser's parameter groups are the trunk's and heads' weights (decayed) and the
+    rest, then the same two for the auxiliary head if there is one, so a run that adds or
+    drops the auxiliary head keeps the optimiser state of everything else
+    (:meth:`load_optimizer_state`).
 
     Args:
         net: the network (trained in place).
@@ -144,30 +151,55 @@ class Trainer:
         self.net = net
         self.cfg = cfg
         self.device = device
-        decay: list[torch.nn.Parameter] = []
-        no_decay: list[torch.nn.Parameter] = []
+        self.aux = getattr(net, "aux_fc", None) is not None
+        params: list[list[torch.nn.Parameter]] = [[], [], [], []]
         for name, p in net.named_parameters():
-            (decay if p.ndim > 1 and "bn" not in name else no_decay).append(p)
-        groups = [{"params": decay, "weight_decay": cfg.weight_decay},
-                  {"params": no_decay, "weight_decay": 0.0}]
-        self.optimizer: torch.optim.Optimizer
+            params[2 * name.startswith("aux_fc.") + (p.ndim <= 1 or "bn" in name)].append(p)
+        self._groups = [{"params": ps, "weight_decay": cfg.weight_decay if i % 2 == 0 else 0.0}
+                        for i, ps in enumerate(params[:4 if self.aux else 2])]
+        self.optimizer = self._optimizer(self._groups)
+
+    def _optimizer(self, groups: list[dict[str, Any]]) -> torch.optim.Optimizer:
+        cfg = self.cfg
         if cfg.optimizer == "adamw":
-            self.optimizer = torch.optim.AdamW(groups, lr=cfg.lr)
-        else:
-            self.optimizer = torch.optim.SGD(groups, lr=cfg.lr, momentum=cfg.momentum,
-                                             nesterov=cfg.momentum > 0)
+            return torch.optim.AdamW(groups, lr=cfg.lr)
+        return torch.optim.SGD(groups, lr=cfg.lr, momentum=cfg.momentum,
+                               nesterov=cfg.momentum > 0)
+
+    def load_optimizer_state(self, saved: dict[str, Any]) -> None:
+        """Load a saved ``optimizer.state_dict()``. A state saved with the auxiliary head's
+        groups loads into a network without one (their state is dropped), and one saved
+        without them into a network with one (its parameters start with fresh moments).
+
+        Raises:
+            ValueError, KeyError, TypeError: not an optimiser state of this network.
+        """
+        have, got = len(self._groups), len(saved["param_groups"])
+        if got > have:
+            keep = saved["param_groups"][:have]
+            ids = {i for g in keep for i in g["params"]}
+            saved = {"state": {k: v for k, v in saved["state"].items() if k in ids},
+                     "param_groups": keep}
+        elif got < have:
+            self.optimizer = self._optimizer(self._groups[:got])
+            self.optimizer.load_state_dict(saved)
+            for g in self._groups[got:]:
+                self.optimizer.add_param_group(dict(g))
+            return
+        self.optimizer.load_state_dict(saved)
 
     def set_lr(self, lr: float) -> None:
         """Set the learning rate (and the config's weight decay) of every parameter group; a
         loaded optimiser state carries the rates it was saved with."""
         for i, group in enumerate(self.optimizer.param_groups):
             group["lr"] = lr
-            if i == 0:
+            if i % 2 == 0:
                 group["weight_decay"] = self.cfg.weight_decay
 
     def step(self, batch: Batch) -> dict[str, float]:
         """One optimiser step; returns ``{"loss", "policy_loss", "value_loss",
-        "policy_entropy", "target_entropy"}`` (nats; the value loss per slot)."""
+        "policy_entropy", "target_entropy"}`` (nats; the value loss per slot) and, for a
+        network with an auxiliary head, ``"aux_loss"`` (per known target)."""
         dev = self.device
         net = self.net.train()
         sp = torch.from_numpy(batch.spatial).to(dev)
@@ -175,11 +207,21 @@ class Trainer:
         mask = torch.from_numpy(batch.mask).to(dev)
         target = torch.from_numpy(batch.target).to(dev)
         z = torch.from_numpy(batch.value).to(dev)
-        logits, v = net(sp, gl)
+        aux_loss = None
+        if self.aux:
+            logits, v, aux = net.forward_aux(sp, gl)
+            want = torch.from_numpy(batch.aux).to(dev)
+            known = ~torch.isnan(want)
+            diff = torch.where(known, aux - torch.nan_to_num(want), torch.zeros_like(aux))
+            aux_loss = (diff ** 2).sum() / known.sum().clamp_min(1)
+        else:
+            logits, v = net(sp, gl)
         logp = masked_log_softmax(logits, mask)
         policy_loss = -(target * logp).sum(dim=1).mean()
         value_loss = ((v - z) ** 2).mean()
         loss = policy_loss + self.cfg.value_weight * value_loss
+        if aux_loss is not None:
+            loss = loss + self.cfg.aux_weight * aux_loss
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if self.cfg.max_grad_norm > 0:
@@ -189,9 +231,12 @@ class Trainer:
             p = logp.exp() * mask
             entropy = -(p * logp).sum(dim=1).mean()
             t_ent = -(target * torch.log(target.clamp_min(1e-12))).sum(dim=1).mean()
-        return {"loss": loss.item(), "policy_loss": policy_loss.item(),
-                "value_loss": value_loss.item(), "policy_entropy": entropy.item(),
-                "target_entropy": t_ent.item()}
+        out = {"loss": loss.item(), "policy_loss": policy_loss.item(),
+               "value_loss": value_loss.item(), "policy_entropy": entropy.item(),
+               "target_entropy": t_ent.item()}
+        if aux_loss is not None:
+            out["aux_loss"] = aux_loss.item()
+        return out
 
     def train(self, buffer: ReplayBuffer, steps: int, rng: np.random.Generator,
               bar: Any = None) -> dict[str, float]:
@@ -739,7 +784,7 @@ class TrainingRun:
             payload = load_checkpoint(path)
         except CheckpointError as e:
             raise RunFileError([f"{e}; {self._redo_hint(k)}"]) from None
-        net, _ = net_from_checkpoint(payload, path, self.encoder)
+        net, _ = net_from_checkpoint(payload, path, self.encoder, self.net_config)
         net.to(self.device).eval()
         trainer = Trainer(net, self.cfg.train, self.device)
         tpath = self.out / "checkpoints" / f"trainer_{k:04d}.pt"
@@ -747,7 +792,7 @@ class TrainingRun:
             raise RunFileError([f"{tpath}: missing; {self._redo_hint(k)}"])
         try:
             opt = torch.load(tpath, map_location=self.device, weights_only=True)
-            trainer.optimizer.load_state_dict(opt["optimizer"])
+            trainer.load_optimizer_state(opt["optimizer"])
         except Exception as e:  # truncated, crafted, not an optimiser state: all the same
             raise RunFileError([f"{tpath}: unreadable ({_first_line(e)}); "
                                 f"{self._redo_hint(k)}"]) from None
