@@ -341,7 +341,7 @@ def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,
 
 
 def bench_inference(presets: tuple[str, ...] = ("tiny", "small", "medium"),
-                    batch_sizes: tuple[int, ...] = (1, 8, 32, 64, 128, 256),
+                    batch_sizes: tuple[int, ...] = (1, 8, 16, 32, 64, 128, 256),
                     view_radii: tuple[int, ...] = (13, 11), min_seconds: float = 0.3,
                     repeats: int = 3) -> dict[str, Any]:
     """The ``inference`` section: CPU inference of each network preset (2 players) at each view
@@ -430,7 +430,7 @@ def bench_inference(presets: tuple[str, ...] = ("tiny", "small", "medium"),
 def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "small"), games: int = 16,
                    parallel_games: int = 16, sims: int = 64, leaf_batch: int = 8,
                    rollout_sims: int = 2000, repeats: int = 3,
-                   backend: str = "auto") -> dict[str, Any]:
+                   backend: str = "auto", max_batch: int | None = None) -> dict[str, Any]:
     """The ``selfplay`` section: network-guided self-play speed, one process, one thread.
 
     Per preset (``name`` or ``name@view_radius``; a freshly initialised 2-player network over
@@ -442,7 +442,9 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "small"), game
     untimed game (compilation, inference warm-up). Reports ``sims_per_s`` (network-guided
     simulations per second of wall time), ``sims_per_cpu_s`` (per second of this process's CPU
     time: the per-core figure on a shared machine), ``positions_per_s`` (recorded training
-    positions), ``evaluations`` and the share of time in the network (``net_share``).
+    positions), ``evaluations``, the share of time in the network (``net_share``) and
+    ``max_batch``, the chunk in which the network evaluates a batch (``max_batch`` here, else
+    the evaluator's default: 16 for ONNX Runtime).
 
     Beside them, in the same invocation, ``rollout_mcts_sims_per_s``: the compiled rollout
     MCTS of ``--mcts`` (UCT, random rollouts, ``rollout_sims`` per search, median of
@@ -471,7 +473,8 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "small"), game
         encoder = enc_mod.make_encoder("taluva", 2, view_radius=int(radius) if radius else None)
         torch.manual_seed(0)
         net = net_mod.build_net(encoder, cfg_mod.NetConfig(name)).eval()
-        ev = ev_mod.NetEvaluator(net, encoder, "cpu", seed=0, backend=backend)
+        ev = ev_mod.NetEvaluator(net, encoder, "cpu", seed=0, backend=backend,
+                                 max_batch=max_batch)
         timed = {"infer": 0.0}
         infer = ev.infer_arrays
 
@@ -495,7 +498,7 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "small"), game
         samples = sum(x.samples for x in summaries)
         out[preset] = {
             "parameters": net_mod.parameter_count(net), "backend": ev.backend,
-            "view_radius": encoder.view_radius,
+            "max_batch": ev.max_batch, "view_radius": encoder.view_radius,
             "sims_per_s": round(simulations / wall, 1),
             "sims_per_cpu_s": round(simulations / cpu, 1),
             "positions_per_s": round(samples / wall, 2),
@@ -532,12 +535,14 @@ def bench_solo(games: int = 200, repeats: int = 5) -> dict[str, Any]:
 def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bool = True,
               mcts: bool = False, mcts_sims: int = 2000, env: bool = False,
               net: bool = False, game: str = "taluva", solo: bool = False,
-              selfplay: bool = False, inference: bool = False) -> dict[str, Any]:
+              selfplay: bool = False, inference: bool = False,
+              max_batch: int | None = None) -> dict[str, Any]:
     """DESIGN.md's JSON shape: ``{"engine": ..., "solo": ..., "mcts": ..., "env": ...,
     "net": ..., "machine": ...}``, each section present when asked for (``env`` needs the
     ``envs`` extra, ``net`` PyTorch). ``game``: ``"taluva"`` or ``"thurn_und_taxis"`` (its
     engine section: ``taluva_ai.games.thurn_und_taxis.bench``; its ``env`` section: the
-    ``ThurnUndTaxisVectorEnv`` at batch 1, 64, 256); ``solo``: random solo games (Taluva only).
+    ``ThurnUndTaxisVectorEnv`` at batch 1, 64, 256); ``solo``: random solo games (Taluva only);
+    ``max_batch``: the self-play section's network chunk (:func:`bench_selfplay`).
 
     Raises:
         ImportError: ``env`` without gymnasium or ``net`` without torch installed.
@@ -568,7 +573,7 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
     if net:
         out["net"] = bench_net(repeats=repeats)
     if selfplay:
-        out["selfplay"] = bench_selfplay(repeats=repeats)
+        out["selfplay"] = bench_selfplay(repeats=repeats, max_batch=max_batch)
     if inference:
         out["inference"] = bench_inference()
     out["machine"] = machine_info()

@@ -720,6 +720,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     if args.games < 1 or args.repeats < 1 or args.mcts_sims < 1:
         raise _ArgError("--games, --repeats and --mcts-sims must be >= 1")
+    if args.max_batch is not None and (args.max_batch < 1 or not args.selfplay):
+        raise _ArgError("--max-batch goes with --selfplay and must be >= 1")
     if args.out is not None:
         _check_output_path("--out", args.out)
     engine = args.engine or not (args.mcts or args.env or args.net or args.solo
@@ -732,7 +734,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     try:
         res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
                         mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game,
-                        solo=args.solo, selfplay=args.selfplay, inference=args.inference)
+                        solo=args.solo, selfplay=args.selfplay, inference=args.inference,
+                        max_batch=args.max_batch)
     except ImportError as e:
         need = [f"{flag} needs the {extra} extra (pip install -e '.[{extra}]')"
                 for flag, extra, given in (("--env", "envs", args.env),
@@ -779,7 +782,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         for preset, v in sp.items():
             if isinstance(v, dict):
                 print(f"selfplay {preset} ({v['parameters']:,} parameters, view radius "
-                      f"{v['view_radius']}, {v['backend']}, "
+                      f"{v['view_radius']}, {v['backend']} in chunks of {v['max_batch']}, "
                       f"{sp['parallel_games']} games at once, {sp['sims']} sims/move, leaf "
                       f"batch {sp['leaf_batch']}): {v['sims_per_s']:.0f} simulations/s "
                       f"({v['sims_per_cpu_s']:.0f} per CPU second), {v['positions_per_s']:.1f} "
@@ -1193,10 +1196,14 @@ def build_parser() -> argparse.ArgumentParser:
                        "no rollouts) per preset: simulations/s (per wall and per CPU second), "
                        "recorded positions/s, the network's share of the time, and the rollout "
                        "MCTS's simulations/s in the same run (needs taluva-ai[train])")
+    bench.add_argument("--max-batch", type=int, default=None, metavar="N",
+                       help="with --selfplay: the largest batch the network evaluates at once "
+                       "(default: 16 for ONNX Runtime, 512 for PyTorch; docs/alphazero.md)")
     bench.add_argument("--inference", action="store_true",
                        help="network inference backends side by side (PyTorch eager, "
                        "TorchScript, ONNX Runtime) per preset, view radius 13 and 11, batch "
-                       "1-256, positions per wall and per CPU second (needs taluva-ai[train])")
+                       "1, 8, 16, 32, 64, 128, 256, positions per wall and per CPU second (needs "
+                       "taluva-ai[train])")
     bench.set_defaults(func=_cmd_bench)
 
     train = sub.add_parser(

@@ -159,6 +159,9 @@ def test_play_with_rule_options(capsys: pytest.CaptureFixture[str]) -> None:
         (["tournament", "--agents", "random", "random", "--out", "x"], "distinct"),
         (["tournament", "--agents", "random", "--out", "x"], "1 agents for games of 2"),
         (["bench", "--games", "0"], "must be >= 1"),
+        (["bench", "--max-batch", "8"], "--max-batch goes with --selfplay"),
+        (["bench", "--selfplay", "--max-batch", "0"], "--max-batch goes with --selfplay and "
+                                                      "must be >= 1"),
         (["frobnicate"], "invalid choice"),
     ],
 )

@@ -238,7 +238,10 @@ def test_selfplay_and_inference_benchmarks_report_their_figures() -> None:
     sp = bench_selfplay(presets=("tiny@4",), games=2, parallel_games=2, sims=4, leaf_batch=2,
                         rollout_sims=20, repeats=1)
     v = sp["tiny@4"]
-    assert v["backend"] == "onnx" and v["view_radius"] == 4
+    assert v["backend"] == "onnx" and v["view_radius"] == 4 and v["max_batch"] == 16
+    assert bench_selfplay(presets=("tiny@4",), games=1, parallel_games=1, sims=2,
+                          leaf_batch=1, rollout_sims=20, repeats=1,
+                          max_batch=3)["tiny@4"]["max_batch"] == 3
     assert v["simulations"] > 0 and v["evaluations"] > 0 and 0 <= v["net_share"] <= 1
     assert v["ratio"] == round(v["sims_per_s"] / sp["rollout_mcts_sims_per_s"], 3)
     inf = bench_inference(presets=("tiny",), batch_sizes=(1, 4), view_radii=(4,),
@@ -246,6 +249,34 @@ def test_selfplay_and_inference_benchmarks_report_their_figures() -> None:
     got = {(r["backend"], r["batch"]) for r in inf["results"]}
     assert got == {(b, n) for b in ("torch", "torchscript", "onnx") for n in (1, 4)}
     assert set(inf["fastest"]["tiny@r4"]) == {"1", "4"}
+
+
+def test_onnx_runtime_evaluates_a_batch_in_chunks_of_16_with_the_same_outputs() -> None:
+    """ONNX Runtime's cost per position grows with the batch once activations outgrow the
+    caches (docs/alphazero.md), so the evaluator gives it chunks of ``ONNX_CHUNK``; the
+    outputs are those of one call (to float rounding) and in the batch's order."""
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    from taluva_ai.agents.alphazero.evaluator import ONNX_CHUNK
+
+    net, enc = _net(2)
+    ev = NetEvaluator(net, enc, "cpu")
+    assert ev.backend == "onnx" and ev.max_batch == ONNX_CHUNK == 16
+    assert NetEvaluator(net, enc, "cpu", backend="torch").max_batch == 512
+    assert NetEvaluator(net, enc, "cpu", max_batch=5).max_batch == 5
+    with pytest.raises(ValueError, match="max_batch must be >= 1, got 0"):
+        NetEvaluator(net, enc, "cpu", max_batch=0)
+    rng = np.random.default_rng(0)
+    sp = rng.integers(0, 2, (40, enc.spatial_planes, enc.side, enc.side)).astype(np.float32)
+    gl = rng.random((40, enc.num_globals)).astype(np.float32)
+    calls: list[int] = []
+    run = ev._numpy
+    ev._numpy = lambda a, b: (calls.append(len(a)), run(a, b))[1]
+    logits, values = ev.infer_arrays(sp, gl)
+    assert calls == [16, 16, 8] and ev.evaluations == 40
+    whole = NetEvaluator(net, enc, "cpu", max_batch=40).infer_arrays(sp, gl)
+    np.testing.assert_allclose(logits, whole[0], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(values, whole[1], rtol=0, atol=1e-6)
 
 
 def test_auto_backend_falls_back_to_torch_without_the_onnx_packages(monkeypatch) -> None:  # type: ignore[no-untyped-def]
