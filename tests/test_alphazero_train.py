@@ -191,24 +191,14 @@ def test_trainer_lowers_the_loss_on_a_fixed_batch() -> None:
     from taluva_ai.agents.alphazero.config import TrainSection
     from taluva_ai.agents.alphazero.encoder import make_encoder
     from taluva_ai.agents.alphazero.net import NetConfig, build_net
-    from taluva_ai.agents.alphazero.replay import Batch
     from taluva_ai.agents.alphazero.train import Trainer
 
     torch.manual_seed(0)
     torch.set_num_threads(1)
     enc = make_encoder("taluva", 2)
     net = build_net(enc, NetConfig("tiny", channels=8, blocks=1))
-    rng = np.random.default_rng(0)
     b = 8
-    mask = np.zeros((b, enc.num_actions), dtype=bool)
-    target = np.zeros((b, enc.num_actions), dtype=np.float32)
-    for i in range(b):
-        ids = rng.choice(enc.num_actions, 5, replace=False)
-        mask[i, ids] = True
-        target[i, ids[0]] = 1.0
-    batch = Batch(rng.integers(0, 2, (b, enc.spatial_planes, 27, 27)).astype(np.float32),
-                  rng.random((b, enc.num_globals)).astype(np.float32), mask, target,
-                  np.tile(np.array([[1.0, -1.0]], dtype=np.float32), (b, 1)))
+    batch = _random_batch(enc, b)  # its aux targets go unused: the network has no aux head
     tr = Trainer(net, TrainSection(lr=3e-3, batch_size=b), torch.device("cpu"))
     first = tr.step(batch)
     for _ in range(15):
@@ -798,7 +788,9 @@ def test_the_committed_strong_pack_is_whole_and_continues_the_strong_config() ->
 # -- the auxiliary head (KataGo's auxiliary targets; [net] aux_head) ---------------------------
 
 
-def _aux_batch(enc, b: int, seed: int = 0, unknown: bool = False):
+def _random_batch(enc, b: int, seed: int = 0, unknown: bool = False):
+    """A batch of random planes, 5 legal ids each (the first the target), values [1, -1] and
+    random aux targets (NaN: ``unknown``)."""
     from taluva_ai.agents.alphazero.replay import Batch
 
     rng = np.random.default_rng(seed)
@@ -828,7 +820,7 @@ def test_the_aux_head_learns_its_targets_and_leaves_play_unchanged() -> None:
     plain = build_net(enc, NetConfig("tiny", channels=8, blocks=1))
     torch.manual_seed(0)
     net = build_net(enc, NetConfig("tiny", channels=8, blocks=1, aux_head=True)).eval()
-    batch = _aux_batch(enc, 8)
+    batch = _random_batch(enc, 8)
     sp, gl = torch.from_numpy(batch.spatial), torch.from_numpy(batch.globals)
     with torch.no_grad():
         logits, values, aux = net.forward_aux(sp, gl)
@@ -852,7 +844,7 @@ def test_the_aux_head_learns_its_targets_and_leaves_play_unchanged() -> None:
     assert first["loss"] == pytest.approx(first["policy_loss"] + first["value_loss"]
                                           + 2.0 * first["aux_loss"], rel=1e-5)
     # unknown targets (NaN: samples from before) add nothing
-    blind = tr.step(_aux_batch(enc, 8, seed=1, unknown=True))
+    blind = tr.step(_random_batch(enc, 8, seed=1, unknown=True))
     assert blind["aux_loss"] == 0.0 and np.isfinite(blind["loss"])
     assert "aux_loss" not in Trainer(plain, TrainSection(batch_size=8), torch.device("cpu")) \
         .step(batch)
@@ -880,7 +872,7 @@ def test_the_aux_head_is_added_to_or_dropped_from_a_checkpoint_and_its_optimiser
                                                                                      True))
     net = build_net(enc, without)
     tr = Trainer(net, TrainSection(batch_size=8), cpu)
-    tr.step(_aux_batch(enc, 8))
+    tr.step(_random_batch(enc, 8))
     save_checkpoint(tmp_path / "a.pt", net, enc, without, {"name": "taluva", "options": {}})
     payload = load_checkpoint(tmp_path / "a.pt")
     grown, cfg = net_from_checkpoint(payload, tmp_path / "a.pt", enc, with_)
@@ -893,7 +885,7 @@ def test_the_aux_head_is_added_to_or_dropped_from_a_checkpoint_and_its_optimiser
     moments = tr2.optimizer.state[next(iter(grown.parameters()))]
     assert torch.equal(moments["exp_avg"], tr.optimizer.state[next(iter(net.parameters()))]
                        ["exp_avg"])
-    assert "aux_loss" in tr2.step(_aux_batch(enc, 8))
+    assert "aux_loss" in tr2.step(_random_batch(enc, 8))
     save_checkpoint(tmp_path / "b.pt", grown, enc, with_, {"name": "taluva", "options": {}})
     back, cfg = net_from_checkpoint(load_checkpoint(tmp_path / "b.pt"), tmp_path / "b.pt", enc)
     assert cfg.aux_head and torch.equal(back.aux_fc[2].weight, grown.aux_fc[2].weight)
