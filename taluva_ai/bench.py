@@ -427,14 +427,16 @@ def bench_inference(presets: tuple[str, ...] = ("tiny", "small", "medium"),
     return out
 
 
-def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "small"), games: int = 16,
+def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1", "small"),
+                   games: int = 16,
                    parallel_games: int = 16, sims: int = 64, leaf_batch: int = 8,
                    rollout_sims: int = 2000, repeats: int = 3,
                    backend: str = "auto", max_batch: int | None = None) -> dict[str, Any]:
     """The ``selfplay`` section: network-guided self-play speed, one process, one thread.
 
-    Per preset (``name`` or ``name@view_radius``; a freshly initialised 2-player network over
-    the default view or that radius; the speed does not depend on the
+    Per preset (``name`` or ``name@view_radius``, and ``/1x1`` for a 1 x 1 stem convolution,
+    ``[net] stem_kernel = 1``; a freshly initialised 2-player network over the default view or
+    that radius; the speed does not depend on the
     weights, only the game lengths do a little): ``games`` self-play games, ``parallel_games``
     at a time (:class:`~taluva_ai.agents.alphazero.selfplay.SelfPlay`, Gumbel root, ``sims``
     simulations per move, every move recorded, ``leaf_batch`` leaves per game and round, no
@@ -469,10 +471,12 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "small"), game
     out: dict[str, Any] = {"games": games, "parallel_games": parallel_games, "sims": sims,
                            "leaf_batch": leaf_batch}
     for preset in presets:
-        name, _, radius = preset.partition("@")
+        shape, _, stem = preset.partition("/")
+        name, _, radius = shape.partition("@")
         encoder = enc_mod.make_encoder("taluva", 2, view_radius=int(radius) if radius else None)
         torch.manual_seed(0)
-        net = net_mod.build_net(encoder, cfg_mod.NetConfig(name)).eval()
+        net = net_mod.build_net(encoder, cfg_mod.NetConfig(
+            name, stem_kernel=1 if stem == "1x1" else 3)).eval()
         ev = ev_mod.NetEvaluator(net, encoder, "cpu", seed=0, backend=backend,
                                  max_batch=max_batch)
         timed = {"infer": 0.0}
@@ -499,6 +503,7 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "small"), game
         out[preset] = {
             "parameters": net_mod.parameter_count(net), "backend": ev.backend,
             "max_batch": ev.max_batch, "view_radius": encoder.view_radius,
+            "stem_kernel": 1 if stem == "1x1" else 3,
             "sims_per_s": round(simulations / wall, 1),
             "sims_per_cpu_s": round(simulations / cpu, 1),
             "positions_per_s": round(samples / wall, 2),

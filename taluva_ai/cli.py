@@ -782,7 +782,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         for preset, v in sp.items():
             if isinstance(v, dict):
                 print(f"selfplay {preset} ({v['parameters']:,} parameters, view radius "
-                      f"{v['view_radius']}, {v['backend']} in chunks of {v['max_batch']}, "
+                      f"{v['view_radius']}, {v['stem_kernel']}x{v['stem_kernel']} stem, "
+                      f"{v['backend']} in chunks of {v['max_batch']}, "
                       f"{sp['parallel_games']} games at once, {sp['sims']} sims/move, leaf "
                       f"batch {sp['leaf_batch']}): {v['sims_per_s']:.0f} simulations/s "
                       f"({v['sims_per_cpu_s']:.0f} per CPU second), {v['positions_per_s']:.1f} "
@@ -1193,7 +1194,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "throughput at batch 1, 16, 64, 256 (needs taluva-ai[train])")
     bench.add_argument("--selfplay", action="store_true",
                        help="network-guided self-play (compiled batched search, Gumbel root, "
-                       "no rollouts) per preset: simulations/s (per wall and per CPU second), "
+                       "no rollouts) per network (tiny, tiny over view radius 11, the same "
+                       "with a 1x1 stem, small): simulations/s (per wall and per CPU second), "
                        "recorded positions/s, the network's share of the time, and the rollout "
                        "MCTS's simulations/s in the same run (needs taluva-ai[train])")
     bench.add_argument("--max-batch", type=int, default=None, metavar="N",

@@ -934,3 +934,41 @@ def test_a_run_adds_the_aux_head_when_resumed_with_it(micro_run, tmp_path, capsy
                                      .replace("iterations = 2\n", "iterations = 3\n"))
     code, err = _resume(out, capsys)
     assert code == 0, err
+
+
+def test_a_1x1_stem_is_a_network_shape_of_its_own() -> None:
+    """``[net] stem_kernel = 1``: the stem convolution is 1 x 1 (a ninth of the work); a
+    checkpoint records it, and a run may not change it on resume."""
+    from taluva_ai.agents.alphazero.config import NetConfig, validate
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import (
+        CheckpointError,
+        build_net,
+        load_checkpoint,
+        net_from_checkpoint,
+        save_checkpoint,
+    )
+
+    enc = make_encoder("taluva", 2, view_radius=5)
+    one = NetConfig("tiny", channels=8, blocks=1, stem_kernel=1)
+    net = build_net(enc, one)
+    assert tuple(net.stem.weight.shape) == (8, enc.spatial_planes, 1, 1)
+    assert tuple(build_net(enc, NetConfig("tiny", channels=8, blocks=1)).stem.weight.shape) \
+        == (8, enc.spatial_planes, 3, 3)
+    with pytest.raises(ValueError, match="net stem_kernel must be 1 or 3, got 5"):
+        NetConfig("tiny", stem_kernel=5)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "a.pt"
+        save_checkpoint(path, net, enc, one, {"name": "taluva", "options": {}})
+        back, cfg = net_from_checkpoint(load_checkpoint(path), path, enc)
+        assert cfg.stem_kernel == 1 and tuple(back.stem.weight.shape)[2:] == (1, 1)
+        with pytest.raises(CheckpointError, match=r"another network shape: stem_kernel 1 "
+                                                  r"\(expected 3\)"):
+            net_from_checkpoint(load_checkpoint(path), path, enc,
+                                NetConfig("tiny", channels=8, blocks=1))
+    with pytest.raises(ConfigError, match=r"\[net\] stem_kernel: thurn_und_taxis's network "
+                                          "has no stem convolution"):
+        validate(config_from_dict({"game": {"name": "thurn_und_taxis"},
+                                   "net": {"stem_kernel": 1}}))

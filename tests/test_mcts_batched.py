@@ -239,9 +239,11 @@ def test_selfplay_and_inference_benchmarks_report_their_figures() -> None:
                         rollout_sims=20, repeats=1)
     v = sp["tiny@4"]
     assert v["backend"] == "onnx" and v["view_radius"] == 4 and v["max_batch"] == 16
-    assert bench_selfplay(presets=("tiny@4",), games=1, parallel_games=1, sims=2,
-                          leaf_batch=1, rollout_sims=20, repeats=1,
-                          max_batch=3)["tiny@4"]["max_batch"] == 3
+    assert v["stem_kernel"] == 3
+    one = bench_selfplay(presets=("tiny@4/1x1",), games=1, parallel_games=1, sims=2,
+                         leaf_batch=1, rollout_sims=20, repeats=1, max_batch=3)["tiny@4/1x1"]
+    assert one["max_batch"] == 3 and one["stem_kernel"] == 1
+    assert one["parameters"] == v["parameters"] - 16 * 29 * 8  # a ninth of the stem's weights
     assert v["simulations"] > 0 and v["evaluations"] > 0 and 0 <= v["net_share"] <= 1
     assert v["ratio"] == round(v["sims_per_s"] / sp["rollout_mcts_sims_per_s"], 3)
     inf = bench_inference(presets=("tiny",), batch_sizes=(1, 4), view_radii=(4,),

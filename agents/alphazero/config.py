@@ -71,6 +71,10 @@ class NetConfig:
         preset: ``tiny``, ``small`` or ``medium`` (:data:`PRESETS`).
         channels: trunk channels ``C``; blocks: residual blocks; global_hidden: ``H``;
             value_hidden: ``V``. 0 means the preset's value.
+        stem_kernel: the stem convolution's kernel, 3 (the default) or 1: a 1 x 1 stem does
+            a ninth of the 3 x 3 stem's work, which was a third of the ``tiny`` network's
+            inference time on the CPU (docs/alphazero.md), for one 3 x 3 layer less of
+            receptive field.
         aux_head: an auxiliary head that learns the encoder's auxiliary targets
             (KataGo's auxiliary targets, Wu 2019; :class:`~.net.AZNet`), weighted by
             ``[train] aux_weight``; training only, it does not change how the network plays.
@@ -84,6 +88,7 @@ class NetConfig:
     blocks: int = 0
     global_hidden: int = 0
     value_hidden: int = 0
+    stem_kernel: int = 3
     aux_head: bool = False
 
     def __post_init__(self) -> None:
@@ -92,6 +97,8 @@ class NetConfig:
                              f"{self.preset!r}")
         if not isinstance(self.aux_head, bool):
             raise ValueError(f"net aux_head must be true or false, got {self.aux_head!r}")
+        if self.stem_kernel not in (1, 3) or isinstance(self.stem_kernel, bool):
+            raise ValueError(f"net stem_kernel must be 1 or 3, got {self.stem_kernel!r}")
         for f in fields(self):
             if f.name not in ("preset", "aux_head"):
                 v = getattr(self, f.name)
@@ -140,7 +147,8 @@ class EncoderSection:
 @dataclass(frozen=True)
 class NetSection:
     """``[net]``: the network size (:class:`~.net.NetConfig`): a ``preset`` (tiny, small,
-    medium) and optional overrides (0 = the preset's value), and ``aux_head``, the auxiliary
+    medium) and optional overrides (0 = the preset's value), ``stem_kernel`` (3 or 1) and
+    ``aux_head``, the auxiliary
     head (KataGo's auxiliary targets; its loss weighted by ``[train] aux_weight``)."""
 
     preset: str = "tiny"
@@ -148,6 +156,7 @@ class NetSection:
     blocks: int = 0
     global_hidden: int = 0
     value_hidden: int = 0
+    stem_kernel: int = 3
     aux_head: bool = False
 
 
@@ -571,6 +580,9 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
         NetConfig(**dataclasses.asdict(cfg.net)).sizes()
     except ValueError as e:
         raise ConfigError(f"{s}: [net]: {e}") from None
+    if cfg.net.stem_kernel != 3:
+        _need(make_encoder_for(cfg).network == "conv", s,
+              f"[net] stem_kernel: {cfg.game.name}'s network has no stem convolution")
     if cfg.net.aux_head:
         enc = make_encoder_for(cfg)
         _need(enc.num_aux > 0 and enc.network == "conv", s,

@@ -8,7 +8,8 @@ Perez et al. 2018 for FiLM; KataGo, Wu 2019, for global pooling in the value hea
 - **inputs**: ``spatial float32[B, Cs, S, S]`` (the encoder's planes) and ``globals
   float32[B, G]``;
 - **global MLP**: ``G -> H -> H`` (ReLU), giving the embedding ``e``;
-- **stem**: 3x3 convolution ``Cs -> C`` plus a per-channel bias from ``e``, batch norm, ReLU;
+- **stem**: 3x3 (or with ``[net] stem_kernel = 1``, 1x1) convolution ``Cs -> C`` plus a
+  per-channel bias from ``e``, batch norm, ReLU;
 - **tower**: ``blocks`` residual blocks, each ``conv3x3 - BN - FiLM(e) - ReLU - conv3x3 - BN
   + skip - ReLU``, where FiLM scales and shifts every channel by ``(1 + gamma(e), beta(e))``;
   off-board pixels (the corners of the square canvas) are zeroed after every block;
@@ -98,6 +99,7 @@ class AZNet(nn.Module):
         valid: ``bool[S, S]`` board pixels.
         channels, blocks, global_hidden, value_hidden: sizes (:meth:`NetConfig.sizes`).
         aux_outputs: auxiliary targets per player slot ``A`` (0: no auxiliary head).
+        stem_kernel: the stem convolution's kernel (3 or 1).
 
     ``forward(spatial float32[B, Cs, S, S], globals float32[B, G])`` returns ``(logits
     float32[B, action_channels * S^2 + extra_actions], values float32[B, n])``;
@@ -106,7 +108,7 @@ class AZNet(nn.Module):
 
     def __init__(self, encoder_spec: dict[str, Any], valid: np.ndarray, channels: int,
                  blocks: int, global_hidden: int, value_hidden: int,
-                 aux_outputs: int = 0) -> None:
+                 aux_outputs: int = 0, stem_kernel: int = 3) -> None:
         super().__init__()
         cs, g = int(encoder_spec["spatial_planes"]), int(encoder_spec["num_globals"])
         self.side = int(encoder_spec["side"])
@@ -117,7 +119,7 @@ class AZNet(nn.Module):
                              [None, None], persistent=False)
         self.num_valid = float(np.asarray(valid).sum())
         self.globals_mlp = nn.Sequential(nn.Linear(g, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
-        self.stem = nn.Conv2d(cs, c, 3, padding=1, bias=False)
+        self.stem = nn.Conv2d(cs, c, stem_kernel, padding=stem_kernel // 2, bias=False)
         self.stem_global = nn.Linear(h, c)
         self.stem_bn = nn.BatchNorm2d(c)
         self.blocks = nn.ModuleList([FiLMBlock(c, h) for _ in range(blocks)])
@@ -291,13 +293,17 @@ def build_net(encoder: NetEncoder, config: NetConfig) -> PolicyValueNet:
     family = getattr(encoder, "network", "conv")
     if family not in NETWORKS:
         raise ValueError(f"no network family {family!r}; known: {', '.join(sorted(NETWORKS))}")
-    if not config.aux_head:
-        return NETWORKS[family](encoder.spec(), encoder.valid, **config.sizes())
-    if not encoder.num_aux or family != "conv":
-        raise ValueError(f"[net] aux_head: the {encoder.name} encoding has no auxiliary "
-                         "targets for a network of its family")
-    return NETWORKS[family](encoder.spec(), encoder.valid, **config.sizes(),
-                            aux_outputs=encoder.num_aux)
+    extra: dict[str, int] = {}  # given only when set, so other families need not take them
+    if config.aux_head:
+        if not encoder.num_aux or family != "conv":
+            raise ValueError(f"[net] aux_head: the {encoder.name} encoding has no auxiliary "
+                             "targets for a network of its family")
+        extra["aux_outputs"] = encoder.num_aux
+    if config.stem_kernel != 3:
+        if family != "conv":
+            raise ValueError(f"[net] stem_kernel: the {family} family has no stem convolution")
+        extra["stem_kernel"] = config.stem_kernel
+    return NETWORKS[family](encoder.spec(), encoder.valid, **config.sizes(), **extra)
 
 
 def export_onnx(net: nn.Module, encoder: NetEncoder) -> bytes:
@@ -510,6 +516,10 @@ def net_from_checkpoint(payload: dict[str, Any], path: str | Path, encoder: NetE
         declared = NetConfig(**payload["net"])
     except (TypeError, ValueError, KeyError) as e:
         raise CheckpointError(f"checkpoint {path}: bad network description: {e}") from None
+    if config is not None and config.stem_kernel != declared.stem_kernel:
+        raise CheckpointError(f"checkpoint {path}: made for another network shape: "
+                              f"stem_kernel {declared.stem_kernel} (expected "
+                              f"{config.stem_kernel})")
     config = config or declared
     net = build_net(encoder, config)
     state = payload["state_dict"]
