@@ -357,6 +357,12 @@ def test_aux_targets_are_stored_by_player_slot_and_batched(tmp_path) -> None:
     picks = np.random.default_rng(0).integers(4, size=32)
     batch = buf.sample(32, np.random.default_rng(0))
     np.testing.assert_array_equal(batch.aux, both.aux[picks])
+    # every sample once, in order, as recorded: for held-out measurements
+    parts = list(buf.batches(3))
+    assert [len(b.value) for b in parts] == [3, 1]
+    np.testing.assert_array_equal(np.concatenate([b.value for b in parts]), both.value)
+    np.testing.assert_array_equal(np.concatenate([b.aux for b in parts]), both.aux)
+    np.testing.assert_array_equal(parts[1].spatial[0], both.spatial(3, enc))
     with np.load(tmp_path / "s.npz") as z:
         np.savez(tmp_path / "bad.npz", **{**{k: z[k] for k in z.files},
                                           "aux": np.zeros((3, 4), dtype=np.float32)})

@@ -841,6 +841,10 @@ def test_the_aux_head_learns_its_targets_and_leaves_play_unchanged() -> None:
     for _ in range(30):
         last = tr.step(batch)
     assert last["aux_loss"] < 0.5 * first["aux_loss"]
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    seen = tr.evaluate(batch)  # measures without training
+    assert all(torch.equal(v, net.state_dict()[k]) for k, v in before.items())
+    assert set(seen) == set(last) and seen["aux_loss"] < first["aux_loss"]
     assert first["loss"] == pytest.approx(first["policy_loss"] + first["value_loss"]
                                           + 2.0 * first["aux_loss"], rel=1e-5)
     # unknown targets (NaN: samples from before) add nothing
@@ -972,3 +976,44 @@ def test_a_1x1_stem_is_a_network_shape_of_its_own() -> None:
                                           "has no stem convolution"):
         validate(config_from_dict({"game": {"name": "thurn_und_taxis"},
                                    "net": {"stem_kernel": 1}}))
+
+
+def test_heldout_measures_networks_on_the_same_samples(micro_run, tmp_path, capsys) -> None:
+    """experiments/heldout.py: each checkpoint's mean losses over every sample of the files
+    named, as Trainer.evaluate gives them batch by batch."""
+    import importlib.util
+
+    from taluva_ai.agents.alphazero.config import TrainSection
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import load_checkpoint, net_from_checkpoint
+    from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleSet
+    from taluva_ai.agents.alphazero.train import Trainer
+
+    spec = importlib.util.spec_from_file_location("heldout", ROOT / "experiments" / "heldout.py")
+    heldout = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(heldout)
+    folder = micro_run / "selfplay" / "iter_0001"
+    ckpts = [micro_run / "checkpoints" / f"iter_{k:04d}.pt" for k in (0, 1)]
+    out = tmp_path / "h.json"
+    assert heldout.main(["--samples", str(folder), "--checkpoints", *map(str, ckpts),
+                         "--batch-size", "3", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    files = sorted(folder.glob("worker_*.npz"))
+    assert res["files"] == [str(p) for p in files]
+    sets = [SampleSet.load(p) for p in files]
+    assert res["samples"] == sum(len(s) for s in sets) > 3
+    enc = make_encoder("taluva", 2)
+    buf = ReplayBuffer(enc, 100)
+    for p, s in zip(files, sets, strict=True):
+        buf.add(str(p), s)
+    for path in ckpts:
+        net, _ = net_from_checkpoint(load_checkpoint(path), path, enc)
+        tr = Trainer(net, TrainSection(), torch.device("cpu"))
+        figs = [(len(b.value), tr.evaluate(b)) for b in buf.batches(3)]
+        n = sum(b for b, _ in figs)
+        want = sum(b * f["value_loss"] for b, f in figs) / n
+        assert res["networks"][str(path)]["value_loss"] == pytest.approx(want, abs=1e-5)
+    assert f"{res['samples']} samples of 2 games in 1 files" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        heldout.main(["--samples", str(tmp_path / "none"), "--checkpoints", str(ckpts[0])])
+    assert "none: no such file or folder" in capsys.readouterr().err

@@ -24,7 +24,7 @@ import io
 import zipfile
 import zlib
 from collections import deque
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -346,11 +346,24 @@ class ReplayBuffer:
         total = int(sizes.sum())
         if total == 0:
             raise ValueError("the replay buffer is empty")
-        enc = self.encoder
         picks = rng.integers(total, size=batch_size)
-        syms = rng.integers(enc.num_symmetries, size=batch_size)
+        syms = rng.integers(self.encoder.num_symmetries, size=batch_size)
         starts = np.concatenate([[0], np.cumsum(sizes)])
         which = np.searchsorted(starts, picks, side="right") - 1
+        return self._batch([(self.sets[int(w)][1], int(p - starts[w]), int(k))
+                            for w, p, k in zip(which, picks, syms, strict=True)], value_mix)
+
+    def batches(self, batch_size: int) -> Iterator[Batch]:
+        """Every sample once, in order, as it was recorded (no symmetry, no value mix):
+        for measuring a network on held-out games (:meth:`~.train.Trainer.evaluate`)."""
+        items = [(s, i, 0) for _, s in self.sets for i in range(len(s))]
+        for lo in range(0, len(items), batch_size):
+            yield self._batch(items[lo:lo + batch_size], 0.0)
+
+    def _batch(self, items: Sequence[tuple[SampleSet, int, int]], value_mix: float) -> Batch:
+        """The batch of ``(set, sample index, symmetry)`` items (:meth:`sample`)."""
+        enc = self.encoder
+        batch_size = len(items)
         spatial = np.empty((batch_size, enc.spatial_planes, enc.side, enc.side),
                            dtype=np.float32)
         glob = np.empty((batch_size, enc.num_globals), dtype=np.float32)
@@ -358,10 +371,8 @@ class ReplayBuffer:
         aux = np.full((batch_size, enc.num_players, enc.num_aux), np.nan, dtype=np.float32)
         mask = np.zeros((batch_size, enc.num_actions), dtype=bool)
         target = np.zeros((batch_size, enc.num_actions), dtype=np.float32)
-        for b in range(batch_size):
-            s = self.sets[int(which[b])][1]
-            i = int(picks[b] - starts[which[b]])
-            sp, ids, t = s.example(i, int(syms[b]), enc)
+        for b, (s, i, k) in enumerate(items):
+            sp, ids, t = s.example(i, k, enc)
             spatial[b] = sp
             glob[b] = s.globals[i]
             value[b] = s.value[i]

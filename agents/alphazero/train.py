@@ -196,47 +196,58 @@ class Trainer:
             if i % 2 == 0:
                 group["weight_decay"] = self.cfg.weight_decay
 
-    def step(self, batch: Batch) -> dict[str, float]:
-        """One optimiser step; returns ``{"loss", "policy_loss", "value_loss",
-        "policy_entropy", "target_entropy"}`` (nats; the value loss per slot) and, for a
-        network with an auxiliary head, ``"aux_loss"`` (per known target)."""
+    def _losses(self, batch: Batch) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """The weighted loss of a batch (with its graph, in the network's current mode) and
+        its parts (:meth:`step`)."""
         dev = self.device
-        net = self.net.train()
+        net = self.net
         sp = torch.from_numpy(batch.spatial).to(dev)
         gl = torch.from_numpy(batch.globals).to(dev)
         mask = torch.from_numpy(batch.mask).to(dev)
         target = torch.from_numpy(batch.target).to(dev)
         z = torch.from_numpy(batch.value).to(dev)
-        aux_loss = None
+        parts: dict[str, torch.Tensor] = {}
         if self.aux:
             logits, v, aux = net.forward_aux(sp, gl)
             want = torch.from_numpy(batch.aux).to(dev)
             known = ~torch.isnan(want)
             diff = torch.where(known, aux - torch.nan_to_num(want), torch.zeros_like(aux))
-            aux_loss = (diff ** 2).sum() / known.sum().clamp_min(1)
+            parts["aux_loss"] = (diff ** 2).sum() / known.sum().clamp_min(1)
         else:
             logits, v = net(sp, gl)
         logp = masked_log_softmax(logits, mask)
-        policy_loss = -(target * logp).sum(dim=1).mean()
-        value_loss = ((v - z) ** 2).mean()
-        loss = policy_loss + self.cfg.value_weight * value_loss
-        if aux_loss is not None:
-            loss = loss + self.cfg.aux_weight * aux_loss
+        parts["policy_loss"] = -(target * logp).sum(dim=1).mean()
+        parts["value_loss"] = ((v - z) ** 2).mean()
+        loss = parts["policy_loss"] + self.cfg.value_weight * parts["value_loss"]
+        if "aux_loss" in parts:
+            loss = loss + self.cfg.aux_weight * parts["aux_loss"]
+        with torch.no_grad():
+            p = logp.exp() * mask
+            parts["policy_entropy"] = -(p * logp).sum(dim=1).mean()
+            parts["target_entropy"] = -(target * torch.log(target.clamp_min(1e-12))) \
+                .sum(dim=1).mean()
+        return loss, parts
+
+    def step(self, batch: Batch) -> dict[str, float]:
+        """One optimiser step; returns ``{"loss", "policy_loss", "value_loss",
+        "policy_entropy", "target_entropy"}`` (nats; the value loss per slot) and, for a
+        network with an auxiliary head, ``"aux_loss"`` (per known target)."""
+        self.net.train()
+        loss, parts = self._losses(batch)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if self.cfg.max_grad_norm > 0:
-            torch.nn.utils.clip_grad_norm_(net.parameters(), self.cfg.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.max_grad_norm)
         self.optimizer.step()
+        return {"loss": loss.item(), **{k: v.item() for k, v in parts.items()}}
+
+    def evaluate(self, batch: Batch) -> dict[str, float]:
+        """:meth:`step`'s figures for a batch without training on it (the network in eval
+        mode: batch norm from its running statistics), e.g. on held-out games."""
+        self.net.eval()
         with torch.no_grad():
-            p = logp.exp() * mask
-            entropy = -(p * logp).sum(dim=1).mean()
-            t_ent = -(target * torch.log(target.clamp_min(1e-12))).sum(dim=1).mean()
-        out = {"loss": loss.item(), "policy_loss": policy_loss.item(),
-               "value_loss": value_loss.item(), "policy_entropy": entropy.item(),
-               "target_entropy": t_ent.item()}
-        if aux_loss is not None:
-            out["aux_loss"] = aux_loss.item()
-        return out
+            loss, parts = self._losses(batch)
+        return {"loss": loss.item(), **{k: v.item() for k, v in parts.items()}}
 
     def train(self, buffer: ReplayBuffer, steps: int, rng: np.random.Generator,
               bar: Any = None) -> dict[str, float]:
