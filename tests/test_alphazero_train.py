@@ -1017,3 +1017,50 @@ def test_heldout_measures_networks_on_the_same_samples(micro_run, tmp_path, caps
     with pytest.raises(SystemExit):
         heldout.main(["--samples", str(tmp_path / "none"), "--checkpoints", str(ckpts[0])])
     assert "none: no such file or folder" in capsys.readouterr().err
+
+
+def test_compare_shapes_trains_each_shape_alike_and_measures_it(micro_run, tmp_path,
+                                                                capsys) -> None:
+    """experiments/compare_shapes.py at a toy size: each shape trained from the same seed on
+    the same samples, measured on the held-out ones, timed; a bad shape is one line."""
+    import importlib.util
+
+    sys.path.insert(0, str(ROOT / "experiments"))
+    try:
+        spec = importlib.util.spec_from_file_location("compare_shapes",
+                                                      ROOT / "experiments" / "compare_shapes.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(ROOT / "experiments"))
+    like = micro_run / "checkpoints" / "iter_0001.pt"
+    args = ["--like", str(like), "--train", str(micro_run / "selfplay" / "iter_0000"),
+            "--heldout", str(micro_run / "selfplay" / "iter_0001"), "--steps", "2",
+            "--batch-size", "4"]
+    out = tmp_path / "s.json"
+    assert mod.main([*args, "--shapes", "tiny/channels=4/blocks=1",
+                     "tiny/channels=4/blocks=1/1x1", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    three, one = (res["shapes"][s] for s in ("tiny/channels=4/blocks=1",
+                                             "tiny/channels=4/blocks=1/1x1"))
+    assert three["parameters"] - one["parameters"] == 8 * 29 * 4  # the stem's 3x3 -> 1x1
+    assert set(three["heldout"]) >= {"policy_loss", "value_loss"}
+    assert three["heldout"] != one["heldout"] and one["positions_per_cpu_s"] > 0
+    from taluva_ai.agents.alphazero.replay import SampleSet
+
+    assert res["heldout_samples"] == sum(len(SampleSet.load(p)) for p in
+                                         (micro_run / "selfplay" / "iter_0001").glob("*.npz"))
+    assert mod.main([*args, "--shapes", "tiny"]) == 0  # the same twice: the same figures
+    first = mod.compare(like, sorted((micro_run / "selfplay" / "iter_0000").glob("*.npz")),
+                        sorted((micro_run / "selfplay" / "iter_0001").glob("*.npz")),
+                        ["tiny/channels=4"], 2, 4, rounds=1)
+    again = mod.compare(like, sorted((micro_run / "selfplay" / "iter_0000").glob("*.npz")),
+                        sorted((micro_run / "selfplay" / "iter_0001").glob("*.npz")),
+                        ["tiny/channels=4"], 2, 4, rounds=1)
+    assert first["shapes"]["tiny/channels=4"]["heldout"] == \
+        again["shapes"]["tiny/channels=4"]["heldout"]
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        mod.main([*args, "--shapes", "tiny/wide"])
+    assert "shape 'tiny/wide': 'wide' is not 1x1 or a size=N" in capsys.readouterr().err
+
