@@ -36,7 +36,8 @@ def taluva(*args: str, **kw) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300, **kw)
 
 
-@pytest.mark.parametrize("name", ["tiny", "demo", "full", "solo-demo", "tnt-demo"])
+@pytest.mark.parametrize("name", ["tiny", "demo", "full", "solo-demo", "tnt-demo", "strong",
+                                  "strong2"])
 def test_shipped_configs_load_and_round_trip(name: str) -> None:
     cfg = load_config(CONFIGS / f"{name}.toml")
     import tomllib
@@ -732,15 +733,20 @@ def test_a_growing_replay_window() -> None:
 # -- the strong recipe (issue 20, item 4) ------------------------------------------------------
 
 
-def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path) -> None:
-    """experiments/configs/strong.toml with its sizes cut to seconds, everything else as
-    written: the Gumbel root with playout cap randomisation, view radius 11, a growing replay
-    window, no gating (the latest network is the best) and anchors at lambda 0."""
+@pytest.mark.parametrize("name", ["strong", "strong2"])
+def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str) -> None:
+    """experiments/configs/strong.toml (and strong2.toml) with its sizes cut to seconds,
+    everything else as written: the Gumbel root with playout cap randomisation, view radius
+    11, a growing replay window, no gating (the latest network is the best) and anchors at
+    lambda 0; strong2 adds a 1x1 stem, the aux head and a step schedule of the rate."""
     import dataclasses as dc
 
     from taluva_ai.agents.alphazero.train import TrainingRun
 
-    cfg = load_config(CONFIGS / "strong.toml")
+    cfg = load_config(CONFIGS / f"{name}.toml")
+    v2 = name == "strong2"
+    assert (cfg.net.stem_kernel, cfg.net.aux_head) == ((1, True) if v2 else (3, False))
+    assert cfg.train.lr_schedule == ({"30": 5e-4} if v2 else {})
     assert (cfg.selfplay.root, cfg.selfplay.full_search_prob, cfg.encoder.view_radius,
             cfg.gating.enabled, cfg.selfplay.rollout) == ("gumbel", 0.25, 11, False, "none")
     assert (cfg.replay.window_start, cfg.replay.window_growth) == (336, 64)
@@ -752,7 +758,8 @@ def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path) -> None:
         selfplay=dc.replace(cfg.selfplay, games=2, parallel_games=2, sims=4, fast_sims=2,
                             gumbel_m=2, leaf_batch=2, records=1),
         replay=dc.replace(cfg.replay, window_games=4, window_start=1, window_growth=1),
-        train=dc.replace(cfg.train, steps=2, batch_size=8),
+        train=dc.replace(cfg.train, steps=2, batch_size=8,
+                         lr_schedule={"2": 5e-4} if v2 else {}),
         anchors=dc.replace(cfg.anchors, opponents=["greedy"], games=2, every=2,
                            az="sims=2,leaf_batch=2,rollout=none,root=gumbel"))
     out = tmp_path / "strong"
@@ -767,6 +774,8 @@ def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path) -> None:
     # the newest set alone does not, so the one before stays
     assert [ln["train"]["buffer_games"] for ln in lines] == [2, 2, 4]
     assert [ln["selfplay"]["games"] for ln in lines] == [2, 2, 2]
+    assert [ln["train"]["lr"] for ln in lines] == [0.002, 0.002, 5e-4 if v2 else 0.002]
+    assert ["aux_loss" in ln["train"] for ln in lines] == [v2] * 3
 
 
 def test_the_committed_strong_pack_is_whole_and_continues_the_strong_config() -> None:
