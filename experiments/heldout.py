@@ -7,7 +7,8 @@ files (``selfplay/iter_K/worker_*.npz`` of a run, or folders of them) and checkp
 prints, per checkpoint, the mean losses over every sample, as recorded (no symmetry), with
 the network in eval mode (:meth:`taluva_ai.agents.alphazero.train.Trainer.evaluate`):
 policy cross-entropy with the search policy (nats), value mean squared error per player slot
-(against the game's result), and the auxiliary loss where the network has that head.
+(against the game's result), and the auxiliary loss where the network has that head and the
+samples have those targets.
 
     python experiments/heldout.py --samples runs/a/selfplay/iter_0045 runs/b/selfplay/iter_0045 \\
         --checkpoints runs/a/checkpoints/iter_0044.pt runs/b/checkpoints/iter_0044.pt \\
@@ -53,6 +54,7 @@ def measure(checkpoints: list[Path], samples: list[Path], batch_size: int = 256
             than the first one's (all must read the same samples).
         ValueError: a file that is not a sample file.
     """
+    import numpy as np
     import torch
 
     from taluva_ai.agents.alphazero.config import TrainSection
@@ -76,6 +78,7 @@ def measure(checkpoints: list[Path], samples: list[Path], batch_size: int = 256
             buffer = ReplayBuffer(encoder, window_games=10**9)
             for p, s in zip(samples, sets, strict=True):
                 buffer.add(str(p), s)
+            known_aux = sum(int(np.isfinite(np.asarray(s.aux)).sum()) for s in sets)
         net, _ = net_from_checkpoint(payload, path, encoder)
         trainer = Trainer(net, TrainSection(), torch.device("cpu"))
         sums: dict[str, float] = {}
@@ -85,7 +88,10 @@ def measure(checkpoints: list[Path], samples: list[Path], batch_size: int = 256
             for k, v in trainer.evaluate(batch).items():
                 sums[k] = sums.get(k, 0.0) + v * b
             n += b
-        out["networks"][str(path)] = {k: round(v / max(n, 1), 5) for k, v in sums.items()}
+        figs = {k: round(v / max(n, 1), 5) for k, v in sums.items()}
+        if known_aux == 0:  # no sample knows its aux targets (files from before them)
+            figs.pop("aux_loss", None)
+        out["networks"][str(path)] = figs
     return out
 
 
