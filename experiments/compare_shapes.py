@@ -16,7 +16,6 @@ overrides: ``tiny``, ``tiny/1x1`` (a 1 x 1 stem, ``[net] stem_kernel = 1``),
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from heldout import sample_files
+from heldout import mean_losses, sample_files, write_json
 
 
 def net_config(shape: str) -> Any:
@@ -95,13 +94,9 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
         t0 = time.process_time()
         trainer.train(train_buf, steps, np.random.default_rng(seed))
         train_s = time.process_time() - t0
-        sums: dict[str, float] = {}
-        for batch in held_buf.batches(batch_size):
-            for k, v in trainer.evaluate(batch).items():
-                sums[k] = sums.get(k, 0.0) + v * len(batch.value)
         out["shapes"][shape] = {
             "parameters": parameter_count(net), "train_cpu_s": round(train_s, 1),
-            "heldout": {k: round(v / len(held_buf), 5) for k, v in sums.items()}}
+            "heldout": mean_losses(trainer, held_buf, batch_size)}
         runners[shape] = onnx_forward(net, encoder, threads=1)
     first = next(held_buf.batches(256))
     sp, gl = first.spatial, first.globals
@@ -149,10 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{shape} ({v['parameters']:,} parameters): policy {h['policy_loss']:.4f}, "
               f"value {h['value_loss']:.4f}; {v['positions_per_cpu_s']:,} positions per CPU "
               f"second in chunks of {res['chunk']}; trained in {v['train_cpu_s']:.0f} CPU s")
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(res, indent=2) + "\n")
-        print(f"wrote {args.json}")
+    write_json(args.json, res)
     return 0
 
 

@@ -44,6 +44,27 @@ def sample_files(paths: list[Path]) -> list[Path]:
     return out
 
 
+def mean_losses(trainer: Any, buffer: Any, batch_size: int = 256) -> dict[str, float]:
+    """A :class:`~taluva_ai.agents.alphazero.train.Trainer`'s ``evaluate`` figures over every
+    sample of a replay buffer, as recorded, averaged over the samples."""
+    sums: dict[str, float] = {}
+    n = 0
+    for batch in buffer.batches(batch_size):
+        b = len(batch.value)
+        for k, v in trainer.evaluate(batch).items():
+            sums[k] = sums.get(k, 0.0) + v * b
+        n += b
+    return {k: round(v / max(n, 1), 5) for k, v in sums.items()}
+
+
+def write_json(path: Path | None, res: dict[str, Any]) -> None:
+    """Write ``res`` as indented JSON to ``path`` (its folder made) and say so; None: nothing."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(res, indent=2) + "\n")
+        print(f"wrote {path}")
+
+
 def measure(checkpoints: list[Path], samples: list[Path], batch_size: int = 256
             ) -> dict[str, Any]:
     """``{"samples", "games", "files", "networks": {checkpoint: {figure: mean}}}``: each
@@ -80,15 +101,8 @@ def measure(checkpoints: list[Path], samples: list[Path], batch_size: int = 256
                 buffer.add(str(p), s)
             known_aux = sum(int(np.isfinite(np.asarray(s.aux)).sum()) for s in sets)
         net, _ = net_from_checkpoint(payload, path, encoder)
-        trainer = Trainer(net, TrainSection(), torch.device("cpu"))
-        sums: dict[str, float] = {}
-        n = 0
-        for batch in buffer.batches(batch_size):
-            b = len(batch.value)
-            for k, v in trainer.evaluate(batch).items():
-                sums[k] = sums.get(k, 0.0) + v * b
-            n += b
-        figs = {k: round(v / max(n, 1), 5) for k, v in sums.items()}
+        figs = mean_losses(Trainer(net, TrainSection(), torch.device("cpu")), buffer,
+                           batch_size)
         if known_aux == 0:  # no sample knows its aux targets (files from before them)
             figs.pop("aux_loss", None)
         out["networks"][str(path)] = figs
@@ -113,10 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{res['samples']} samples of {res['games']} games in {len(res['files'])} files")
     for name, figs in res["networks"].items():
         print(f"{name}: " + ", ".join(f"{k} {v:.4f}" for k, v in figs.items()))
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(res, indent=2) + "\n")
-        print(f"wrote {args.json}")
+    write_json(args.json, res)
     return 0
 
 
