@@ -78,13 +78,16 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva bench --mcts --env": (RUN, "", None),
     "taluva bench --net --json": (CHECK, "times three network presets with PyTorch (tens of "
                                   "seconds); test_cli checks --net's errors", None),
-    "taluva bench --selfplay --json": (CHECK, "plays self-play games with three network "
-                                       "presets (minutes)", None),
+    "taluva bench --selfplay --json": (CHECK, "plays self-play games with four networks "
+                                       "(minutes)", None),
     "taluva bench --inference --json": (CHECK, "times three network presets with three "
                                         "inference backends (minutes)", None),
     "taluva train --config experiments/configs/strong.toml --out runs/strong":
         (CHECK, _LONG, None),
     "taluva train --resume runs/strong": (CHECK, _LONG, None),
+    "taluva train --config experiments/configs/strong2.toml --out runs/strong2":
+        (CHECK, _LONG, None),
+    "taluva train --resume runs/strong2": (CHECK, _LONG, None),
     "taluva train --pack runs/strong packs/strong": (CHECK, "needs a training run", None),
     "cp -r packs/strong runs/strong": (SKIP, _EXTERNAL, None),
     "taluva train --config experiments/configs/demo.toml --out runs/demo": (CHECK, _LONG, None),
