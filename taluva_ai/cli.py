@@ -904,6 +904,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
         raise _ArgError(str(e)) from None
     except (checkpoint_error, RunFileError) as e:
         raise _RunError(str(e)) from None
+    except FloatingPointError as e:  # a diverged network (Trainer.step)
+        raise _RunError(f"{e}: taluva train --resume {out}") from None
     except OSError as e:
         print(f"{e.filename or out}: {_os_reason(e, e.filename or out)}; {_fix_hint(e)}, "
               f"then continue with: taluva train --resume {out}", file=sys.stderr)

@@ -65,6 +65,9 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
      r"\[train\] lr_schedule: the key 'late' is not an iteration number"),
     ("[train.lr_schedule]\n30 = -1e-4\n",
      r"\[train\] lr_schedule: iteration 30's learning rate must be a number > 0, got -0.0001"),
+    ("[train.lr_schedule]\n1 = 5e-4\n01 = 1e-5\n",
+     r"\[train\] lr_schedule: the keys '1' and '01' name the same iteration"),
+    ("[train]\naux_weight = -1\n", r"\[train\] aux_weight must be >= 0, got -1.0"),
     ("[train.lr_schedule]\n30 = 'low'\n",
      r"\[train\] lr_schedule: iteration 30's learning rate must be a number > 0, got 'low'"),
 ])
@@ -1073,3 +1076,41 @@ def test_compare_shapes_trains_each_shape_alike_and_measures_it(micro_run, tmp_p
         mod.main([*args, "--shapes", "tiny/wide"])
     assert "shape 'tiny/wide': 'wide' is not 1x1 or a size=N" in capsys.readouterr().err
 
+
+
+def test_a_resume_refuses_another_network_or_optimiser_before_removing_anything(
+        micro_run, tmp_path, capsys) -> None:
+    """A changed stem (or size) or optimiser in config.toml is refused in one line, even
+    with --redo, which used to remove the later iterations' files first."""
+    out = _copy_run(micro_run, tmp_path)
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    text = (out / "config.toml").read_text()
+    for old, new, message in [
+            ("stem_kernel = 3\n", "stem_kernel = 1\n",
+             r"another network shape: stem_kernel 3 \(expected 1\)"),
+            ('optimizer = "adamw"\n', 'optimizer = "sgd"\n',
+             r"trainer_000[01]\.pt: the optimiser state of iteration [01] is adamw's; the run's "
+             r"\[train\] optimizer is sgd, which a run may not change")]:
+        assert old in text
+        (out / "config.toml").write_text(text.replace(old, new))
+        for more in ((), ("--redo", "1")):
+            code, err = _resume(out, capsys, *more)
+            assert code == 1 and len(err) == 1 and re.search(message, err[0]), err
+            assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+
+
+def test_a_diverged_network_stops_the_run_and_keeps_nothing_of_the_iteration(
+        micro_run, tmp_path, capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    text = (out / "config.toml").read_text()
+    (out / "config.toml").write_text(
+        text.replace("iterations = 1\n", "iterations = 2\n")
+        .replace("\n[train.lr_schedule]\n", "\n[train.lr_schedule]\n2 = 1e30\n"))
+    code, err = _resume(out, capsys)
+    assert code == 1
+    assert err[-1] == (f"taluva train: error: the training loss is not finite (nan) at learning "
+                       f"rate 1e+30: the network diverged, so nothing of this iteration is "
+                       f"kept; lower [train] lr (or the lr_schedule) in the run's config.toml "
+                       f"and resume: taluva train --resume {out}")
+    assert not (out / "checkpoints" / "iter_0002.pt").exists()
+    assert json.loads((out / "state.json").read_text())["iteration"] == 1

@@ -529,13 +529,18 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
           f"[train] optimizer must be 'adamw' or 'sgd', got {tr.optimizer!r}")
     _need(tr.lr > 0 and tr.weight_decay >= 0 and 0 <= tr.momentum < 1, s,
           "[train] lr must be > 0, weight_decay >= 0, momentum in [0, 1)")
-    _need(tr.value_weight >= 0 and tr.max_grad_norm >= 0 and tr.aux_weight >= 0, s,
-          "[train] value_weight, aux_weight and max_grad_norm must be >= 0")
+    _need(tr.value_weight >= 0 and tr.max_grad_norm >= 0, s,
+          "[train] value_weight and max_grad_norm must be >= 0")
+    _need(tr.aux_weight >= 0, s, f"[train] aux_weight must be >= 0, got {tr.aux_weight}")
     _need(0.0 <= tr.value_target_mix <= 1.0, s,
           f"[train] value_target_mix must lie in [0, 1], got {tr.value_target_mix}")
+    seen: dict[int, str] = {}
     for key, value in tr.lr_schedule.items():
         _need(key.isascii() and key.isdigit(), s,
               f"[train] lr_schedule: the key {key!r} is not an iteration number (0, 1, ...)")
+        _need(int(key) not in seen, s, f"[train] lr_schedule: the keys {seen.get(int(key))!r} "
+              f"and {key!r} name the same iteration")
+        seen[int(key)] = key
         _need(not isinstance(value, bool) and isinstance(value, (int, float))
               and math.isfinite(value) and value > 0, s,
               f"[train] lr_schedule: iteration {key}'s learning rate must be a number > 0, "

@@ -234,6 +234,12 @@ class Trainer:
         network with an auxiliary head, ``"aux_loss"`` (per known target)."""
         self.net.train()
         loss, parts = self._losses(batch)
+        if not torch.isfinite(loss):
+            lr = self.optimizer.param_groups[0]["lr"]
+            raise FloatingPointError(
+                f"the training loss is not finite ({loss.item()}) at learning rate {lr:g}: the "
+                "network diverged, so nothing of this iteration is kept; lower [train] lr (or "
+                "the lr_schedule) in the run's config.toml and resume")
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if self.cfg.max_grad_norm > 0:
@@ -675,6 +681,7 @@ class TrainingRun:
                 redone = self.redo <= last
         if state is not None:
             self._check_files(state)  # before anything is changed
+            self._check_network(state)
         done = -1 if state is None else int(state["iteration"])
         if redone:
             print(f"taluva train: redoing iterations {self.redo} to {self.cfg.iterations}: "
@@ -779,6 +786,34 @@ class TrainingRun:
             bar.close()
             self.tb.close()
         return state
+
+    def _check_network(self, state: dict[str, Any]) -> None:
+        """Check, before a resume changes anything, that the state's network fits the run's
+        ``[net]`` and its optimiser state the ``[train] optimizer``.
+
+        Raises:
+            CheckpointError: the network has other sizes or another stem.
+            RunFileError: the optimiser state is another optimiser's (or unreadable).
+        """
+        k = int(state["iteration"])
+        path = self.out / "checkpoints" / f"iter_{k:04d}.pt"
+        try:
+            payload = load_checkpoint(path)
+        except CheckpointError as e:
+            raise RunFileError([f"{e}; {self._redo_hint(k)}"]) from None
+        net_from_checkpoint(payload, path, self.encoder, self.net_config)
+        tpath = self.out / "checkpoints" / f"trainer_{k:04d}.pt"
+        try:
+            groups = torch.load(tpath, map_location="cpu", weights_only=True)["optimizer"][
+                "param_groups"]
+            saved = "adamw" if "betas" in groups[0] else "sgd"
+        except Exception as e:  # missing, truncated, crafted: all the same
+            raise RunFileError([f"{tpath}: unreadable ({_first_line(e)}); "
+                                f"{self._redo_hint(k)}"]) from None
+        if saved != self.cfg.train.optimizer:
+            raise RunFileError([f"{tpath}: the optimiser state of iteration {k} is {saved}'s; "
+                                f"the run's [train] optimizer is {self.cfg.train.optimizer}, "
+                                "which a run may not change"])
 
     def _restore(self, state: dict[str, Any], buffer: ReplayBuffer
                  ) -> tuple[PolicyValueNet, Trainer]:
