@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from heldout import mean_losses, sample_files, write_json
+from heldout import load_samples, mean_losses, positive, sample_files, write_json
 
 
 def net_config(shape: str) -> Any:
@@ -41,7 +41,8 @@ def net_config(shape: str) -> Any:
             kw["stem_kernel"] = 1
         else:
             key, eq, value = part.partition("=")
-            if not eq or key not in ("channels", "blocks", "global_hidden", "value_hidden"):
+            if not eq or key not in ("channels", "blocks", "global_hidden", "value_hidden") \
+                    or not value.isascii() or not value.isdigit():
                 raise ValueError(f"shape {shape!r}: {part!r} is not 1x1 or a size=N")
             kw[key] = int(value)
     return NetConfig(preset, **kw)
@@ -66,7 +67,6 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
         onnx_forward,
         parameter_count,
     )
-    from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleSet
     from taluva_ai.agents.alphazero.train import Trainer
 
     torch.set_num_threads(1)
@@ -74,13 +74,11 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
     encoder = make_encoder(payload["game"]["name"], int(payload["encoder"]["num_players"]),
                            **payload.get("encoder_options", {}))
 
-    def buffer(files: list[Path]) -> ReplayBuffer:
-        buf = ReplayBuffer(encoder, window_games=10**9)
-        for p in files:
-            buf.add(str(p), SampleSet.load(p))
-        return buf
-
-    train_buf, held_buf = buffer(train), buffer(heldout)
+    if getattr(encoder, "network", "conv") != "conv":
+        raise ValueError(f"{like}: shapes are of the conv family (Taluva's networks)")
+    if len(set(shapes)) < len(shapes):
+        raise ValueError("a shape is named twice")
+    train_buf, held_buf = load_samples(train, encoder), load_samples(heldout, encoder)
     cfg = TrainSection(steps=steps, batch_size=batch_size, lr=lr)
     out: dict[str, Any] = {"like": str(like), "train_samples": len(train_buf),
                            "heldout_samples": len(held_buf), "steps": steps,
@@ -122,8 +120,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="held-out sample files (.npz) or folders of them")
     ap.add_argument("--shapes", nargs="+", default=["tiny", "tiny/1x1"],
                     help="shapes: preset[/1x1][/size=N] (default: tiny tiny/1x1)")
-    ap.add_argument("--steps", type=int, default=600, help="training steps (600)")
-    ap.add_argument("--batch-size", type=int, default=256, help="samples per step (256)")
+    ap.add_argument("--steps", type=positive, default=600, help="training steps (600)")
+    ap.add_argument("--batch-size", type=positive, default=256, help="samples per step (256)")
     ap.add_argument("--lr", type=float, default=2e-3, help="AdamW learning rate (2e-3)")
     ap.add_argument("--seed", type=int, default=0, help="seed of weights and batches (0)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
@@ -135,8 +133,12 @@ def main(argv: list[str] | None = None) -> int:
             net_config(shape)
         res = compare(args.like, sample_files(args.train), sample_files(args.heldout),
                       args.shapes, args.steps, args.batch_size, args.lr, args.seed)
-    except (FileNotFoundError, CheckpointError, ValueError) as e:
+    except (FileNotFoundError, CheckpointError, ValueError, FloatingPointError) as e:
         ap.error(str(e).splitlines()[0])
+    try:
+        write_json(args.json, res)
+    except OSError as e:
+        ap.error(f"--json {args.json}: {e.strerror or e}")
     print(f"{res['steps']} steps of {res['batch_size']} on {res['train_samples']} samples; "
           f"held out: {res['heldout_samples']} samples")
     for shape, v in res["shapes"].items():
@@ -144,7 +146,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{shape} ({v['parameters']:,} parameters): policy {h['policy_loss']:.4f}, "
               f"value {h['value_loss']:.4f}; {v['positions_per_cpu_s']:,} positions per CPU "
               f"second in chunks of {res['chunk']}; trained in {v['train_cpu_s']:.0f} CPU s")
-    write_json(args.json, res)
     return 0
 
 

@@ -44,6 +44,28 @@ def sample_files(paths: list[Path]) -> list[Path]:
     return out
 
 
+def load_samples(paths: list[Path], encoder: Any) -> Any:
+    """A replay buffer of the sample files ``paths`` (every sample kept), checked against
+    ``encoder``'s sizes (a sample file does not name its encoding).
+
+    Raises:
+        ValueError: not a sample file, or one made with another encoding (naming it).
+    """
+    from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleSet
+
+    buffer = ReplayBuffer(encoder, window_games=10**9)
+    want = (encoder.num_globals, encoder.num_players, int((~encoder.binary_planes).sum()),
+            encoder.side)
+    for p in paths:
+        s = SampleSet.load(p)
+        got = (s.globals.shape[1], s.value.shape[1], s.ints.shape[1], s.ints.shape[-1])
+        if got != want:
+            raise ValueError(f"{p}: samples of another encoding than the checkpoint's (globals, "
+                             f"players, byte planes, side {got}; expected {want})")
+        buffer.add(str(p), s)
+    return buffer
+
+
 def mean_losses(trainer: Any, buffer: Any, batch_size: int = 256) -> dict[str, float]:
     """A :class:`~taluva_ai.agents.alphazero.train.Trainer`'s ``evaluate`` figures over every
     sample of a replay buffer, as recorded, averaged over the samples."""
@@ -58,11 +80,22 @@ def mean_losses(trainer: Any, buffer: Any, batch_size: int = 256) -> dict[str, f
 
 
 def write_json(path: Path | None, res: dict[str, Any]) -> None:
-    """Write ``res`` as indented JSON to ``path`` (its folder made) and say so; None: nothing."""
+    """Write ``res`` as indented JSON to ``path`` (its folder made) and say so; None: nothing.
+
+    Raises:
+        OSError: it cannot be written."""
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(res, indent=2) + "\n")
         print(f"wrote {path}")
+
+
+def positive(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
+    return n
 
 
 def measure(checkpoints: list[Path], samples: list[Path], batch_size: int = 256
@@ -81,14 +114,12 @@ def measure(checkpoints: list[Path], samples: list[Path], batch_size: int = 256
     from taluva_ai.agents.alphazero.config import TrainSection
     from taluva_ai.agents.alphazero.encoder import make_encoder
     from taluva_ai.agents.alphazero.net import load_checkpoint, net_from_checkpoint
-    from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleSet
     from taluva_ai.agents.alphazero.train import Trainer
 
     torch.set_num_threads(1)
-    sets = [SampleSet.load(p) for p in samples]
-    out: dict[str, Any] = {"files": [str(p) for p in samples],
-                           "samples": sum(len(s) for s in sets),
-                           "games": sum(s.games for s in sets), "networks": {}}
+    if len(set(samples)) < len(samples):
+        raise ValueError("a sample file is named twice")
+    out: dict[str, Any] = {"files": [str(p) for p in samples], "networks": {}}
     encoder = None
     for path in checkpoints:
         payload = load_checkpoint(path)
@@ -96,9 +127,9 @@ def measure(checkpoints: list[Path], samples: list[Path], batch_size: int = 256
             spec = payload["encoder"]
             encoder = make_encoder(payload["game"]["name"], int(spec["num_players"]),
                                    **payload.get("encoder_options", {}))
-            buffer = ReplayBuffer(encoder, window_games=10**9)
-            for p, s in zip(samples, sets, strict=True):
-                buffer.add(str(p), s)
+            buffer = load_samples(samples, encoder)
+            sets = [s for _, s in buffer.sets]
+            out["samples"], out["games"] = len(buffer), buffer.games
             known_aux = sum(int(np.isfinite(np.asarray(s.aux)).sum()) for s in sets)
         net, _ = net_from_checkpoint(payload, path, encoder)
         figs = mean_losses(Trainer(net, TrainSection(), torch.device("cpu")), buffer,
@@ -115,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="sample files (.npz) or folders of them (a run's selfplay/iter_K)")
     ap.add_argument("--checkpoints", type=Path, nargs="+", required=True,
                     help="network checkpoints (.pt) of one encoding")
-    ap.add_argument("--batch-size", type=int, default=256, help="samples per batch (256)")
+    ap.add_argument("--batch-size", type=positive, default=256, help="samples per batch (256)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args(argv)
     from taluva_ai.agents.alphazero.net import CheckpointError
@@ -124,10 +155,13 @@ def main(argv: list[str] | None = None) -> int:
         res = measure(args.checkpoints, sample_files(args.samples), args.batch_size)
     except (FileNotFoundError, CheckpointError, ValueError) as e:
         ap.error(str(e).splitlines()[0])
+    try:
+        write_json(args.json, res)
+    except OSError as e:
+        ap.error(f"--json {args.json}: {e.strerror or e}")
     print(f"{res['samples']} samples of {res['games']} games in {len(res['files'])} files")
     for name, figs in res["networks"].items():
         print(f"{name}: " + ", ".join(f"{k} {v:.4f}" for k, v in figs.items()))
-    write_json(args.json, res)
     return 0
 
 

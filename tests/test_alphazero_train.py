@@ -1029,6 +1029,20 @@ def test_heldout_measures_networks_on_the_same_samples(micro_run, tmp_path, caps
     with pytest.raises(SystemExit):
         heldout.main(["--samples", str(tmp_path / "none"), "--checkpoints", str(ckpts[0])])
     assert "none: no such file or folder" in capsys.readouterr().err
+    from taluva_ai.agents.alphazero.net import NetConfig, build_net, save_checkpoint
+
+    small = make_encoder("taluva", 2, view_radius=5)
+    other = tmp_path / "r5.pt"
+    save_checkpoint(other, build_net(small, NetConfig("tiny", channels=4, blocks=1)), small,
+                    NetConfig("tiny", channels=4, blocks=1), {"name": "taluva", "options": {}})
+    with pytest.raises(SystemExit):
+        heldout.main(["--samples", str(folder), "--checkpoints", str(other)])
+    assert re.search(r"worker_0\.npz: samples of another encoding than the checkpoint's",
+                     capsys.readouterr().err)
+    with pytest.raises(SystemExit):
+        heldout.main(["--samples", str(folder), "--checkpoints", str(other), "--batch-size",
+                      "0"])
+    assert "must be >= 1, got 0" in capsys.readouterr().err
 
 
 def test_compare_shapes_trains_each_shape_alike_and_measures_it(micro_run, tmp_path,
