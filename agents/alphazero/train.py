@@ -681,7 +681,7 @@ class TrainingRun:
                 redone = self.redo <= last
         if state is not None:
             self._check_files(state)  # before anything is changed
-            self._check_network(state)
+            self._saved_network(int(state["iteration"]))
         done = -1 if state is None else int(state["iteration"])
         if redone:
             print(f"taluva train: redoing iterations {self.redo} to {self.cfg.iterations}: "
@@ -787,59 +787,53 @@ class TrainingRun:
             self.tb.close()
         return state
 
-    def _check_network(self, state: dict[str, Any]) -> None:
-        """Check, before a resume changes anything, that the state's network fits the run's
-        ``[net]`` and its optimiser state the ``[train] optimizer``.
+    def _saved_network(self, k: int) -> tuple[PolicyValueNet, dict[str, Any]]:
+        """Iteration ``k``'s network (built to the run's ``[net]``) and optimiser state, read
+        and checked: before a resume changes anything (:meth:`_prepare`), and to restore them.
 
         Raises:
-            CheckpointError: the network has other sizes or another stem.
-            RunFileError: the optimiser state is another optimiser's (or unreadable).
+            CheckpointError: the network has other sizes or another stem than ``[net]``.
+            RunFileError: a file is missing or unreadable, or the optimiser state is another
+                optimiser's than ``[train] optimizer`` (naming the file and the remedy).
         """
-        k = int(state["iteration"])
-        path = self.out / "checkpoints" / f"iter_{k:04d}.pt"
-        try:
-            payload = load_checkpoint(path)
-        except CheckpointError as e:
-            raise RunFileError([f"{e}; {self._redo_hint(k)}"]) from None
-        net_from_checkpoint(payload, path, self.encoder, self.net_config)
-        tpath = self.out / "checkpoints" / f"trainer_{k:04d}.pt"
-        try:
-            groups = torch.load(tpath, map_location="cpu", weights_only=True)["optimizer"][
-                "param_groups"]
-            saved = "adamw" if "betas" in groups[0] else "sgd"
-        except Exception as e:  # missing, truncated, crafted: all the same
-            raise RunFileError([f"{tpath}: unreadable ({_first_line(e)}); "
-                                f"{self._redo_hint(k)}"]) from None
-        if saved != self.cfg.train.optimizer:
-            raise RunFileError([f"{tpath}: the optimiser state of iteration {k} is {saved}'s; "
-                                f"the run's [train] optimizer is {self.cfg.train.optimizer}, "
-                                "which a run may not change"])
-
-    def _restore(self, state: dict[str, Any], buffer: ReplayBuffer
-                 ) -> tuple[PolicyValueNet, Trainer]:
-        """The network, its optimiser state and the replay buffer at the end of the state's
-        iteration (its files checked by :meth:`_check_files`).
-
-        Raises:
-            RunFileError: one of them cannot be read (naming it and the remedy).
-            CheckpointError: the network does not fit the config's encoder or network.
-        """
-        k = int(state["iteration"])
         path = self.out / "checkpoints" / f"iter_{k:04d}.pt"
         try:
             payload = load_checkpoint(path)
         except CheckpointError as e:
             raise RunFileError([f"{e}; {self._redo_hint(k)}"]) from None
         net, _ = net_from_checkpoint(payload, path, self.encoder, self.net_config)
-        net.to(self.device).eval()
-        trainer = Trainer(net, self.cfg.train, self.device)
         tpath = self.out / "checkpoints" / f"trainer_{k:04d}.pt"
         if not tpath.is_file():
             raise RunFileError([f"{tpath}: missing; {self._redo_hint(k)}"])
         try:
-            opt = torch.load(tpath, map_location=self.device, weights_only=True)
-            trainer.load_optimizer_state(opt["optimizer"])
+            opt = torch.load(tpath, map_location="cpu", weights_only=True)["optimizer"]
+            saved = "adamw" if "betas" in opt["param_groups"][0] else "sgd"
         except Exception as e:  # truncated, crafted, not an optimiser state: all the same
+            raise RunFileError([f"{tpath}: unreadable ({_first_line(e)}); "
+                                f"{self._redo_hint(k)}"]) from None
+        if saved != self.cfg.train.optimizer:
+            raise RunFileError([f"{tpath}: the optimiser state of iteration {k} is {saved}'s; "
+                                f"the run's [train] optimizer is {self.cfg.train.optimizer}, "
+                                "which a run may not change"])
+        return net, opt
+
+    def _restore(self, state: dict[str, Any], buffer: ReplayBuffer
+                 ) -> tuple[PolicyValueNet, Trainer]:
+        """The network, its optimiser state and the replay buffer at the end of the state's
+        iteration (its files checked by :meth:`_check_files` and :meth:`_saved_network`).
+
+        Raises:
+            RunFileError: one of them cannot be read (naming it and the remedy).
+            CheckpointError: the network does not fit the config's encoder or network.
+        """
+        k = int(state["iteration"])
+        net, opt = self._saved_network(k)
+        net.to(self.device).eval()
+        trainer = Trainer(net, self.cfg.train, self.device)
+        try:
+            trainer.load_optimizer_state(opt)
+        except Exception as e:  # crafted: groups that do not fit this network
+            tpath = self.out / "checkpoints" / f"trainer_{k:04d}.pt"
             raise RunFileError([f"{tpath}: unreadable ({_first_line(e)}); "
                                 f"{self._redo_hint(k)}"]) from None
         for j in range(0, k + 1):
