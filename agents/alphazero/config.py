@@ -105,6 +105,21 @@ class NetConfig:
                 if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                     raise ValueError(f"net {f.name} must be an integer >= 0, got {v!r}")
 
+    def problem_with(self, encoder: Any, game: str | None = None) -> str | None:
+        """Why this network cannot read ``encoder`` (a :class:`~.encoder.NetEncoder`), in one
+        line naming the ``[net]`` key, or None: an auxiliary head needs an encoding with
+        auxiliary targets and a stem kernel other than 3 the ``conv`` family (the only one
+        with a stem). ``game`` (the game's name) makes the line name the game."""
+        family = getattr(encoder, "network", "conv")
+        if self.aux_head and (not encoder.num_aux or family != "conv"):
+            players = f" ({game}, {encoder.num_players} player(s))" if game else ""
+            return (f"[net] aux_head: the {encoder.name} encoding{players} has no auxiliary "
+                    "targets")
+        if self.stem_kernel != 3 and family != "conv":
+            who = f"{game}'s network" if game else f"the {family} family"
+            return f"[net] stem_kernel: {who} has no stem convolution"
+        return None
+
     def sizes(self) -> dict[str, int]:
         """The resolved sizes ``{"channels", "blocks", "global_hidden", "value_hidden"}``."""
         base = dict(PRESETS[self.preset])
@@ -578,21 +593,16 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
     except (KeyError, TypeError, ValueError) as e:
         raise ConfigError(f"{s}: [game]: {e}") from None
     try:
-        make_encoder_for(cfg)
+        encoder = make_encoder_for(cfg)
     except ValueError as e:
         raise ConfigError(f"{s}: [encoder]: {e}") from None
     try:
-        NetConfig(**dataclasses.asdict(cfg.net)).sizes()
+        net = NetConfig(**dataclasses.asdict(cfg.net))
+        net.sizes()
     except ValueError as e:
         raise ConfigError(f"{s}: [net]: {e}") from None
-    if cfg.net.stem_kernel != 3:
-        _need(make_encoder_for(cfg).network == "conv", s,
-              f"[net] stem_kernel: {cfg.game.name}'s network has no stem convolution")
-    if cfg.net.aux_head:
-        enc = make_encoder_for(cfg)
-        _need(enc.num_aux > 0 and enc.network == "conv", s,
-              f"[net] aux_head: the {enc.name} encoding ({cfg.game.name}, "
-              f"{cfg.game.num_players} player(s)) has no auxiliary targets")
+    problem = net.problem_with(encoder, cfg.game.name)
+    _need(problem is None, s, str(problem))
     if cfg.warm_start.games and cfg.warm_start.expert == "heuristic":
         state = game.new_initial_state(seed=0)
         _need(hasattr(state, "heuristic_values"), s, "[warm_start] expert='heuristic' needs a "

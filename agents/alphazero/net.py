@@ -293,15 +293,13 @@ def build_net(encoder: NetEncoder, config: NetConfig) -> PolicyValueNet:
     family = getattr(encoder, "network", "conv")
     if family not in NETWORKS:
         raise ValueError(f"no network family {family!r}; known: {', '.join(sorted(NETWORKS))}")
+    problem = config.problem_with(encoder)
+    if problem is not None:
+        raise ValueError(problem)
     extra: dict[str, int] = {}  # given only when set, so other families need not take them
     if config.aux_head:
-        if not encoder.num_aux or family != "conv":
-            raise ValueError(f"[net] aux_head: the {encoder.name} encoding has no auxiliary "
-                             "targets for a network of its family")
         extra["aux_outputs"] = encoder.num_aux
     if config.stem_kernel != 3:
-        if family != "conv":
-            raise ValueError(f"[net] stem_kernel: the {family} family has no stem convolution")
         extra["stem_kernel"] = config.stem_kernel
     return NETWORKS[family](encoder.spec(), encoder.valid, **config.sizes(), **extra)
 
@@ -482,7 +480,7 @@ def check_compatible(payload: dict[str, Any], path: str | Path, encoder: NetEnco
 
     Raises:
         CheckpointError: naming the encoding fields (name, version, players, view...) or the
-            network sizes that differ, with both values.
+            network sizes (and stem kernel) that differ, with both values.
     """
     if encoder is not None:
         diff = encoding_differences(encoder.spec(), payload.get("encoder", {}))
@@ -490,7 +488,9 @@ def check_compatible(payload: dict[str, Any], path: str | Path, encoder: NetEnco
             raise CheckpointError(f"checkpoint {path}: made for another encoding: "
                                   f"{'; '.join(diff)}")
     if config is not None:
-        want_s, got_s = config.sizes(), payload.get("sizes", {})
+        want_s = {**config.sizes(), "stem_kernel": config.stem_kernel}
+        got_s = {**payload.get("sizes", {}),
+                 "stem_kernel": payload.get("net", {}).get("stem_kernel", 3)}  # 3 before it
         diff = [f"{k} {got_s.get(k)!r} (expected {want_s[k]!r})" for k in want_s
                 if got_s.get(k) != want_s[k]]
         if diff:
@@ -516,10 +516,6 @@ def net_from_checkpoint(payload: dict[str, Any], path: str | Path, encoder: NetE
         declared = NetConfig(**payload["net"])
     except (TypeError, ValueError, KeyError) as e:
         raise CheckpointError(f"checkpoint {path}: bad network description: {e}") from None
-    if config is not None and config.stem_kernel != declared.stem_kernel:
-        raise CheckpointError(f"checkpoint {path}: made for another network shape: "
-                              f"stem_kernel {declared.stem_kernel} (expected "
-                              f"{config.stem_kernel})")
     config = config or declared
     net = build_net(encoder, config)
     state = payload["state_dict"]
