@@ -26,28 +26,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from heldout import load_samples, mean_losses, positive, sample_files, write_json
 
 
-def net_config(shape: str) -> Any:
-    """The :class:`NetConfig` of a shape: ``preset[/1x1][/key=value...]``.
-
-    Raises:
-        ValueError: an unknown preset, key or value.
-    """
-    from taluva_ai.agents.alphazero.config import NetConfig
-
-    preset, *parts = shape.split("/")
-    kw: dict[str, Any] = {}
-    for part in parts:
-        if part == "1x1":
-            kw["stem_kernel"] = 1
-        else:
-            key, eq, value = part.partition("=")
-            if not eq or key not in ("channels", "blocks", "global_hidden", "value_hidden") \
-                    or not value.isascii() or not value.isdigit():
-                raise ValueError(f"shape {shape!r}: {part!r} is not 1x1 or a size=N")
-            kw[key] = int(value)
-    return NetConfig(preset, **kw)
-
-
 def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str],
             steps: int, batch_size: int = 256, lr: float = 2e-3, seed: int = 0,
             chunk: int = 16, rounds: int = 5) -> dict[str, Any]:
@@ -59,7 +37,7 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
     import numpy as np
     import torch
 
-    from taluva_ai.agents.alphazero.config import TrainSection
+    from taluva_ai.agents.alphazero.config import NetConfig, TrainSection
     from taluva_ai.agents.alphazero.encoder import make_encoder
     from taluva_ai.agents.alphazero.net import (
         build_net,
@@ -87,7 +65,7 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
     runners = {}
     for shape in shapes:
         torch.manual_seed(seed)
-        net = build_net(encoder, net_config(shape))
+        net = build_net(encoder, NetConfig.parse(shape))
         trainer = Trainer(net, cfg, torch.device("cpu"))
         t0 = time.process_time()
         trainer.train(train_buf, steps, np.random.default_rng(seed))
@@ -126,11 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seed of weights and batches (0)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args(argv)
+    from taluva_ai.agents.alphazero.config import NetConfig
     from taluva_ai.agents.alphazero.net import CheckpointError
 
     try:
         for shape in args.shapes:
-            net_config(shape)
+            NetConfig.parse(shape)
         res = compare(args.like, sample_files(args.train), sample_files(args.heldout),
                       args.shapes, args.steps, args.batch_size, args.lr, args.seed)
     except (FileNotFoundError, CheckpointError, ValueError, FloatingPointError) as e:

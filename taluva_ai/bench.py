@@ -434,11 +434,12 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1",
                    backend: str = "auto", max_batch: int | None = None) -> dict[str, Any]:
     """The ``selfplay`` section: network-guided self-play speed, one process, one thread.
 
-    Per preset (``name`` or ``name@view_radius``, and ``/1x1`` for a 1 x 1 stem convolution,
-    ``[net] stem_kernel = 1``; a freshly initialised 2-player network over the default view or
-    that radius; the speed does not depend on the
-    weights, only the game lengths do a little): ``games`` self-play games, ``parallel_games``
-    at a time (:class:`~taluva_ai.agents.alphazero.selfplay.SelfPlay`, Gumbel root, ``sims``
+    Per preset (``name`` or ``name@view_radius``, then any ``/1x1`` or ``/size=N`` of
+    :meth:`NetConfig.parse <taluva_ai.agents.alphazero.config.NetConfig.parse>`, ``/1x1``
+    being a 1 x 1 stem convolution, ``[net] stem_kernel = 1``; a freshly initialised 2-player
+    network over the default view or that radius; the speed does not depend on the weights,
+    only the game lengths do a little): ``games`` self-play games, ``parallel_games`` at a
+    time (:class:`~taluva_ai.agents.alphazero.selfplay.SelfPlay`, Gumbel root, ``sims``
     simulations per move, every move recorded, ``leaf_batch`` leaves per game and round, no
     rollouts: the compiled batched search of ``agents/mcts_batched.py``), timed after one
     untimed game (compilation, inference warm-up). Reports ``sims_per_s`` (network-guided
@@ -471,12 +472,12 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1",
     out: dict[str, Any] = {"games": games, "parallel_games": parallel_games, "sims": sims,
                            "leaf_batch": leaf_batch}
     for preset in presets:
-        shape, _, stem = preset.partition("/")
-        name, _, radius = shape.partition("@")
+        head, sep, tail = preset.partition("/")
+        name, _, radius = head.partition("@")
         encoder = enc_mod.make_encoder("taluva", 2, view_radius=int(radius) if radius else None)
         torch.manual_seed(0)
-        net = net_mod.build_net(encoder, cfg_mod.NetConfig(
-            name, stem_kernel=1 if stem == "1x1" else 3)).eval()
+        shape = cfg_mod.NetConfig.parse(name + sep + tail)
+        net = net_mod.build_net(encoder, shape).eval()
         ev = ev_mod.NetEvaluator(net, encoder, "cpu", seed=0, backend=backend,
                                  max_batch=max_batch)
         timed = {"infer": 0.0}
@@ -503,7 +504,7 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1",
         out[preset] = {
             "parameters": net_mod.parameter_count(net), "backend": ev.backend,
             "max_batch": ev.max_batch, "view_radius": encoder.view_radius,
-            "stem_kernel": 1 if stem == "1x1" else 3,
+            "stem_kernel": shape.stem_kernel,
             "sims_per_s": round(simulations / wall, 1),
             "sims_per_cpu_s": round(simulations / cpu, 1),
             "positions_per_s": round(samples / wall, 2),

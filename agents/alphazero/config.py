@@ -105,6 +105,28 @@ class NetConfig:
                 if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                     raise ValueError(f"net {f.name} must be an integer >= 0, got {v!r}")
 
+    @classmethod
+    def parse(cls, shape: str) -> NetConfig:
+        """The network of a shape string ``preset[/1x1][/size=N...]`` (``tiny``, ``tiny/1x1``
+        for a 1 x 1 stem, ``small/blocks=4``), as ``taluva bench --selfplay`` and
+        ``experiments/compare_shapes.py`` name networks.
+
+        Raises:
+            ValueError: an unknown preset, part, key or value (naming the shape).
+        """
+        preset, *parts = shape.split("/")
+        kw: dict[str, Any] = {}
+        for part in parts:
+            if part == "1x1":
+                kw["stem_kernel"] = 1
+                continue
+            key, eq, value = part.partition("=")
+            if not eq or key not in ("channels", "blocks", "global_hidden", "value_hidden") \
+                    or not value.isascii() or not value.isdigit():
+                raise ValueError(f"shape {shape!r}: {part!r} is not 1x1 or a size=N")
+            kw[key] = int(value)
+        return cls(preset, **kw)
+
     def problem_with(self, encoder: Any, game: str | None = None) -> str | None:
         """Why this network cannot read ``encoder`` (a :class:`~.encoder.NetEncoder`), in one
         line naming the ``[net]`` key, or None: an auxiliary head needs an encoding with
