@@ -130,8 +130,9 @@ def _onnx_missing() -> str | None:
 
 
 #: The chunk in which ONNX Runtime evaluates a batch on the CPU (``NetEvaluator(max_batch=)``):
-#: the `tiny` network over radius 11 evaluated 1.44x more positions per CPU second in chunks
-#: of 16 than in one call of 256 (docs/alphazero.md, "Inference on the CPU").
+#: self-play with the `tiny` network over radius 11 ran 1.26x faster in chunks of 16 than in one
+#: call per batch of up to 256 (`taluva bench --selfplay`, with and without `--max-batch 512`;
+#: docs/alphazero.md, "Self-play speed").
 ONNX_CHUNK = 16
 
 
