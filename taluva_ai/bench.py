@@ -538,6 +538,23 @@ def bench_solo(games: int = 200, repeats: int = 5) -> dict[str, Any]:
             "decisions_per_game": round(decisions, 3), "repeats": repeats, "games": games}
 
 
+def bench_problem(game: str, solo: bool = False, net: bool = False, selfplay: bool = False,
+                  inference: bool = False) -> str | None:
+    """Why :func:`run_bench` refuses these choices, in one line, or None. The game must be
+    ``"taluva"`` or ``"thurn_und_taxis"``; ``solo`` (Taluva's solo variant) and the network
+    sections (``net``, ``selfplay``, ``inference``: Taluva's encoder and presets) are Taluva's
+    only."""
+    if game not in ("taluva", "thurn_und_taxis"):
+        return f"--game: no benchmark for {game!r}; known: taluva, thurn_und_taxis"
+    taluva_only = [flag for flag, on in (("--solo", solo), ("--net", net),
+                                         ("--selfplay", selfplay), ("--inference", inference))
+                   if on]
+    if taluva_only and game != "taluva":
+        return (f"{', '.join(taluva_only)}: Taluva only (its solo variant and its networks); "
+                f"use without --game {game}")
+    return None
+
+
 def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bool = True,
               mcts: bool = False, mcts_sims: int = 2000, env: bool = False,
               net: bool = False, game: str = "taluva", solo: bool = False,
@@ -552,12 +569,12 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
 
     Raises:
         ImportError: ``env`` without gymnasium or ``net`` without torch installed.
-        ValueError: an unknown game, or ``solo`` for Thurn und Taxis.
+        ValueError: an unknown game, or a Taluva-only section for Thurn und Taxis
+            (:func:`bench_problem`).
     """
-    if game not in ("taluva", "thurn_und_taxis"):
-        raise ValueError(f"no benchmark for game {game!r}; known: taluva, thurn_und_taxis")
-    if solo and game != "taluva":
-        raise ValueError("--solo is Taluva's solo variant; it has no Thurn und Taxis form")
+    problem = bench_problem(game, solo=solo, net=net, selfplay=selfplay, inference=inference)
+    if problem:
+        raise ValueError(problem)
     out: dict[str, Any] = {}
     if engine:
         if game == "thurn_und_taxis":

@@ -716,7 +716,7 @@ def _cmd_pgn(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from taluva_ai.bench import run_bench
+    from taluva_ai.bench import bench_problem, run_bench
 
     if args.games < 1 or args.repeats < 1 or args.mcts_sims < 1:
         raise _ArgError("--games, --repeats and --mcts-sims must be >= 1")
@@ -726,11 +726,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         _check_output_path("--out", args.out)
     engine = args.engine or not (args.mcts or args.env or args.net or args.solo
                                  or args.selfplay or args.inference)
-    if args.game not in ("taluva", "thurn_und_taxis"):
-        raise _ArgError(f"--game: no benchmark for {args.game!r}; known: taluva, "
-                        "thurn_und_taxis")
-    if args.solo and args.game != "taluva":
-        raise _ArgError("--solo is Taluva's solo variant; use it without --game")
+    problem = bench_problem(args.game, solo=args.solo, net=args.net, selfplay=args.selfplay,
+                            inference=args.inference)
+    if problem:
+        raise _ArgError(problem)
     try:
         res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
                         mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game,

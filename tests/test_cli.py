@@ -162,6 +162,11 @@ def test_play_with_rule_options(capsys: pytest.CaptureFixture[str]) -> None:
         (["bench", "--max-batch", "8"], "--max-batch goes with --selfplay"),
         (["bench", "--selfplay", "--max-batch", "0"], "--max-batch goes with --selfplay and "
                                                       "must be >= 1"),
+        (["bench", "--game", "chess"], "--game: no benchmark for 'chess'"),
+        (["bench", "--game", "thurn_und_taxis", "--solo"], "--solo: Taluva only"),
+        (["bench", "--game", "thurn_und_taxis", "--selfplay", "--inference"],
+         "--selfplay, --inference: Taluva only (its solo variant and its networks); use "
+         "without --game thurn_und_taxis"),
         (["frobnicate"], "invalid choice"),
     ],
 )
