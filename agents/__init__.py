@@ -58,8 +58,10 @@ def _openspiel_agent(**params: object) -> Agent:
 
 
 register_agent("openspiel", _openspiel_agent, "OpenSpiel's MCTSBot with random rollouts "
-               "through the OpenSpiel game (needs the openspiel extra; docs/openspiel.md)",
-               params={"bot": "mcts", "sims": 400, "uct_c": 2.0, "rollouts": 1, "solve": True})
+               "through the OpenSpiel game (needs the openspiel extra; docs/openspiel.md); "
+               "openspiel:mcts,sims=400 is openspiel:bot=mcts,sims=400",
+               params={"bot": "mcts", "sims": 400, "uct_c": 2.0, "rollouts": 1, "solve": True},
+               positional="bot")
 
 __all__ = [
     "REQUIRED",

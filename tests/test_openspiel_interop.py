@@ -16,7 +16,12 @@ from open_spiel.python.algorithms import evaluate_bots  # noqa: E402
 from open_spiel.python.bots.uniform_random import UniformRandomBot  # noqa: E402
 
 import taluva_ai.openspiel as tos  # noqa: E402
-from taluva_ai.agents import make_agent, registered_agent_parameters  # noqa: E402
+from taluva_ai.agents import (  # noqa: E402
+    make_agent,
+    parse_agent_spec,
+    registered_agent_parameters,
+    spec_key,
+)
 from taluva_ai.arena import play_game  # noqa: E402
 from taluva_ai.protocol import make_game  # noqa: E402
 
@@ -24,6 +29,16 @@ from taluva_ai.protocol import make_game  # noqa: E402
 def test_registry_parameters_are_the_agents():
     assert registered_agent_parameters("openspiel") == {
         f.name: f.default for f in dataclasses.fields(tos.OpenSpielMCTSConfig)}
+
+
+def test_the_bot_is_the_positional_parameter():
+    """The issue's spelling ``openspiel:mcts,sims=400`` names the bot by a first bare item."""
+    assert parse_agent_spec("openspiel:mcts,sims=400") == ("openspiel",
+                                                            {"bot": "mcts", "sims": 400})
+    assert spec_key("openspiel:mcts,sims=400") == spec_key("openspiel:sims=400,bot=mcts")
+    assert make_agent("openspiel:mcts,sims=7").config.sims == 7
+    with pytest.raises(ValueError, match="bot='ucb': the bot offered is 'mcts'"):
+        make_agent("openspiel:ucb")
 
 
 @pytest.mark.parametrize("spec, message", [
