@@ -165,9 +165,10 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "python -m taluva_ai.openspiel playthrough":
         (SKIP, "rewrites tests/data/openspiel (test_openspiel_conformance checks those files)",
          None),
-    "python -m taluva_ai.openspiel bench --games 3":
+    "python -m taluva_ai.openspiel bench --games 30 > docs/data/openspiel_bench_taluva.json":
         (SKIP, "times random play (test_openspiel_interop runs it with one short game)", None),
-    "python -m taluva_ai.openspiel bench --game python_thurn_und_taxis --games 3":
+    "python -m taluva_ai.openspiel bench --game python_thurn_und_taxis --games 10 > "
+    "docs/data/openspiel_bench_thurn_und_taxis.json":
         (SKIP, "times random play (test_openspiel_interop runs it with one short game)", None),
     "taluva tournament --agents mcts:sims=50,prior=none openspiel:sims=50 --games 40 "
     "--tiles-per-player 6 --seed 1 --out runs/os50":
