@@ -88,6 +88,10 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva train --config experiments/configs/strong2.toml --out runs/strong2":
         (CHECK, _LONG, None),
     "taluva train --resume runs/strong2": (CHECK, _LONG, None),
+    "taluva tournament --agents az:path=packs/strong2/checkpoints/iter_0020.pt,sims=200,"
+    "rollout=none,lambda=0,root=gumbel az:builtin --games 200 --concurrency 2 --seed 1 "
+    "--out runs/s2_20_vs_builtin": (CHECK, "200 games of two networks at 200 simulations "
+                                    "(12 minutes on 2 cores)", None),
     "taluva train --pack runs/strong packs/strong": (CHECK, "needs a training run", None),
     "cp -r packs/strong runs/strong": (SKIP, _EXTERNAL, None),
     "taluva train --config experiments/configs/demo.toml --out runs/demo": (CHECK, _LONG, None),
