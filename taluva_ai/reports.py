@@ -227,7 +227,7 @@ def plot_ratings(table: dict[str, Any], path: str | Path) -> None:
           for e, r in zip(elo, rows, strict=True)]
     fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(names)))
     ax.errorbar(elo, range(len(names)), xerr=[lo, hi], fmt="o", capsize=4)
-    ax.set_yticks(range(len(names)), names, fontsize=8)
+    ax.set_yticks(range(len(names)), [tick_label(n) for n in names], fontsize=8)
     ax.axvline(0.0, color="0.7", lw=0.8)
     ax.set_xlabel(f"Elo ({table['elo_anchor']} = 0), 95% interval")
     cfg = table.get("config", {})
@@ -251,8 +251,9 @@ def plot_scores(table: dict[str, Any], path: str | Path) -> None:
     size = 2.5 + 0.7 * len(names)
     fig, ax = plt.subplots(figsize=(size + 1.5, size))
     im = ax.imshow(np.ma.masked_invalid(m), cmap="RdYlGn", vmin=0.0, vmax=1.0)
-    ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(len(names)), names, fontsize=8)
+    labels = [tick_label(n) for n in names]
+    ax.set_xticks(range(len(names)), labels, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(names)), labels, fontsize=8)
     for i in range(len(names)):
         for j in range(len(names)):
             if not math.isnan(m[i, j]):
@@ -315,6 +316,21 @@ def save_anchor_curves(metrics: list[dict[str, Any]], path: str | Path,
     fig.tight_layout()
     fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
+
+
+def tick_label(spec: str, width: int = 36) -> str:
+    """An agent spec as a plot's tick label: broken into lines of at most ``width`` characters
+    after its commas (a part longer than that keeps its own line), so that a long spec such as
+    ``az:path=runs/x/checkpoints/iter_0020.pt,sims=200,...`` leaves room for the axes."""
+    lines = [""]
+    for part in spec.split(","):
+        piece = part if not lines[-1] else "," + part
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines[-1] += ","
+            lines.append(part)
+        else:
+            lines[-1] += piece
+    return "\n".join(lines)
 
 
 def _pyplot() -> Any:

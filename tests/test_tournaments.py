@@ -825,3 +825,30 @@ def test_a_full_disk_is_reported_with_the_file_and_what_to_do(
         "run the same command again to resume (finished games are kept)"]
     assert (tmp_path / "results.json").read_bytes() == table  # the old one, whole
     assert not (tmp_path / ".results.json.part").exists()
+
+
+def test_long_agent_specs_are_wrapped_in_the_plots(tmp_path: Path) -> None:
+    """A long spec (a checkpoint path with its settings) is broken after commas into lines of
+    at most 36 characters, so the plots keep room for their axes (matplotlib warned
+    'Tight layout not applied' on a table of two such specs)."""
+    import warnings
+
+    from taluva_ai.reports import plot_ratings, plot_scores, tick_label
+
+    long = ("az:path=runs/strong2/checkpoints/iter_0020.pt,sims=200,rollout=none,lambda=0,"
+            "root=gumbel")
+    assert tick_label(long) == ("az:path=runs/strong2/checkpoints/iter_0020.pt,\n"
+                                "sims=200,rollout=none,lambda=0,\nroot=gumbel")
+    assert tick_label("mcts:sims=400,rollout=greedy,root=gumbel") == \
+        "mcts:sims=400,rollout=greedy,\nroot=gumbel"
+    assert tick_label("greedy") == "greedy"
+    table = {"games": 2, "elo_anchor": long, "config": {"players_per_game": 2},
+             "agents": {long: {"elo": 0.0, "elo_ci95": [0.0, 0.0]},
+                        "az:builtin": {"elo": 85.0, "elo_ci95": [35.0, 135.0]}},
+             "score_matrix": {"agents": [long, "az:builtin"],
+                              "score": [[None, 0.38], [0.62, None]]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plot_ratings(table, tmp_path / "r.png")
+        plot_scores(table, tmp_path / "s.png")
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
