@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -320,16 +321,17 @@ def save_anchor_curves(metrics: list[dict[str, Any]], path: str | Path,
 
 def tick_label(spec: str, width: int = 36) -> str:
     """An agent spec as a plot's tick label: broken into lines of at most ``width`` characters
-    after its commas (a part longer than that keeps its own line), so that a long spec such as
-    ``az:path=runs/x/checkpoints/iter_0020.pt,sims=200,...`` leaves room for the axes."""
+    after its commas, and after the slashes of a long path (a piece longer than that keeps its
+    own line), so that a long spec such as ``az:path=runs/x/checkpoints/iter_0020.pt,...``
+    leaves room for the axes."""
     lines = [""]
-    for part in spec.split(","):
-        piece = part if not lines[-1] else "," + part
-        if lines[-1] and len(lines[-1]) + len(piece) > width:
-            lines[-1] += ","
-            lines.append(part)
-        else:
-            lines[-1] += piece
+    for piece in re.split(r"(?<=,)", spec):
+        pieces = [piece] if len(piece) <= width else re.split(r"(?<=/)", piece)
+        for part in pieces:
+            if lines[-1] and len(lines[-1]) + len(part) > width:
+                lines.append(part)
+            else:
+                lines[-1] += part
     return "\n".join(lines)
 
 

@@ -828,17 +828,20 @@ def test_a_full_disk_is_reported_with_the_file_and_what_to_do(
 
 
 def test_long_agent_specs_are_wrapped_in_the_plots(tmp_path: Path) -> None:
-    """A long spec (a checkpoint path with its settings) is broken after commas into lines of
-    at most 36 characters, so the plots keep room for their axes (matplotlib warned
-    'Tight layout not applied' on a table of two such specs)."""
+    """A long spec (a checkpoint path with its settings) is broken after commas (and a long
+    path after its slashes) into lines of at most 36 characters, so the plots keep room for
+    their axes (matplotlib warned 'Tight layout not applied' on a table of two such specs)."""
     import warnings
 
     from taluva_ai.reports import plot_ratings, plot_scores, tick_label
 
     long = ("az:path=runs/strong2/checkpoints/iter_0020.pt,sims=200,rollout=none,lambda=0,"
             "root=gumbel")
-    assert tick_label(long) == ("az:path=runs/strong2/checkpoints/iter_0020.pt,\n"
-                                "sims=200,rollout=none,lambda=0,\nroot=gumbel")
+    assert tick_label(long) == ("az:path=runs/strong2/checkpoints/\niter_0020.pt,sims=200,"
+                                "rollout=none,\nlambda=0,root=gumbel")
+    tmp = "az:path=/tmp/pytest-of-root/pytest-12/popen-gw0/test_a0/run/iter_0000.pt,sims=8"
+    assert tick_label(tmp) == ("az:path=/tmp/pytest-of-root/\npytest-12/popen-gw0/test_a0/"
+                               "run/\niter_0000.pt,sims=8")
     assert tick_label("mcts:sims=400,rollout=greedy,root=gumbel") == \
         "mcts:sims=400,rollout=greedy,\nroot=gumbel"
     assert tick_label("greedy") == "greedy"
