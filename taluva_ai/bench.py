@@ -550,8 +550,7 @@ def bench_problem(game: str, solo: bool = False, net: bool = False, selfplay: bo
                                          ("--selfplay", selfplay), ("--inference", inference))
                    if on]
     if taluva_only and game != "taluva":
-        return (f"{', '.join(taluva_only)}: Taluva only (its solo variant and its networks); "
-                f"use without --game {game}")
+        return f"{', '.join(taluva_only)}: Taluva only; use without --game {game}"
     return None
 
 
