@@ -128,6 +128,12 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--seed 1 --out runs/builtin_ladder": (CHECK, "hours of MCTS-1600 games", None),
     "taluva tournament --agents az:builtin greedy --games 200 --concurrency 2 --seed 1 "
     "--out runs/builtin_greedy": (CHECK, "40 minutes of the network's search", None),
+    "taluva tournament --agents az:builtin mcts:sims=400,rollout=greedy,root=gumbel --games 200 "
+    "--concurrency 2 --seed 1 --out runs/builtin_mcts400": (CHECK, "41 minutes on 2 cores",
+                                                             None),
+    "taluva tournament --agents az:builtin mcts:sims=1600,rollout=greedy,root=gumbel --games "
+    "200 --concurrency 2 --seed 1 --out runs/builtin_mcts1600": (CHECK, "hours of MCTS-1600 "
+                                                                  "games", None),
     "python experiments/plot_anchors.py packs/strong --out docs/strong_anchors.png":
         (CHECK, "reads the pack of the strong run, committed under packs/", None),
     "taluva play --solo --players az:path=runs/solo-demo/best.pt,sims=64,rollout=greedy,"
