@@ -158,11 +158,8 @@ def time_budget(spec: str) -> float | None:
     Raises:
         ValueError: ``time`` is not a positive number.
     """
-    _, _, params = str(spec).rpartition(":")
-    if "=" not in params:
-        return None
-    parse = importlib.import_module("taluva_ai.agents").parse_agent_spec
-    value = parse("x:" + params)[1].get("time")
+    spec_key = importlib.import_module("taluva_ai.agents").spec_key
+    value = dict(spec_key(str(spec))[1]).get("time")
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (

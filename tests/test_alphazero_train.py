@@ -68,6 +68,9 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[train.lr_schedule]\n1 = 5e-4\n01 = 1e-5\n",
      r"\[train\] lr_schedule: the keys '1' and '01' name the same iteration"),
     ("[train]\naux_weight = -1\n", r"\[train\] aux_weight must be >= 0, got -1.0"),
+    ("[train]\naux_weight = 0.5\n",
+     r"\[train\] aux_weight = 0.5 weighs the auxiliary head's loss: it needs \[net\] "
+     r"aux_head = true"),
     ("[train.lr_schedule]\n30 = 'low'\n",
      r"\[train\] lr_schedule: iteration 30's learning rate must be a number > 0, got 'low'"),
 ])

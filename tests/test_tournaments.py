@@ -314,6 +314,10 @@ def test_time_budget_of_a_spec() -> None:
     assert time_budget("mcts:sims=10,time=0.25") == 0.25
     assert time_budget(f"{BAD}Sleeper:time=2") == 2.0
     assert time_budget("greedy:epsilon=0.1") is None and time_budget("random") is None
+    # a first item without key= (the positional parameter of az and openspiel)
+    assert time_budget("az:builtin,rollout=greedy,lambda=0.5") is None
+    assert time_budget("az:builtin,sims=50,time=1.5") == 1.5
+    assert time_budget("openspiel:mcts,sims=400") is None
     with pytest.raises(ValueError, match="time must be a positive number"):
         time_budget("mcts:time=-1")
 

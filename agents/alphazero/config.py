@@ -304,7 +304,8 @@ class TrainSection:
             root value ``q`` when the sample was recorded: ``(1 - mix) z + mix q`` (0: the
             result alone, AlphaZero; :meth:`~.replay.ReplayBuffer.sample`).
         aux_weight: weight of the auxiliary head's loss (mean squared error over the known
-            auxiliary targets; ``[net] aux_head``).
+            auxiliary targets; ``[net] aux_head``). A value other than the default without
+            the head is refused (it would do nothing).
         lr_schedule: a piecewise-constant learning rate by iteration, as the step schedules
             of AlphaZero (Silver et al. 2018) and KataGo: ``{"31" = 5e-4, "60" = 2e-4}`` trains
             iterations 31-59 at 5e-4 and 60 on at 2e-4; iterations before the first key (and
@@ -569,6 +570,9 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
     _need(tr.value_weight >= 0 and tr.max_grad_norm >= 0, s,
           "[train] value_weight and max_grad_norm must be >= 0")
     _need(tr.aux_weight >= 0, s, f"[train] aux_weight must be >= 0, got {tr.aux_weight}")
+    _need(cfg.net.aux_head or tr.aux_weight == TrainSection.aux_weight, s,
+          f"[train] aux_weight = {tr.aux_weight} weighs the auxiliary head's loss: it needs "
+          f"[net] aux_head = true")
     _need(0.0 <= tr.value_target_mix <= 1.0, s,
           f"[train] value_target_mix must lie in [0, 1], got {tr.value_target_mix}")
     seen: dict[int, str] = {}
