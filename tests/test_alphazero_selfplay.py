@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 import taluva_ai.games.taluva.encoding as E  # noqa: E402
 from taluva_ai.agents.alphazero.config import SelfPlaySection  # noqa: E402
 from taluva_ai.agents.alphazero.encoder import make_encoder  # noqa: E402
-from taluva_ai.agents.alphazero.evaluator import NetEvaluator  # noqa: E402
+from taluva_ai.agents.alphazero.evaluator import NetEvaluator, value_targets  # noqa: E402
 from taluva_ai.agents.alphazero.net import NetConfig, build_net  # noqa: E402
 from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleBuilder, SampleSet  # noqa: E402
 from taluva_ai.agents.alphazero.selfplay import (  # noqa: E402
@@ -19,6 +19,7 @@ from taluva_ai.agents.alphazero.selfplay import (  # noqa: E402
     game_seeds,
     play_expert_games,
     record_sample,
+    rollout_values,
     root_values,
     write_record,
 )
@@ -290,6 +291,84 @@ def test_root_values_are_stored_by_player_slot_and_mixed_into_the_value_target(
     assert set(picks.tolist()) == {0, 1}
     plain = buf.sample(64, np.random.default_rng(0)).value
     np.testing.assert_array_equal(plain, z)
+
+
+# -- rollout values ([selfplay] value_rollouts, [train] rollout_target_mix) -------------------
+
+
+def test_rollout_values_are_the_mean_target_of_seeded_greedy_rollouts() -> None:
+    state = TaluvaGame(num_players=2).new_initial_state(seed=3)
+    for _ in range(30):  # into the game, at a decision
+        while state.current_player < 0:
+            state.draw()
+        state.apply(int(state.legal_actions()[0]))
+    while state.current_player < 0:
+        state.draw()
+    before = state.to_position_string()
+    seeds = np.random.default_rng([3, 5, 30]).integers(2**31 - 1, size=6).tolist()
+    each = [value_targets(state, state.rollout("greedy", s, 8)) for s in seeds]
+    got = rollout_values(state, 6, 8, (3, 5, 30))
+    np.testing.assert_array_equal(got, np.mean(each, axis=0))
+    assert state.to_position_string() == before  # the rollouts play copies
+    assert set(np.round(got * 6).tolist()) <= set(range(-6, 7))  # six results of +-1 or 0
+    np.testing.assert_array_equal(rollout_values(state, 1, 8, (3, 5, 30)), each[0])
+    with pytest.raises(ValueError, match="count must be >= 1, got 0"):
+        rollout_values(state, 0, 8, (3, 5, 30))
+
+
+def test_rollout_values_are_stored_saved_and_mixed_with_the_root_value(tmp_path) -> None:
+    enc = make_encoder("taluva", 2)
+    state = TaluvaGame(num_players=2).new_initial_state(seed=3)
+    while state.current_player < 0:
+        state.draw()
+    builder = SampleBuilder(enc)
+    legal = state.legal_actions()
+    probs = np.full(legal.size, 1.0 / legal.size)
+    record_sample(builder, enc, state, legal, probs, 0, np.array([0.25, -0.75]),
+                  np.array([0.5, -0.5]))
+    record_sample(builder, enc, state, legal, probs, 1, None, None)
+    builder.finish_game(0, np.array([1.0, -1.0]))
+    builder.finish_game(1, np.array([-1.0, 1.0]))
+    samples = builder.build()
+    p = int(samples.player[0])
+    np.testing.assert_array_equal(samples.rollout_value[0], np.roll([0.5, -0.5], -p))
+    assert np.isnan(samples.rollout_value[1]).all()
+    samples.save(tmp_path / "s.npz")
+    np.testing.assert_array_equal(SampleSet.load(tmp_path / "s.npz").rollout_value,
+                                  samples.rollout_value)
+    with np.load(tmp_path / "s.npz") as z:  # a file from before: no rollout values
+        np.savez(tmp_path / "old.npz", **{k: z[k] for k in z.files if k != "rollout_value"})
+    assert np.isnan(SampleSet.load(tmp_path / "old.npz").rollout_value).all()
+    with np.load(tmp_path / "s.npz") as z:  # a damaged one: named
+        np.savez(tmp_path / "bad.npz", **{**{k: z[k] for k in z.files},
+                                          "rollout_value": np.zeros(3, dtype=np.float32)})
+    with pytest.raises(ValueError, match=r"bad.npz: inconsistent sample arrays \(rollout_value\)"):
+        SampleSet.load(tmp_path / "bad.npz")
+    buf = ReplayBuffer(enc, window_games=10)
+    buf.add("s", samples)
+    picks = np.random.default_rng(0).integers(2, size=64)
+    assert set(picks.tolist()) == {0, 1}
+    mixed = buf.sample(64, np.random.default_rng(0), value_mix=0.25, rollout_mix=0.5).value
+    z, q, r = samples.value, samples.root_value, samples.rollout_value
+    want = np.stack([0.25 * z[0] + 0.25 * q[0] + 0.5 * r[0], z[1]])[picks]
+    np.testing.assert_allclose(mixed, want, rtol=0, atol=1e-7)
+    only_r = buf.sample(64, np.random.default_rng(0), rollout_mix=1.0).value
+    np.testing.assert_array_equal(only_r, np.stack([r[0], z[1]])[picks])
+
+
+def test_selfplay_records_rollout_values_without_changing_its_games() -> None:
+    _, _, plain, summaries, ended = selfplay(games=1)
+    _, _, with_r, summaries_r, ended_r = selfplay(games=1, value_rollouts=2)
+    assert [h for _, h in ended_r] == [h for _, h in ended]  # the same game, move for move
+    assert summaries_r == summaries
+    np.testing.assert_array_equal(with_r.value, plain.value)
+    np.testing.assert_array_equal(with_r.target, plain.target)
+    assert np.isnan(plain.rollout_value).all()
+    r = with_r.rollout_value
+    assert r.shape == with_r.value.shape and np.isfinite(r).all()
+    assert set(np.unique(r).tolist()) <= {-1.0, -0.5, 0.0, 0.5, 1.0}  # means of two results
+    np.testing.assert_array_equal(r.sum(axis=1), 0.0)  # zero-sum by player slot
+    assert len(np.unique(r)) > 1
 
 
 # -- auxiliary targets (KataGo's; [net] aux_head) ----------------------------------------------

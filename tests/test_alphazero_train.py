@@ -68,6 +68,12 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[train.lr_schedule]\n1 = 5e-4\n01 = 1e-5\n",
      r"\[train\] lr_schedule: the keys '1' and '01' name the same iteration"),
     ("[train]\naux_weight = -1\n", r"\[train\] aux_weight must be >= 0, got -1.0"),
+    ("[train]\nrollout_target_mix = 0.5\n",
+     r"\[train\] rollout_target_mix = 0.5 mixes in the rollouts' result: it needs "
+     r"\[selfplay\] value_rollouts > 0"),
+    ("[selfplay]\nvalue_rollouts = 4\n[train]\nrollout_target_mix = 0.6\nvalue_target_mix = 0.5\n",
+     r"\[train\] value_target_mix \+ rollout_target_mix must be <= 1, got 0.5 \+ 0.6"),
+    ("[selfplay]\nvalue_rollouts = -1\n", r"\[selfplay\] value_rollouts must be >= 0, got -1"),
     ("[train]\naux_weight = 0.5\n",
      r"\[train\] aux_weight = 0.5 weighs the auxiliary head's loss: it needs \[net\] "
      r"aux_head = true"),

@@ -243,6 +243,12 @@ class SelfPlaySection:
         leaf_batch: leaves one game's search collects (with virtual loss) per network call.
         rollout, rollout_lambda, rollout_samples: leaf value mixing (``none``, ``greedy`` or
             ``random``; :mod:`.evaluator`).
+        value_rollouts: greedy rollouts (``state.rollout("greedy")``, ``rollout_samples``
+            tile placements sampled per decision) played from every recorded position; their
+            mean result is recorded with the sample (:attr:`~.replay.SampleSet.rollout_value`)
+            and mixed into its value target by ``[train] rollout_target_mix``. 0: none. A
+            lower-variance value target than one game's result, from an estimator
+            independent of the network (unlike the search's root value); docs/alphazero.md.
         records: self-play games per iteration written as game records (JSON Lines).
     """
 
@@ -264,6 +270,7 @@ class SelfPlaySection:
     rollout: str = "none"
     rollout_lambda: float = 0.0
     rollout_samples: int = 8
+    value_rollouts: int = 0
     records: int = 2
 
 
@@ -303,6 +310,10 @@ class TrainSection:
         value_target_mix: the value target mixes the game's result ``z`` with the search's
             root value ``q`` when the sample was recorded: ``(1 - mix) z + mix q`` (0: the
             result alone, AlphaZero; :meth:`~.replay.ReplayBuffer.sample`).
+        rollout_target_mix: the value target also mixes in the mean result ``r`` of the
+            greedy rollouts recorded with the sample (``[selfplay] value_rollouts``):
+            ``(1 - mix_q - mix_r) z + mix_q q + mix_r r`` (where ``q`` or ``r`` is unknown its
+            share goes to ``z``); ``value_target_mix + rollout_target_mix <= 1``.
         aux_weight: weight of the auxiliary head's loss (mean squared error over the known
             auxiliary targets; ``[net] aux_head``). A value other than the default without
             the head is refused (it would do nothing).
@@ -324,6 +335,7 @@ class TrainSection:
     value_weight: float = 1.0
     max_grad_norm: float = 5.0
     value_target_mix: float = 0.0
+    rollout_target_mix: float = 0.0
     aux_weight: float = 1.0
     lr_schedule: dict[str, float] = field(default_factory=dict)
 
@@ -559,6 +571,8 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
           "rollout_lambda=0, or a rollout with rollout_lambda > 0")
     _need(sp.rollout_samples >= 1, s, "[selfplay] rollout_samples must be >= 1")
     _need(sp.records >= 0, s, "[selfplay] records must be >= 0")
+    _need(sp.value_rollouts >= 0, s,
+          f"[selfplay] value_rollouts must be >= 0, got {sp.value_rollouts}")
     _need(cfg.replay.window_games >= 1, s, "[replay] window_games must be >= 1")
     _need(cfg.replay.window_start >= 0 and cfg.replay.window_growth >= 0, s,
           "[replay] window_start and window_growth must be >= 0")
@@ -575,6 +589,14 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
           f"[net] aux_head = true")
     _need(0.0 <= tr.value_target_mix <= 1.0, s,
           f"[train] value_target_mix must lie in [0, 1], got {tr.value_target_mix}")
+    _need(0.0 <= tr.rollout_target_mix <= 1.0, s,
+          f"[train] rollout_target_mix must lie in [0, 1], got {tr.rollout_target_mix}")
+    _need(tr.value_target_mix + tr.rollout_target_mix <= 1.0, s,
+          f"[train] value_target_mix + rollout_target_mix must be <= 1, got "
+          f"{tr.value_target_mix} + {tr.rollout_target_mix}")
+    _need(tr.rollout_target_mix == 0 or sp.value_rollouts > 0, s,
+          f"[train] rollout_target_mix = {tr.rollout_target_mix} mixes in the rollouts' "
+          f"result: it needs [selfplay] value_rollouts > 0")
     seen: dict[int, str] = {}
     for key, value in tr.lr_schedule.items():
         _need(key.isascii() and key.isdigit(), s,
@@ -633,6 +655,10 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
         state = game.new_initial_state(seed=0)
         _need(hasattr(state, "heuristic_values"), s, "[warm_start] expert='heuristic' needs a "
               "game with heuristic_values(); give an mcts:... expert")
+    if cfg.selfplay.value_rollouts or cfg.selfplay.rollout != "none":
+        state = game.new_initial_state(seed=0)
+        _need(hasattr(state, "rollout"), s, f"[selfplay]: the {cfg.game.name} game has no "
+              "compiled rollout (state.rollout()): rollout and value_rollouts need one")
     if cfg.warm_start.games and cfg.warm_start.expert != "heuristic":
         try:
             agent = make_agent(cfg.warm_start.expert, seed=0)

@@ -67,6 +67,10 @@ class SampleSet:
             made the sample: the warm start's expert games, files written before it was
             recorded); mixed into the value target by ``[train] value_target_mix``
             (:meth:`ReplayBuffer.sample`).
+        rollout_value: ``float32[N, n]`` the mean result of the greedy rollouts played from
+            the sample's position (``[selfplay] value_rollouts``), by player slot on the same
+            scale (NaN where none were played); mixed into the value target by ``[train]
+            rollout_target_mix``.
         aux: ``float32[N, n, A]`` the auxiliary targets of the sample's game by player slot
             (:meth:`~.encoder.NetEncoder.aux_targets`); NaN where unknown (files written
             before they were recorded); ``A = 0`` when there are none.
@@ -84,10 +88,13 @@ class SampleSet:
     games: int
     root_value: np.ndarray | None = None
     aux: np.ndarray | None = None
+    rollout_value: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.root_value is None:
             self.root_value = np.full(self.value.shape, np.nan, dtype=np.float32)
+        if self.rollout_value is None:
+            self.rollout_value = np.full(self.value.shape, np.nan, dtype=np.float32)
         if self.aux is None:
             self.aux = np.zeros((*self.value.shape, 0), dtype=np.float32)
 
@@ -123,6 +130,7 @@ class SampleSet:
         """
         buf = io.BytesIO()
         np.savez_compressed(buf, games=np.int64(self.games), root_value=np.asarray(self.root_value),
+                            rollout_value=np.asarray(self.rollout_value),
                             aux=np.asarray(self.aux), **{k: getattr(self, k) for k in _FIELDS})
         return write_atomic(path, buf.getvalue())
 
@@ -139,15 +147,17 @@ class SampleSet:
                 arrays = {k: z[k] for k in _FIELDS}
                 games = int(z["games"])
                 root = z["root_value"] if "root_value" in z.files else None
+                rollout = z["rollout_value"] if "rollout_value" in z.files else None
                 aux = z["aux"] if "aux" in z.files else None
         except KeyError as e:
             raise ValueError(f"{path}: not a sample file (no array {e})") from None
         except (ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:  # cut or damaged
             raise ValueError(f"{path}: not a sample file ({type(e).__name__}: {e})") from None
-        s = cls(games=games, root_value=root, aux=aux, **arrays)
+        s = cls(games=games, root_value=root, aux=aux, rollout_value=rollout, **arrays)
         n = len(s)
-        if np.asarray(s.root_value).shape != s.value.shape:
-            raise ValueError(f"{path}: inconsistent sample arrays (root_value)")
+        for name in ("root_value", "rollout_value"):
+            if np.asarray(getattr(s, name)).shape != s.value.shape:
+                raise ValueError(f"{path}: inconsistent sample arrays ({name})")
         if np.asarray(s.aux).ndim != 3 or np.asarray(s.aux).shape[:2] != s.value.shape:
             raise ValueError(f"{path}: inconsistent sample arrays (aux)")
         if s.offsets.shape != (n + 1,) or s.ids.shape[1] != s.target.shape[0] or \
@@ -180,6 +190,7 @@ class SampleSet:
             target=np.concatenate([s.target for s in sets]),
             games=games,
             root_value=np.concatenate([np.asarray(s.root_value) for s in sets]),
+            rollout_value=np.concatenate([np.asarray(s.rollout_value) for s in sets]),
             aux=np.concatenate([_widen(np.asarray(s.aux), max(np.asarray(t.aux).shape[2]
                                                                for t in sets)) for s in sets]),
         )
@@ -194,13 +205,15 @@ class SampleBuilder:
         self.rows: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int,
                               int]] = []  # (bits, ints, globals, ids, target, player, game)
         self.root_values: list[np.ndarray | None] = []  # by seat, per row
+        self.rollout_values: list[np.ndarray | None] = []  # by seat, per row
         self.values: dict[int, np.ndarray] = {}
         self.aux: dict[int, np.ndarray] = {}
         self.games = 0
 
     def add(self, spatial: np.ndarray, globals_: np.ndarray, ids: np.ndarray,
             target: np.ndarray, player: int, game: int,
-            root_value: np.ndarray | None = None) -> None:
+            root_value: np.ndarray | None = None,
+            rollout_value: np.ndarray | None = None) -> None:
         """One sample; its value is set when its game ends (:meth:`finish_game`).
 
         Args:
@@ -208,6 +221,9 @@ class SampleBuilder:
             target: ``float[k]`` the policy target (normalised here).
             root_value: ``float[n]`` by seat, the search's mean value at the root on the value
                 targets' scale (:attr:`SampleSet.root_value`); None when no search made it.
+            rollout_value: ``float[n]`` by seat, the mean result of rollouts from the position
+                on the same scale (:attr:`SampleSet.rollout_value`); None when none were
+                played.
         """
         t = np.asarray(target, dtype=np.float64)
         t = t / t.sum()
@@ -221,6 +237,8 @@ class SampleBuilder:
                           int(player), int(game)))
         self.root_values.append(None if root_value is None
                                 else np.asarray(root_value, dtype=np.float32))
+        self.rollout_values.append(None if rollout_value is None
+                                   else np.asarray(rollout_value, dtype=np.float32))
 
     def finish_game(self, game: int, returns: np.ndarray, aux: np.ndarray | None = None) -> None:
         """Set the value targets of game ``game`` from its returns (by seat), and its
@@ -247,6 +265,7 @@ class SampleBuilder:
         glob = np.zeros((n, enc.num_globals), dtype=np.float32)
         value = np.zeros((n, enc.num_players), dtype=np.float32)
         root = np.full((n, enc.num_players), np.nan, dtype=np.float32)
+        rollout = np.full((n, enc.num_players), np.nan, dtype=np.float32)
         aux = np.zeros((n, enc.num_players, enc.num_aux), dtype=np.float32)
         player = np.zeros(n, dtype=np.int8)
         game = np.zeros(n, dtype=np.int32)
@@ -260,6 +279,9 @@ class SampleBuilder:
             q = self.root_values[chosen[i]]
             if q is not None:
                 root[i] = np.roll(q, -p)
+            r = self.rollout_values[chosen[i]]
+            if r is not None:
+                rollout[i] = np.roll(r, -p)
             player[i] = p
             game[i] = g
             offsets[i + 1] = offsets[i] + ids.shape[1]
@@ -270,7 +292,7 @@ class SampleBuilder:
             ids_all[:, offsets[i]:offsets[i + 1]] = ids
             target[offsets[i]:offsets[i + 1]] = t
         return SampleSet(bits, ints, glob, value, player, game, offsets, ids_all, target,
-                         self.games if games is None else len(keep), root, aux)
+                         self.games if games is None else len(keep), root, aux, rollout)
 
 
 @dataclass
@@ -291,6 +313,17 @@ class Batch:
     target: np.ndarray
     value: np.ndarray
     aux: np.ndarray | None = None
+
+
+def mixed_value_target(z: np.ndarray, q: np.ndarray, q_mix: float, r: np.ndarray,
+                       r_mix: float) -> np.ndarray:
+    """``(1 - q_mix - r_mix) z + q_mix q + r_mix r`` by player slot (``float32[n]`` each), the
+    share of ``q`` or ``r`` going to ``z`` where it is unknown (NaN)."""
+    out = np.asarray(z, dtype=np.float32).copy()
+    for est, mix in ((q, q_mix), (r, r_mix)):
+        if mix > 0 and not np.isnan(est).any():
+            out += mix * (est - z)
+    return out
 
 
 class ReplayBuffer:
@@ -327,7 +360,7 @@ class ReplayBuffer:
         return [n for n, _ in self.sets]
 
     def sample(self, batch_size: int, rng: np.random.Generator,
-               value_mix: float = 0.0) -> Batch:
+               value_mix: float = 0.0, rollout_mix: float = 0.0) -> Batch:
         """``batch_size`` samples drawn uniformly with replacement, each under a uniformly
         drawn symmetry.
 
@@ -338,6 +371,10 @@ class ReplayBuffer:
                 the two lowers the target's variance early in a game (Carlsson, "Lessons
                 from AlphaZero: improving the training target", 2019; KataGo mixes search
                 values into its short-term targets).
+            rollout_mix: likewise for ``r``, the mean result of the rollouts recorded with the
+                sample (``[train] rollout_target_mix``): the target is ``(1 - value_mix -
+                rollout_mix) z + value_mix q + rollout_mix r``, the share of an unknown ``q``
+                or ``r`` going to ``z``.
 
         Raises:
             ValueError: the buffer is empty.
@@ -351,16 +388,18 @@ class ReplayBuffer:
         starts = np.concatenate([[0], np.cumsum(sizes)])
         which = np.searchsorted(starts, picks, side="right") - 1
         return self._batch([(self.sets[int(w)][1], int(p - starts[w]), int(k))
-                            for w, p, k in zip(which, picks, syms, strict=True)], value_mix)
+                            for w, p, k in zip(which, picks, syms, strict=True)], value_mix,
+                           rollout_mix)
 
     def batches(self, batch_size: int) -> Iterator[Batch]:
         """Every sample once, in order, as it was recorded (no symmetry, no value mix):
         for measuring a network on held-out games (:meth:`~.train.Trainer.evaluate`)."""
         items = [(s, i, 0) for _, s in self.sets for i in range(len(s))]
         for lo in range(0, len(items), batch_size):
-            yield self._batch(items[lo:lo + batch_size], 0.0)
+            yield self._batch(items[lo:lo + batch_size], 0.0, 0.0)
 
-    def _batch(self, items: Sequence[tuple[SampleSet, int, int]], value_mix: float) -> Batch:
+    def _batch(self, items: Sequence[tuple[SampleSet, int, int]], value_mix: float,
+               rollout_mix: float) -> Batch:
         """The batch of ``(set, sample index, symmetry)`` items (:meth:`sample`)."""
         enc = self.encoder
         batch_size = len(items)
@@ -375,10 +414,9 @@ class ReplayBuffer:
             sp, ids, t = s.example(i, k, enc)
             spatial[b] = sp
             glob[b] = s.globals[i]
-            value[b] = s.value[i]
-            q = s.root_value[i]  # type: ignore[index]
-            if value_mix > 0 and not np.isnan(q).any():
-                value[b] = (1.0 - value_mix) * s.value[i] + value_mix * q
+            value[b] = mixed_value_target(s.value[i], s.root_value[i],  # type: ignore[index]
+                                          value_mix, s.rollout_value[i],  # type: ignore[index]
+                                          rollout_mix)
             a = np.asarray(s.aux)[i]
             aux[b, :, :min(a.shape[1], enc.num_aux)] = a[:, :enc.num_aux]
             mask[b, ids] = True

@@ -119,11 +119,13 @@ def _advance_chance(state: GameState) -> None:
 
 def record_sample(builder: SampleBuilder, encoder: NetEncoder, state: GameState,
                   actions: np.ndarray, probs: np.ndarray, game: int,
-                  root_value: np.ndarray | None = None) -> int:
+                  root_value: np.ndarray | None = None,
+                  rollout_value: np.ndarray | None = None) -> int:
     """Add the sample of a decision: ``state`` with the policy target ``probs`` over the
     game's action ids ``actions`` (all legal) and, from a search, its root value by seat
-    (:func:`root_values`). Actions without a network id are dropped from the target (the rest
-    renormalised). Returns how many were dropped."""
+    (:func:`root_values`), and the mean result of rollouts from it (:func:`rollout_values`).
+    Actions without a network id are dropped from the target (the rest renormalised).
+    Returns how many were dropped."""
     enc = encoder.encode(state)
     order = np.argsort(actions)
     pos = np.searchsorted(enc.legal, actions[order])
@@ -139,7 +141,7 @@ def record_sample(builder: SampleBuilder, encoder: NetEncoder, state: GameState,
         t = np.full(t.size, 1.0 / t.size)
     perms = encoder.id_permutations(enc)
     ids = perms[:, enc.net_ids[inside]]
-    builder.add(enc.spatial, enc.globals, ids, t, enc.player, game, root_value)
+    builder.add(enc.spatial, enc.globals, ids, t, enc.player, game, root_value, rollout_value)
     return int((~inside).sum())
 
 
@@ -151,6 +153,22 @@ def root_values(tree: Tree) -> np.ndarray | None:
     if visits <= 0:
         return None
     return np.clip(np.asarray(tree.W[0], dtype=np.float64) / visits, -1.0, 1.0)
+
+
+def rollout_values(state: GameState, count: int, samples: int, seed: Sequence[int]
+                   ) -> np.ndarray:
+    """``float64[n]`` by seat: the mean value target (:func:`~.evaluator.value_targets`) of
+    ``count`` greedy rollouts of ``state`` (``state.rollout("greedy", seed_i, samples)``,
+    seeds drawn from ``seed``): ``[selfplay] value_rollouts``.
+
+    Raises:
+        ValueError: ``count < 1``."""
+    if count < 1:
+        raise ValueError(f"count must be >= 1, got {count}")
+    seeds = np.random.default_rng(list(seed)).integers(2**31 - 1, size=count)
+    results = [value_targets(state, state.rollout("greedy", s, samples))  # type: ignore[attr-defined]
+               for s in seeds.tolist()]
+    return np.mean(results, axis=0)
 
 
 def write_record(path: Path, game: Game, seed: int, history: Sequence[int],
@@ -352,8 +370,11 @@ class SelfPlay:
         slot.simulations += int(slot.tree.N[0])
         if slot.full and builder is not None:
             actions, probs = slot.agent.root_policy()
+            rv = None if not c.value_rollouts else rollout_values(
+                slot.state, c.value_rollouts, c.rollout_samples,
+                (slot.seed, 5, slot.decisions))
             slot.outside += record_sample(builder, self.encoder, slot.state, actions, probs,
-                                          slot.game, root_values(slot.tree))
+                                          slot.game, root_values(slot.tree), rv)
             slot.samples += 1
         slot.state.apply(action)
         slot.history.append(action)
@@ -378,14 +399,17 @@ class SelfPlay:
 def play_expert_games(game: Game, encoder: NetEncoder, games: Sequence[tuple[int, int, int]],
                       builder: SampleBuilder, expert: str, temperature: float,
                       epsilon: float, on_game: Callable[[GameSummary, list[int]], None]
-                      | None = None) -> list[GameSummary]:
+                      | None = None, value_rollouts: int = 0, rollout_samples: int = 8
+                      ) -> list[GameSummary]:
     """Expert games for the warm start (``[warm_start]``; expert iteration, Anthony et al.
     2017): every decision with more than one legal action becomes a sample.
 
     ``expert="heuristic"``: the target is the softmax of ``state.heuristic_values()`` at
     ``temperature``; the move is the best one (ties at random), or with probability
     ``epsilon`` one sampled from the target. Otherwise ``expert`` is an MCTS agent spec: the
-    target is its search policy, the move its choice.
+    target is its search policy, the move its choice. ``value_rollouts > 0`` records the
+    mean result of that many greedy rollouts with each sample (:func:`rollout_values`, as
+    self-play does).
     """
     from taluva_ai.agents import make_agent
 
@@ -416,8 +440,10 @@ def play_expert_games(game: Game, encoder: NetEncoder, games: Sequence[tuple[int
                 a = int(agent.act(state))
                 actions, probs = agent.root_policy()
             if actions.size > 1:
+                rv = None if not value_rollouts else rollout_values(
+                    state, value_rollouts, rollout_samples, (gseed, 5, decisions))
                 outside += record_sample(builder, encoder, state, np.asarray(actions),
-                                         np.asarray(probs), index)
+                                         np.asarray(probs), index, None, rv)
                 samples += 1
             state.apply(a)
             history.append(a)
@@ -605,7 +631,8 @@ def expert_task(task: dict[str, Any]) -> dict[str, Any]:
         journal.save(builder, summary)
 
     summaries = play_expert_games(game, encoder, games, builder, ws.expert,
-                                  ws.heuristic_temperature, ws.epsilon, on_game)
+                                  ws.heuristic_temperature, ws.epsilon, on_game,
+                                  cfg.selfplay.value_rollouts, cfg.selfplay.rollout_samples)
     return _write_task_outputs(task, builder, journal, summaries, {
         "seconds": time.perf_counter() - t0, "setup_seconds": 0.0, "evaluations": 0,
         "simulations": 0, "decisions": sum(s.decisions for s in summaries),

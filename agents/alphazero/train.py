@@ -260,8 +260,9 @@ class Trainer:
         """``steps`` steps on batches from ``buffer``; returns the mean of each figure."""
         sums: dict[str, float] = {}
         for _ in range(steps):
-            for k, v in self.step(buffer.sample(self.cfg.batch_size, rng,
-                                                    self.cfg.value_target_mix)).items():
+            batch = buffer.sample(self.cfg.batch_size, rng, self.cfg.value_target_mix,
+                                  self.cfg.rollout_target_mix)
+            for k, v in self.step(batch).items():
                 sums[k] = sums.get(k, 0.0) + v
             if bar is not None:
                 bar.update(1)
