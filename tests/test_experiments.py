@@ -171,3 +171,40 @@ def test_compile_profile_sums_own_and_total_time_per_kernel(tmp_path: Path, caps
     with pytest.raises(SystemExit):
         mod.main([str(empty)])
     assert "no recorded compile events" in capsys.readouterr().err
+
+
+def test_value_estimators_compares_the_network_and_rollouts_on_recorded_games(
+        tmp_path: Path, capsys) -> None:
+    pytest.importorskip("onnxruntime")
+    from taluva_ai.agents import make_agent
+    from taluva_ai.arena import play_game
+    from taluva_ai.protocol import make_game
+
+    games = tmp_path / "games"
+    games.mkdir()
+    decisions = []
+    for seed in (1, 2):
+        res = play_game(make_game("taluva", tiles_per_player=6),
+                        [make_agent("greedy", seed=0), make_agent("greedy", seed=1)], seed,
+                        record_path=games / f"g{seed}.jsonl")
+        decisions.append(sum(res.moves))
+    mod = _load("value_estimators")
+    out = tmp_path / "v.json"
+    argv = ["--records", str(games), "--every", "2", "--rollouts", "4", "1", "--json", str(out)]
+    assert mod.main(argv) == 0
+    res = json.loads(out.read_text())
+    assert res["games"] == 2 and res["rollouts"] == [1, 4]
+    figs = res["phases"]["0.00-1.00"]
+    assert figs["positions"] == sum((d + 1) // 2 for d in decisions)
+    assert sum(res["phases"][p]["positions"] for p in ("0.00-0.33", "0.33-0.67",
+                                                         "0.67-1.00")) == figs["positions"]
+    assert figs["zero"] == {"mse": 1.0, "corr": 0.0}  # 2 players, no draws: z is +-1
+    assert set(figs) == {"positions", "zero", "net", "rollouts_1", "rollouts_4",
+                         "net_and_rollouts_4"}
+    assert all(0 <= figs[k]["mse"] <= 4 for k in figs if k != "positions")
+    first = out.read_text()
+    assert mod.main(argv) == 0  # seeded: the same figures again (but the CPU time)
+    again = json.loads(out.read_text())
+    assert again["phases"] == json.loads(first)["phases"]
+    assert mod.main(["--records", str(tmp_path / "none")]) == 2
+    assert "none: no such folder" in capsys.readouterr().err
