@@ -173,6 +173,24 @@ def _resolve_chance(state: GameState) -> None:
         state.draw()
 
 
+def _is_terminal(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if isatty is not None else False
+    except ValueError:  # closed
+        return False
+
+
+def _step_line(step: int, steps: int, name: str, compiled: Sequence[str], total: int,
+               shown: int = 3) -> str:
+    """The warm-up's line for a step that compiled ``compiled`` (a log's form of the bar):
+    ``warm-up 2/6 legal moves: compiled kernels.a, kernels.b and 3 more; 9 kernels compiled``."""
+    names = ", ".join(compiled[:shown])
+    if len(compiled) > shown:
+        names += f" and {len(compiled) - shown} more"
+    return f"warm-up {step}/{steps} {name}: compiled {names}; {total} kernels compiled"
+
+
 def warm_up(game: Game, specs: Sequence[str], *, progress: bool = True, seed: int = 0,
             stream: TextIO | None = None) -> list[str]:
     """Load, or on the first run compile and cache, every compiled kernel that games of
@@ -180,7 +198,9 @@ def warm_up(game: Game, specs: Sequence[str], *, progress: bool = True, seed: in
 
     When a kernel has to be compiled, prints :data:`COMPILING` once on ``stream`` (default
     stderr) and, with ``progress``, a tqdm bar over the warm-up steps
-    (:func:`warmup_steps`) that names the kernel being compiled and counts those compiled.
+    (:func:`warmup_steps`) that names the kernel being compiled and counts those compiled. On
+    a stream that is not a terminal (a log file, a pipe) the bar's redraws would pile up on one
+    line, so there it prints one line per step that compiled something instead (:func:`_step_line`).
     Prints nothing when everything comes from the cache.
 
     Args:
@@ -201,13 +221,14 @@ def warm_up(game: Game, specs: Sequence[str], *, progress: bool = True, seed: in
     bar: Any = None
     state = {"step": 0, "started": False, "shown": 0.0}
     watch = CompileWatch()
+    lines = progress and not _is_terminal(out)
 
     def show() -> None:
         nonlocal bar
         if not state["started"]:
             state["started"] = True
             announce(out)
-            if progress:
+            if progress and not lines:
                 from tqdm import tqdm
 
                 bar = tqdm(total=len(steps), initial=int(state["step"]), desc="warm-up",
@@ -224,8 +245,9 @@ def warm_up(game: Game, specs: Sequence[str], *, progress: bool = True, seed: in
 
     try:
         with watch.active():
-            for i, (_name, run) in enumerate(steps):
+            for i, (name, run) in enumerate(steps):
                 state["step"] = i
+                before = len(watch.compiled)
                 try:
                     run()
                 except Exception as e:
@@ -233,6 +255,9 @@ def warm_up(game: Game, specs: Sequence[str], *, progress: bool = True, seed: in
                         raise KeyboardInterrupt from e
                 if bar is not None:
                     bar.update(1)
+                if lines and len(watch.compiled) > before:
+                    print(_step_line(i + 1, len(steps), name, watch.compiled[before:],
+                                     len(watch.compiled)), file=out, flush=True)
     finally:
         if bar is not None:
             state["shown"] = 0.0

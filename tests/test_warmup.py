@@ -33,12 +33,42 @@ def test_a_compiling_warm_up_says_so_and_shows_the_kernels(monkeypatch: pytest.M
     assert compiled[-1] == "warmup_agents.probe_kernel"
     assert compiled.count("warmup_agents.probe_kernel") == 1
     assert text.startswith(W.COMPILING + "\n")
-    assert "warm-up" in text and "compiling warmup_agents.probe_kernel" in text
+    assert "warm-up" in text and "compiled warmup_agents.probe_kernel" in text
     assert "6/6" in text and f"{len(compiled)} kernels compiled" in text
+    # not a terminal (a log): one line per step that compiled, no redrawn bar
+    assert "\r" not in text
+    assert text.splitlines()[-1] == W._step_line(6, 6, f"agent {SPEC}",
+                                                  ["warmup_agents.probe_kernel"], len(compiled))
     # all loaded now: a second warm-up compiles and prints nothing
     out2 = io.StringIO()
     assert W.warm_up(game, ["random", SPEC], stream=out2) == []
     assert out2.getvalue() == ""
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_warm_up_draws_a_bar_naming_the_kernel(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests import warmup_agents
+
+    monkeypatch.setattr(W, "_announced", False)
+    fresh = warmup_agents.njit(cache=False)(warmup_agents.probe_kernel.py_func)
+    monkeypatch.setattr(warmup_agents, "probe_kernel", fresh)
+    out = _Terminal()
+    compiled = W.warm_up(make_game("taluva", num_players=2), ["random", SPEC], stream=out)
+    text = out.getvalue()
+    assert "\r" in text and "compiling warmup_agents.probe_kernel" in text
+    assert "6/6" in text and f"{len(compiled)} kernels compiled" in text
+
+
+def test_a_step_line_names_at_most_three_kernels() -> None:
+    assert W._step_line(2, 6, "legal moves", ["k.a", "k.b"], 9) == \
+        "warm-up 2/6 legal moves: compiled k.a, k.b; 9 kernels compiled"
+    assert W._step_line(1, 6, "the rules: a deal", ["k.a", "k.b", "k.c", "k.d", "k.e"], 5) == \
+        "warm-up 1/6 the rules: a deal: compiled k.a, k.b, k.c and 2 more; 5 kernels compiled"
 
 
 def test_the_steps_cover_the_rules_and_each_agent_once() -> None:
