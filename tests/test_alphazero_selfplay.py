@@ -247,17 +247,23 @@ def test_root_values_are_the_mean_backed_up_value_clipped() -> None:
     np.testing.assert_array_equal(root_values(tree), [0.5, -1.0])  # -1.5 clipped
 
 
-def _two_samples() -> tuple:
-    """A SampleSet of two 2-player samples: one with a root value (seat 1 to move), one
-    without (an expert's)."""
+def _first_decision() -> tuple:
+    """``(encoder, state, builder, legal actions, uniform target)`` at the first decision of a
+    seeded 2-player Taluva game, for recording samples by hand."""
     enc = make_encoder("taluva", 2)
-    game = TaluvaGame(num_players=2)
-    state = game.new_initial_state(seed=3)
+    state = TaluvaGame(num_players=2).new_initial_state(seed=3)
     while state.current_player < 0:
         state.draw()
     builder = SampleBuilder(enc)
     legal = state.legal_actions()
     probs = np.full(legal.size, 1.0 / legal.size)
+    return enc, state, builder, legal, probs
+
+
+def _two_samples() -> tuple:
+    """A SampleSet of two 2-player samples: one with a root value (seat 1 to move), one
+    without (an expert's)."""
+    enc, state, builder, legal, probs = _first_decision()
     record_sample(builder, enc, state, legal, probs, 0, np.array([0.25, -0.75]))
     record_sample(builder, enc, state, legal, probs, 1, None)
     builder.finish_game(0, np.array([1.0, -1.0]))
@@ -317,13 +323,7 @@ def test_rollout_values_are_the_mean_target_of_seeded_greedy_rollouts() -> None:
 
 
 def test_rollout_values_are_stored_saved_and_mixed_with_the_root_value(tmp_path) -> None:
-    enc = make_encoder("taluva", 2)
-    state = TaluvaGame(num_players=2).new_initial_state(seed=3)
-    while state.current_player < 0:
-        state.draw()
-    builder = SampleBuilder(enc)
-    legal = state.legal_actions()
-    probs = np.full(legal.size, 1.0 / legal.size)
+    enc, state, builder, legal, probs = _first_decision()
     record_sample(builder, enc, state, legal, probs, 0, np.array([0.25, -0.75]),
                   np.array([0.5, -0.5]))
     record_sample(builder, enc, state, legal, probs, 1, None, None)
@@ -406,13 +406,7 @@ def test_aux_targets_are_each_seat_s_final_supply_and_whether_it_is_out(num_play
 
 
 def test_aux_targets_are_stored_by_player_slot_and_batched(tmp_path) -> None:
-    enc = make_encoder("taluva", 2)
-    state = TaluvaGame(num_players=2).new_initial_state(seed=3)
-    while state.current_player < 0:
-        state.draw()
-    builder = SampleBuilder(enc)
-    legal = state.legal_actions()
-    probs = np.full(legal.size, 1.0 / legal.size)
+    enc, state, builder, legal, probs = _first_decision()
     record_sample(builder, enc, state, legal, probs, 0, None)
     record_sample(builder, enc, state, legal, probs, 1, None)
     aux = np.array([[0.5, 1.0, 0.0, 0.0], [0.25, 0.0, 0.5, 1.0]], dtype=np.float32)  # by seat
