@@ -184,11 +184,13 @@ def _is_terminal(stream: TextIO) -> bool:
 def _step_line(step: int, steps: int, name: str, compiled: Sequence[str], total: int,
                shown: int = 3) -> str:
     """The warm-up's line for a step that compiled ``compiled`` (a log's form of the bar):
-    ``warm-up 2/6 legal moves: compiled kernels.a, kernels.b and 3 more; 9 kernels compiled``."""
+    ``warm-up step 2/6, legal moves: compiled kernels.a, kernels.b and 3 more (9 kernels
+    compiled so far)``. Steps that compiled nothing print no line."""
     names = ", ".join(compiled[:shown])
     if len(compiled) > shown:
         names += f" and {len(compiled) - shown} more"
-    return f"warm-up {step}/{steps} {name}: compiled {names}; {total} kernels compiled"
+    return (f"warm-up step {step}/{steps}, {name}: compiled {names} ({total} kernels "
+            f"compiled so far)")
 
 
 def warm_up(game: Game, specs: Sequence[str], *, progress: bool = True, seed: int = 0,

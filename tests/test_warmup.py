@@ -66,9 +66,10 @@ def test_on_a_terminal_the_warm_up_draws_a_bar_naming_the_kernel(
 
 def test_a_step_line_names_at_most_three_kernels() -> None:
     assert W._step_line(2, 6, "legal moves", ["k.a", "k.b"], 9) == \
-        "warm-up 2/6 legal moves: compiled k.a, k.b; 9 kernels compiled"
-    assert W._step_line(1, 6, "the rules: a deal", ["k.a", "k.b", "k.c", "k.d", "k.e"], 5) == \
-        "warm-up 1/6 the rules: a deal: compiled k.a, k.b, k.c and 2 more; 5 kernels compiled"
+        "warm-up step 2/6, legal moves: compiled k.a, k.b (9 kernels compiled so far)"
+    assert W._step_line(1, 6, "the rules: a deal", ["k.a", "k.b", "k.c", "k.d", "k.e"], 5) == (
+        "warm-up step 1/6, the rules: a deal: compiled k.a, k.b, k.c and 2 more (5 kernels "
+        "compiled so far)")
 
 
 def test_the_steps_cover_the_rules_and_each_agent_once() -> None:
