@@ -88,8 +88,11 @@ def positions(files: list[Path], every: int, evaluator: Any, rollouts: list[int]
     most = max(rollouts)
     for g, path in enumerate(files):
         states: list[Any] = []
-        final = replay_record(path, lambda state, _event, into=states: into.append(
-            state.clone()) if state.current_player >= 0 and not state.is_terminal() else None)
+        try:
+            final = replay_record(path, lambda state, _event, into=states: into.append(
+                state.clone()) if state.current_player >= 0 and not state.is_terminal() else None)
+        except ValueError as e:  # a RecordError names the line and field, not the file
+            raise ValueError(f"{path}: {e}") from None
         z = value_targets(final, final.returns())
         for j in range(0, len(states), every):
             st = states[j]

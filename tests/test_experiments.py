@@ -208,3 +208,10 @@ def test_value_estimators_compares_the_network_and_rollouts_on_recorded_games(
     assert again["phases"] == json.loads(first)["phases"]
     assert mod.main(["--records", str(tmp_path / "none")]) == 2
     assert "none: no such folder" in capsys.readouterr().err
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "x.jsonl").write_text('{"bad": 1}\n')
+    assert mod.main(["--records", str(bad)]) == 2
+    assert capsys.readouterr().err == (
+        f"value_estimators: {bad / 'x.jsonl'}: record line 1, field 'type': expected 'header', "
+        "'action' or 'result', got None\n")
