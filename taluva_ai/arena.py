@@ -1423,8 +1423,12 @@ class _Run:
             if left:  # compile (first run) or load the kernels before the first timed move
                 key, game = _process_game(self.game_name, self.rules)
                 _warm_up(game, key, list(self.specs), progress=self.progress)
+            from taluva_ai.warmup import bar_stream
+
+            bar_file, bar_interval = bar_stream()
             bar = tqdm(total=len(tasks), initial=len(tasks) - left, disable=not
-                       self.progress, desc="games", unit="game", dynamic_ncols=True)
+                       self.progress, desc="games", unit="game", dynamic_ncols=True,
+                       file=bar_file, mininterval=bar_interval)
             if watch is not None:  # the SPRT line from the start (0 games)
                 bar.set_postfix_str(watch.status())
             stream = _play_stream(todo, paths, self.game_name, self.rules, self.concurrency,

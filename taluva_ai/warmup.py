@@ -174,11 +174,50 @@ def _resolve_chance(state: GameState) -> None:
 
 
 def _is_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal (not a log file, a pipe or a closed stream)."""
     isatty = getattr(stream, "isatty", None)
     try:
         return bool(isatty()) if isatty is not None else False
     except ValueError:  # closed
         return False
+
+
+class LogLines:
+    """A stream for a tqdm bar writing into a log: each redraw (tqdm starts one with a carriage
+    return) becomes a line of its own, trailing padding dropped, instead of all of them piling
+    up on one line of the file.
+
+    Args:
+        stream: where the lines go (a text stream that is not a terminal).
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self._open = False  # a line written and not ended yet
+
+    def write(self, text: str) -> int:
+        for i, part in enumerate(text.split("\r")):
+            if i > 0 and self._open:
+                self.stream.write("\n")
+                self._open = False
+            part = part.rstrip(" ")
+            if part.strip():
+                self.stream.write(part)
+                self._open = not part.endswith("\n")
+            elif "\n" in part and self._open:  # the bar's closing newline
+                self.stream.write("\n")
+                self._open = False
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def bar_stream(stream: TextIO | None = None) -> tuple[Any, float]:
+    """``(file, mininterval)`` for a tqdm bar on ``stream`` (default stderr): the stream itself
+    and tqdm's 0.1 s on a terminal; in a log, :class:`LogLines` and a redraw every 15 s."""
+    out = stream if stream is not None else sys.stderr
+    return (out, 0.1) if _is_terminal(out) else (LogLines(out), 15.0)
 
 
 def _step_line(step: int, steps: int, name: str, compiled: Sequence[str], total: int,

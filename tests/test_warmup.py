@@ -148,3 +148,27 @@ print("\\n".join(loaded))
     assert not {k + "legal_actions", k + "apply_action", k + "apply_chance"} & set(loaded)
     assert not [k for k in loaded if ".mcts" in k or ".search_kernels." in k or "solo" in k
                 or ".encoding." in k or ".envs." in k or "thurn_und_taxis" in k], loaded
+
+
+def test_log_lines_turn_each_bar_redraw_into_a_line() -> None:
+    out = io.StringIO()
+    log = W.LogLines(out)
+    for chunk in ["\rgames:   0%| 0/2", "", "\rgames:  50%| 1/2   ", "\rgames: 100%| 2/2",
+                  "\n"]:
+        log.write(chunk)
+    assert out.getvalue() == "games:   0%| 0/2\ngames:  50%| 1/2\ngames: 100%| 2/2\n"
+    assert W.bar_stream(out)[1] == 15.0 and isinstance(W.bar_stream(out)[0], W.LogLines)
+    term = _Terminal()
+    assert W.bar_stream(term) == (term, 0.1)
+
+
+def test_a_tournament_logs_its_progress_one_line_per_redraw(tmp_path: Path, capsys) -> None:
+    from taluva_ai.arena import run_tournament
+
+    run_tournament(["random", "greedy"], 2, tmp_path / "t", rules={"tiles_per_player": 2},
+                   progress=True, plots=False)
+    err = capsys.readouterr().err
+    assert "\r" not in err
+    lines = [x for x in err.splitlines() if x.startswith("games:")]
+    assert lines[0].startswith("games:   0%") and lines[-1].startswith("games: 100%")
+    assert "2/2" in lines[-1]
