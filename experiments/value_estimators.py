@@ -63,16 +63,31 @@ def make_evaluator(checkpoint: Path | None) -> Any:
         return NetEvaluator(net, encoder, seed=0)
     import torch
 
-    from taluva_ai.agents.alphazero.encoder import make_encoder
-    from taluva_ai.agents.alphazero.net import load_checkpoint, net_from_checkpoint
+    from taluva_ai.agents.alphazero.agent import load_net
 
     torch.set_num_threads(1)
-    payload = load_checkpoint(checkpoint)
-    spec = payload["encoder"]
-    encoder = make_encoder(payload["game"]["name"], int(spec["num_players"]),
-                           **payload.get("encoder_options", {}))
-    net, _ = net_from_checkpoint(payload, checkpoint, encoder)
+    net, encoder, _ = load_net(checkpoint, torch.device("cpu"))
     return NetEvaluator(net, encoder, seed=0)
+
+
+def decision_states(path: Path) -> tuple[list[Any], Any]:
+    """The states of a game record where a player is to move (copies), and its final state.
+
+    Raises:
+        ValueError: the record does not replay (naming the file, line and field)."""
+    from taluva_ai.records import replay_record
+
+    states: list[Any] = []
+
+    def keep(state: Any, _event: Any) -> None:
+        if state.current_player >= 0 and not state.is_terminal():
+            states.append(state.clone())
+
+    try:
+        final = replay_record(path, keep)
+    except ValueError as e:  # a RecordError names the line and field, not the file
+        raise ValueError(f"{path}: {e}") from None
+    return states, final
 
 
 def positions(files: list[Path], every: int, evaluator: Any, rollouts: list[int]
@@ -82,17 +97,11 @@ def positions(files: list[Path], every: int, evaluator: Any, rollouts: list[int]
     import numpy as np
 
     from taluva_ai.agents.alphazero.evaluator import value_targets
-    from taluva_ai.records import replay_record
 
     rows: list[list[float]] = []
     most = max(rollouts)
     for g, path in enumerate(files):
-        states: list[Any] = []
-        try:
-            final = replay_record(path, lambda state, _event, into=states: into.append(
-                state.clone()) if state.current_player >= 0 and not state.is_terminal() else None)
-        except ValueError as e:  # a RecordError names the line and field, not the file
-            raise ValueError(f"{path}: {e}") from None
+        states, final = decision_states(path)
         z = value_targets(final, final.returns())
         for j in range(0, len(states), every):
             st = states[j]

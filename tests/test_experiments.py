@@ -208,6 +208,8 @@ def test_value_estimators_compares_the_network_and_rollouts_on_recorded_games(
     assert again["phases"] == json.loads(first)["phases"]
     assert mod.main(["--records", str(tmp_path / "none")]) == 2
     assert "none: no such folder" in capsys.readouterr().err
+    assert mod.main(["--records", str(games), "--checkpoint", str(tmp_path / "no.pt")]) == 2
+    assert "no.pt: no such file" in capsys.readouterr().err
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "x.jsonl").write_text('{"bad": 1}\n')
