@@ -1358,8 +1358,6 @@ class _Run:
                 raise PermissionError(13, "Permission denied", str(path))
 
     def run(self) -> dict[str, Any]:
-        from tqdm import tqdm
-
         self._check_dir()
         cfg = self.config
         # the schedule is computed game by game (a run of millions of games allocates
@@ -1423,12 +1421,10 @@ class _Run:
             if left:  # compile (first run) or load the kernels before the first timed move
                 key, game = _process_game(self.game_name, self.rules)
                 _warm_up(game, key, list(self.specs), progress=self.progress)
-            from taluva_ai.warmup import bar_stream
+            from taluva_ai.warmup import progress_bar
 
-            bar_file, bar_interval = bar_stream()
-            bar = tqdm(total=len(tasks), initial=len(tasks) - left, disable=not
-                       self.progress, desc="games", unit="game", dynamic_ncols=True,
-                       file=bar_file, mininterval=bar_interval)
+            bar = progress_bar(total=len(tasks), initial=len(tasks) - left,
+                               disable=not self.progress, desc="games", unit="game")
             if watch is not None:  # the SPRT line from the start (0 games)
                 bar.set_postfix_str(watch.status())
             stream = _play_stream(todo, paths, self.game_name, self.rules, self.concurrency,

@@ -16,9 +16,11 @@ a moment.
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -182,6 +184,10 @@ def _is_terminal(stream: TextIO) -> bool:
         return False
 
 
+#: ANSI cursor moves (CSI sequences) that tqdm writes for a bar below another.
+_CURSOR_MOVES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
 class LogLines:
     """A stream for a tqdm bar writing into a log: each redraw (tqdm starts one with a carriage
     return) becomes a line of its own, trailing padding dropped, instead of all of them piling
@@ -196,6 +202,8 @@ class LogLines:
         self._open = False  # a line written and not ended yet
 
     def write(self, text: str) -> int:
+        n = len(text)
+        text = _CURSOR_MOVES.sub("", text)  # a nested bar's moves to its row and back
         for i, part in enumerate(text.split("\r")):
             if i > 0 and self._open:
                 self.stream.write("\n")
@@ -207,17 +215,40 @@ class LogLines:
             elif "\n" in part and self._open:  # the bar's closing newline
                 self.stream.write("\n")
                 self._open = False
-        return len(text)
+        return n
 
     def flush(self) -> None:
         self.stream.flush()
+
+
+_LOG_LINES: weakref.WeakKeyDictionary[Any, LogLines] = weakref.WeakKeyDictionary()
 
 
 def bar_stream(stream: TextIO | None = None) -> tuple[Any, float]:
     """``(file, mininterval)`` for a tqdm bar on ``stream`` (default stderr): the stream itself
     and tqdm's 0.1 s on a terminal; in a log, :class:`LogLines` and a redraw every 15 s."""
     out = stream if stream is not None else sys.stderr
-    return (out, 0.1) if _is_terminal(out) else (LogLines(out), 15.0)
+    if _is_terminal(out):
+        return out, 0.1
+    try:  # one LogLines a stream: nested bars share whether its last line is ended
+        log = _LOG_LINES.get(out)
+        if log is None:
+            log = _LOG_LINES[out] = LogLines(out)
+    except TypeError:  # a stream that takes no weak reference
+        log = LogLines(out)
+    return log, 15.0
+
+
+def progress_bar(stream: TextIO | None = None, **kwargs: Any) -> Any:
+    """A tqdm bar on ``stream`` (default stderr) drawn for where it goes (:func:`bar_stream`):
+    on a terminal as tqdm draws it; in a log, one line per redraw every 15 s, with no carriage
+    returns or cursor moves, nested bars included. ``kwargs`` go to ``tqdm`` (``total``,
+    ``desc``, ``unit``, ``disable``, ``leave``, ...); update it with ``update``, not ``refresh``,
+    so that the interval holds."""
+    from tqdm import tqdm
+
+    file, interval = bar_stream(stream)
+    return tqdm(file=file, mininterval=interval, dynamic_ncols=True, **kwargs)
 
 
 def _step_line(step: int, steps: int, name: str, compiled: Sequence[str], total: int,

@@ -746,7 +746,7 @@ def test_a_growing_replay_window() -> None:
 
 
 @pytest.mark.parametrize("name", ["strong", "strong2"])
-def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str) -> None:
+def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str, capsys) -> None:
     """experiments/configs/strong.toml (and strong2.toml) with its sizes cut to seconds,
     everything else as written: the Gumbel root with playout cap randomisation, view radius
     11, a growing replay window, no gating (the latest network is the best) and anchors at
@@ -775,7 +775,14 @@ def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str) -> None:
         anchors=dc.replace(cfg.anchors, opponents=["greedy"], games=2, every=2,
                            az="sims=2,leaf_batch=2,rollout=none,root=gumbel"))
     out = tmp_path / "strong"
-    TrainingRun(out, cfg, progress=False).run()
+    TrainingRun(out, cfg, progress=True).run()
+    # stderr is not a terminal here: the nested bars come as plain lines, no redraw codes
+    err = capsys.readouterr().err
+    assert "\r" not in err and "\x1b" not in err
+    bars = [x.split(":")[0] for x in err.splitlines() if "%|" in x]
+    assert bars[0] == "iterations" and "self-play 1" in bars and "train 2" in bars
+    assert [x for x in err.splitlines() if x.startswith("iterations:")][-1].startswith(
+        "iterations: 100%")
     lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
     assert [ln["iteration"] for ln in lines] == [0, 1, 2]
     assert [ln["best_iteration"] for ln in lines] == [0, 1, 2]  # no gating: always the latest

@@ -162,6 +162,22 @@ def test_log_lines_turn_each_bar_redraw_into_a_line() -> None:
     assert W.bar_stream(term) == (term, 0.1)
 
 
+def test_log_lines_drop_the_cursor_moves_of_nested_bars() -> None:
+    """A bar below another (training's self-play bar under its iterations bar) moves the
+    cursor down and back up around each redraw; in a log those moves are dropped."""
+    out = io.StringIO()
+    outer = W.progress_bar(out, total=2, desc="iterations", position=0, bar_format="{l_bar}")
+    for k in range(2):
+        with W.progress_bar(out, total=1, desc=f"self-play {k}", leave=False,
+                            bar_format="{l_bar}") as inner:
+            inner.update(1)
+        outer.update(1)
+    outer.close()
+    # (redrawn at most every 15 s: here the first and the last of each)
+    assert out.getvalue().splitlines() == [
+        "iterations:   0%|", "self-play 0:   0%|", "self-play 1:   0%|", "iterations: 100%|"]
+
+
 def test_a_tournament_logs_its_progress_one_line_per_redraw(tmp_path: Path, capsys) -> None:
     from taluva_ai.arena import run_tournament
 

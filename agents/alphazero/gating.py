@@ -159,14 +159,14 @@ def solo_match(agent: str, opponent: str, games: int, out: Path, seed: int, conc
         ``(paired head-to-head of agent, the ladder table)`` (:func:`taluva_ai.solo_ladder.
         summarize`: mean score, interval, bands per agent).
     """
-    from tqdm import tqdm
-
     from taluva_ai.solo_ladder import SoloLadderConfig, paired, play, summarize
+    from taluva_ai.warmup import progress_bar
 
     rules = {k: v for k, v in rules.items() if k != "solo"}
     cfg = SoloLadderConfig(agents=[opponent, agent], games=games, seed=seed % 2**31,
                            rules=rules, concurrency=concurrency, out=str(out))
-    with tqdm(total=2 * games, desc="solo match", unit="game", leave=False,
-              disable=not progress, dynamic_ncols=True) as bar:
+
+    with progress_bar(total=2 * games, desc="solo match", unit="game", leave=False,
+                      disable=not progress) as bar:
         rows = play(cfg, lambda n: bar.update(n - bar.n))
     return paired(rows[agent], rows[opponent]), summarize(rows)

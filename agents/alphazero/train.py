@@ -745,7 +745,8 @@ class TrainingRun:
 
     def _run(self) -> dict[str, Any]:
         from torch.utils.tensorboard import SummaryWriter
-        from tqdm import tqdm
+
+        from taluva_ai.warmup import progress_bar
 
         state = self._prepare()
         cfg = self.cfg
@@ -773,8 +774,8 @@ class TrainingRun:
                       f"its replay data ({what} were not carried): the buffer starts empty "
                       f"and is rebuilt from the self-play of iteration {start} on",
                       file=sys.stderr, flush=True)
-        bar = tqdm(total=cfg.iterations + 1, initial=start, desc="iterations", unit="it",
-                   disable=not self.progress, dynamic_ncols=True, position=0)
+        bar = progress_bar(total=cfg.iterations + 1, initial=start, desc="iterations",
+                           unit="it", disable=not self.progress, position=0)
         try:
             for k in range(start, cfg.iterations + 1):
                 t0 = time.perf_counter()
@@ -943,10 +944,10 @@ class TrainingRun:
             torch.set_num_threads(self._threads())
             lr = cfg.train.lr_at(k)
             trainer.set_lr(lr)
-            from tqdm import tqdm
+            from taluva_ai.warmup import progress_bar
 
-            with tqdm(total=steps, desc=f"train {k}", unit="step", leave=False,
-                      disable=not self.progress, dynamic_ncols=True) as tb:
+            with progress_bar(total=steps, desc=f"train {k}", unit="step", leave=False,
+                              disable=not self.progress) as tb:
                 res = trainer.train(buffer, steps, rng, tb)
             line["train"] = {"steps": steps, "lr": lr, **{n: round(v, 5) for n, v in res.items()},
                              "buffer_games": buffer.games, "buffer_samples": len(buffer)}
@@ -1012,9 +1013,8 @@ class TrainingRun:
               ) -> dict[str, Any]:
         """Run the self-play (or expert) tasks of iteration ``k`` on the workers; returns the
         iteration's self-play statistics."""
-        from tqdm import tqdm
-
         from taluva_ai.agents.alphazero.selfplay import expert_task, selfplay_task
+        from taluva_ai.warmup import progress_bar
 
         d = self.out / "selfplay" / f"iter_{k:04d}"
         rec = self.out / "records" / f"iter_{k:04d}"
@@ -1033,9 +1033,8 @@ class TrainingRun:
         ex = self._workers(nw)
         try:
             futures = [ex.submit(fn, task) for task in tasks]
-            with tqdm(total=games, desc=f"{'expert' if expert else 'self-play'} {k}",
-                      unit="game", leave=False, disable=not self.progress,
-                      dynamic_ncols=True) as bar:
+            with progress_bar(total=games, desc=f"{'expert' if expert else 'self-play'} {k}",
+                              unit="game", leave=False, disable=not self.progress) as bar:
                 pending = list(futures)
                 with sigint_deferred(not ex.in_process) as interrupted:
                     while pending:
@@ -1048,8 +1047,7 @@ class TrainingRun:
                         for task in tasks:
                             with contextlib.suppress(OSError, ValueError):
                                 n += int(Path(task["progress"]).read_text() or 0)
-                        bar.n = n
-                        bar.refresh()
+                        bar.update(n - bar.n)  # drawn at most every mininterval
             stats = [ex.result(f) for f in futures]
         except BaseException:
             self._close_workers()
