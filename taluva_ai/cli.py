@@ -472,6 +472,8 @@ def format_table(table: dict[str, Any]) -> str:
     """The tournament table as text: head-to-head pairs (with pentanomial counts for 2
     players), groups (3-4 players), agent ratings sorted by Elo, first-seat advantage, seat
     win rates, forfeits and the SPRT."""
+    from taluva_ai.sprt import SWEEP_NOTE, sweep
+
     lines = [f"{table['games']} games; endings: "
              + ", ".join(f"{k} {v}" for k, v in table["end_reasons"].items())]
     lines.append("")
@@ -489,6 +491,8 @@ def format_table(table: dict[str, Any]) -> str:
                          f"{' '.join(str(c) for c in p['pentanomial'])}; paired Elo "
                          f"{_num(q['elo'])} {_interval(q['elo_ci95'])}, nElo {_num(q['nelo'])}"
                          f", LOS {_num(q['los'], '.3f')}")
+            if sweep(p["pentanomial"]):
+                lines.append(f"    ({SWEEP_NOTE})")
     for g in table.get("groups", []):
         wins = ", ".join(f"{k} {v}" for k, v in g["wins"].items())
         lines.append(f"  group {' / '.join(g['agents'])}: {g['games']} games; wins: {wins}; "

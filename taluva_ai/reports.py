@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from taluva_ai.sprt import PENTANOMIAL_LABELS
+from taluva_ai.sprt import PENTANOMIAL_LABELS, SWEEP_NOTE, sweep
 
 SUMMARY_FILE, RATINGS_PLOT, SCORES_PLOT = "summary.md", "ratings.png", "scores.png"
 
@@ -153,7 +153,7 @@ def markdown_summary(table: dict[str, Any], timing: dict[str, Any] | None = None
             f"**{verdict}** after {sp['games']} games (at most {sp['max_games']})",
             f"- pentanomial {_penta(sp['pentanomial'])}; Elo {_f(p['elo'])} "
             f"{_ci(p['elo_ci95'])}, nElo {_f(p['nelo'])} {_ci(p['nelo_ci95'])}, LOS "
-            f"{_pct(p['los'])}",
+            f"{_pct(p['los'])}" + (f" ({SWEEP_NOTE})" if sweep(sp["pentanomial"]) else ""),
             "",
         ]
 
@@ -171,10 +171,13 @@ def markdown_summary(table: dict[str, Any], timing: dict[str, Any] | None = None
                f"{p['wins'][b]} | {_f(p['score'][a], '.3f')} |")
         if two:
             q = p["paired"]
-            row += f" {_penta(p['pentanomial'], ' / ')} | {_f(q['elo'])} {_ci(q['elo_ci95'])} | " \
-                f"{_pct(q['los'])} |"
+            swept = " (sweep)" if sweep(p["pentanomial"]) else ""
+            row += f" {_penta(p['pentanomial'], ' / ')} | {_f(q['elo'])} {_ci(q['elo_ci95'])}" \
+                f"{swept} | {_pct(q['los'])} |"
         lines.append(row)
     lines.append("")
+    if two and any(sweep(p["pentanomial"]) for p in table["pairs"] if "pentanomial" in p):
+        lines += [f"(sweep): {SWEEP_NOTE}.", ""]
     if plots:
         lines += [f"![score matrix]({SCORES_PLOT})", ""]
 

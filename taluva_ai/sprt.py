@@ -171,6 +171,24 @@ def llr_normalized(nelo0: float, nelo1: float, counts: Sequence[float]) -> float
     return float(n * (p * (np.log(p1) - np.log(p0))).sum())
 
 
+def sweep(counts: Sequence[int]) -> str | None:
+    """``"won"`` when every pair (or game, for L, D, W counts) is the candidate's whole win,
+    ``"lost"`` when every one is its whole loss, else None. Such a result has no finite Elo:
+    :func:`pentanomial_elo` reports the figures of fishtest's regularisation (zero counts as
+    1e-3), which a report should mark as bounds rather than estimates."""
+    total = sum(counts)
+    if total and counts[-1] == total:
+        return "won"
+    if total and counts[0] == total:
+        return "lost"
+    return None
+
+
+#: How a report marks a sweep's paired Elo (:func:`sweep`).
+SWEEP_NOTE = ("a sweep: no finite Elo; the figures come from fishtest's regularisation of the "
+              "empty counts (1e-3) and are bounds, not estimates")
+
+
 def pentanomial_elo(counts: Sequence[int]) -> dict[str, Any]:
     """Elo, normalized Elo, their 95% intervals and the likelihood of superiority of the
     candidate from pentanomial counts (fishtest ``stat_util.get_elo``, with the variance of

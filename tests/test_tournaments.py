@@ -140,6 +140,29 @@ def test_table_pentanomial_seats_and_scores_of_hand_made_games() -> None:
     assert boot == tournament_table(["a", "b"], games, 2, bootstrap=200, seed=1)  # seeded
 
 
+def test_a_sweep_is_marked_in_both_reports_as_having_no_finite_elo() -> None:
+    """20-0 over 10 pairs: the paired Elo is fishtest's regularised bound; the text table and
+    summary.md say so, and a pair that is not a sweep is not marked."""
+    from taluva_ai.cli import format_table
+    from taluva_ai.reports import markdown_summary
+    from taluva_ai.sprt import SWEEP_NOTE, sweep
+
+    assert (sweep([0, 0, 0, 0, 10]), sweep([10, 0, 0, 0, 0]), sweep([1, 0, 0, 0, 9]),
+            sweep([0, 0, 0]), sweep([0, 0, 4])) == ("won", "lost", None, None, "won")
+    games = [_game(f"{d}-{k}", d, seats, [0, 1] if seats[0] == "a" else [1, 0])
+             for d in range(10) for k, seats in enumerate((["a", "b"], ["b", "a"]))]
+    t = tournament_table(["a", "b"], games, 2)
+    assert t["pairs"][0]["pentanomial"] == [0, 0, 0, 0, 10]
+    text = format_table(t)
+    assert f"    ({SWEEP_NOTE})" in text.splitlines()
+    md = markdown_summary(t, plots=False)
+    assert f"(sweep): {SWEEP_NOTE}." in md.splitlines()
+    assert sum(" (sweep) |" in x for x in md.splitlines()) == 1
+    games[-1]["places"], games[-1]["winners"] = [0, 1], [0]  # b wins the last game: no sweep
+    t = tournament_table(["a", "b"], games, 2)
+    assert SWEEP_NOTE not in format_table(t) and "sweep" not in markdown_summary(t, plots=False)
+
+
 # -- SPRT: fishtest's formulas, checked against an independent computation ----------------------
 
 
