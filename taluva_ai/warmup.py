@@ -248,7 +248,9 @@ def progress_bar(stream: TextIO | None = None, **kwargs: Any) -> Any:
     from tqdm import tqdm
 
     file, interval = bar_stream(stream)
-    return tqdm(file=file, mininterval=interval, dynamic_ncols=True, **kwargs)
+    # tqdm's monitor forces a redraw after maxinterval (10 s), below a log's 15 s
+    return tqdm(file=file, mininterval=interval, maxinterval=max(10.0, interval),
+                dynamic_ncols=True, **kwargs)
 
 
 def _step_line(step: int, steps: int, name: str, compiled: Sequence[str], total: int,
