@@ -25,6 +25,7 @@ from taluva_ai.agents.alphazero.selfplay import (  # noqa: E402
 )
 from taluva_ai.games.taluva import TaluvaGame  # noqa: E402
 from taluva_ai.games.taluva.hexgrid import rotate_hex  # noqa: E402
+from taluva_ai.protocol import CHANCE  # noqa: E402
 from taluva_ai.records import replay_record  # noqa: E402
 
 SMALL = NetConfig("tiny", channels=8, blocks=1, global_hidden=8, value_hidden=8)
@@ -468,3 +469,133 @@ def test_selfplay_and_expert_games_record_their_final_aux_targets() -> None:
     for i in range(len(experts)):
         p = int(experts.player[i])
         np.testing.assert_array_equal(experts.aux[i], np.roll(enc.aux_targets(state), -p, 0))
+
+
+def _decisions_to_the_end(num_players: int, seed: int):
+    """A game of random legal moves: ``(encodings of its decisions, the final state)``."""
+    game = TaluvaGame(num_players=num_players)
+    enc = make_encoder("taluva", num_players)
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state(seed=seed)
+    seen = []
+    while not state.is_terminal():
+        if state.current_player == CHANCE:
+            acts, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply(int(rng.choice(acts, p=np.asarray(probs) / sum(probs))))
+            continue
+        seen.append(enc.encode(state))
+        state.apply(int(rng.choice(state.legal_actions())))
+    return enc, seen, state
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_ownership_targets_are_each_slot_s_buildings_at_the_end_in_the_sample_s_frame(
+        num_players: int) -> None:
+    """Pixel ``(dr + R, dq + R)`` of a sample centred on ``(qc, rc)`` is the table's hex
+    ``(qc + dq, rc + dr)``; its target for slot ``j`` is 1 iff seat ``(player + j) % n`` has a
+    building there at the end. Checked from the final state's cells, not the encoder."""
+    from taluva_ai.games.taluva.state import C_BUILDING, C_OWNER
+
+    enc, seen, final = _decisions_to_the_end(num_players, seed=num_players)
+    cell_of = final.game.board.cell_of
+    big = (cell_of.shape[0] - 1) // 2
+    R, S = enc.view_radius, enc.side
+    assert enc.num_ownership == num_players
+    for e in seen[::7]:
+        got = enc.ownership_targets(final, e.frame, e.player)
+        assert got.dtype == np.uint8 and got.shape == (num_players, S, S)
+        want = np.zeros_like(got)
+        qc, rc = e.frame
+        for row in range(S):
+            for col in range(S):
+                if not enc.valid[row, col]:
+                    continue
+                q, r = qc + col - R, rc + row - R
+                if abs(q) > big or abs(r) > big:
+                    continue
+                c = cell_of[q + big, r + big]
+                if c >= 0 and final.cells[c, C_BUILDING] != 0:
+                    want[(final.cells[c, C_OWNER] - e.player) % num_players, row, col] = 1
+        np.testing.assert_array_equal(got, want)
+    assert got.sum() > 0
+    mid = seen[len(seen) // 2]
+    with pytest.raises(ValueError, match="needs a finished game"):
+        enc.ownership_targets(TaluvaGame(num_players=num_players).new_initial_state(seed=1),
+                              mid.frame, mid.player)
+    assert make_encoder("taluva", 1).num_ownership == 0
+    assert make_encoder("taluva", 1).ownership_targets(final, (0, 0), 0) is None
+    assert make_encoder("thurn_und_taxis", 2).num_ownership == 0
+
+
+def test_ownership_targets_turn_as_the_building_planes_do() -> None:
+    """Under each rotation the ownership targets move as the huts, temple and tower planes of
+    the final position in the same frame move under ``transform_spatial``."""
+    enc, seen, final = _decisions_to_the_end(2, seed=5)
+    e = seen[len(seen) // 3]
+    own = enc.ownership_targets(final, e.frame, e.player)
+    planes = E.encode(final, player=e.player, view_radius=enc.view_radius, center=e.frame)[0]
+    spatial = planes[:enc.spatial_planes].astype(np.uint8)
+    b = E.plane_names(2).index("huts/0")
+    for k in range(6):
+        turned = enc.transform_spatial(spatial, k)[b:b + 6].reshape(3, 2, enc.side, enc.side)
+        np.testing.assert_array_equal(enc.transform_pixels(own, k),
+                                      (turned.max(axis=0) > 0).astype(np.uint8))
+    assert not np.array_equal(enc.transform_pixels(own, 1), own)
+    with pytest.raises(NotImplementedError, match="no ownership targets"):
+        make_encoder("thurn_und_taxis", 2).transform_pixels(own, 1)
+
+
+def test_ownership_targets_are_recorded_saved_batched_and_absent_in_older_files(
+        tmp_path) -> None:
+    """Self-play records each sample's ownership at its game's end (in its frame, by slot);
+    the file keeps it; a batch turns it with the sample's symmetry; a file from before has
+    none, and its samples are marked unknown when concatenated with newer ones."""
+    game, enc, samples, _, ended = selfplay(root="puct", games=2)
+    want = {}  # (game, the planes' bytes) -> the ownership of that decision in its frame
+    for summary, history in ended:
+        state, seen = game.new_initial_state(seed=summary.seed), []
+        for a in history:
+            if state.current_player >= 0:
+                seen.append(enc.encode(state))
+            state.apply(a)
+        for e in seen:
+            want[(summary.game, e.spatial.tobytes() + e.globals.tobytes())] = \
+                enc.ownership_targets(
+                state, e.frame, e.player)
+    assert samples.ownership_known.all() and len(samples) > 10
+    for i in range(len(samples)):
+        np.testing.assert_array_equal(
+            samples.ownership_planes(i, 0, enc),
+            want[(int(samples.game[i]),
+                   samples.spatial(i, enc).tobytes() + samples.globals[i].tobytes())])
+    samples.save(tmp_path / "s.npz")
+    back = SampleSet.load(tmp_path / "s.npz")
+    np.testing.assert_array_equal(back.ownership, samples.ownership)
+    np.testing.assert_array_equal(back.ownership_known, samples.ownership_known)
+    buf = ReplayBuffer(enc, window_games=10)
+    buf.add("s", back)
+    rng = np.random.default_rng(3)
+    batch = buf.sample(16, np.random.default_rng(3))
+    picks = rng.integers(len(back), size=16)
+    syms = rng.integers(6, size=16)
+    assert batch.ownership.shape == (16, 2, enc.side, enc.side) and batch.ownership_known.all()
+    for b in range(16):
+        np.testing.assert_array_equal(batch.ownership[b],
+                                      back.ownership_planes(int(picks[b]), int(syms[b]), enc))
+    with np.load(tmp_path / "s.npz") as z:  # a file from before: no ownership arrays
+        np.savez(tmp_path / "old.npz", **{k: z[k] for k in z.files
+                                          if not k.startswith("ownership")})
+    old = SampleSet.load(tmp_path / "old.npz")
+    assert old.ownership.shape == (len(old), 0) and not old.ownership_known.any()
+    assert old.ownership_planes(0, 0, enc) is None
+    both = SampleSet.concatenate([old, back])
+    assert both.ownership_known.tolist() == [False] * len(old) + [True] * len(back)
+    np.testing.assert_array_equal(both.ownership[len(old):], back.ownership)
+    batch = ReplayBuffer(enc, 10)
+    batch.add("old", old)
+    b = batch.sample(4, rng)
+    assert not b.ownership_known.any() and not b.ownership.any()
+    with np.load(tmp_path / "s.npz") as z:
+        np.savez(tmp_path / "bad.npz", **{k: z[k] for k in z.files if k != "ownership_known"})
+    with pytest.raises(ValueError, match=r"bad\.npz: inconsistent sample arrays \(ownership\)"):
+        SampleSet.load(tmp_path / "bad.npz")

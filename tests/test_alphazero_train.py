@@ -818,7 +818,7 @@ def test_the_committed_strong_pack_is_whole_and_continues_the_strong_config() ->
 
 def _random_batch(enc, b: int, seed: int = 0, unknown: bool = False):
     """A batch of random planes, 5 legal ids each (the first the target), values [1, -1] and
-    random aux targets (NaN: ``unknown``)."""
+    random aux and ownership targets (NaN and not known: ``unknown``)."""
     from taluva_ai.agents.alphazero.replay import Batch
 
     rng = np.random.default_rng(seed)
@@ -831,9 +831,15 @@ def _random_batch(enc, b: int, seed: int = 0, unknown: bool = False):
     aux = rng.random((b, enc.num_players, enc.num_aux)).astype(np.float32)
     if unknown:
         aux[:] = np.nan
+    own = (rng.integers(0, 2, (b, enc.num_ownership, enc.side, enc.side)) * enc.valid) \
+        .astype(np.float32)
+    known = np.full(b, not unknown)
+    if unknown:
+        own[:] = 0.0
     return Batch(rng.integers(0, 2, (b, enc.spatial_planes, enc.side, enc.side))
                  .astype(np.float32), rng.random((b, enc.num_globals)).astype(np.float32),
-                 mask, target, np.tile(np.array([[1.0, -1.0]], dtype=np.float32), (b, 1)), aux)
+                 mask, target, np.tile(np.array([[1.0, -1.0]], dtype=np.float32), (b, 1)), aux,
+                 own, known)
 
 
 def test_the_aux_head_learns_its_targets_and_leaves_play_unchanged() -> None:
@@ -932,6 +938,129 @@ def test_the_aux_head_is_added_to_or_dropped_from_a_checkpoint_and_its_optimiser
         net_from_checkpoint(payload, tmp_path / "a.pt", enc, NetConfig("tiny", aux_head=True))
 
 
+def test_the_ownership_head_learns_its_targets_and_leaves_play_unchanged() -> None:
+    """KataGo's ownership target: a 1x1 convolution of the value features, one logit per
+    pixel and slot; its loss is the binary cross-entropy per board pixel and slot over the
+    samples with targets, checked here against a computation of its own."""
+    from taluva_ai.agents.alphazero.config import TrainSection
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import NetConfig, build_net, onnx_forward
+    from taluva_ai.agents.alphazero.train import Trainer
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    enc = make_encoder("taluva", 2, view_radius=5)
+    plain = build_net(enc, NetConfig("tiny", channels=8, blocks=1, aux_head=True))
+    torch.manual_seed(0)
+    net = build_net(enc, NetConfig("tiny", channels=8, blocks=1, aux_head=True,
+                                   ownership_head=True)).eval()
+    assert sorted(set(net.state_dict()) - set(plain.state_dict())) == [
+        "ownership_out.bias", "ownership_out.weight"]
+    batch = _random_batch(enc, 8)
+    sp, gl = torch.from_numpy(batch.spatial), torch.from_numpy(batch.globals)
+    with torch.no_grad():
+        logits, values, aux, own = net.forward_train(sp, gl)
+        same = net(sp, gl)
+    assert own.shape == (8, 2, enc.side, enc.side) and aux.shape == (8, 2, 4)
+    assert (own[:, :, ~torch.from_numpy(enc.valid)] == 0).all()
+    assert torch.equal(same[0], logits) and torch.equal(same[1], values)
+    assert len(onnx_forward(net, enc, threads=1)(batch.spatial, batch.globals)) == 2
+    tr = Trainer(net, TrainSection(lr=1e-2, batch_size=8, ownership_weight=0.5),
+                 torch.device("cpu"))
+    assert len(tr.optimizer.param_groups) == 6  # trunk, aux head, ownership head: 2 each
+    seen = tr.evaluate(batch)
+    x = own.numpy()[:, :, enc.valid]  # [B, 2, valid pixels]
+    y = batch.ownership[:, :, enc.valid]
+    bce = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))
+    assert seen["ownership_loss"] == pytest.approx(float(bce.mean()), rel=1e-5)
+    assert seen["loss"] == pytest.approx(seen["policy_loss"] + seen["value_loss"] +
+                                         seen["aux_loss"] + 0.5 * seen["ownership_loss"],
+                                         rel=1e-5)
+    # a target the planes give (slot 0: plane 3, slot 1: its complement) is learnt
+    batch.ownership[:, 0] = batch.spatial[:, 3] * enc.valid
+    batch.ownership[:, 1] = (1 - batch.spatial[:, 3]) * enc.valid
+    first = tr.step(batch)
+    for _ in range(60):
+        last = tr.step(batch)
+    assert last["ownership_loss"] < 0.5 * first["ownership_loss"]
+    blind = tr.step(_random_batch(enc, 8, seed=1, unknown=True))  # no targets: no loss
+    assert blind["ownership_loss"] == 0.0 and np.isfinite(blind["loss"])
+    half = _random_batch(enc, 8, seed=2)
+    half.ownership_known[4:] = False
+    net.eval()  # as evaluate() measures
+    with torch.no_grad():
+        x = net.forward_train(torch.from_numpy(half.spatial),
+                              torch.from_numpy(half.globals))[3].numpy()[:4][:, :, enc.valid]
+    y = half.ownership[:4][:, :, enc.valid]
+    bce = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))
+    assert tr.evaluate(half)["ownership_loss"] == pytest.approx(float(bce.mean()), rel=1e-5)
+
+
+def test_the_ownership_head_is_added_to_a_checkpoint_with_an_aux_head(tmp_path) -> None:
+    """strong2's networks have the aux head: a continuation adds the ownership head; the
+    trunk, the aux head and their optimiser state go on, the new head starts fresh."""
+    from taluva_ai.agents.alphazero.config import TrainSection
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import (
+        NetConfig,
+        build_net,
+        load_checkpoint,
+        net_from_checkpoint,
+        save_checkpoint,
+    )
+    from taluva_ai.agents.alphazero.train import Trainer
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    enc = make_encoder("taluva", 2, view_radius=5)
+    cpu = torch.device("cpu")
+    aux = NetConfig("tiny", channels=8, blocks=1, aux_head=True)
+    both = NetConfig("tiny", channels=8, blocks=1, aux_head=True, ownership_head=True)
+    net = build_net(enc, aux)
+    tr = Trainer(net, TrainSection(batch_size=8), cpu)
+    tr.step(_random_batch(enc, 8))
+    save_checkpoint(tmp_path / "a.pt", net, enc, aux, {"name": "taluva", "options": {}})
+    grown, cfg = net_from_checkpoint(load_checkpoint(tmp_path / "a.pt"), tmp_path / "a.pt",
+                                     enc, both)
+    assert cfg.ownership_head and cfg.aux_head and grown.ownership_out is not None
+    for k, v in net.state_dict().items():
+        assert torch.equal(grown.state_dict()[k], v), k
+    tr2 = Trainer(grown, TrainSection(batch_size=8), cpu)
+    tr2.load_optimizer_state(tr.optimizer.state_dict())
+    assert len(tr2.optimizer.param_groups) == 6
+    last_aux = net.aux_fc[2].weight
+    assert torch.equal(tr2.optimizer.state[grown.aux_fc[2].weight]["exp_avg"],
+                       tr.optimizer.state[last_aux]["exp_avg"])
+    assert {"aux_loss", "ownership_loss"} <= set(tr2.step(_random_batch(enc, 8)))
+    save_checkpoint(tmp_path / "b.pt", grown, enc, both, {"name": "taluva", "options": {}})
+    back, cfg = net_from_checkpoint(load_checkpoint(tmp_path / "b.pt"), tmp_path / "b.pt", enc)
+    assert cfg.ownership_head and torch.equal(back.ownership_out.weight,
+                                              grown.ownership_out.weight)
+    shrunk, cfg = net_from_checkpoint(load_checkpoint(tmp_path / "b.pt"), tmp_path / "b.pt",
+                                      enc, aux)
+    assert not cfg.ownership_head and shrunk.ownership_out is None
+    tr3 = Trainer(shrunk, TrainSection(batch_size=8), cpu)
+    tr3.load_optimizer_state(tr2.optimizer.state_dict())
+    assert len(tr3.optimizer.param_groups) == 4
+
+
+@pytest.mark.parametrize(("game", "players"), [("thurn_und_taxis", 2), ("taluva", 1)])
+def test_an_ownership_head_without_ownership_targets_is_refused(game: str, players: int) -> None:
+    from taluva_ai.agents.alphazero.config import validate
+
+    data = {"game": {"name": game, "num_players": players}, "net": {"ownership_head": True},
+            "warm_start": {"games": 0}}
+    if players == 1:
+        data["game"]["solo"] = True
+    with pytest.raises(ConfigError, match=r"\[net\] ownership_head: the .* encoding .* has no "
+                                          "ownership targets"):
+        validate(config_from_dict(data))
+    with pytest.raises(ConfigError, match=r"\[train\] ownership_weight = 2.0 weighs the "
+                                          r"ownership head's loss: it needs \[net\] "
+                                          "ownership_head = true"):
+        validate(config_from_dict({"train": {"ownership_weight": 2.0}}))
+
+
 @pytest.mark.parametrize(("game", "players"), [("thurn_und_taxis", 2), ("taluva", 1)])
 def test_an_aux_head_without_aux_targets_is_refused(game: str, players: int) -> None:
     from taluva_ai.agents.alphazero.config import validate
@@ -966,6 +1095,27 @@ def test_a_run_adds_the_aux_head_when_resumed_with_it(micro_run, tmp_path, capsy
                                      .replace("iterations = 2\n", "iterations = 3\n"))
     code, err = _resume(out, capsys)
     assert code == 0, err
+
+
+def test_a_run_adds_the_ownership_head_when_resumed_with_it(micro_run, tmp_path, capsys
+                                                            ) -> None:
+    """The continuation recipe of docs/alphazero.md: a run's config.toml gains
+    ``ownership_head = true``; from then on its training has an ownership loss, and its
+    samples (recorded with ownership targets all along) feed it."""
+    out = _copy_run(micro_run, tmp_path)
+    text = (out / "config.toml").read_text()
+    assert "ownership_head = false\n" in text
+    (out / "config.toml").write_text(text.replace("iterations = 1\n", "iterations = 2\n")
+                                     .replace("ownership_head = false\n",
+                                              "ownership_head = true\n"))
+    code, err = _resume(out, capsys)
+    assert code == 0, err
+    lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert ["ownership_loss" in ln["train"] for ln in lines] == [False, False, True]
+    assert 0 < lines[2]["train"]["ownership_loss"] < 1
+    ckpt = torch.load(out / "checkpoints" / "iter_0002.pt", weights_only=True)
+    assert ckpt["net"]["ownership_head"] is True
+    assert {"ownership_out.weight", "ownership_out.bias"} <= set(ckpt["state_dict"])
 
 
 def test_a_1x1_stem_is_a_network_shape_of_its_own() -> None:

@@ -94,6 +94,12 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                                     "(12 minutes on 2 cores)", None),
     "taluva train --pack runs/strong packs/strong": (CHECK, "needs a training run", None),
     "cp -r packs/strong runs/strong": (SKIP, _EXTERNAL, None),
+    "cp -r packs/strong2 runs/s2-own": (SKIP, _EXTERNAL, None),
+    "cp -r packs/strong2 runs/s2-base": (SKIP, _EXTERNAL, None),
+    "sed -i 's/^aux_head = true$/aux_head = true\\nownership_head = true/' "
+    "runs/s2-own/config.toml": (SKIP, _EXTERNAL, None),
+    "taluva train --resume runs/s2-own": (CHECK, _LONG, None),
+    "taluva train --resume runs/s2-base": (CHECK, _LONG, None),
     "taluva train --config experiments/configs/demo.toml --out runs/demo": (CHECK, _LONG, None),
     "time taluva train --config experiments/configs/demo.toml --out runs/demo":
         (CHECK, _LONG, None),

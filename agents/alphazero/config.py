@@ -78,6 +78,9 @@ class NetConfig:
         aux_head: an auxiliary head that learns the encoder's auxiliary targets
             (KataGo's auxiliary targets, Wu 2019; :class:`~.net.AZNet`), weighted by
             ``[train] aux_weight``; training only, it does not change how the network plays.
+        ownership_head: a head that learns who holds each hex at the end of the game
+            (KataGo's ownership target, Wu 2019; :meth:`~.encoder.NetEncoder.
+            ownership_targets`), weighted by ``[train] ownership_weight``; training only.
 
     Raises:
         ValueError: unknown preset or a negative size.
@@ -90,17 +93,20 @@ class NetConfig:
     value_hidden: int = 0
     stem_kernel: int = 3
     aux_head: bool = False
+    ownership_head: bool = False
 
     def __post_init__(self) -> None:
         if self.preset not in PRESETS:
             raise ValueError(f"net preset must be one of {', '.join(PRESETS)}, got "
                              f"{self.preset!r}")
-        if not isinstance(self.aux_head, bool):
-            raise ValueError(f"net aux_head must be true or false, got {self.aux_head!r}")
+        for head in ("aux_head", "ownership_head"):
+            if not isinstance(getattr(self, head), bool):
+                raise ValueError(f"net {head} must be true or false, got "
+                                 f"{getattr(self, head)!r}")
         if self.stem_kernel not in (1, 3) or isinstance(self.stem_kernel, bool):
             raise ValueError(f"net stem_kernel must be 1 or 3, got {self.stem_kernel!r}")
         for f in fields(self):
-            if f.name not in ("preset", "aux_head"):
+            if f.name not in ("preset", "aux_head", "ownership_head"):
                 v = getattr(self, f.name)
                 if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                     raise ValueError(f"net {f.name} must be an integer >= 0, got {v!r}")
@@ -133,10 +139,14 @@ class NetConfig:
         auxiliary targets and a stem kernel other than 3 the ``conv`` family (the only one
         with a stem). ``game`` (the game's name) makes the line name the game."""
         family = getattr(encoder, "network", "conv")
+        players = f" ({game}, {encoder.num_players} player(s))" if game else ""
         if self.aux_head and (not encoder.num_aux or family != "conv"):
-            players = f" ({game}, {encoder.num_players} player(s))" if game else ""
             return (f"[net] aux_head: the {encoder.name} encoding{players} has no auxiliary "
                     "targets")
+        if self.ownership_head and (not getattr(encoder, "num_ownership", 0) or
+                                    family != "conv"):
+            return (f"[net] ownership_head: the {encoder.name} encoding{players} has no "
+                    "ownership targets")
         if self.stem_kernel != 3 and family != "conv":
             who = f"{game}'s network" if game else f"the {family} family"
             return f"[net] stem_kernel: {who} has no stem convolution"
@@ -186,7 +196,8 @@ class NetSection:
     """``[net]``: the network size (:class:`~.net.NetConfig`): a ``preset`` (tiny, small,
     medium) and optional overrides (0 = the preset's value), ``stem_kernel`` (3 or 1) and
     ``aux_head``, the auxiliary
-    head (KataGo's auxiliary targets; its loss weighted by ``[train] aux_weight``)."""
+    head (KataGo's auxiliary targets; its loss weighted by ``[train] aux_weight``), and
+    ``ownership_head`` (KataGo's ownership target; ``[train] ownership_weight``)."""
 
     preset: str = "tiny"
     channels: int = 0
@@ -195,6 +206,7 @@ class NetSection:
     value_hidden: int = 0
     stem_kernel: int = 3
     aux_head: bool = False
+    ownership_head: bool = False
 
 
 @dataclass(frozen=True)
@@ -317,6 +329,9 @@ class TrainSection:
         aux_weight: weight of the auxiliary head's loss (mean squared error over the known
             auxiliary targets; ``[net] aux_head``). A value other than the default without
             the head is refused (it would do nothing).
+        ownership_weight: weight of the ownership head's loss (binary cross-entropy per
+            board pixel and player slot, over the samples with ownership targets; ``[net]
+            ownership_head``). A value other than the default without the head is refused.
         lr_schedule: a piecewise-constant learning rate by iteration, as the step schedules
             of AlphaZero (Silver et al. 2018) and KataGo: ``{"31" = 5e-4, "60" = 2e-4}`` trains
             iterations 31-59 at 5e-4 and 60 on at 2e-4; iterations before the first key (and
@@ -337,6 +352,7 @@ class TrainSection:
     value_target_mix: float = 0.0
     rollout_target_mix: float = 0.0
     aux_weight: float = 1.0
+    ownership_weight: float = 1.0
     lr_schedule: dict[str, float] = field(default_factory=dict)
 
     def lr_at(self, iteration: int) -> float:
@@ -587,6 +603,11 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
     _need(cfg.net.aux_head or tr.aux_weight == TrainSection.aux_weight, s,
           f"[train] aux_weight = {tr.aux_weight} weighs the auxiliary head's loss: it needs "
           f"[net] aux_head = true")
+    _need(tr.ownership_weight >= 0, s,
+          f"[train] ownership_weight must be >= 0, got {tr.ownership_weight}")
+    _need(cfg.net.ownership_head or tr.ownership_weight == TrainSection.ownership_weight, s,
+          f"[train] ownership_weight = {tr.ownership_weight} weighs the ownership head's loss: "
+          f"it needs [net] ownership_head = true")
     _need(0.0 <= tr.value_target_mix <= 1.0, s,
           f"[train] value_target_mix must lie in [0, 1], got {tr.value_target_mix}")
     _need(0.0 <= tr.rollout_target_mix <= 1.0, s,

@@ -57,6 +57,9 @@ class Encoded:
         net_ids: ``int64[k]`` network id of each legal action, ``-1`` where it has none.
         player: the seat whose view this is (the player to move): value slot ``j`` is seat
             ``(player + j) % n``.
+        frame: where the planes' pixels lie on the table (Taluva: the view centre ``(qc,
+            rc)``), for :meth:`NetEncoder.ownership_targets`; None for an encoder without
+            ownership targets.
     """
 
     spatial: np.ndarray
@@ -64,6 +67,7 @@ class Encoded:
     legal: np.ndarray
     net_ids: np.ndarray
     player: int
+    frame: Any = None
 
 
 class NetEncoder(ABC):
@@ -86,6 +90,7 @@ class NetEncoder(ABC):
             (default) or ``mlp``.
         num_aux: auxiliary targets per player slot (:meth:`aux_targets`; 0: none, the
             default).
+        num_ownership: ownership planes (:meth:`ownership_targets`; 0: none, the default).
     """
 
     name: str
@@ -101,6 +106,7 @@ class NetEncoder(ABC):
     extra_actions: int = 0
     network: str = "conv"
     num_aux: int = 0
+    num_ownership: int = 0
 
     @property
     def num_actions(self) -> int:
@@ -133,6 +139,27 @@ class NetEncoder(ABC):
             ValueError: ``state`` is not terminal.
         """
         return None
+
+    def ownership_targets(self, state: GameState, frame: Any, player: int) -> np.ndarray | None:
+        """``uint8[num_ownership, S, S]``: who holds each pixel of a sample's planes at the end
+        of its game, by player slot (slot ``j`` is seat ``(player + j) % n``), in the sample's
+        frame (:attr:`Encoded.frame`): KataGo's ownership target (Wu 2019), one value per
+        point where the result gives one per game. None when the encoder has none (the
+        default).
+
+        Raises:
+            ValueError: ``state`` is not terminal.
+        """
+        return None
+
+    def transform_pixels(self, planes: np.ndarray, k: int) -> np.ndarray:
+        """Planes ``[..., S, S]`` whose pixels move under symmetry ``k`` and whose channels do
+        not (ownership targets by player slot), as :meth:`transform_spatial` moves pixels.
+
+        Raises:
+            NotImplementedError: an encoder without ownership targets.
+        """
+        raise NotImplementedError(f"the {self.name} encoding has no ownership targets")
 
     def options(self) -> dict[str, Any]:
         """Keyword options that rebuild this encoder with :func:`make_encoder` (besides the
@@ -207,8 +234,10 @@ class TaluvaEncoder(NetEncoder):
         self.action_channels = E.NUM_ACTION_CHANNELS
         self.extra_actions = E.NUM_SOLO_ACTIONS if self.solo else 0
         self.num_aux = 0 if self.solo else len(self.AUX_TARGETS)
+        self.num_ownership = 0 if self.solo else num_players
         self.valid = self.view.valid
         names = E.plane_names(num_players)[:self.spatial_planes]
+        self._buildings = names.index("huts/0")  # huts n, temple n, tower n from here
         self.binary_planes = np.array(
             [not (n == "level" or n.startswith("huts/") or n == "settlement/size")
              for n in names], dtype=bool)
@@ -250,7 +279,7 @@ class TaluvaEncoder(NetEncoder):
         net_ids = np.empty(legal.size, dtype=np.int64)
         _engine_to_view_ids(legal, game.num_cells, game.hexqr, center[0], center[1],
                             self.view_radius, net_ids)
-        return Encoded(spatial, glob, legal, net_ids, int(player))
+        return Encoded(spatial, glob, legal, net_ids, int(player), center)
 
     def aux_targets(self, state: GameState) -> np.ndarray | None:
         """The final supply of each seat (:data:`AUX_TARGETS`): huts / 20, temples / 3,
@@ -265,17 +294,37 @@ class TaluvaEncoder(NetEncoder):
         g = self._E.global_features(state, player=0)[:4 * n]  # type: ignore[arg-type]
         return np.clip(g.reshape(4, n).T, 0.0, 1.0).astype(np.float32)
 
+    def ownership_targets(self, state: GameState, frame: Any, player: int) -> np.ndarray | None:
+        """1 where player slot ``j`` has a building (huts, a temple or a tower) at the end of
+        the game, in the view of radius ``R`` centred on ``frame`` (the sample's view
+        centre); ``uint8[n, S, S]``. None in the solo variant."""
+        if self.solo:
+            return None
+        if not state.is_terminal():
+            raise ValueError("ownership_targets needs a finished game")
+        n, b = self.num_players, self._buildings
+        planes, _, _, _ = self._E.encode(state, player=int(player),  # type: ignore[arg-type]
+                                         view_radius=self.view_radius, center=tuple(frame))
+        built = planes[b:b + 3 * n].reshape(3, n, self.side, self.side).max(axis=0)
+        return (built > 0).astype(np.uint8)
+
+    def transform_pixels(self, planes: np.ndarray, k: int) -> np.ndarray:
+        k %= 6
+        if k == 0:
+            return planes
+        s = self.side
+        flat = planes.reshape(*planes.shape[:-2], s * s)
+        res = np.empty_like(flat)
+        res[..., self._pix[k]] = flat
+        return res.reshape(planes.shape)
+
     def transform_spatial(self, spatial: np.ndarray, k: int) -> np.ndarray:
         k %= 6
         if k == 0:
             return spatial
-        s = self.side
-        flat = spatial.reshape(*spatial.shape[:-2], s * s)
-        out = np.empty_like(flat)
-        out[..., self._planes[k], :] = flat
-        res = np.empty_like(out)
-        res[..., self._pix[k]] = out
-        return res.reshape(spatial.shape)
+        out = np.empty_like(spatial)
+        out[..., self._planes[k], :, :] = spatial
+        return self.transform_pixels(out, k)
 
     def id_permutations(self, enc: Encoded) -> np.ndarray:
         """Static permutations unless an expansion is legal. An expansion's id is keyed by its

@@ -27,7 +27,11 @@ Perez et al. 2018 for FiLM; KataGo, Wu 2019, for global pooling in the value hea
   pooled features, ``-> V`` (ReLU) ``-> n A`` and a sigmoid: the encoder's ``A`` auxiliary
   targets per player slot (:meth:`~.encoder.NetEncoder.aux_targets`; Taluva: each seat's
   final supply and whether it went out). Only training reads it (:meth:`AZNet.forward_aux`);
-  ``forward``, the ONNX export and the search never compute it.
+  ``forward``, the ONNX export and the search never compute it;
+- **ownership head** (``[net] ownership_head``; KataGo's ownership target, Wu 2019): ``conv1x1
+  C -> O`` on the value head's features, one logit per pixel and player slot: whether that
+  slot holds the pixel's hex at the end of the game (:meth:`~.encoder.NetEncoder.
+  ownership_targets`). Training only, as the auxiliary head (:meth:`AZNet.forward_train`).
 
 Presets (:data:`PRESETS`): ``tiny`` (16 channels, 3 blocks), ``small`` (32, 6), ``medium``
 (64, 10); ``taluva bench --net`` gives their sizes and speeds.
@@ -100,15 +104,17 @@ class AZNet(nn.Module):
         channels, blocks, global_hidden, value_hidden: sizes (:meth:`NetConfig.sizes`).
         aux_outputs: auxiliary targets per player slot ``A`` (0: no auxiliary head).
         stem_kernel: the stem convolution's kernel (3 or 1).
+        ownership_planes: ownership planes ``O`` (0: no ownership head).
 
     ``forward(spatial float32[B, Cs, S, S], globals float32[B, G])`` returns ``(logits
     float32[B, action_channels * S^2 + extra_actions], values float32[B, n])``;
-    :meth:`forward_aux` also the auxiliary predictions.
+    :meth:`forward_aux` and :meth:`forward_train` also the training-only heads'.
     """
 
     def __init__(self, encoder_spec: dict[str, Any], valid: np.ndarray, channels: int,
                  blocks: int, global_hidden: int, value_hidden: int,
-                 aux_outputs: int = 0, stem_kernel: int = 3) -> None:
+                 aux_outputs: int = 0, stem_kernel: int = 3, ownership_planes: int = 0
+                 ) -> None:
         super().__init__()
         cs, g = int(encoder_spec["spatial_planes"]), int(encoder_spec["num_globals"])
         self.side = int(encoder_spec["side"])
@@ -138,10 +144,12 @@ class AZNet(nn.Module):
             nn.Linear(2 * c + h, value_hidden), nn.ReLU(),
             nn.Linear(value_hidden, self.num_players * self.aux_outputs)) \
             if self.aux_outputs else None
+        self.ownership_out = nn.Conv2d(c, int(ownership_planes), 1) \
+            if ownership_planes else None
 
     def forward(self, spatial: torch.Tensor, globals_: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor]:
-        logits, values, _ = self._heads(spatial, globals_, aux=False)
+        logits, values, _, _ = self._heads(spatial, globals_, extra=False)
         return logits, values
 
     def forward_aux(self, spatial: torch.Tensor, globals_: torch.Tensor
@@ -153,12 +161,20 @@ class AZNet(nn.Module):
             ValueError: the network has no auxiliary head."""
         if self.aux_fc is None:
             raise ValueError("this network has no auxiliary head ([net] aux_head = false)")
-        logits, values, aux = self._heads(spatial, globals_, aux=True)
+        logits, values, aux, _ = self._heads(spatial, globals_, extra=True)
         assert aux is not None
         return logits, values, aux
 
-    def _heads(self, spatial: torch.Tensor, globals_: torch.Tensor, aux: bool
-               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    def forward_train(self, spatial: torch.Tensor, globals_: torch.Tensor
+                      ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None,
+                                 torch.Tensor | None]:
+        """:meth:`forward` and every training-only head: ``(logits, values, aux float32[B, n,
+        A] or None, ownership logits float32[B, O, S, S] or None)`` (None where the network
+        has no such head; the ownership logits are 0 off the board)."""
+        return self._heads(spatial, globals_, extra=True)
+
+    def _heads(self, spatial: torch.Tensor, globals_: torch.Tensor, extra: bool
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
         valid: torch.Tensor = self.valid  # type: ignore[assignment]
         e = self.globals_mlp(globals_)
         x = self.stem(spatial) + self.stem_global(e)[:, :, None, None]
@@ -176,10 +192,14 @@ class AZNet(nn.Module):
         vmax = v.masked_fill(valid == 0, float("-inf")).amax(dim=(2, 3))
         pooled = torch.cat([mean, vmax, e], dim=1)
         values = torch.tanh(self.value_fc(pooled))
-        if not aux or self.aux_fc is None:
-            return logits, values, None
-        a = torch.sigmoid(self.aux_fc(pooled))
-        return logits, values, a.view(a.shape[0], self.num_players, self.aux_outputs)
+        if not extra:
+            return logits, values, None, None
+        a = None
+        if self.aux_fc is not None:
+            a = torch.sigmoid(self.aux_fc(pooled)).view(v.shape[0], self.num_players,
+                                                        self.aux_outputs)
+        own = None if self.ownership_out is None else self.ownership_out(v) * valid
+        return logits, values, a, own
 
 
 class MLPNet(nn.Module):
@@ -281,10 +301,15 @@ def register_network(name: str, factory: Callable[..., nn.Module]) -> None:
     NETWORKS[name] = factory
 
 
+#: The training-only heads: the ``[net]`` key that adds each and its parameters' prefix.
+TRAINING_HEADS = {"aux_head": "aux_fc.", "ownership_head": "ownership_out."}
+
+
 def build_net(encoder: NetEncoder, config: NetConfig) -> PolicyValueNet:
     """A freshly initialised network for ``encoder`` (of its family, ``encoder.network``:
     :class:`AZNet` for ``conv``, :class:`MLPNet` for ``mlp``) of size ``config``, with an
-    auxiliary head when ``config.aux_head``.
+    auxiliary head when ``config.aux_head`` and an ownership head when
+    ``config.ownership_head``.
 
     Raises:
         ValueError: no network family of that name; an auxiliary head asked of an encoding
@@ -301,6 +326,8 @@ def build_net(encoder: NetEncoder, config: NetConfig) -> PolicyValueNet:
         extra["aux_outputs"] = encoder.num_aux
     if config.stem_kernel != 3:
         extra["stem_kernel"] = config.stem_kernel
+    if config.ownership_head:
+        extra["ownership_planes"] = encoder.num_ownership
     return NETWORKS[family](encoder.spec(), encoder.valid, **config.sizes(), **extra)
 
 
@@ -504,8 +531,9 @@ def net_from_checkpoint(payload: dict[str, Any], path: str | Path, encoder: NetE
 
     Args:
         config: build this network instead (a training run's ``[net]``): it must have the
-            checkpoint's sizes; its auxiliary head may differ from the checkpoint's (an added
-            head starts freshly initialised, a dropped one is left out).
+            checkpoint's sizes; its training-only heads (auxiliary, ownership;
+            :data:`TRAINING_HEADS`) may differ from the checkpoint's (an added head starts
+            freshly initialised, a dropped one is left out).
 
     Raises:
         CheckpointError: the checkpoint does not fit ``encoder`` (or ``config``'s sizes), or
@@ -519,10 +547,11 @@ def net_from_checkpoint(payload: dict[str, Any], path: str | Path, encoder: NetE
     config = config or declared
     net = build_net(encoder, config)
     state = payload["state_dict"]
-    if config.aux_head != declared.aux_head and isinstance(state, dict):
-        state = {k: v for k, v in state.items() if not k.startswith("aux_fc.")}
-        if config.aux_head:
-            state.update({k: v for k, v in net.state_dict().items() if k.startswith("aux_fc.")})
+    for head, prefix in TRAINING_HEADS.items():  # an added head starts fresh, a dropped one goes
+        if getattr(config, head) != getattr(declared, head) and isinstance(state, dict):
+            state = {k: v for k, v in state.items() if not k.startswith(prefix)}
+            if getattr(config, head):
+                state.update({k: v for k, v in net.state_dict().items() if k.startswith(prefix)})
     try:
         net.load_state_dict(state)
     except (RuntimeError, KeyError) as e:

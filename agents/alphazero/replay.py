@@ -9,7 +9,10 @@ A sample is one recorded decision of a self-play (or expert) game:
   1): the search policy at the root;
 - ``value float32[n]``: the game's final returns by player slot (slot 0 = the player to move);
 - ``aux float32[n, A]``: the encoder's auxiliary targets of the finished game by player slot
-  (:meth:`~.encoder.NetEncoder.aux_targets`; ``A = 0`` for an encoder without them).
+  (:meth:`~.encoder.NetEncoder.aux_targets`; ``A = 0`` for an encoder without them);
+- ``ownership uint8[O, S, S]``: who holds each pixel at the end of the game, by player slot,
+  in the sample's frame (:meth:`~.encoder.NetEncoder.ownership_targets`; ``O = 0`` for an
+  encoder without them).
 
 A :class:`SampleSet` stores many samples with the ragged parts concatenated (``offsets``), and
 is one compressed ``.npz`` file on disk (:meth:`SampleSet.save`, written atomically). The
@@ -31,9 +34,20 @@ from pathlib import Path
 import numpy as np
 
 from taluva_ai.agents.alphazero.encoder import NetEncoder
+from taluva_ai.protocol import GameState
 from taluva_ai.runfiles import write_atomic
 
 _FIELDS = ("bits", "ints", "globals", "value", "player", "game", "offsets", "ids", "target")
+
+
+def _widen_bytes(packed: np.ndarray, width: int) -> np.ndarray:
+    """``uint8[N, B]`` padded with zero columns to ``B = width`` (their rows are marked
+    unknown by the caller)."""
+    if packed.shape[1] == width:
+        return packed
+    out = np.zeros((packed.shape[0], width), dtype=np.uint8)
+    out[:, :packed.shape[1]] = packed
+    return out
 
 
 def _widen(aux: np.ndarray, width: int) -> np.ndarray:
@@ -74,6 +88,11 @@ class SampleSet:
         aux: ``float32[N, n, A]`` the auxiliary targets of the sample's game by player slot
             (:meth:`~.encoder.NetEncoder.aux_targets`); NaN where unknown (files written
             before they were recorded); ``A = 0`` when there are none.
+        ownership: ``uint8[N, ceil(O S^2 / 8)]`` the ownership targets of each sample
+            (:meth:`~.encoder.NetEncoder.ownership_targets`, ``O`` planes), packed
+            (``numpy.packbits``); no columns when the encoder has none.
+        ownership_known: ``bool[N]``: whether sample ``i``'s ownership is recorded (False in
+            files written before it was, and for a sample whose frame is unknown).
     """
 
     bits: np.ndarray
@@ -89,6 +108,8 @@ class SampleSet:
     root_value: np.ndarray | None = None
     aux: np.ndarray | None = None
     rollout_value: np.ndarray | None = None
+    ownership: np.ndarray | None = None
+    ownership_known: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.root_value is None:
@@ -97,6 +118,10 @@ class SampleSet:
             self.rollout_value = np.full(self.value.shape, np.nan, dtype=np.float32)
         if self.aux is None:
             self.aux = np.zeros((*self.value.shape, 0), dtype=np.float32)
+        if self.ownership is None:
+            self.ownership = np.zeros((len(self.globals), 0), dtype=np.uint8)
+        if self.ownership_known is None:
+            self.ownership_known = np.zeros(len(self.globals), dtype=bool)
 
     def __len__(self) -> int:
         return int(self.globals.shape[0])
@@ -121,6 +146,16 @@ class SampleSet:
         return (encoder.transform_spatial(self.spatial(i, encoder), k),
                 self.ids[k, lo:hi].astype(np.int64), self.target[lo:hi])
 
+    def ownership_planes(self, i: int, k: int, encoder: NetEncoder) -> np.ndarray | None:
+        """``uint8[O, S, S]``: sample ``i``'s ownership targets under symmetry ``k``, or None
+        where they are not recorded."""
+        o = encoder.num_ownership
+        if not o or not np.asarray(self.ownership_known)[i]:
+            return None
+        s = encoder.side
+        planes = np.unpackbits(np.asarray(self.ownership)[i], count=o * s * s).reshape(o, s, s)
+        return encoder.transform_pixels(planes, k)
+
     def save(self, path: str | Path) -> str:
         """Write a compressed ``.npz`` atomically (:func:`taluva_ai.runfiles.write_atomic`);
         returns the SHA-256 of the file's bytes.
@@ -131,7 +166,9 @@ class SampleSet:
         buf = io.BytesIO()
         np.savez_compressed(buf, games=np.int64(self.games), root_value=np.asarray(self.root_value),
                             rollout_value=np.asarray(self.rollout_value),
-                            aux=np.asarray(self.aux), **{k: getattr(self, k) for k in _FIELDS})
+                            aux=np.asarray(self.aux), ownership=np.asarray(self.ownership),
+                            ownership_known=np.asarray(self.ownership_known),
+                            **{k: getattr(self, k) for k in _FIELDS})
         return write_atomic(path, buf.getvalue())
 
     @classmethod
@@ -149,12 +186,22 @@ class SampleSet:
                 root = z["root_value"] if "root_value" in z.files else None
                 rollout = z["rollout_value"] if "rollout_value" in z.files else None
                 aux = z["aux"] if "aux" in z.files else None
+                own = z["ownership"] if "ownership" in z.files else None
+                known = z["ownership_known"] if "ownership_known" in z.files else None
         except KeyError as e:
             raise ValueError(f"{path}: not a sample file (no array {e})") from None
         except (ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:  # cut or damaged
             raise ValueError(f"{path}: not a sample file ({type(e).__name__}: {e})") from None
-        s = cls(games=games, root_value=root, aux=aux, rollout_value=rollout, **arrays)
+        if (own is None) != (known is None):
+            raise ValueError(f"{path}: inconsistent sample arrays (ownership)")
+        s = cls(games=games, root_value=root, aux=aux, rollout_value=rollout, ownership=own,
+                ownership_known=known, **arrays)
         n = len(s)
+        if np.asarray(s.ownership).ndim != 2 or np.asarray(s.ownership).shape[0] != n or \
+                np.asarray(s.ownership).dtype != np.uint8 or \
+                np.asarray(s.ownership_known).shape != (n,) or \
+                np.asarray(s.ownership_known).dtype != bool:
+            raise ValueError(f"{path}: inconsistent sample arrays (ownership)")
         for name in ("root_value", "rollout_value"):
             if np.asarray(getattr(s, name)).shape != s.value.shape:
                 raise ValueError(f"{path}: inconsistent sample arrays ({name})")
@@ -173,6 +220,7 @@ class SampleSet:
         sets = [s for s in sets if len(s)] or list(sets[:1])
         if not sets:
             raise ValueError("nothing to concatenate")
+        width = max(np.asarray(s.ownership).shape[1] for s in sets)
         offs = [np.zeros(1, dtype=np.int64)]
         base = 0
         for s in sets:
@@ -193,6 +241,10 @@ class SampleSet:
             rollout_value=np.concatenate([np.asarray(s.rollout_value) for s in sets]),
             aux=np.concatenate([_widen(np.asarray(s.aux), max(np.asarray(t.aux).shape[2]
                                                                for t in sets)) for s in sets]),
+            ownership=np.concatenate([_widen_bytes(np.asarray(s.ownership), width)
+                                      for s in sets]),
+            ownership_known=np.concatenate([np.asarray(s.ownership_known) & (
+                np.asarray(s.ownership).shape[1] == width) for s in sets]),
         )
 
 
@@ -206,6 +258,8 @@ class SampleBuilder:
                               int]] = []  # (bits, ints, globals, ids, target, player, game)
         self.root_values: list[np.ndarray | None] = []  # by seat, per row
         self.rollout_values: list[np.ndarray | None] = []  # by seat, per row
+        self.frames: list[object] = []  # per row: Encoded.frame (None: unknown)
+        self.ownership: dict[int, np.ndarray] = {}  # row -> packed ownership targets
         self.values: dict[int, np.ndarray] = {}
         self.aux: dict[int, np.ndarray] = {}
         self.games = 0
@@ -213,7 +267,7 @@ class SampleBuilder:
     def add(self, spatial: np.ndarray, globals_: np.ndarray, ids: np.ndarray,
             target: np.ndarray, player: int, game: int,
             root_value: np.ndarray | None = None,
-            rollout_value: np.ndarray | None = None) -> None:
+            rollout_value: np.ndarray | None = None, frame: object = None) -> None:
         """One sample; its value is set when its game ends (:meth:`finish_game`).
 
         Args:
@@ -224,6 +278,8 @@ class SampleBuilder:
             rollout_value: ``float[n]`` by seat, the mean result of rollouts from the position
                 on the same scale (:attr:`SampleSet.rollout_value`); None when none were
                 played.
+            frame: the encoding's frame of the planes (:attr:`~.encoder.Encoded.frame`), for
+                the ownership targets; None: none are recorded for this sample.
         """
         t = np.asarray(target, dtype=np.float64)
         t = t / t.sum()
@@ -239,11 +295,20 @@ class SampleBuilder:
                                 else np.asarray(root_value, dtype=np.float32))
         self.rollout_values.append(None if rollout_value is None
                                    else np.asarray(rollout_value, dtype=np.float32))
+        self.frames.append(frame)
 
-    def finish_game(self, game: int, returns: np.ndarray, aux: np.ndarray | None = None) -> None:
-        """Set the value targets of game ``game`` from its returns (by seat), and its
-        auxiliary targets (``float[n, A]`` by seat, :meth:`~.encoder.NetEncoder.aux_targets`;
-        None: unknown, NaN)."""
+    def finish_game(self, game: int, returns: np.ndarray, aux: np.ndarray | None = None,
+                    final_state: GameState | None = None) -> None:
+        """Set the value targets of game ``game`` from its returns (by seat), its auxiliary
+        targets (``float[n, A]`` by seat, :meth:`~.encoder.NetEncoder.aux_targets`; None:
+        unknown, NaN) and, given its ``final_state`` and an encoder with ownership targets,
+        each of its samples' ownership targets (:meth:`~.encoder.NetEncoder.
+        ownership_targets`, in the sample's frame)."""
+        if final_state is not None and self.encoder.num_ownership:
+            for i, row in enumerate(self.rows):
+                if row[6] == int(game) and self.frames[i] is not None:
+                    own = self.encoder.ownership_targets(final_state, self.frames[i], row[5])
+                    self.ownership[i] = np.packbits(np.asarray(own, dtype=np.uint8).ravel())
         n, width = self.encoder.num_players, self.encoder.num_aux
         self.values[int(game)] = np.asarray(returns, dtype=np.float32)
         self.aux[int(game)] = np.full((n, width), np.nan, dtype=np.float32) if aux is None \
@@ -267,6 +332,9 @@ class SampleBuilder:
         root = np.full((n, enc.num_players), np.nan, dtype=np.float32)
         rollout = np.full((n, enc.num_players), np.nan, dtype=np.float32)
         aux = np.zeros((n, enc.num_players, enc.num_aux), dtype=np.float32)
+        own_bytes = (enc.num_ownership * enc.side * enc.side + 7) // 8
+        ownership = np.zeros((n, own_bytes), dtype=np.uint8)
+        known = np.zeros(n, dtype=bool)
         player = np.zeros(n, dtype=np.int8)
         game = np.zeros(n, dtype=np.int32)
         offsets = np.zeros(n + 1, dtype=np.int64)
@@ -282,6 +350,9 @@ class SampleBuilder:
             r = self.rollout_values[chosen[i]]
             if r is not None:
                 rollout[i] = np.roll(r, -p)
+            o = self.ownership.get(chosen[i])
+            if o is not None:
+                ownership[i], known[i] = o, True
             player[i] = p
             game[i] = g
             offsets[i + 1] = offsets[i] + ids.shape[1]
@@ -292,7 +363,8 @@ class SampleBuilder:
             ids_all[:, offsets[i]:offsets[i + 1]] = ids
             target[offsets[i]:offsets[i + 1]] = t
         return SampleSet(bits, ints, glob, value, player, game, offsets, ids_all, target,
-                         self.games if games is None else len(keep), root, aux, rollout)
+                         self.games if games is None else len(keep), root, aux, rollout,
+                         ownership, known)
 
 
 @dataclass
@@ -305,6 +377,9 @@ class Batch:
         value: ``float32[B, n]`` value targets by player slot.
         aux: ``float32[B, n, A]`` auxiliary targets by player slot (NaN: unknown; ``A =
             encoder.num_aux``).
+        ownership: ``float32[B, O, S, S]`` ownership targets by player slot (``O =
+            encoder.num_ownership``), under the sample's symmetry; ownership_known:
+            ``bool[B]`` the samples that have them (the others' rows are 0).
     """
 
     spatial: np.ndarray
@@ -313,6 +388,8 @@ class Batch:
     target: np.ndarray
     value: np.ndarray
     aux: np.ndarray | None = None
+    ownership: np.ndarray | None = None
+    ownership_known: np.ndarray | None = None
 
 
 def mixed_value_target(z: np.ndarray, q: np.ndarray, q_mix: float, r: np.ndarray,
@@ -410,6 +487,9 @@ class ReplayBuffer:
         aux = np.full((batch_size, enc.num_players, enc.num_aux), np.nan, dtype=np.float32)
         mask = np.zeros((batch_size, enc.num_actions), dtype=bool)
         target = np.zeros((batch_size, enc.num_actions), dtype=np.float32)
+        ownership = np.zeros((batch_size, enc.num_ownership, enc.side, enc.side),
+                             dtype=np.float32)
+        known = np.zeros(batch_size, dtype=bool)
         for b, (s, i, k) in enumerate(items):
             sp, ids, t = s.example(i, k, enc)
             spatial[b] = sp
@@ -421,4 +501,7 @@ class ReplayBuffer:
             aux[b, :, :min(a.shape[1], enc.num_aux)] = a[:, :enc.num_aux]
             mask[b, ids] = True
             target[b, ids] = t
-        return Batch(spatial, glob, mask, target, value, aux)
+            own = s.ownership_planes(i, k, enc)
+            if own is not None:
+                ownership[b], known[b] = own, True
+        return Batch(spatial, glob, mask, target, value, aux, ownership, known)

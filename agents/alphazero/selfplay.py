@@ -141,7 +141,8 @@ def record_sample(builder: SampleBuilder, encoder: NetEncoder, state: GameState,
         t = np.full(t.size, 1.0 / t.size)
     perms = encoder.id_permutations(enc)
     ids = perms[:, enc.net_ids[inside]]
-    builder.add(enc.spatial, enc.globals, ids, t, enc.player, game, root_value, rollout_value)
+    builder.add(enc.spatial, enc.globals, ids, t, enc.player, game, root_value, rollout_value,
+                enc.frame)
     return int((~inside).sum())
 
 
@@ -386,7 +387,7 @@ class SelfPlay:
     def _finish_game(self, slot: _Slot, builder: SampleBuilder) -> GameSummary:
         returns = np.asarray(slot.state.returns(), dtype=np.float64)
         builder.finish_game(slot.game, value_targets(slot.state, returns),
-                            self.encoder.aux_targets(slot.state))
+                            self.encoder.aux_targets(slot.state), slot.state)
         out = outcome_of(slot.state, len(slot.history))
         return GameSummary(slot.game, slot.seed, slot.decisions, len(slot.history),
                            slot.samples, slot.simulations, [float(x) for x in returns],
@@ -449,7 +450,8 @@ def play_expert_games(game: Game, encoder: NetEncoder, games: Sequence[tuple[int
             history.append(a)
             decisions += 1
         returns = np.asarray(state.returns(), dtype=np.float64)
-        builder.finish_game(index, value_targets(state, returns), encoder.aux_targets(state))
+        builder.finish_game(index, value_targets(state, returns), encoder.aux_targets(state),
+                            state)
         out = outcome_of(state, len(history))
         summary = GameSummary(index, gseed, decisions, len(history), samples, 0,
                               [float(x) for x in returns], out.end_reason, outside)

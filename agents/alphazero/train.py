@@ -88,6 +88,7 @@ from taluva_ai.agents.alphazero.config import (
 from taluva_ai.agents.alphazero.encoder import NetEncoder
 from taluva_ai.agents.alphazero.gating import gate, play_match
 from taluva_ai.agents.alphazero.net import (
+    TRAINING_HEADS,
     CheckpointError,
     NetConfig,
     PolicyValueNet,
@@ -133,13 +134,15 @@ class Trainer:
     """Optimiser steps on replay batches: cross-entropy of the masked policy with the search
     policy plus ``value_weight`` x the mean squared error of the value per player slot
     (Silver et al. 2017), plus, for a network with an auxiliary head, ``aux_weight`` x the
-    mean squared error of its predictions over the known auxiliary targets (KataGo, Wu 2019);
-    weight decay on convolution and linear weights only.
+    mean squared error of its predictions over the known auxiliary targets, and for one with
+    an ownership head, ``ownership_weight`` x the binary cross-entropy of its logits per board
+    pixel and player slot over the samples with ownership targets (KataGo, Wu 2019); weight
+    decay on convolution and linear weights only.
 
     The optimiser's parameter groups are the trunk's and heads' weights (decayed) and the
-    rest, then the same two for the auxiliary head if there is one, so a run that adds or
-    drops the auxiliary head keeps the optimiser state of everything else
-    (:meth:`load_optimizer_state`).
+    rest, then the same two for each training-only head the network has (auxiliary, then
+    ownership; :data:`~.net.TRAINING_HEADS`), so a run that adds or drops the last of them
+    keeps the optimiser state of everything else (:meth:`load_optimizer_state`).
 
     Args:
         net: the network (trained in place).
@@ -151,12 +154,16 @@ class Trainer:
         self.net = net
         self.cfg = cfg
         self.device = device
-        self.aux = getattr(net, "aux_fc", None) is not None
-        params: list[list[torch.nn.Parameter]] = [[], [], [], []]
+        # the training-only heads this network has, by parameter prefix
+        self.heads = [prefix for prefix in TRAINING_HEADS.values()
+                      if getattr(net, prefix[:-1], None) is not None]
+        params: list[list[torch.nn.Parameter]] = [[] for _ in range(2 + 2 * len(self.heads))]
         for name, p in net.named_parameters():
-            params[2 * name.startswith("aux_fc.") + (p.ndim <= 1 or "bn" in name)].append(p)
+            head = next((1 + j for j, prefix in enumerate(self.heads)
+                         if name.startswith(prefix)), 0)
+            params[2 * head + (p.ndim <= 1 or "bn" in name)].append(p)
         self._groups = [{"params": ps, "weight_decay": cfg.weight_decay if i % 2 == 0 else 0.0}
-                        for i, ps in enumerate(params[:4 if self.aux else 2])]
+                        for i, ps in enumerate(params)]
         self.optimizer = self._optimizer(self._groups)
 
     def _optimizer(self, groups: list[dict[str, Any]]) -> torch.optim.Optimizer:
@@ -207,20 +214,25 @@ class Trainer:
         target = torch.from_numpy(batch.target).to(dev)
         z = torch.from_numpy(batch.value).to(dev)
         parts: dict[str, torch.Tensor] = {}
-        if self.aux:
-            logits, v, aux = net.forward_aux(sp, gl)
+        if self.heads:
+            logits, v, aux, own = net.forward_train(sp, gl)
+        else:
+            (logits, v), aux, own = net(sp, gl), None, None
+        if aux is not None:
             want = torch.from_numpy(batch.aux).to(dev)
             known = ~torch.isnan(want)
             diff = torch.where(known, aux - torch.nan_to_num(want), torch.zeros_like(aux))
             parts["aux_loss"] = (diff ** 2).sum() / known.sum().clamp_min(1)
-        else:
-            logits, v = net(sp, gl)
+        if own is not None:
+            parts["ownership_loss"] = self._ownership_loss(own, batch)
         logp = masked_log_softmax(logits, mask)
         parts["policy_loss"] = -(target * logp).sum(dim=1).mean()
         parts["value_loss"] = ((v - z) ** 2).mean()
         loss = parts["policy_loss"] + self.cfg.value_weight * parts["value_loss"]
         if "aux_loss" in parts:
             loss = loss + self.cfg.aux_weight * parts["aux_loss"]
+        if "ownership_loss" in parts:
+            loss = loss + self.cfg.ownership_weight * parts["ownership_loss"]
         with torch.no_grad():
             p = logp.exp() * mask
             parts["policy_entropy"] = -(p * logp).sum(dim=1).mean()
@@ -228,10 +240,24 @@ class Trainer:
                 .sum(dim=1).mean()
         return loss, parts
 
+    def _ownership_loss(self, logits: torch.Tensor, batch: Batch) -> torch.Tensor:
+        """Binary cross-entropy of ownership logits ``[B, O, S, S]`` against the batch's
+        targets, mean over the board pixels and slots of the samples that have targets (0
+        when none has)."""
+        valid: torch.Tensor = self.net.valid
+        assert batch.ownership is not None and batch.ownership_known is not None
+        want = torch.from_numpy(batch.ownership).to(self.device)
+        known = torch.from_numpy(batch.ownership_known).to(self.device)
+        weight = valid * known[:, None, None, None].to(logits.dtype)
+        bce = torch.nn.functional.binary_cross_entropy_with_logits(
+            logits, want, weight=weight.expand_as(logits), reduction="sum")
+        return bce / (weight.sum() * logits.shape[1]).clamp_min(1)
+
     def step(self, batch: Batch) -> dict[str, float]:
         """One optimiser step; returns ``{"loss", "policy_loss", "value_loss",
         "policy_entropy", "target_entropy"}`` (nats; the value loss per slot) and, for a
-        network with an auxiliary head, ``"aux_loss"`` (per known target)."""
+        network with an auxiliary head, ``"aux_loss"`` (per known target), and with an
+        ownership head, ``"ownership_loss"`` (nats per board pixel and slot)."""
         self.net.train()
         loss, parts = self._losses(batch)
         if not torch.isfinite(loss):
