@@ -109,7 +109,7 @@ def learner(cfg: Any, files: list[Path], steps: int) -> dict[str, Any]:
     positions of ``files`` (a replay buffer of them), and the positions per second it draws."""
     encoder = make_encoder_for(cfg)
     buffer = ReplayBuffer(encoder, 10**9)
-    buffer.add("bench", SampleSet.concatenate([SampleSet.load(f) for f in files]))
+    buffer.add("bench", SampleSet.concatenate([SampleSet.load(f, encoder) for f in files]))
     torch.set_num_threads(cfg.torch_threads or len(os.sched_getaffinity(0)))
     torch.manual_seed(0)
     net = build_net(encoder, NetConfig(**dataclasses.asdict(cfg.net)))

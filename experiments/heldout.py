@@ -54,15 +54,8 @@ def load_samples(paths: list[Path], encoder: Any) -> Any:
     from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleSet
 
     buffer = ReplayBuffer(encoder, window_games=10**9)
-    want = (encoder.num_globals, encoder.num_players, int((~encoder.binary_planes).sum()),
-            encoder.side)
     for p in paths:
-        s = SampleSet.load(p)
-        got = (s.globals.shape[1], s.value.shape[1], s.ints.shape[1], s.ints.shape[-1])
-        if got != want:
-            raise ValueError(f"{p}: samples of another encoding than the checkpoint's (globals, "
-                             f"players, byte planes, side {got}; expected {want})")
-        buffer.add(str(p), s)
+        buffer.add(str(p), SampleSet.load(p, encoder))
     return buffer
 
 

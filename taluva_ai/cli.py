@@ -492,7 +492,7 @@ def format_table(table: dict[str, Any]) -> str:
                          f"{_num(q['elo'])} {_interval(q['elo_ci95'])}, nElo {_num(q['nelo'])}"
                          f", LOS {_num(q['los'], '.3f')}")
             if sweep(p["pentanomial"]):
-                lines.append(f"    ({SWEEP_NOTE})")
+                lines.append(f"    (a sweep: {SWEEP_NOTE})")
     for g in table.get("groups", []):
         wins = ", ".join(f"{k} {v}" for k, v in g["wins"].items())
         lines.append(f"  group {' / '.join(g['agents'])}: {g['games']} games; wins: {wins}; "

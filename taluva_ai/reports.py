@@ -153,7 +153,8 @@ def markdown_summary(table: dict[str, Any], timing: dict[str, Any] | None = None
             f"**{verdict}** after {sp['games']} games (at most {sp['max_games']})",
             f"- pentanomial {_penta(sp['pentanomial'])}; Elo {_f(p['elo'])} "
             f"{_ci(p['elo_ci95'])}, nElo {_f(p['nelo'])} {_ci(p['nelo_ci95'])}, LOS "
-            f"{_pct(p['los'])}" + (f" ({SWEEP_NOTE})" if sweep(sp["pentanomial"]) else ""),
+            f"{_pct(p['los'])}" + (f" (a sweep: {SWEEP_NOTE})" if sweep(sp["pentanomial"])
+                                   else ""),
             "",
         ]
 

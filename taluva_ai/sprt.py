@@ -175,7 +175,7 @@ def sweep(counts: Sequence[int]) -> str | None:
     """``"won"`` when every pair (or game, for L, D, W counts) is the candidate's whole win,
     ``"lost"`` when every one is its whole loss, else None. Such a result has no finite Elo:
     :func:`pentanomial_elo` reports the figures of fishtest's regularisation (zero counts as
-    1e-3), which a report should mark as bounds rather than estimates."""
+    1e-3), which depend on that constant rather than on the games, so a report marks them."""
     total = sum(counts)
     if total and counts[-1] == total:
         return "won"
@@ -185,8 +185,9 @@ def sweep(counts: Sequence[int]) -> str | None:
 
 
 #: How a report marks a sweep's paired Elo (:func:`sweep`).
-SWEEP_NOTE = ("a sweep: no finite Elo; the figures come from fishtest's regularisation of the "
-              "empty counts (1e-3) and are bounds, not estimates")
+SWEEP_NOTE = ("every pair went one way, so there is no finite Elo; the paired Elo, its interval "
+              "and nElo come from fishtest's regularisation of the empty counts (1e-3), not "
+              "from the games, and bound nothing (the ratings' interval is the one to read)")
 
 
 def pentanomial_elo(counts: Sequence[int]) -> dict[str, Any]:

@@ -191,7 +191,8 @@ _CURSOR_MOVES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 class LogLines:
     """A stream for a tqdm bar writing into a log: each redraw (tqdm starts one with a carriage
     return) becomes a line of its own, trailing padding dropped, instead of all of them piling
-    up on one line of the file.
+    up on one line of the file; a redraw that repeats the line before up to its times (the
+    same bar at the same count) is left out.
 
     Args:
         stream: where the lines go (a text stream that is not a terminal).
@@ -200,6 +201,7 @@ class LogLines:
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self._open = False  # a line written and not ended yet
+        self._last = ""  # the last line written, up to its times ("desc: 50%|###| 1/2")
 
     def write(self, text: str) -> int:
         n = len(text)
@@ -209,9 +211,13 @@ class LogLines:
                 self.stream.write("\n")
                 self._open = False
             part = part.rstrip(" ")
+            key = part.split(" [", 1)[0].strip()
+            if part.strip() and key == self._last:
+                continue
             if part.strip():
                 self.stream.write(part)
                 self._open = not part.endswith("\n")
+                self._last = key
             elif "\n" in part and self._open:  # the bar's closing newline
                 self.stream.write("\n")
                 self._open = False
@@ -242,15 +248,17 @@ def bar_stream(stream: TextIO | None = None) -> tuple[Any, float]:
 def progress_bar(stream: TextIO | None = None, **kwargs: Any) -> Any:
     """A tqdm bar on ``stream`` (default stderr) drawn for where it goes (:func:`bar_stream`):
     on a terminal as tqdm draws it; in a log, one line per redraw every 15 s, with no carriage
-    returns or cursor moves, nested bars included. ``kwargs`` go to ``tqdm`` (``total``,
-    ``desc``, ``unit``, ``disable``, ``leave``, ...); update it with ``update``, not ``refresh``,
-    so that the interval holds."""
+    returns or cursor moves, nested bars included, and each bar's last state kept (``leave``
+    is ignored there). ``kwargs`` go to ``tqdm`` (``total``, ``desc``, ``unit``, ``disable``,
+    ``leave``, ...); update it with ``update``, not ``refresh``, so that the interval
+    holds."""
     from tqdm import tqdm
 
     file, interval = bar_stream(stream)
-    # tqdm's monitor forces a redraw after maxinterval (10 s), below a log's 15 s
-    return tqdm(file=file, mininterval=interval, maxinterval=max(10.0, interval),
-                dynamic_ncols=True, **kwargs)
+    if isinstance(file, LogLines):
+        # miniters=1 keeps tqdm's monitor thread from forcing redraws between the intervals
+        kwargs.update(leave=True, miniters=1)
+    return tqdm(file=file, mininterval=interval, dynamic_ncols=True, **kwargs)
 
 
 def _step_line(step: int, steps: int, name: str, compiled: Sequence[str], total: int,

@@ -597,5 +597,56 @@ def test_ownership_targets_are_recorded_saved_batched_and_absent_in_older_files(
     assert not b.ownership_known.any() and not b.ownership.any()
     with np.load(tmp_path / "s.npz") as z:
         np.savez(tmp_path / "bad.npz", **{k: z[k] for k in z.files if k != "ownership_known"})
-    with pytest.raises(ValueError, match=r"bad\.npz: inconsistent sample arrays \(ownership\)"):
+    with pytest.raises(ValueError, match=r"bad\.npz: inconsistent sample arrays \(ownership "
+                                         r"and ownership_known come together; only ownership "
+                                         r"is there\)"):
         SampleSet.load(tmp_path / "bad.npz")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"ownership": lambda o, k: (o[:, :0], k)},
+     r"inconsistent sample arrays \(ownership_known marks samples whose ownership has 0 bytes\)"),
+    ({"ownership": lambda o, k: (o.astype(np.int16), k)},
+     r"inconsistent sample arrays \(ownership must be uint8\[\d+, bytes\], got int16"),
+    ({"ownership": lambda o, k: (o, k.astype(np.uint8))},
+     r"inconsistent sample arrays \(ownership_known must be bool\[\d+\], got uint8"),
+    ({"ownership": lambda o, k: (o[:, :3], k)},
+     r"not samples of this encoding: ownership is \[\d+, 3\], the encoder needs \[\d+, 183\]"),
+    ({"ownership": lambda o, k: (np.concatenate([o, o[:, :1]], 1), k)},
+     r"not samples of this encoding: ownership is \[\d+, 184\], the encoder needs"),
+    ({"ids": lambda i: i + 10**4}, r"not samples of this encoding: ids holds network ids "
+                                   r"outside 0\.\.10205"),
+    ({"globals": lambda g: g[:, :-1]}, r"not samples of this encoding: globals is \[\d+, 19\], "
+                                       r"the encoder needs \[\d+, 20\]"),
+])
+def test_sample_files_that_do_not_fit_the_encoder_are_refused_by_name(
+        tmp_path, change, message) -> None:
+    """Garbage must never reach training: a damaged ownership array, one of another width, ids
+    outside the network's range or another encoding's sizes are refused when the file is
+    read for an encoder, naming the file and the array."""
+    _, enc, samples, _, _ = selfplay(root="puct", games=2)
+    samples.save(tmp_path / "s.npz")
+    with np.load(tmp_path / "s.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    for key, fn in change.items():
+        if key == "ownership":
+            arrays["ownership"], arrays["ownership_known"] = fn(arrays["ownership"],
+                                                                arrays["ownership_known"])
+        else:
+            arrays[key] = fn(arrays[key])
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ValueError, match=r"bad\.npz: " + message):
+        SampleSet.load(tmp_path / "bad.npz", enc)
+    assert SampleSet.load(tmp_path / "s.npz", enc).problem_with(enc) is None
+
+
+def test_sample_sets_with_ownership_of_two_widths_are_not_joined() -> None:
+    _, enc, samples, _, _ = selfplay(root="puct", games=2)
+    import dataclasses
+
+    cut = dataclasses.replace(samples, ownership=np.asarray(samples.ownership)[:, :3])
+    with pytest.raises(ValueError, match=r"ownership of \[3, 183\] bytes a sample cannot be "
+                                         "joined"):
+        SampleSet.concatenate([samples, cut])
+    with pytest.raises(ValueError, match="ownership has 3 bytes a sample, the encoder needs 183"):
+        cut.ownership_planes(0, 0, enc)

@@ -994,6 +994,12 @@ def test_the_ownership_head_learns_its_targets_and_leaves_play_unchanged() -> No
     y = half.ownership[:4][:, :, enc.valid]
     bce = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))
     assert tr.evaluate(half)["ownership_loss"] == pytest.approx(float(bce.mean()), rel=1e-5)
+    huge = Trainer(net, TrainSection(batch_size=8, ownership_weight=1e308), torch.device("cpu"))
+    with pytest.raises(FloatingPointError, match=r"not finite \(inf\) while each part is: "
+                                                 r"value_weight 1, aux_weight 1 or "
+                                                 r"ownership_weight 1e\+308 in \[train\] is too "
+                                                 "large"):
+        huge.step(batch)
 
 
 def test_the_ownership_head_is_added_to_a_checkpoint_with_an_aux_head(tmp_path) -> None:
@@ -1203,8 +1209,8 @@ def test_heldout_measures_networks_on_the_same_samples(micro_run, tmp_path, caps
                     NetConfig("tiny", channels=4, blocks=1), {"name": "taluva", "options": {}})
     with pytest.raises(SystemExit):
         heldout.main(["--samples", str(folder), "--checkpoints", str(other)])
-    assert re.search(r"worker_0\.npz: samples of another encoding than the checkpoint's",
-                     capsys.readouterr().err)
+    assert re.search(r"worker_0\.npz: not samples of this encoding: bits is \[\d+, \d+\], the "
+                     r"encoder needs \[\d+, \d+\]", capsys.readouterr().err)
     with pytest.raises(SystemExit):
         heldout.main(["--samples", str(folder), "--checkpoints", str(other), "--batch-size",
                       "0"])

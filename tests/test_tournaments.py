@@ -141,8 +141,8 @@ def test_table_pentanomial_seats_and_scores_of_hand_made_games() -> None:
 
 
 def test_a_sweep_is_marked_in_both_reports_as_having_no_finite_elo() -> None:
-    """20-0 over 10 pairs: the paired Elo is fishtest's regularised bound; the text table and
-    summary.md say so, and a pair that is not a sweep is not marked."""
+    """20-0 over 10 pairs: the paired Elo comes from fishtest's regularisation, not the games;
+    the text table and summary.md say so, and a pair that is not a sweep is not marked."""
     from taluva_ai.cli import format_table
     from taluva_ai.reports import markdown_summary
     from taluva_ai.sprt import SWEEP_NOTE, sweep
@@ -154,7 +154,7 @@ def test_a_sweep_is_marked_in_both_reports_as_having_no_finite_elo() -> None:
     t = tournament_table(["a", "b"], games, 2)
     assert t["pairs"][0]["pentanomial"] == [0, 0, 0, 0, 10]
     text = format_table(t)
-    assert f"    ({SWEEP_NOTE})" in text.splitlines()
+    assert f"    (a sweep: {SWEEP_NOTE})" in text.splitlines()
     md = markdown_summary(t, plots=False)
     assert f"(sweep): {SWEEP_NOTE}." in md.splitlines()
     assert sum(" (sweep) |" in x for x in md.splitlines()) == 1

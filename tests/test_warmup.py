@@ -157,6 +157,13 @@ def test_log_lines_turn_each_bar_redraw_into_a_line() -> None:
                   "\n"]:
         log.write(chunk)
     assert out.getvalue() == "games:   0%| 0/2\ngames:  50%| 1/2\ngames: 100%| 2/2\n"
+    # a redraw that repeats the count of the line before (the closing one) is left out
+    out = io.StringIO()
+    log = W.LogLines(out)
+    for chunk in ["\rg:  50%| 1/2 [00:01<00:01]", "\rg:  50%| 1/2 [00:16<00:16]",
+                  "\rg: 100%| 2/2 [00:20<00:00]", "\rg: 100%| 2/2 [00:21<00:00]", "\n"]:
+        log.write(chunk)
+    assert out.getvalue() == "g:  50%| 1/2 [00:01<00:01]\ng: 100%| 2/2 [00:20<00:00]\n"
     assert W.bar_stream(out)[1] == 15.0 and isinstance(W.bar_stream(out)[0], W.LogLines)
     term = _Terminal()
     assert W.bar_stream(term) == (term, 0.1)
@@ -175,7 +182,8 @@ def test_log_lines_drop_the_cursor_moves_of_nested_bars() -> None:
     outer.close()
     # (redrawn at most every 15 s: here the first and the last of each)
     assert out.getvalue().splitlines() == [
-        "iterations:   0%|", "self-play 0:   0%|", "self-play 1:   0%|", "iterations: 100%|"]
+        "iterations:   0%|", "self-play 0:   0%|", "self-play 0: 100%|", "self-play 1:   0%|",
+        "self-play 1: 100%|", "iterations: 100%|"]
 
 
 def test_a_tournament_logs_its_progress_one_line_per_redraw(tmp_path: Path, capsys) -> None:

@@ -153,7 +153,11 @@ class SampleSet:
         if not o or not np.asarray(self.ownership_known)[i]:
             return None
         s = encoder.side
-        planes = np.unpackbits(np.asarray(self.ownership)[i], count=o * s * s).reshape(o, s, s)
+        row = np.asarray(self.ownership)[i]
+        if row.size != (o * s * s + 7) // 8:
+            raise ValueError(f"ownership has {row.size} bytes a sample, the encoder needs "
+                             f"{(o * s * s + 7) // 8}")
+        planes = np.unpackbits(row, count=o * s * s).reshape(o, s, s)
         return encoder.transform_pixels(planes, k)
 
     def save(self, path: str | Path) -> str:
@@ -172,11 +176,13 @@ class SampleSet:
         return write_atomic(path, buf.getvalue())
 
     @classmethod
-    def load(cls, path: str | Path) -> SampleSet:
-        """Read a file written by :meth:`save` (no pickles).
+    def load(cls, path: str | Path, encoder: NetEncoder | None = None) -> SampleSet:
+        """Read a file written by :meth:`save` (no pickles); with ``encoder``, also check
+        that its arrays have that encoder's sizes (:meth:`problem_with`).
 
         Raises:
-            ValueError: not a sample file (a missing or malformed array is named).
+            ValueError: not a sample file, or not one of ``encoder`` (the file and the
+                missing or malformed array are named).
             OSError: the file cannot be read.
         """
         try:
@@ -193,15 +199,22 @@ class SampleSet:
         except (ValueError, EOFError, zipfile.BadZipFile, zlib.error) as e:  # cut or damaged
             raise ValueError(f"{path}: not a sample file ({type(e).__name__}: {e})") from None
         if (own is None) != (known is None):
-            raise ValueError(f"{path}: inconsistent sample arrays (ownership)")
+            have = "ownership" if known is None else "ownership_known"
+            raise ValueError(f"{path}: inconsistent sample arrays (ownership and "
+                             f"ownership_known come together; only {have} is there)")
         s = cls(games=games, root_value=root, aux=aux, rollout_value=rollout, ownership=own,
                 ownership_known=known, **arrays)
         n = len(s)
-        if np.asarray(s.ownership).ndim != 2 or np.asarray(s.ownership).shape[0] != n or \
-                np.asarray(s.ownership).dtype != np.uint8 or \
-                np.asarray(s.ownership_known).shape != (n,) or \
-                np.asarray(s.ownership_known).dtype != bool:
-            raise ValueError(f"{path}: inconsistent sample arrays (ownership)")
+        own, known = np.asarray(s.ownership), np.asarray(s.ownership_known)
+        if own.ndim != 2 or own.shape[0] != n or own.dtype != np.uint8:
+            raise ValueError(f"{path}: inconsistent sample arrays (ownership must be "
+                             f"uint8[{n}, bytes], got {own.dtype}{list(own.shape)})")
+        if known.shape != (n,) or known.dtype != bool:
+            raise ValueError(f"{path}: inconsistent sample arrays (ownership_known must be "
+                             f"bool[{n}], got {known.dtype}{list(known.shape)})")
+        if known.any() and own.shape[1] == 0:
+            raise ValueError(f"{path}: inconsistent sample arrays (ownership_known marks "
+                             "samples whose ownership has 0 bytes)")
         for name in ("root_value", "rollout_value"):
             if np.asarray(getattr(s, name)).shape != s.value.shape:
                 raise ValueError(f"{path}: inconsistent sample arrays ({name})")
@@ -210,7 +223,37 @@ class SampleSet:
         if s.offsets.shape != (n + 1,) or s.ids.shape[1] != s.target.shape[0] or \
                 s.offsets[-1] != s.target.shape[0]:
             raise ValueError(f"{path}: inconsistent sample arrays")
+        problem = None if encoder is None else s.problem_with(encoder)
+        if problem is not None:
+            raise ValueError(f"{path}: not samples of this encoding: {problem}")
         return s
+
+    def problem_with(self, encoder: NetEncoder) -> str | None:
+        """Why these samples do not fit ``encoder`` (an array whose sizes are not the
+        encoder's, named with both sizes), or None."""
+        enc, n = encoder, len(self)
+        s, binary = enc.side, enc.binary_planes
+        want = {
+            "bits": [n, (int(binary.sum()) * s * s + 7) // 8],
+            "ints": [n, int((~binary).sum()), s, s],
+            "globals": [n, enc.num_globals],
+            "value": [n, enc.num_players],
+        }
+        own_bytes = (enc.num_ownership * s * s + 7) // 8
+        got_own = np.asarray(self.ownership).shape[1]
+        want["ownership"] = [n, got_own if got_own == 0 else own_bytes]
+        aux_width = np.asarray(self.aux).shape[2]
+        want["aux"] = [n, enc.num_players, aux_width if aux_width == 0 else enc.num_aux]
+        for name, shape in want.items():
+            got = list(np.asarray(getattr(self, name)).shape)
+            if got != shape:
+                return f"{name} is {got}, the encoder needs {shape}"
+        ids = np.asarray(self.ids)
+        if ids.shape[0] != enc.num_symmetries:
+            return f"ids has {ids.shape[0]} symmetries, the encoder {enc.num_symmetries}"
+        if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= enc.num_actions):
+            return f"ids holds network ids outside 0..{enc.num_actions - 1}"
+        return None
 
     @classmethod
     def concatenate(cls, sets: Sequence[SampleSet]) -> SampleSet:
@@ -220,7 +263,11 @@ class SampleSet:
         sets = [s for s in sets if len(s)] or list(sets[:1])
         if not sets:
             raise ValueError("nothing to concatenate")
-        width = max(np.asarray(s.ownership).shape[1] for s in sets)
+        widths = {np.asarray(s.ownership).shape[1] for s in sets} - {0}
+        if len(widths) > 1:
+            raise ValueError(f"sample sets with ownership of {sorted(widths)} bytes a sample "
+                             "cannot be joined")
+        width = max(widths, default=0)
         offs = [np.zeros(1, dtype=np.int64)]
         base = 0
         for s in sets:

@@ -262,6 +262,14 @@ class Trainer:
         loss, parts = self._losses(batch)
         if not torch.isfinite(loss):
             lr = self.optimizer.param_groups[0]["lr"]
+            if all(torch.isfinite(v) for v in parts.values()):  # the weights overflow the sum
+                cfg = self.cfg
+                raise FloatingPointError(
+                    f"the training loss is not finite ({loss.item()}) while each part is: "
+                    f"value_weight {cfg.value_weight:g}, aux_weight {cfg.aux_weight:g} or "
+                    f"ownership_weight {cfg.ownership_weight:g} in [train] is too large; "
+                    "nothing of this iteration is kept; lower it in the run's config.toml and "
+                    "resume")
             raise FloatingPointError(
                 f"the training loss is not finite ({loss.item()}) at learning rate {lr:g}: the "
                 "network diverged, so nothing of this iteration is kept; lower [train] lr (or "
@@ -889,7 +897,7 @@ class TrainingRun:
         sets = []
         for path in paths:
             try:
-                sets.append(SampleSet.load(path))
+                sets.append(SampleSet.load(path, self.encoder))
             except (OSError, ValueError) as e:
                 what = "missing" if not path.exists() else \
                     f"unreadable ({e.strerror or e})" if isinstance(e, OSError) else \
