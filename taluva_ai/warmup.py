@@ -188,11 +188,16 @@ def _is_terminal(stream: TextIO) -> bool:
 _CURSOR_MOVES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
+#: The times in a tqdm line's brackets: ``[00:16<00:16, 2.00it/s`` of ``[00:16<00:16, 2.00it/s,
+#: postfix]`` (what a repeated redraw changes).
+_TIMES = re.compile(r"\[[^<\]]*<[^,\]]*(?:, [^,\]]*)?")
+
+
 class LogLines:
     """A stream for a tqdm bar writing into a log: each redraw (tqdm starts one with a carriage
     return) becomes a line of its own, trailing padding dropped, instead of all of them piling
-    up on one line of the file; a redraw that repeats the line before up to its times (the
-    same bar at the same count) is left out.
+    up on one line of the file; a redraw that repeats the line before but for its times
+    (elapsed, remaining, rate) is left out.
 
     Args:
         stream: where the lines go (a text stream that is not a terminal).
@@ -201,7 +206,7 @@ class LogLines:
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self._open = False  # a line written and not ended yet
-        self._last = ""  # the last line written, up to its times ("desc: 50%|###| 1/2")
+        self._last = ""  # the last line written, without its times (:data:`_TIMES`)
 
     def write(self, text: str) -> int:
         n = len(text)
@@ -211,7 +216,7 @@ class LogLines:
                 self.stream.write("\n")
                 self._open = False
             part = part.rstrip(" ")
-            key = part.split(" [", 1)[0].strip()
+            key = _TIMES.sub("[", part).strip()
             if part.strip() and key == self._last:
                 continue
             if part.strip():

@@ -160,10 +160,15 @@ def test_log_lines_turn_each_bar_redraw_into_a_line() -> None:
     # a redraw that repeats the count of the line before (the closing one) is left out
     out = io.StringIO()
     log = W.LogLines(out)
-    for chunk in ["\rg:  50%| 1/2 [00:01<00:01]", "\rg:  50%| 1/2 [00:16<00:16]",
-                  "\rg: 100%| 2/2 [00:20<00:00]", "\rg: 100%| 2/2 [00:21<00:00]", "\n"]:
+    for chunk in ["\rg:  50%| 1/2 [00:01<00:01, 1.00it/s]", "\rg:  50%| 1/2 [00:16<00:16, "
+                  "0.06it/s]", "\rg:  50%| 1/2 [00:16<00:16, 0.06it/s, LLR 1.2]",
+                  "\rg: 100%| 2/2 [00:20<00:00, 0.10it/s, LLR 3.0]",
+                  "\rg: 100%| 2/2 [00:21<00:00, 0.09it/s, LLR 3.0]", "\n"]:
         log.write(chunk)
-    assert out.getvalue() == "g:  50%| 1/2 [00:01<00:01]\ng: 100%| 2/2 [00:20<00:00]\n"
+    # (a change of the postfix at the same count is kept)
+    assert out.getvalue().splitlines() == [
+        "g:  50%| 1/2 [00:01<00:01, 1.00it/s]", "g:  50%| 1/2 [00:16<00:16, 0.06it/s, LLR 1.2]",
+        "g: 100%| 2/2 [00:20<00:00, 0.10it/s, LLR 3.0]"]
     assert W.bar_stream(out)[1] == 15.0 and isinstance(W.bar_stream(out)[0], W.LogLines)
     term = _Terminal()
     assert W.bar_stream(term) == (term, 0.1)
