@@ -94,6 +94,9 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                                     "(12 minutes on 2 cores)", None),
     "taluva train --pack runs/strong packs/strong": (CHECK, "needs a training run", None),
     "cp -r packs/strong runs/strong": (SKIP, _EXTERNAL, None),
+    "python experiments/value_estimators.py --records runs/builtin_mcts400/games --games 100 "
+    "--json docs/data/value_estimators.json": (CHECK, "needs the games of the ladder's "
+                                               "MCTS-400 row", None),
     "cp -r packs/strong2 runs/s2-own": (SKIP, _EXTERNAL, None),
     "cp -r packs/strong2 runs/s2-base": (SKIP, _EXTERNAL, None),
     "sed -i 's/^aux_head = true$/aux_head = true\\nownership_head = true/' "
