@@ -888,8 +888,15 @@ def test_the_aux_head_learns_its_targets_and_leaves_play_unchanged() -> None:
         .step(batch)
 
 
-def test_the_aux_head_is_added_to_or_dropped_from_a_checkpoint_and_its_optimiser(
-        tmp_path) -> None:
+@pytest.mark.parametrize(("base", "grown_heads", "head", "groups"), [
+    ({}, {"aux_head": True}, "aux_fc", (2, 4)),
+    ({"aux_head": True}, {"aux_head": True, "ownership_head": True}, "ownership_out", (4, 6)),
+])
+def test_a_training_head_is_added_to_or_dropped_from_a_checkpoint_and_its_optimiser(
+        tmp_path, base, grown_heads, head, groups) -> None:
+    """The aux head added to a network without one, the ownership head to one with the aux
+    head (strong2's networks): the rest and its optimiser state go on and the new head starts
+    fresh; dropped, the head and its optimiser groups go."""
     from taluva_ai.agents.alphazero.config import TrainSection
     from taluva_ai.agents.alphazero.encoder import make_encoder
     from taluva_ai.agents.alphazero.net import (
@@ -906,36 +913,40 @@ def test_the_aux_head_is_added_to_or_dropped_from_a_checkpoint_and_its_optimiser
     torch.set_num_threads(1)
     enc = make_encoder("taluva", 2, view_radius=5)
     cpu = torch.device("cpu")
-    without, with_ = (NetConfig("tiny", channels=8, blocks=1, aux_head=a) for a in (False,
-                                                                                     True))
-    net = build_net(enc, without)
+    small = NetConfig("tiny", channels=8, blocks=1, **base)
+    big = NetConfig("tiny", channels=8, blocks=1, **grown_heads)
+    net = build_net(enc, small)
     tr = Trainer(net, TrainSection(batch_size=8), cpu)
     tr.step(_random_batch(enc, 8))
-    save_checkpoint(tmp_path / "a.pt", net, enc, without, {"name": "taluva", "options": {}})
+    save_checkpoint(tmp_path / "a.pt", net, enc, small, {"name": "taluva", "options": {}})
     payload = load_checkpoint(tmp_path / "a.pt")
-    grown, cfg = net_from_checkpoint(payload, tmp_path / "a.pt", enc, with_)
-    assert cfg.aux_head and grown.aux_fc is not None
+    grown, cfg = net_from_checkpoint(payload, tmp_path / "a.pt", enc, big)
+    assert cfg == big and getattr(grown, head) is not None
     for k, v in net.state_dict().items():
         assert torch.equal(grown.state_dict()[k], v), k
     tr2 = Trainer(grown, TrainSection(batch_size=8), cpu)
     tr2.load_optimizer_state(tr.optimizer.state_dict())
-    assert len(tr2.optimizer.param_groups) == 4
-    moments = tr2.optimizer.state[next(iter(grown.parameters()))]
-    assert torch.equal(moments["exp_avg"], tr.optimizer.state[next(iter(net.parameters()))]
-                       ["exp_avg"])
-    assert "aux_loss" in tr2.step(_random_batch(enc, 8))
-    save_checkpoint(tmp_path / "b.pt", grown, enc, with_, {"name": "taluva", "options": {}})
+    assert len(tr2.optimizer.param_groups) == groups[1]
+    new = dict(grown.named_parameters())
+    for name, p in net.named_parameters():  # every old parameter keeps its moments
+        assert torch.equal(tr2.optimizer.state[new[name]]["exp_avg"],
+                           tr.optimizer.state[p]["exp_avg"]), name
+    loss = {"aux_fc": "aux_loss", "ownership_out": "ownership_loss"}[head]
+    assert loss in tr2.step(_random_batch(enc, 8))
+    save_checkpoint(tmp_path / "b.pt", grown, enc, big, {"name": "taluva", "options": {}})
     back, cfg = net_from_checkpoint(load_checkpoint(tmp_path / "b.pt"), tmp_path / "b.pt", enc)
-    assert cfg.aux_head and torch.equal(back.aux_fc[2].weight, grown.aux_fc[2].weight)
+    assert cfg == big
+    for k, v in grown.state_dict().items():
+        assert torch.equal(back.state_dict()[k], v), k
     shrunk, cfg = net_from_checkpoint(load_checkpoint(tmp_path / "b.pt"), tmp_path / "b.pt",
-                                      enc, without)
-    assert not cfg.aux_head and getattr(shrunk, "aux_fc", None) is None
+                                      enc, small)
+    assert cfg == small and getattr(shrunk, head, None) is None
     tr3 = Trainer(shrunk, TrainSection(batch_size=8), cpu)
     tr3.load_optimizer_state(tr2.optimizer.state_dict())
-    assert len(tr3.optimizer.param_groups) == 2
+    assert len(tr3.optimizer.param_groups) == groups[0]
     with pytest.raises(CheckpointError, match=r"another network shape: channels 8 "
                                               r"\(expected 16\)"):
-        net_from_checkpoint(payload, tmp_path / "a.pt", enc, NetConfig("tiny", aux_head=True))
+        net_from_checkpoint(payload, tmp_path / "a.pt", enc, NetConfig("tiny", **grown_heads))
 
 
 def test_the_ownership_head_learns_its_targets_and_leaves_play_unchanged() -> None:
@@ -1002,82 +1013,24 @@ def test_the_ownership_head_learns_its_targets_and_leaves_play_unchanged() -> No
         huge.step(batch)
 
 
-def test_the_ownership_head_is_added_to_a_checkpoint_with_an_aux_head(tmp_path) -> None:
-    """strong2's networks have the aux head: a continuation adds the ownership head; the
-    trunk, the aux head and their optimiser state go on, the new head starts fresh."""
-    from taluva_ai.agents.alphazero.config import TrainSection
-    from taluva_ai.agents.alphazero.encoder import make_encoder
-    from taluva_ai.agents.alphazero.net import (
-        NetConfig,
-        build_net,
-        load_checkpoint,
-        net_from_checkpoint,
-        save_checkpoint,
-    )
-    from taluva_ai.agents.alphazero.train import Trainer
-
-    torch.manual_seed(0)
-    torch.set_num_threads(1)
-    enc = make_encoder("taluva", 2, view_radius=5)
-    cpu = torch.device("cpu")
-    aux = NetConfig("tiny", channels=8, blocks=1, aux_head=True)
-    both = NetConfig("tiny", channels=8, blocks=1, aux_head=True, ownership_head=True)
-    net = build_net(enc, aux)
-    tr = Trainer(net, TrainSection(batch_size=8), cpu)
-    tr.step(_random_batch(enc, 8))
-    save_checkpoint(tmp_path / "a.pt", net, enc, aux, {"name": "taluva", "options": {}})
-    grown, cfg = net_from_checkpoint(load_checkpoint(tmp_path / "a.pt"), tmp_path / "a.pt",
-                                     enc, both)
-    assert cfg.ownership_head and cfg.aux_head and grown.ownership_out is not None
-    for k, v in net.state_dict().items():
-        assert torch.equal(grown.state_dict()[k], v), k
-    tr2 = Trainer(grown, TrainSection(batch_size=8), cpu)
-    tr2.load_optimizer_state(tr.optimizer.state_dict())
-    assert len(tr2.optimizer.param_groups) == 6
-    last_aux = net.aux_fc[2].weight
-    assert torch.equal(tr2.optimizer.state[grown.aux_fc[2].weight]["exp_avg"],
-                       tr.optimizer.state[last_aux]["exp_avg"])
-    assert {"aux_loss", "ownership_loss"} <= set(tr2.step(_random_batch(enc, 8)))
-    save_checkpoint(tmp_path / "b.pt", grown, enc, both, {"name": "taluva", "options": {}})
-    back, cfg = net_from_checkpoint(load_checkpoint(tmp_path / "b.pt"), tmp_path / "b.pt", enc)
-    assert cfg.ownership_head and torch.equal(back.ownership_out.weight,
-                                              grown.ownership_out.weight)
-    shrunk, cfg = net_from_checkpoint(load_checkpoint(tmp_path / "b.pt"), tmp_path / "b.pt",
-                                      enc, aux)
-    assert not cfg.ownership_head and shrunk.ownership_out is None
-    tr3 = Trainer(shrunk, TrainSection(batch_size=8), cpu)
-    tr3.load_optimizer_state(tr2.optimizer.state_dict())
-    assert len(tr3.optimizer.param_groups) == 4
-
-
+@pytest.mark.parametrize(("head", "targets"), [("aux_head", "auxiliary"),
+                                              ("ownership_head", "ownership")])
 @pytest.mark.parametrize(("game", "players"), [("thurn_und_taxis", 2), ("taluva", 1)])
-def test_an_ownership_head_without_ownership_targets_is_refused(game: str, players: int) -> None:
+def test_a_training_head_without_its_targets_is_refused(game: str, players: int, head: str,
+                                                        targets: str) -> None:
     from taluva_ai.agents.alphazero.config import validate
 
-    data = {"game": {"name": game, "num_players": players}, "net": {"ownership_head": True},
+    data = {"game": {"name": game, "num_players": players}, "net": {head: True},
             "warm_start": {"games": 0}}
     if players == 1:
         data["game"]["solo"] = True
-    with pytest.raises(ConfigError, match=r"\[net\] ownership_head: the .* encoding .* has no "
-                                          "ownership targets"):
+    with pytest.raises(ConfigError, match=rf"\[net\] {head}: the .* encoding .* has no "
+                                          f"{targets} targets"):
         validate(config_from_dict(data))
-    with pytest.raises(ConfigError, match=r"\[train\] ownership_weight = 2.0 weighs the "
-                                          r"ownership head's loss: it needs \[net\] "
-                                          "ownership_head = true"):
-        validate(config_from_dict({"train": {"ownership_weight": 2.0}}))
-
-
-@pytest.mark.parametrize(("game", "players"), [("thurn_und_taxis", 2), ("taluva", 1)])
-def test_an_aux_head_without_aux_targets_is_refused(game: str, players: int) -> None:
-    from taluva_ai.agents.alphazero.config import validate
-
-    data = {"game": {"name": game, "num_players": players}, "net": {"aux_head": True},
-            "warm_start": {"games": 0}}
-    if players == 1:
-        data["game"]["solo"] = True
-    with pytest.raises(ConfigError, match=r"\[net\] aux_head: the .* encoding .* has no "
-                                          "auxiliary targets"):
-        validate(config_from_dict(data))
+    weight = head.replace("head", "weight")
+    with pytest.raises(ConfigError, match=rf"\[train\] {weight} = 2.0 weighs the .* head's "
+                                          rf"loss: it needs \[net\] {head} = true"):
+        validate(config_from_dict({"train": {weight: 2.0}}))
 
 
 def test_a_run_adds_the_aux_head_when_resumed_with_it(micro_run, tmp_path, capsys) -> None:
