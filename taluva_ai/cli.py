@@ -477,7 +477,9 @@ def format_table(table: dict[str, Any]) -> str:
     lines = [f"{table['games']} games; endings: "
              + ", ".join(f"{k} {v}" for k, v in table["end_reasons"].items())]
     lines.append("")
-    lines.append("head to head (wins-draws-losses, score of the first):")
+    many = table.get("config", {}).get("players_per_game", len(table["seats"])) > 2
+    lines.append("head to head (wins-draws-losses, score of the first" +
+                 ("; 3-4 players: by place, a draw is the same place" if many else "") + "):")
     for p in table["pairs"]:
         a, b = p["agents"]
         sc = p["score"][a]

@@ -160,7 +160,8 @@ def markdown_summary(table: dict[str, Any], timing: dict[str, Any] | None = None
 
     lines += ["## Head to head", ""]
     two = any("pentanomial" in p for p in table["pairs"])
-    head = "| A | B | games | A wins | draws | B wins | score A |"
+    head = "| A | B | games | A wins | draws | B wins | score A |" if k == 2 else \
+        "| A | B | games | A placed higher | same place | B placed higher | score A |"
     rule = "|---|---|---|---|---|---|---|"
     if two:
         head += f" A's pairs {' / '.join(PENTANOMIAL_LABELS)} | Elo A (paired) | LOS A |"

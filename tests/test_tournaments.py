@@ -157,6 +157,7 @@ def test_a_sweep_is_marked_in_both_reports_as_having_no_finite_elo() -> None:
     assert f"    (a sweep: {SWEEP_NOTE})" in text.splitlines()
     md = markdown_summary(t, plots=False)
     assert f"(sweep): {SWEEP_NOTE}." in md.splitlines()
+    assert "| A | B | games | A wins | draws | B wins | score A |" in md
     assert sum(" (sweep) |" in x for x in md.splitlines()) == 1
     games[-1]["places"], games[-1]["winners"] = [0, 1], [0]  # b wins the last game: no sweep
     t = tournament_table(["a", "b"], games, 2)
@@ -679,11 +680,14 @@ def test_cli_gauntlet_from_a_config_file_with_3_players_writes_the_reports(
         assert table["seats"][s]["wins"] == wins
     assert "ratings (Elo anchored: random = 0):" in printed
     assert "first-seat advantage:" in printed
+    assert ("head to head (wins-draws-losses, score of the first; 3-4 players: by place, a draw "
+            "is the same place):") in printed
     for name in ("ratings.png", "scores.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = (out / "summary.md").read_text()
     for part in ("# Tournament: gauntlet of `greedy`, 3 players per game", "## Ratings",
-                 "| mu | sigma | ordinal |", "## Seats", "## Time used", "![ratings]"):
+                 "| mu | sigma | ordinal |", "## Seats", "## Time used", "![ratings]",
+                 "| A | B | games | A placed higher | same place | B placed higher | score A |"):
         assert part in md
     assert main(["tournament", "--resume", str(out), "--no-progress", "--no-plots",
                  "--defer", "greedy"]) == 0
