@@ -650,3 +650,37 @@ def test_sample_sets_with_ownership_of_two_widths_are_not_joined() -> None:
         SampleSet.concatenate([samples, cut])
     with pytest.raises(ValueError, match="ownership has 3 bytes a sample, the encoder needs 183"):
         cut.ownership_planes(0, 0, enc)
+
+
+def test_a_league_opponent_plays_its_seat_and_only_the_network_s_moves_are_samples() -> None:
+    """``[selfplay] opponent = "greedy"``: in the games the game seed picks, the seat it
+    picks is played by greedy, seeded from the game seed: replaying the game, every move of
+    that seat is the move a greedy agent of that seed chooses; every sample is a decision of
+    another seat."""
+    from taluva_ai.agents import make_agent
+
+    game, _, samples, summaries, ended = selfplay(root="puct", games=6, opponent="greedy",
+                                                    opponent_share=0.5)
+    picked = {}
+    for summary, _ in ended:
+        pick = np.random.default_rng([summary.seed, 6])
+        if pick.random() < 0.5:
+            picked[summary.game] = (int(pick.integers(2)), int(pick.integers(2**31 - 1)))
+    assert 0 < len(picked) < 6  # both kinds of game among these six
+    assert {s.game: s.opponent_seat for s in summaries} == {
+        s.game: picked.get(s.game, (-1, 0))[0] for s in summaries}
+    checked = 0
+    for summary, history in ended:
+        if summary.game not in picked:
+            continue
+        seat, seed = picked[summary.game]
+        greedy = make_agent("greedy", seed=seed)
+        state = game.new_initial_state(seed=summary.seed)
+        for a in history:
+            if state.current_player == seat:
+                assert a == greedy.act(state)
+                checked += 1
+            state.apply(a)
+        mine = samples.player[samples.game == summary.game]
+        assert len(mine) > 0 and (mine != seat).all()
+    assert checked > 20

@@ -768,7 +768,9 @@ def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str, capsys) -> N
         net=dc.replace(cfg.net, channels=4, blocks=1, global_hidden=8, value_hidden=8),
         warm_start=dc.replace(cfg.warm_start, games=2, steps=2),
         selfplay=dc.replace(cfg.selfplay, games=2, parallel_games=2, sims=4, fast_sims=2,
-                            gumbel_m=2, leaf_batch=2, records=1),
+                            gumbel_m=2, leaf_batch=2, records=1,
+                            # strong2 here also meets a league opponent in every game
+                            **({"opponent": "greedy", "opponent_share": 1.0} if v2 else {})),
         replay=dc.replace(cfg.replay, window_games=4, window_start=1, window_growth=1),
         train=dc.replace(cfg.train, steps=2, batch_size=8,
                          lr_schedule={"2": 5e-4} if v2 else {}),
@@ -795,6 +797,13 @@ def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str, capsys) -> N
     assert [ln["selfplay"]["games"] for ln in lines] == [2, 2, 2]
     assert [ln["train"]["lr"] for ln in lines] == [0.002, 0.002, 5e-4 if v2 else 0.002]
     assert ["aux_loss" in ln["train"] for ln in lines] == [v2] * 3
+    assert [ln["selfplay"].get("opponent_games") for ln in lines] == \
+        ([None, 2, 2] if v2 else [None] * 3)  # (iteration 0: the warm start's expert games)
+    if v2:
+        assert 0.0 <= lines[1]["selfplay"]["opponent_score"] <= 1.0
+        header = json.loads((out / "records" / "iter_0001" / "game_0000.jsonl").read_text()
+                            .splitlines()[0])
+        assert sorted(header["players"]) == ["az-selfplay:iteration=1", "greedy"]
 
 
 def test_the_committed_strong_pack_is_whole_and_continues_the_strong_config() -> None:
@@ -1011,6 +1020,38 @@ def test_the_ownership_head_learns_its_targets_and_leaves_play_unchanged() -> No
                                                  r"ownership_weight 1e\+308 in \[train\] is too "
                                                  "large"):
         huge.step(batch)
+
+
+@pytest.mark.parametrize(("selfplay", "message"), [
+    ({"opponent": "greedy"}, r"\[selfplay\] opponent and opponent_share come together"),
+    ({"opponent_share": 0.5}, r"\[selfplay\] opponent and opponent_share come together"),
+    ({"opponent": "greedy", "opponent_share": 1.5},
+     r"\[selfplay\] opponent_share must be in \[0, 1\], got 1.5"),
+    ({"opponent": "grready", "opponent_share": 0.5}, r"\[selfplay\] opponent: .*grready"),
+    ({"opponent": "az:builtin", "opponent_share": 0.5},
+     r"\[selfplay\] opponent is a fixed agent, not az"),
+])
+def test_a_league_opponent_is_checked_before_any_work(selfplay, message) -> None:
+    from taluva_ai.agents.alphazero.config import validate
+
+    with pytest.raises(ConfigError, match=message):
+        validate(config_from_dict({"selfplay": selfplay, "warm_start": {"games": 0}}))
+    validate(config_from_dict({"selfplay": {"opponent": "mcts:sims=50",
+                                            "opponent_share": 0.25}}))
+
+
+def test_the_league_statistics_are_the_network_s_score_against_the_opponent() -> None:
+    from taluva_ai.agents.alphazero.train import _opponent_stats
+
+    def game(returns, seat, reason="early_victory"):
+        return {"returns": returns, "opponent_seat": seat, "end_reason": reason}
+
+    assert _opponent_stats([game([1.0, -1.0], -1)]) == {}
+    got = _opponent_stats([game([1.0, -1.0], 1), game([1.0, -1.0], 0, "last_standing"),
+                           game([0.0, 0.0], 0), game([1.0, -1.0], -1),
+                           game([-1.0, -1.0, 1.0], 0)])  # 3 players: a network seat won
+    assert got == {"opponent_games": 4, "opponent_score": round((1 + 0 + 0.5 + 1) / 4, 4),
+                   "opponent_end_reasons": {"early_victory": 3, "last_standing": 1}}
 
 
 @pytest.mark.parametrize(("head", "targets"), [("aux_head", "auxiliary"),

@@ -261,6 +261,12 @@ class SelfPlaySection:
             and mixed into its value target by ``[train] rollout_target_mix``. 0: none. A
             lower-variance value target than one game's result, from an estimator
             independent of the network (unlike the search's root value); docs/alphazero.md.
+        opponent, opponent_share: a league of one fixed opponent (AlphaStar's exploiters, in
+            their simplest form): in a share ``opponent_share`` of the games (drawn from each
+            game's seed), one seat, also drawn, is played by the agent ``opponent`` (an agent
+            spec: ``greedy``, ``mcts:sims=400,rollout=greedy``); the network plays the others
+            and only its decisions become samples. It meets the habits self-play against
+            itself does not punish (docs/alphazero.md). ``""`` and 0: none.
         records: self-play games per iteration written as game records (JSON Lines).
     """
 
@@ -283,6 +289,8 @@ class SelfPlaySection:
     rollout_lambda: float = 0.0
     rollout_samples: int = 8
     value_rollouts: int = 0
+    opponent: str = ""
+    opponent_share: float = 0.0
     records: int = 2
 
 
@@ -589,6 +597,12 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
     _need(sp.records >= 0, s, "[selfplay] records must be >= 0")
     _need(sp.value_rollouts >= 0, s,
           f"[selfplay] value_rollouts must be >= 0, got {sp.value_rollouts}")
+    _need(0.0 <= sp.opponent_share <= 1.0, s,
+          f"[selfplay] opponent_share must be in [0, 1], got {sp.opponent_share}")
+    _need(bool(sp.opponent) == (sp.opponent_share > 0), s,
+          "[selfplay] opponent and opponent_share come together: an opponent spec and a "
+          f"share above 0 (got opponent = {sp.opponent!r}, opponent_share = "
+          f"{sp.opponent_share})")
     _need(cfg.replay.window_games >= 1, s, "[replay] window_games must be >= 1")
     _need(cfg.replay.window_start >= 0 and cfg.replay.window_growth >= 0, s,
           "[replay] window_start and window_growth must be >= 0")
@@ -686,6 +700,13 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
         except ValueError as e:
             raise ConfigError(f"{s}: [warm_start] expert: {e}") from None
         _need(hasattr(agent, "root_policy"), s, "[warm_start] expert must be an MCTS agent")
+    if cfg.selfplay.opponent:
+        _need(not cfg.selfplay.opponent.startswith("az:"), s,
+              "[selfplay] opponent is a fixed agent, not az")
+        try:
+            make_agent(cfg.selfplay.opponent, seed=0)
+        except (ValueError, ImportError, AttributeError) as e:
+            raise ConfigError(f"{s}: [selfplay] opponent: {e}") from None
     for op in cfg.anchors.opponents:
         _need(not op.startswith("az:"), s, "[anchors] opponents are fixed agents, not az")
         try:

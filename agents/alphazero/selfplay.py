@@ -78,7 +78,9 @@ def worker_seed(seed: int, iteration: int, worker: int) -> int:
 @dataclass
 class GameSummary:
     """One finished game: ``decisions`` (actions of players), ``plies`` (chance included),
-    ``samples`` recorded, ``simulations`` searched, ``returns`` by seat, ``end_reason``."""
+    ``samples`` recorded, ``simulations`` searched, ``returns`` by seat, ``end_reason``, and
+    ``opponent_seat``: the seat ``[selfplay] opponent`` played (-1: a game of the network
+    against itself)."""
 
     game: int
     seed: int
@@ -89,6 +91,7 @@ class GameSummary:
     returns: list[float]
     end_reason: str
     outside: int = 0
+    opponent_seat: int = -1
 
 
 @dataclass
@@ -110,6 +113,8 @@ class _Slot:
     simulations: int = 0
     outside: int = 0
     history: list[int] = field(default_factory=list)
+    opponent: Any = None  # the agent playing ``opponent_seat`` ([selfplay] opponent), or None
+    opponent_seat: int = -1
 
 
 def _advance_chance(state: GameState) -> None:
@@ -226,10 +231,7 @@ class SelfPlay:
         done: list[GameSummary] = []
 
         def start_game() -> None:
-            index, gseed, aseed = todo.popleft()
-            state = self.game.new_initial_state(seed=gseed)
-            slots.append(_Slot(index, gseed, state, self._agent(aseed),
-                               np.random.default_rng(aseed)))
+            slots.append(self._new_slot(*todo.popleft()))
 
         while todo and len(slots) < self.cfg.parallel_games:
             start_game()
@@ -263,6 +265,22 @@ class SelfPlay:
                     self._finish_move(s, builder)
         return done
 
+    def _new_slot(self, index: int, gseed: int, aseed: int) -> _Slot:
+        """A new game: its state, its network's search and, in a share ``opponent_share``
+        of the games, the opponent and its seat (both drawn from the game seed, so the same
+        games meet it whatever the workers)."""
+        slot = _Slot(index, gseed, self.game.new_initial_state(seed=gseed), self._agent(aseed),
+                     np.random.default_rng(aseed))
+        c = self.cfg
+        if c.opponent and c.opponent_share > 0:
+            from taluva_ai.agents import make_agent
+
+            pick = np.random.default_rng([gseed, 6])
+            if pick.random() < c.opponent_share:
+                slot.opponent_seat = int(pick.integers(self.game.num_players))
+                slot.opponent = make_agent(c.opponent, seed=int(pick.integers(2**31 - 1)))
+        return slot
+
     def _compiled(self, first: tuple[int, int, int]) -> bool:
         """Whether the games run on the compiled batched search (agents/mcts_batched.py)."""
         from taluva_ai.agents.mcts_batched import compiled_net_search_ok
@@ -294,9 +312,7 @@ class SelfPlay:
                     if not todo:
                         search.release(b)
                         return
-                    index, gseed, aseed = todo.popleft()
-                    slot = _Slot(index, gseed, self.game.new_initial_state(seed=gseed),
-                                 self._agent(aseed), np.random.default_rng(aseed))
+                    slot = self._new_slot(*todo.popleft())
                     slots[b] = slot
                 if self._prepare_move(slot):
                     assert slot.root is not None
@@ -345,6 +361,12 @@ class SelfPlay:
                 slot.history.append(st.draw())
             if st.is_terminal():
                 return False
+            if slot.opponent is not None and st.current_player == slot.opponent_seat:
+                a = int(slot.opponent.act(st))  # the opponent's move: no search, no sample
+                st.apply(a)
+                slot.history.append(a)
+                slot.decisions += 1
+                continue
             legal = st.legal_actions()
             if legal.size > 1:
                 break
@@ -391,7 +413,7 @@ class SelfPlay:
         out = outcome_of(slot.state, len(slot.history))
         return GameSummary(slot.game, slot.seed, slot.decisions, len(slot.history),
                            slot.samples, slot.simulations, [float(x) for x in returns],
-                           out.end_reason, slot.outside)
+                           out.end_reason, slot.outside, slot.opponent_seat)
 
 
 # -- expert games (warm start) ----------------------------------------------------------------
@@ -592,9 +614,12 @@ def selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
         exit_if_orphaned()  # the training process died: write nothing more
         progress.game_done()
         if summary.game < sp.records:
+            players = list(names)
+            if slot.opponent_seat >= 0:
+                players[slot.opponent_seat] = sp.opponent
             write_record(records_dir / f"game_{summary.game:04d}.jsonl", game, slot.seed,
-                         slot.history, names, {"iteration": it, "game": summary.game,
-                                               "samples": summary.samples})
+                         slot.history, players, {"iteration": it, "game": summary.game,
+                                                 "samples": summary.samples})
         journal.save(builder, summary)
 
     t1 = time.perf_counter()

@@ -323,6 +323,26 @@ def _iteration_of(rel: str) -> int | None:
     return None if m is None else int(m.group(1) or m.group(2))
 
 
+def _opponent_stats(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"opponent_games", "opponent_score", "opponent_end_reasons"}`` of the games against
+    ``[selfplay] opponent`` (none: ``{}``): how many, the network's mean score in them (1 when
+    a seat of the network finished above the opponent's, 1/2 level, 0 below) and how they
+    ended."""
+    games = [s for s in summaries if s.get("opponent_seat", -1) >= 0]
+    if not games:
+        return {}
+    scores: list[float] = []
+    reasons: dict[str, int] = {}
+    for s in games:
+        r = list(s["returns"])
+        mine = max(r[:s["opponent_seat"]] + r[s["opponent_seat"] + 1:])
+        theirs = r[s["opponent_seat"]]
+        scores.append(1.0 if mine > theirs else 0.5 if mine == theirs else 0.0)
+        reasons[s["end_reason"]] = reasons.get(s["end_reason"], 0) + 1
+    return {"opponent_games": len(games), "opponent_score": round(float(np.mean(scores)), 4),
+            "opponent_end_reasons": dict(sorted(reasons.items()))}
+
+
 def _first_line(e: BaseException) -> str:
     text = str(e).strip()
     return f"{type(e).__name__}: {text.splitlines()[0]}" if text else type(e).__name__
@@ -1117,6 +1137,7 @@ class TrainingRun:
             if summaries else None,
             "outside_view_dropped": sum(s["outside"] for s in summaries),
             "end_reasons": dict(sorted(reasons.items())),
+            **_opponent_stats(summaries),
         }
 
     def _anchors(self, k: int, best: Path) -> dict[str, Any]:
