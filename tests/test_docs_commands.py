@@ -102,6 +102,10 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "sed -i 's/^aux_head = true$/aux_head = true\\nownership_head = true/' "
     "runs/s2-own/config.toml": (SKIP, _EXTERNAL, None),
     "taluva train --resume runs/s2-own": (CHECK, _LONG, None),
+    "cp -r packs/strong2 runs/s2-league": (SKIP, _EXTERNAL, None),
+    "sed -i 's/^\\[selfplay\\]$/[selfplay]\\nopponent = \"greedy\"\\nopponent_share = 0.25/' "
+    "runs/s2-league/config.toml": (SKIP, _EXTERNAL, None),
+    "taluva train --resume runs/s2-league": (CHECK, _LONG, None),
     "taluva train --resume runs/s2-base": (CHECK, _LONG, None),
     "taluva train --config experiments/configs/demo.toml --out runs/demo": (CHECK, _LONG, None),
     "time taluva train --config experiments/configs/demo.toml --out runs/demo":
