@@ -306,6 +306,7 @@ class SampleBuilder:
         self.root_values: list[np.ndarray | None] = []  # by seat, per row
         self.rollout_values: list[np.ndarray | None] = []  # by seat, per row
         self.frames: list[object] = []  # per row: Encoded.frame (None: unknown)
+        self.rows_of: dict[int, list[int]] = {}  # game -> its rows
         self.ownership: dict[int, np.ndarray] = {}  # row -> packed ownership targets
         self.values: dict[int, np.ndarray] = {}
         self.aux: dict[int, np.ndarray] = {}
@@ -343,6 +344,7 @@ class SampleBuilder:
         self.rollout_values.append(None if rollout_value is None
                                    else np.asarray(rollout_value, dtype=np.float32))
         self.frames.append(frame)
+        self.rows_of.setdefault(int(game), []).append(len(self.rows) - 1)
 
     def finish_game(self, game: int, returns: np.ndarray, aux: np.ndarray | None = None,
                     final_state: GameState | None = None) -> None:
@@ -352,9 +354,10 @@ class SampleBuilder:
         each of its samples' ownership targets (:meth:`~.encoder.NetEncoder.
         ownership_targets`, in the sample's frame)."""
         if final_state is not None and self.encoder.num_ownership:
-            for i, row in enumerate(self.rows):
-                if row[6] == int(game) and self.frames[i] is not None:
-                    own = self.encoder.ownership_targets(final_state, self.frames[i], row[5])
+            for i in self.rows_of.get(int(game), []):
+                if self.frames[i] is not None:
+                    own = self.encoder.ownership_targets(final_state, self.frames[i],
+                                                         self.rows[i][5])
                     self.ownership[i] = np.packbits(np.asarray(own, dtype=np.uint8).ravel())
         n, width = self.encoder.num_players, self.encoder.num_aux
         self.values[int(game)] = np.asarray(returns, dtype=np.float32)
