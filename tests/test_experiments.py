@@ -217,3 +217,47 @@ def test_value_estimators_compares_the_network_and_rollouts_on_recorded_games(
     assert capsys.readouterr().err == (
         f"value_estimators: {bad / 'x.jsonl'}: record line 1, field 'type': expected 'header', "
         "'action' or 'result', got None\n")
+
+
+def test_losses_counts_an_agents_games_by_end_reason_and_its_supply_when_eliminated(
+        tmp_path: Path) -> None:
+    from collections import Counter
+
+    from taluva_ai.agents import make_agent
+    from taluva_ai.arena import play_game
+    from taluva_ai.games.taluva.state import Status
+    from taluva_ai.protocol import make_game
+
+    run = tmp_path / "run"
+    (run / "games").mkdir(parents=True)
+    wins, losses, supply = Counter(), Counter(), Counter()
+    eliminated = out_of_huts = opponent_eliminated = 0
+    for seed in range(8):  # random loses, often by elimination; greedy takes both seats
+        seats = ["random", "greedy"] if seed % 2 else ["greedy", "random"]
+        finals = []
+        res = play_game(make_game("taluva"), [make_agent(s, seed=seed) for s in seats], seed,
+                        record_path=run / "games" / f"g{seed}.jsonl",
+                        on_state=lambda state, event, finals=finals: finals.append(state))
+        seat = seats.index("random")
+        (wins if seat in res.winners else losses)[res.end_reason] += 1
+        if res.end_reason == "last_standing":
+            state = finals[-1]
+            if state.status(seat) == Status.ELIMINATED:
+                eliminated += 1
+                supply.update(state.supply(seat))
+                out_of_huts += state.supply(seat)["huts"] == 0
+            else:
+                opponent_eliminated += 1
+    mod = _load("losses")
+    out = tmp_path / "losses.json"
+    mod.main([str(run), "--agent", "random", "--json", str(out)])
+    got = json.loads(out.read_text())
+    assert got["games"] == 8 and eliminated > 0  # the seeds give eliminations to count
+    assert (got["wins"], got["losses"]) == (dict(wins), dict(losses))
+    assert (got["eliminated"], got["eliminated_out_of_huts"], got["opponent_eliminated"]) == (
+        eliminated, out_of_huts, opponent_eliminated)
+    assert got["supply_when_eliminated"] == {k: supply[k] for k in ("huts", "temples", "towers")}
+    with pytest.raises(SystemExit, match="'mcts' plays in none of the 8 records"):
+        mod.main([str(run), "--agent", "mcts"])
+    with pytest.raises(SystemExit, match="no game records under"):
+        mod.main([str(tmp_path), "--agent", "random"])
