@@ -98,6 +98,27 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--json docs/data/value_estimators.json": (CHECK, "needs the games of the ladder's "
                                                "MCTS-400 row", None),
     "cp -r packs/strong2 runs/s2-own": (SKIP, _EXTERNAL, None),
+    "python experiments/heldout.py --samples runs/s2-league/selfplay/iter_0055 --checkpoints "
+    "runs/s2-league/checkpoints/iter_0054.pt runs/s2-base/checkpoints/iter_0054.pt --json "
+    "docs/data/heldout_league_on_league.json": (CHECK, "needs the samples of a training run",
+                                                None),
+    "python experiments/losses.py runs/builtin_greedy --agent az:builtin --json "
+    "docs/data/losses_builtin_greedy.json": (CHECK, "needs the games of the ladder's greedy "
+                                             "row", None),
+    "taluva tournament --agents az:path=runs/s2-league/checkpoints/iter_0055.pt,sims=200,"
+    "rollout=none,lambda=0,root=gumbel az:path=runs/s2-base/checkpoints/iter_0055.pt,sims=200,"
+    "rollout=none,lambda=0,root=gumbel --games 200 --concurrency 2 --seed 1 "
+    "--out runs/league55_vs_base55": (CHECK, "200 games of two networks at 200 simulations "
+                                      "(10 minutes on 2 cores)", None),
+    "taluva tournament --agents az:path=runs/s2-league/checkpoints/iter_0055.pt,sims=200,"
+    "rollout=none,lambda=0,root=gumbel greedy --games 200 --concurrency 2 --seed 1 "
+    "--out runs/league55_greedy": (CHECK, "200 games of a network at 200 simulations "
+                                   "(6 minutes on 2 cores)", None),
+    "taluva tournament --gauntlet az:builtin --agents az:path=runs/s2-league/checkpoints/"
+    "iter_0055.pt,sims=200,rollout=none,lambda=0,root=gumbel az:path=runs/s2-base/checkpoints/"
+    "iter_0055.pt,sims=200,rollout=none,lambda=0,root=gumbel --games 200 --concurrency 2 "
+    "--seed 1 --out runs/s2_55_vs_builtin": (CHECK, "400 games of networks at 200 simulations "
+                                             "(20 minutes on 2 cores)", None),
     "cp -r packs/strong2 runs/s2-base": (SKIP, _EXTERNAL, None),
     "sed -i 's/^aux_head = true$/aux_head = true\\nownership_head = true/' "
     "runs/s2-own/config.toml": (SKIP, _EXTERNAL, None),
