@@ -261,3 +261,16 @@ def test_losses_counts_an_agents_games_by_end_reason_and_its_supply_when_elimina
         mod.main([str(run), "--agent", "mcts"])
     with pytest.raises(SystemExit, match="no game records under"):
         mod.main([str(tmp_path), "--agent", "random"])
+
+
+def test_losses_refuses_a_record_that_is_not_2_player_taluva(tmp_path: Path) -> None:
+    from taluva_ai.agents import make_agent
+    from taluva_ai.arena import play_game
+    from taluva_ai.protocol import make_game
+
+    (tmp_path / "games").mkdir()
+    play_game(make_game("taluva", num_players=3, tiles_per_player=4),
+              [make_agent("random", seed=s) for s in range(3)], 1,
+              record_path=tmp_path / "games" / "g.jsonl")
+    with pytest.raises(SystemExit, match=r"g\.jsonl: not a 2-player Taluva game$"):
+        _load("losses").main([str(tmp_path), "--agent", "random"])
