@@ -31,6 +31,14 @@ class Agent(ABC):
         """What the agent can tell about its last decision (search statistics etc.)."""
         return {}
 
+    def pinned_files(self) -> dict[str, str]:
+        """The files whose content decides this agent's play (a network's weights), as
+        ``{name: SHA-256 of the content it loaded}`` (64 hex digits); empty for an agent that
+        reads no file (this default). A tournament records them in its ``config.json`` and
+        refuses to go on, or to resume, with an agent whose files changed
+        (docs/tournaments.md), so one run never mixes two networks under one name."""
+        return {}
+
     def search_candidates(self) -> list[dict[str, Any]]:
         """Every move the search of the last decision considered at its root, most visited
         first (ties by prior): dicts ``{"action": int, "visits": int, "value": float | None,

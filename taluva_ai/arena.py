@@ -434,6 +434,31 @@ def check_fits(agent: Any, game: Game) -> None:
         check(game)
 
 
+def pinned_files(agent: Any) -> dict[str, str]:
+    """``{file: SHA-256}`` of the files whose content decides ``agent``'s play, through its
+    optional ``pinned_files()`` (:meth:`taluva_ai.agents.base.Agent.pinned_files`; an ``az``
+    agent: its network); empty for an agent without files."""
+    get = getattr(agent, "pinned_files", None)
+    return {} if get is None else {str(k): str(v) for k, v in get().items()}
+
+
+def _check_pins(spec: str, got: Mapping[str, str], want: Mapping[str, str] | None) -> None:
+    """Refuse the agent of ``spec`` when a file it loaded (``got``: :func:`pinned_files`) is
+    not the one the tournament pinned (``want``, from ``config.json``'s ``agent_files``).
+
+    Raises:
+        RunConfigError: one line naming the file, the agent and both checksums.
+    """
+    for name, digest in (want or {}).items():
+        now = got.get(name)
+        if now != digest:
+            raise RunConfigError(
+                f"{name}: changed since the tournament started (SHA-256 {digest[:12]}..., now "
+                f"{'none' if now is None else now[:12] + '...'}), so agent {spec!r} would play "
+                "another network; restore that file and resume, or start a new --out (to rate "
+                "a network that training replaces, give a copy: checkpoints/iter_NNNN.pt)")
+
+
 def make_agent(spec: str, seed: int | None = None) -> Any:
     """Make an agent from its spec (``"random"``, ``"greedy:epsilon=0.1"``, ``"module:Class"``)
     with the agent registry of ``taluva_ai.agents``, looked up by name at run time: the core
@@ -778,15 +803,21 @@ def _warm_up(game: Game, key: str, specs: Sequence[str], progress: bool = False)
 
 
 def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str,
-               time_margin: float = DEFAULT_TIME_MARGIN) -> dict[str, Any]:
+               time_margin: float = DEFAULT_TIME_MARGIN,
+               pins: Mapping[str, Mapping[str, str]] | None = None) -> dict[str, Any]:
     """Worker: play one scheduled game (forfeits on), write its record; returns its entry of
     the results log (:func:`_log_entry`). A worker whose tournament process has died ends
-    here instead, before it writes anything (:func:`taluva_ai.parallel.exit_if_orphaned`)."""
+    here instead, before it writes anything (:func:`taluva_ai.parallel.exit_if_orphaned`).
+    ``pins``: agent spec -> the files it must have loaded (``config.json``'s
+    ``agent_files``); an agent whose files differ stops the tournament before the game
+    (:class:`RunConfigError`)."""
     exit_if_orphaned()
     key, game = _process_game(game_name, rules)
     limits = [time_budget(spec) for spec in task.seats]
     _warm_up(game, key, task.seats)
     agents = [make_agent(spec) for spec in task.seats]
+    for spec, agent in zip(task.seats, agents, strict=True):
+        _check_pins(spec, pinned_files(agent), (pins or {}).get(spec))
     with naming(path):  # a failed write (disk full) names the record
         res = play_game(game, agents, task.seed, record_path=path, meta=_task_meta(task),
                         time_limits=limits, time_margin=time_margin, forfeits=True,
@@ -866,10 +897,16 @@ def tournament_config(
     sprt: dict[str, Any] | None = None,
     time_margin: float = DEFAULT_TIME_MARGIN,
     deals_sha256: str | None = None,
+    agent_files: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The settings that define a tournament's games (``out_dir/config.json``); with a deal
-    file, ``deals_sha256`` is the SHA-256 of the deals played (``out_dir/deals.jsonl``)."""
-    extra = {} if deals_sha256 is None else {"deals_sha256": deals_sha256}
+    file, ``deals_sha256`` is the SHA-256 of the deals played (``out_dir/deals.jsonl``);
+    ``agent_files``: agent spec -> ``{file: SHA-256}`` of the agents that read files (their
+    networks, :func:`pinned_files`), left out when no agent does."""
+    extra: dict[str, Any] = {} if deals_sha256 is None else {"deals_sha256": deals_sha256}
+    files = {s: dict(f) for s, f in (agent_files or {}).items() if f}
+    if files:
+        extra["agent_files"] = files
     return {
         "format": TOURNAMENT_FORMAT,
         "game": game_name,
@@ -1090,7 +1127,8 @@ def run_tournament(
     out = Path(out_dir)
     config = tournament_config(specs, games, players_per_game, seed, game_name, full_rules,
                                gauntlet, None if sprt is None else sprt.to_json(),
-                               float(time_margin), digest)
+                               float(time_margin), digest,
+                               {s: pinned_files(a) for s, a in zip(specs, made, strict=True)})
     if out.exists() and not out.is_dir():
         raise RunConfigError(f"{out}: not a directory; give a directory as the run directory")
     out.mkdir(parents=True, exist_ok=True)
@@ -1320,6 +1358,7 @@ class _Run:
         self.backend = backend
         self.defer = defer or set()
         self.config = config
+        self.pins = config.get("agent_files")  # checked in every game
         self.specs = specs
         self.concurrency = concurrency
         self.bootstrap = bootstrap
@@ -1338,6 +1377,11 @@ class _Run:
         results_path = out / TABLE_FILE
         if cfg_path.exists():
             old = read_config(cfg_path)
+            if "agent_files" in old:  # the agents' files, pinned when the run started
+                self._check_files(old["agent_files"])
+            else:  # a run of an older version: its files were not pinned when it started,
+                # its config.json stays as it is (the games of this session are pinned)
+                self.config = {k: v for k, v in self.config.items() if k != "agent_files"}
             if old != self.config:
                 keys = sorted(k for k in set(old) | set(self.config)
                               if old.get(k) != self.config.get(k))
@@ -1356,6 +1400,17 @@ class _Run:
         for path in (results_path, self.log_path, out):
             if path.exists() and not os.access(path, os.W_OK):
                 raise PermissionError(13, "Permission denied", str(path))
+
+    def _check_files(self, pinned: Any) -> None:
+        """Refuse to go on when a file an agent reads differs from the one ``config.json``
+        pinned when the run started (:func:`_check_pins`)."""
+        now = self.config.get("agent_files") or {}
+        if not isinstance(pinned, dict):
+            raise RunConfigError(f"{self.out / CONFIG_FILE}: agent_files is not a mapping of "
+                                 "agent specs to files")
+        for spec, files in pinned.items():
+            if spec in self.specs and isinstance(files, dict):
+                _check_pins(spec, now.get(spec) or {}, files)
 
     def run(self) -> dict[str, Any]:
         self._check_dir()
@@ -1428,7 +1483,7 @@ class _Run:
             if watch is not None:  # the SPRT line from the start (0 games)
                 bar.set_postfix_str(watch.status())
             stream = _play_stream(todo, paths, self.game_name, self.rules, self.concurrency,
-                                  self.margin, self.backend, count=left)
+                                  self.margin, self.backend, count=left, pins=self.pins)
             try:
                 for t, entry in stream:
                     _append(log, entry)
@@ -1761,7 +1816,7 @@ def _outcome(res: GameResult) -> Outcome:
 def _play_stream(
     todo: Iterable[_GameTask], paths: Mapping[str, Path], game_name: str,
     rules: dict[str, Any], concurrency: int, margin: float, backend: Backend | None = None,
-    count: int | None = None,
+    count: int | None = None, pins: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Generator[tuple[_GameTask, dict[str, Any]], None, None]:
     """Play ``todo``, yielding ``(task, log entry)`` as each game ends, through ``backend``'s
     executor (:mod:`taluva_ai.parallel`; default: this machine, in this process when
@@ -1771,7 +1826,7 @@ def _play_stream(
     KeyboardInterrupt) passes through, the queued games are cancelled and the workers
     stopped: no worker outlives the tournament. A game whose worker died (a Ray task,
     retried) is counted once, from the one result that comes back. ``todo`` is taken lazily;
-    ``count``: its length, when it is not a sequence."""
+    ``count``: its length, when it is not a sequence; ``pins``: as :func:`_play_task`'s."""
     if count is None:
         todo = list(todo)
         count = len(todo)
@@ -1788,7 +1843,7 @@ def _play_stream(
                     if nxt is None:
                         break
                     pending[ex.submit(_play_task, game_name, rules, nxt,
-                                      str(paths[nxt.game_id]), margin)] = nxt
+                                      str(paths[nxt.game_id]), margin, pins)] = nxt
                     submitted.append(nxt)
                 if not pending:
                     break

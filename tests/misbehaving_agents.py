@@ -8,6 +8,7 @@ its own decisions in the game), where it fails.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 import time as _time
@@ -97,3 +98,27 @@ class ExitOnce(_RandomUntil):
             return int(legal[self.rng.integers(legal.size)])
         os.close(fd)
         os._exit(1)
+
+
+class Swapper(_RandomUntil):
+    """Plays at random with a "network" read from the file ``weights`` when it is made
+    (``pinned_files``: that file's SHA-256, as an ``az`` agent pins its checkpoint). At
+    decision ``at``, when the file ``<weights>.swap`` exists, it deletes that file and
+    overwrites ``weights`` with the text ``replaced``: a training run replacing the network
+    while a tournament rates it."""
+
+    def __init__(self, seed: int | None = None, at: int = 0, weights: str = "") -> None:
+        self.weights = Path(weights)
+        self.digest = hashlib.sha256(self.weights.read_bytes()).hexdigest()
+        super().__init__(seed, at)
+
+    def pinned_files(self) -> dict[str, str]:
+        return {str(self.weights): self.digest}
+
+    def fail(self, state: GameState) -> int:
+        swap = Path(f"{self.weights}.swap")
+        if swap.exists():
+            swap.unlink()
+            self.weights.write_text("replaced")
+        legal = state.legal_actions()
+        return int(legal[self.rng.integers(legal.size)])

@@ -3,6 +3,10 @@ per-player values, checkpoint safety and the messages of incompatible checkpoint
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
+
 import numpy as np
 import pytest
 
@@ -381,3 +385,35 @@ def test_solo_network_has_extra_logits_and_one_value_on_the_score_scale(tmp_path
     agent = make_agent(f"az:path={tmp_path / 'solo.pt'},sims=4", seed=0)
     a = agent.act(s)
     assert a in s.legal_actions().tolist()
+
+
+def test_a_tournament_pins_its_checkpoints_and_refuses_a_replaced_one(tmp_path) -> None:
+    """A checkpoint replaced between a tournament's start and its resume (a training run
+    writing best.pt again) is refused in one line naming it; restored, the run goes on."""
+    from taluva_ai.arena import run_tournament
+    from taluva_ai.errors import RunConfigError
+    from taluva_ai.runfiles import json_sha256
+
+    path = tmp_path / "best.pt"
+    save_small(path)
+    first = path.read_bytes()
+    spec = f"az:path={path},sims=2,leaf_batch=1,device=cpu"
+    assert make_agent(spec).pinned_files() == {str(path): hashlib.sha256(first).hexdigest()}
+    kw = {"rules": {"tiles_per_player": 3}, "seed": 1, "progress": False, "plots": False}
+    out = tmp_path / "t"
+    table = run_tournament([spec, "random"], 2, out, **kw)
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["agent_files"] == {spec: {str(path): hashlib.sha256(first).hexdigest()}}
+    save_small(path, seed=1)  # other weights under the same name
+    with pytest.raises(RunConfigError, match=rf"^{re.escape(str(path))}: changed since the "
+                       "tournament started"):
+        run_tournament([spec, "random"], 2, out, **kw)
+    path.write_bytes(first)
+    assert run_tournament([spec, "random"], 2, out, **kw) == table
+    # a run of an older version (no agent_files in its config.json) resumes unpinned
+    del cfg["agent_files"], cfg["sha256"]
+    (out / "config.json").write_text(json.dumps({**cfg, "sha256": json_sha256(cfg)}))
+    save_small(path, seed=1)
+    old = run_tournament([spec, "random"], 2, out, **kw)
+    assert "agent_files" not in old["config"]
+    assert old == {**table, "config": cfg}

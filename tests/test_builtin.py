@@ -106,6 +106,8 @@ def test_builtin_spec_and_defaults() -> None:
     assert (cfg.sims, cfg.root, cfg.compiled, cfg.reuse_tree, cfg.c, cfg.leaf_batch) == \
         (200, "gumbel", True, False, 1.25, 8)
     assert agent.leaf == {"rollout": "none", "lambda": 0.0, "samples": 8}
+    onnx = builtin.DATA_DIR / builtin.ONNX_NAME  # the network a tournament pins
+    assert agent.pinned_files() == {"builtin": hashlib.sha256(onnx.read_bytes()).hexdigest()}
     assert agent.checkpoint["iteration"] == json.loads(
         (builtin.DATA_DIR / builtin.JSON_NAME).read_text())["source"]["iteration"]
     other = make_agent("az:builtin,sims=32,root=puct,rollout=greedy,lambda=0.5,c=2", seed=0)

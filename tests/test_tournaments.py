@@ -4,6 +4,7 @@ limits, resume after a hard kill, determinism across concurrency, config files, 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -380,6 +381,51 @@ def test_play_game_forfeits_an_exception_an_illegal_action_and_a_late_move() -> 
     assert 0.15 <= res.max_move_s[0] < 1.0
     with pytest.raises(RuntimeError, match="boom"):  # outside tournaments errors propagate
         play_game(game, [make_agent(f"{BAD}Crasher:at=0"), make_agent("random")], 4)
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_a_file_an_agent_reads_is_pinned_and_a_change_stops_the_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], concurrency: int) -> None:
+    from taluva_ai.errors import RunConfigError
+
+    weights = tmp_path / "net.bin"
+    weights.write_text("v1")
+    digest = hashlib.sha256(b"v1").hexdigest()
+    swapper = f"{BAD}Swapper:at=3,weights={weights}"
+    kw: dict[str, Any] = {"rules": {"tiles_per_player": 3}, "seed": 5, "progress": False,
+                          "plots": False, "concurrency": concurrency}
+    # the same tournament, undisturbed: the reference table
+    ref = run_tournament(["random", swapper], 4, tmp_path / "ref", **kw)
+    assert ref["games"] == 4
+    cfg = json.loads((tmp_path / "ref" / "config.json").read_text())
+    assert cfg["agent_files"] == {swapper: {str(weights): digest}}
+    run_tournament(["random", "greedy"], 2, tmp_path / "plain", **kw)
+    plain = json.loads((tmp_path / "plain" / "config.json").read_text())
+    assert "agent_files" not in plain  # agents without files pin nothing
+
+    out = tmp_path / "t"
+    Path(f"{weights}.swap").touch()  # the first game replaces the file in its 4th move
+    with pytest.raises(RunConfigError) as info:
+        run_tournament(["random", swapper], 4, out, **kw)
+    assert str(info.value).startswith(
+        f"{weights}: changed since the tournament started (SHA-256 {digest[:12]}..., now "
+        f"{hashlib.sha256(b'replaced').hexdigest()[:12]}...), so agent {swapper!r} would "
+        "play another network; restore that file and resume")
+    finished = (out / "results.jsonl").read_text().splitlines()
+    if concurrency == 1:  # the game in progress finished; the next one was refused
+        assert len(finished) == 1
+    assert 1 <= len(finished) < 4
+    # a resume with the file still replaced is refused before any game, in one line
+    with pytest.raises(SystemExit) as exc:
+        main(["tournament", "--resume", str(out), "--no-progress", "--no-plots"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{weights}: changed since the tournament" in err
+    assert (out / "results.jsonl").read_text().splitlines() == finished
+    # restored: the resume plays the rest, and the table is the undisturbed run's
+    weights.write_text("v1")
+    again = run_tournament(["random", swapper], 4, out, **kw)
+    assert again == ref
 
 
 def test_forfeits_in_a_tournament_are_recorded_and_it_goes_on(tmp_path: Path) -> None:

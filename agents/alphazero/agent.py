@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # a checkpoint (.pt) needs PyTorch; az:builtin does not impor
     from taluva_ai.agents.alphazero.net import PolicyValueNet
 
 _CACHE: dict[tuple[str, int, str],
-             tuple[PolicyValueNet, NetEncoder, dict[str, Any]]] = {}
+             tuple[PolicyValueNet, NetEncoder, dict[str, Any], str]] = {}
 
 
 def need_torch(path: str | Path) -> None:
@@ -64,15 +64,21 @@ def load_net(path: str | Path, device: torch.device
         CheckpointError: PyTorch is not installed; see :func:`~.net.load_checkpoint` and
             :func:`~.net.net_from_checkpoint`.
     """
+    return _load_net(path, device)[:3]
+
+
+def _load_net(path: str | Path, device: torch.device
+              ) -> tuple[PolicyValueNet, NetEncoder, dict[str, Any], str]:
+    """:func:`load_net`, and the SHA-256 of the checkpoint file's bytes it was made from."""
     need_torch(path)
-    from taluva_ai.agents.alphazero.net import load_checkpoint, net_from_checkpoint
+    from taluva_ai.agents.alphazero.net import net_from_checkpoint, read_checkpoint
 
     p = Path(path).resolve()
     if not p.is_file():
         raise CheckpointError(f"checkpoint {path}: no such file")
     key = (str(p), p.stat().st_mtime_ns, str(device))
     if key not in _CACHE:
-        payload = load_checkpoint(p)
+        payload, digest = read_checkpoint(p)
         game = payload.get("game", {})
         enc_spec = payload.get("encoder", {})
         try:
@@ -83,7 +89,7 @@ def load_net(path: str | Path, device: torch.device
         net, _ = net_from_checkpoint(payload, p, encoder)
         net.to(device).eval()
         _CACHE.clear()  # one network per process is the common case; keep memory bounded
-        _CACHE[key] = (net, encoder, payload)
+        _CACHE[key] = (net, encoder, payload, digest)
     return _CACHE[key]
 
 
@@ -157,6 +163,7 @@ class AlphaZeroAgent(MCTSAgent):
                 raise ValueError(f"az:builtin runs on ONNX Runtime on the CPU: device=auto or "
                                  f"cpu, got {device!r}")
             net, encoder, info = load_builtin(threads)
+            self._files = {BUILTIN: str(info.get("sha256"))}
             dev: Any = "cpu"
             payload = {"game": info.get("game"), "meta": {**(info.get("source") or {}),
                                                           "leaf": info.get("leaf")}}
@@ -173,7 +180,8 @@ class AlphaZeroAgent(MCTSAgent):
             if threads:
                 torch.set_num_threads(threads)
             dev = resolve_device(str(device))
-            net, encoder, payload = load_net(path, dev)
+            net, encoder, payload, digest = _load_net(path, dev)
+            self._files = {str(path): digest}
             self.label = f"checkpoint {path}"
         leaf = dict(payload.get("meta", {}).get("leaf") or {})
         if rollout is None and lam is None:
@@ -196,6 +204,12 @@ class AlphaZeroAgent(MCTSAgent):
                                  rollout_lambda=float(lam), samples=samples, seed=seed,
                                  backend=str(backend))
         super().__init__(seed=seed, evaluator=evaluator, **{**defaults, **params})
+
+    def pinned_files(self) -> dict[str, str]:
+        """``{file: SHA-256}`` of the network this agent plays: the checkpoint's path as given
+        and the checksum of the bytes loaded, or ``{"builtin": the packaged ONNX file's
+        checksum}`` (see :meth:`taluva_ai.agents.base.Agent.pinned_files`)."""
+        return dict(self._files)
 
     def stats(self) -> dict[str, Any]:
         """MCTS statistics of the last move, and ``leaf``: how leaves were valued."""

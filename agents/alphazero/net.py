@@ -473,11 +473,27 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         CheckpointError: missing or unreadable file, not a checkpoint of this format, or
             damaged (its content differs from the checksum saved with it).
     """
+    return read_checkpoint(path)[0]
+
+
+def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], str]:
+    """:func:`load_checkpoint`, and the SHA-256 of the file's bytes that were loaded (64 hex
+    digits; the file is read once, so the checksum is that of the network returned even when
+    the file is replaced meanwhile). A tournament pins it (docs/tournaments.md).
+
+    Raises:
+        CheckpointError: as :func:`load_checkpoint`.
+    """
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path}: no such file")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        data = path.read_bytes()
+    except OSError as e:
+        raise CheckpointError(f"checkpoint {path}: unreadable ({e.strerror or e})") from None
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:  # not a torch file, or one holding more than weights
         raise CheckpointError(f"checkpoint {path}: unreadable (not a PyTorch file of tensors "
                               "and plain data; taluva-ai loads checkpoints with "
@@ -498,7 +514,7 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
             raise CheckpointError(f"checkpoint {path}: damaged (its weights or settings do not "
                                   "match the checksum saved with them); use an undamaged copy "
                                   "(a training run keeps every network in checkpoints/)")
-    return payload
+    return payload, digest
 
 
 def check_compatible(payload: dict[str, Any], path: str | Path, encoder: NetEncoder | None = None,
