@@ -30,6 +30,7 @@ import itertools
 import json
 import math
 import os
+import re
 import signal
 import sys
 import threading
@@ -453,7 +454,7 @@ def _check_pins(spec: str, got: Mapping[str, str], want: Mapping[str, str] | Non
         now = got.get(name)
         if now != digest:
             raise RunConfigError(
-                f"{name}: changed since the tournament started (SHA-256 {digest[:12]}..., now "
+                f"{name}: changed since the tournament pinned it (SHA-256 {digest[:12]}..., now "
                 f"{'none' if now is None else now[:12] + '...'}), so agent {spec!r} would play "
                 "another network; restore that file and resume, or start a new --out (to rate "
                 "a network that training replaces, give a copy: checkpoints/iter_NNNN.pt)")
@@ -1359,6 +1360,7 @@ class _Run:
         self.defer = defer or set()
         self.config = config
         self.pins = config.get("agent_files")  # checked in every game
+        self.upgrade = False  # an older run's config.json gains the pins
         self.specs = specs
         self.concurrency = concurrency
         self.bootstrap = bootstrap
@@ -1379,9 +1381,12 @@ class _Run:
             old = read_config(cfg_path)
             if "agent_files" in old:  # the agents' files, pinned when the run started
                 self._check_files(old["agent_files"])
-            else:  # a run of an older version: its files were not pinned when it started,
-                # its config.json stays as it is (the games of this session are pinned)
-                self.config = {k: v for k, v in self.config.items() if k != "agent_files"}
+            else:  # a run of an older version: its files were not pinned when it started;
+                # they are from now on (config.json gains them, below)
+                self.upgrade = "agent_files" in self.config
+                old["agent_files"] = self.config.get("agent_files")
+                if old["agent_files"] is None:
+                    del old["agent_files"]
             if old != self.config:
                 keys = sorted(k for k in set(old) | set(self.config)
                               if old.get(k) != self.config.get(k))
@@ -1405,11 +1410,16 @@ class _Run:
         """Refuse to go on when a file an agent reads differs from the one ``config.json``
         pinned when the run started (:func:`_check_pins`)."""
         now = self.config.get("agent_files") or {}
-        if not isinstance(pinned, dict):
+        if not isinstance(pinned, dict) or not all(
+                isinstance(files, dict) and all(
+                    isinstance(d, str) and re.fullmatch(r"[0-9a-f]{64}", d) is not None
+                    for d in files.values())
+                for files in pinned.values()):
             raise RunConfigError(f"{self.out / CONFIG_FILE}: agent_files is not a mapping of "
-                                 "agent specs to files")
+                                 "agent specs to {file: SHA-256 (64 hex digits)}; run the "
+                                 "tournament's command again with another --out")
         for spec, files in pinned.items():
-            if spec in self.specs and isinstance(files, dict):
+            if spec in self.specs:
                 _check_pins(spec, now.get(spec) or {}, files)
 
     def run(self) -> dict[str, Any]:
@@ -1433,7 +1443,7 @@ class _Run:
                     on_disk.append(gid)
         self.games_dir.mkdir(exist_ok=True)
         cfg_path = self.out / CONFIG_FILE
-        if not cfg_path.exists():
+        if not cfg_path.exists() or self.upgrade:
             _write_atomic(cfg_path, json.dumps({**cfg, "sha256": json_sha256(cfg)}, indent=2)
                           + "\n")
         if self.deals is not None:  # the deals played: a deal file for another run (--deals)

@@ -383,8 +383,17 @@ class RayExecutor(Executor):
         return list(ready)
 
     def result(self, handle: Any) -> Any:
+        """The call's result; a call that raised raises its own exception here (not Ray's
+        wrapper, whose message carries the remote traceback), so its one-line message
+        reaches the user as with local workers."""
         self._submitted.discard(handle)
-        return self.ray.get(handle)
+        try:
+            return self.ray.get(handle)
+        except self.ray.exceptions.RayTaskError as e:
+            cause = getattr(e, "cause", None)
+            if isinstance(cause, Exception):
+                raise cause from None
+            raise
 
     def close(self, cancel: bool = False) -> None:
         if cancel:

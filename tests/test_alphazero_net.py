@@ -406,14 +406,27 @@ def test_a_tournament_pins_its_checkpoints_and_refuses_a_replaced_one(tmp_path) 
     assert cfg["agent_files"] == {spec: {str(path): hashlib.sha256(first).hexdigest()}}
     save_small(path, seed=1)  # other weights under the same name
     with pytest.raises(RunConfigError, match=rf"^{re.escape(str(path))}: changed since the "
-                       "tournament started"):
+                       "tournament pinned it"):
         run_tournament([spec, "random"], 2, out, **kw)
     path.write_bytes(first)
     assert run_tournament([spec, "random"], 2, out, **kw) == table
-    # a run of an older version (no agent_files in its config.json) resumes unpinned
-    del cfg["agent_files"], cfg["sha256"]
+    # a digest that is not one: refused in one line
+    del cfg["sha256"]
+    bad = {**cfg, "agent_files": {spec: {str(path): 123}}}
+    (out / "config.json").write_text(json.dumps({**bad, "sha256": json_sha256(bad)}))
+    with pytest.raises(RunConfigError, match=r"config.json: agent_files is not a mapping of "
+                       r"agent specs to \{file: SHA-256 \(64 hex digits\)\}"):
+        run_tournament([spec, "random"], 2, out, **kw)
+    # a run of an older version (no agent_files in its config.json) is pinned from its
+    # first resume on: config.json gains the files as they are then
+    del cfg["agent_files"]
     (out / "config.json").write_text(json.dumps({**cfg, "sha256": json_sha256(cfg)}))
     save_small(path, seed=1)
+    second = hashlib.sha256(path.read_bytes()).hexdigest()
     old = run_tournament([spec, "random"], 2, out, **kw)
-    assert "agent_files" not in old["config"]
-    assert old == {**table, "config": cfg}
+    assert old["config"]["agent_files"] == {spec: {str(path): second}}
+    assert old == {**table, "config": {**cfg, "agent_files": {spec: {str(path): second}}}}
+    path.write_bytes(first)
+    with pytest.raises(RunConfigError, match=r"changed since the tournament pinned it \(SHA-256 "
+                       rf"{second[:12]}\.\.\., now {hashlib.sha256(first).hexdigest()[:12]}"):
+        run_tournament([spec, "random"], 2, out, **kw)

@@ -150,6 +150,19 @@ def test_tournament_on_ray_equals_the_local_one(ray_backend, tmp_path) -> None:
     _same_tournament(tmp_path / "local", tmp_path / "ray")
 
 
+def test_a_ray_task_raises_its_own_error_in_one_line(ray_backend) -> None:
+    ex = ray_backend.executor(1)
+    try:
+        bad = ex.submit(int, "x")
+        ex.wait([bad])
+        with pytest.raises(ValueError) as info:
+            ex.result(bad)
+    finally:
+        ex.close()
+    assert type(info.value) is ValueError  # not Ray's wrapper with the remote traceback
+    assert str(info.value) == "invalid literal for int() with base 10: 'x'"
+
+
 def test_a_tournament_task_whose_worker_dies_is_retried_and_counted_once(ray_backend,
                                                                          tmp_path) -> None:
     from taluva_ai.arena import run_tournament

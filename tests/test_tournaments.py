@@ -408,7 +408,7 @@ def test_a_file_an_agent_reads_is_pinned_and_a_change_stops_the_run(
     with pytest.raises(RunConfigError) as info:
         run_tournament(["random", swapper], 4, out, **kw)
     assert str(info.value).startswith(
-        f"{weights}: changed since the tournament started (SHA-256 {digest[:12]}..., now "
+        f"{weights}: changed since the tournament pinned it (SHA-256 {digest[:12]}..., now "
         f"{hashlib.sha256(b'replaced').hexdigest()[:12]}...), so agent {swapper!r} would "
         "play another network; restore that file and resume")
     finished = (out / "results.jsonl").read_text().splitlines()
