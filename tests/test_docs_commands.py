@@ -46,6 +46,10 @@ _LONG = "trains a network for minutes"
 _NET = "needs the network a training command writes"
 _RAY = "starts or joins a Ray cluster"
 _EXTERNAL = "not a command of this project"
+#: The networks of the ownership-head comparison (docs/alphazero.md, strong2).
+_OWN55 = "az:path=runs/s2-own/checkpoints/iter_0055.pt,sims=200,rollout=none,lambda=0,root=gumbel"
+_BASE55 = ("az:path=runs/s2-base/checkpoints/iter_0055.pt,sims=200,rollout=none,lambda=0,"
+           "root=gumbel")
 
 #: command -> (how, why, the command it needs run first in the same directory or None)
 CHECKED: dict[str, tuple[str, str, str | None]] = {
@@ -122,16 +126,16 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "python experiments/heldout.py --samples runs/s2-own/selfplay/iter_0055 --checkpoints "
     "runs/s2-own/checkpoints/iter_0054.pt runs/s2-base/checkpoints/iter_0054.pt --json "
     "docs/data/heldout_own_on_own.json": (CHECK, "needs the samples of a training run", None),
-    "taluva tournament --agents az:path=runs/s2-own/checkpoints/iter_0055.pt,sims=200,rollout=none,lambda=0,root=gumbel az:path=runs/s2-base/checkpoints/iter_0055.pt,sims=200,rollout=none,lambda=0,root=gumbel --games 200 --concurrency 2 --seed 1 "
-    "--out runs/own55_vs_base55": (CHECK, "200 games of two networks at 200 simulations "
+    "taluva tournament --agents " + _OWN55 + " " + _BASE55 + " --games 200 --concurrency 2 "
+    "--seed 1 --out runs/own55_vs_base55": (CHECK, "200 games of two networks at 200 simulations "
                                    "(8 minutes on 2 cores)", None),
-    "taluva tournament --agents az:path=runs/s2-own/checkpoints/iter_0055.pt,sims=200,rollout=none,lambda=0,root=gumbel greedy --games 200 --concurrency 2 --seed 1 "
+    "taluva tournament --agents " + _OWN55 + " greedy --games 200 --concurrency 2 --seed 1 "
     "--out runs/own55_greedy": (CHECK, "200 games of a network at 200 simulations "
                                 "(6 minutes on 2 cores)", None),
-    "taluva tournament --agents az:path=runs/s2-base/checkpoints/iter_0055.pt,sims=200,rollout=none,lambda=0,root=gumbel greedy --games 200 --concurrency 2 --seed 1 "
+    "taluva tournament --agents " + _BASE55 + " greedy --games 200 --concurrency 2 --seed 1 "
     "--out runs/base55_greedy": (CHECK, "200 games of a network at 200 simulations "
                                  "(6 minutes on 2 cores)", None),
-    "python experiments/losses.py runs/own55_greedy --agent az:path=runs/s2-own/checkpoints/iter_0055.pt,sims=200,rollout=none,lambda=0,root=gumbel --json "
+    "python experiments/losses.py runs/own55_greedy --agent " + _OWN55 + " --json "
     "docs/data/losses_own55_greedy.json": (CHECK, "needs the games of a tournament", None),
     "cp -r packs/strong2 runs/s2-base": (SKIP, _EXTERNAL, None),
     "sed -i 's/^aux_head = true$/aux_head = true\\nownership_head = true/' "
