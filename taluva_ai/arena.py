@@ -1033,7 +1033,10 @@ def run_tournament(
             few deals).
         RunConfigError: ``out_dir`` holds a tournament made with other settings, is in use by
             another tournament, or holds something else where the tournament's files go
-            (e.g. ``out_dir/games`` is a file, ``config.json`` is unreadable).
+            (e.g. ``out_dir/games`` is a file, ``config.json`` is unreadable); or a file an
+            agent plays with (an ``az`` checkpoint) differs from the one pinned in
+            ``config.json`` (``agent_files``: when the run started, or in any game since),
+            the message naming the file.
         OSError: a file of the run directory cannot be written (e.g. no permission).
     """
     from taluva_ai.sprt import SPRT, parse_sprt
