@@ -1474,6 +1474,9 @@ class _Run:
         # play order: game-id order, the deferred agents' games last
         todo: Iterator[_GameTask] = itertools.chain(todo_part(False), todo_part(True))
         left = len(tasks) - len(done)
+        if done and self.progress:  # a rerun or --resume: say what it kept
+            print(f"{self.out}: {len(done)} of {len(tasks)} games kept from an earlier run "
+                  f"(their records checked); {left} to play", file=sys.stderr, flush=True)
         baseline = candidate = None
         watch = None
         if self.sprt is not None:

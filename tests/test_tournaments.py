@@ -383,6 +383,19 @@ def test_play_game_forfeits_an_exception_an_illegal_action_and_a_late_move() -> 
         play_game(game, [make_agent(f"{BAD}Crasher:at=0"), make_agent("random")], 4)
 
 
+def test_a_rerun_says_what_it_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kw: dict[str, Any] = {"rules": {"tiles_per_player": 3}, "plots": False}
+    run_tournament(["random", "greedy"], 4, tmp_path, **kw)
+    assert "kept from an earlier run" not in capsys.readouterr().err
+    (tmp_path / "games" / "000-0001-1.jsonl").unlink()  # one game to play again
+    run_tournament(["random", "greedy"], 4, tmp_path, **kw)
+    err = capsys.readouterr().err
+    assert f"{tmp_path}: 3 of 4 games kept from an earlier run (their records checked); 1 to " \
+        "play\n" in err
+    run_tournament(["random", "greedy"], 4, tmp_path, progress=False, **kw)
+    assert capsys.readouterr().err == ""  # quiet without progress
+
+
 @pytest.mark.parametrize("concurrency", [1, 2])
 def test_a_file_an_agent_reads_is_pinned_and_a_change_stops_the_run(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], concurrency: int) -> None:
