@@ -50,6 +50,8 @@ _EXTERNAL = "not a command of this project"
 _OWN55 = "az:path=runs/s2-own/checkpoints/iter_0055.pt,sims=200,rollout=none,lambda=0,root=gumbel"
 _BASE55 = ("az:path=runs/s2-base/checkpoints/iter_0055.pt,sims=200,rollout=none,lambda=0,"
            "root=gumbel")
+_BASE70 = ("az:path=runs/s2-base/checkpoints/iter_0070.pt,sims=200,rollout=none,lambda=0,"
+           "root=gumbel")
 
 #: command -> (how, why, the command it needs run first in the same directory or None)
 CHECKED: dict[str, tuple[str, str, str | None]] = {
@@ -137,6 +139,13 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                                  "(6 minutes on 2 cores)", None),
     "python experiments/losses.py runs/own55_greedy --agent " + _OWN55 + " --json "
     "docs/data/losses_own55_greedy.json": (CHECK, "needs the games of a tournament", None),
+    "cp -r packs/strong2-base runs/s2-base": (SKIP, _EXTERNAL, None),
+    "taluva tournament --agents " + _BASE70 + " az:builtin --games 200 --concurrency 2 "
+    "--seed 1 --out runs/base70_vs_builtin": (CHECK, "200 games of two networks at 200 "
+                                              "simulations (10 minutes on 2 cores)", None),
+    "taluva tournament --agents " + _BASE70 + " greedy --games 200 --concurrency 2 --seed 1 "
+    "--out runs/base70_greedy": (CHECK, "200 games of a network at 200 simulations "
+                                 "(6 minutes on 2 cores)", None),
     "cp -r packs/strong2 runs/s2-base": (SKIP, _EXTERNAL, None),
     "sed -i 's/^aux_head = true$/aux_head = true\\nownership_head = true/' "
     "runs/s2-own/config.toml": (SKIP, _EXTERNAL, None),
