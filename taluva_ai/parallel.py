@@ -304,6 +304,12 @@ class ProcessExecutor(Executor):
                 p.terminate()
         for p in procs:
             p.join(timeout=10)
+        # let the pool's manager thread finish closing its wake-up pipe now: left running, it
+        # races the interpreter's exit hook that writes to that pipe ("Exception ignored in
+        # <module 'threading'>: OSError: Bad file descriptor" on stderr after a Ctrl-C)
+        manager = getattr(pool, "_executor_manager_thread", None)
+        if manager is not None and manager.is_alive():
+            manager.join(timeout=10)
 
 
 def _ray_call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
