@@ -60,7 +60,7 @@ from torch import nn
 from taluva_ai.agents.alphazero.config import PRESETS, NetConfig
 from taluva_ai.agents.alphazero.encoder import NetEncoder
 from taluva_ai.agents.alphazero.runtime import CheckpointError, OnnxNet, encoding_differences
-from taluva_ai.runfiles import write_atomic
+from taluva_ai.runfiles import sha256_bytes, write_atomic
 
 __all__ = ["NETWORKS", "PRESETS", "AZNet", "CheckpointError", "MLPNet", "NetConfig",
            "PolicyValueNet", "build_net", "export_onnx", "load_checkpoint",
@@ -491,7 +491,7 @@ def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], str]:
         data = path.read_bytes()
     except OSError as e:
         raise CheckpointError(f"checkpoint {path}: unreadable ({e.strerror or e})") from None
-    digest = hashlib.sha256(data).hexdigest()
+    digest = sha256_bytes(data)
     try:
         payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:  # not a torch file, or one holding more than weights
