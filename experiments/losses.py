@@ -8,8 +8,9 @@ loss of docs/alphazero.md ("How the built-in network loses").
 
     python experiments/losses.py runs/builtin_greedy --agent az:builtin --json out.json
 
-Prints one JSON object (and writes it with ``--json``): ``games``, ``wins`` and ``losses`` by
-end reason, ``eliminated`` (the agent's eliminations), ``eliminated_out_of_huts`` (those with
+Prints one JSON object (and writes it with ``--json``): ``games``; ``wins``, ``losses``,
+``draws`` (a shared first place) and ``undecided`` (a truncated game: RULES.md "Board bound",
+neither won nor lost), each by end reason; ``eliminated`` (the agent's eliminations), ``eliminated_out_of_huts`` (those with
 0 huts left), ``opponent_eliminated``, and ``supply_when_eliminated`` (huts, temples, towers
 left, summed over its eliminations).
 """
@@ -38,6 +39,8 @@ def analyse(run: Path, agent: str) -> dict:
         sys.exit(f"losses.py: no game records under {run / 'games'}")
     wins: Counter[str] = Counter()
     losses: Counter[str] = Counter()
+    draws: Counter[str] = Counter()
+    undecided: Counter[str] = Counter()
     supply: Counter[str] = Counter()
     eliminated = out_of_huts = opponent_eliminated = games = 0
     for path in paths:
@@ -51,7 +54,12 @@ def analyse(run: Path, agent: str) -> dict:
         assert isinstance(final, TaluvaState)  # the header said taluva
         reason = final.end_reason.name.lower()
         games += 1
-        (wins if final.returns()[seat] > 0 else losses)[reason] += 1
+        if final.end_reason == EndReason.TRUNCATED:
+            tally = undecided
+        else:
+            ret = final.returns()[seat]
+            tally = wins if ret > 0 else losses if ret < 0 else draws
+        tally[reason] += 1
         if final.end_reason != EndReason.LAST_STANDING:
             continue
         if final.status(seat) == Status.ELIMINATED:
@@ -64,7 +72,8 @@ def analyse(run: Path, agent: str) -> dict:
     if not games:
         sys.exit(f"losses.py: {agent!r} plays in none of the {len(paths)} records under {run}")
     return {"run": str(run), "agent": agent, "games": games, "wins": dict(sorted(wins.items())),
-            "losses": dict(sorted(losses.items())), "eliminated": eliminated,
+            "losses": dict(sorted(losses.items())), "draws": dict(sorted(draws.items())),
+            "undecided": dict(sorted(undecided.items())), "eliminated": eliminated,
             "eliminated_out_of_huts": out_of_huts, "opponent_eliminated": opponent_eliminated,
             "supply_when_eliminated": {k: supply[k] for k in ("huts", "temples", "towers")}}
 

@@ -230,7 +230,7 @@ def test_losses_counts_an_agents_games_by_end_reason_and_its_supply_when_elimina
 
     run = tmp_path / "run"
     (run / "games").mkdir(parents=True)
-    wins, losses, supply = Counter(), Counter(), Counter()
+    wins, losses, draws, supply = Counter(), Counter(), Counter(), Counter()
     eliminated = out_of_huts = opponent_eliminated = 0
     for seed in range(8):  # random loses, often by elimination; greedy takes both seats
         seats = ["random", "greedy"] if seed % 2 else ["greedy", "random"]
@@ -239,7 +239,9 @@ def test_losses_counts_an_agents_games_by_end_reason_and_its_supply_when_elimina
                         record_path=run / "games" / f"g{seed}.jsonl",
                         on_state=lambda state, event, finals=finals: finals.append(state))
         seat = seats.index("random")
-        (wins if seat in res.winners else losses)[res.end_reason] += 1
+        tally = (losses if seat not in res.winners else wins if len(res.winners) == 1
+                 else draws)
+        tally[res.end_reason] += 1
         if res.end_reason == "last_standing":
             state = finals[-1]
             if state.status(seat) == Status.ELIMINATED:
@@ -253,7 +255,8 @@ def test_losses_counts_an_agents_games_by_end_reason_and_its_supply_when_elimina
     mod.main([str(run), "--agent", "random", "--json", str(out)])
     got = json.loads(out.read_text())
     assert got["games"] == 8 and eliminated > 0  # the seeds give eliminations to count
-    assert (got["wins"], got["losses"]) == (dict(wins), dict(losses))
+    assert (got["wins"], got["losses"], got["draws"], got["undecided"]) == (
+        dict(wins), dict(losses), dict(draws), {})
     assert (got["eliminated"], got["eliminated_out_of_huts"], got["opponent_eliminated"]) == (
         eliminated, out_of_huts, opponent_eliminated)
     assert got["supply_when_eliminated"] == {k: supply[k] for k in ("huts", "temples", "towers")}
@@ -261,6 +264,25 @@ def test_losses_counts_an_agents_games_by_end_reason_and_its_supply_when_elimina
         mod.main([str(run), "--agent", "mcts"])
     with pytest.raises(SystemExit, match="no game records under"):
         mod.main([str(tmp_path), "--agent", "random"])
+
+
+def test_losses_counts_a_truncated_game_as_undecided_not_lost(tmp_path: Path) -> None:
+    """A game the board bound truncates has no result (RULES.md "Board bound"): neither a
+    win nor a loss of either seat."""
+    from taluva_ai.agents import make_agent
+    from taluva_ai.arena import play_game
+    from taluva_ai.protocol import make_game
+
+    (tmp_path / "games").mkdir()
+    for seed in range(3):  # radius 4 leaves random play no placement long before the end
+        res = play_game(make_game("taluva", board_radius=4),
+                        [make_agent("random", seed=seed), make_agent("greedy", seed=seed)],
+                        seed, record_path=tmp_path / "games" / f"g{seed}.jsonl")
+        assert res.end_reason == "truncated"
+    got = _load("losses").analyse(tmp_path, "random")
+    assert (got["games"], got["wins"], got["losses"], got["draws"], got["undecided"]) == (
+        3, {}, {}, {}, {"truncated": 3})
+    assert got["opponent_eliminated"] == got["eliminated"] == 0
 
 
 def test_losses_refuses_a_record_that_is_not_2_player_taluva(tmp_path: Path) -> None:
