@@ -1211,6 +1211,77 @@ def test_heldout_measures_networks_on_the_same_samples(micro_run, tmp_path, caps
     assert "must be >= 1, got 0" in capsys.readouterr().err
 
 
+def test_average_checkpoints_averages_weights_and_can_recompute_batch_norm(
+        micro_run, tmp_path, capsys) -> None:
+    """experiments/average_checkpoints.py: every float tensor the mean of the checkpoints',
+    integer ones from the last; with --bn-samples the running statistics are those of the
+    samples under the averaged weights; mismatched checkpoints are refused in one line."""
+    import importlib.util
+
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import (
+        NetConfig,
+        build_net,
+        load_checkpoint,
+        net_from_checkpoint,
+        save_checkpoint,
+    )
+    from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleSet
+
+    spec = importlib.util.spec_from_file_location(
+        "average_checkpoints", ROOT / "experiments" / "average_checkpoints.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a, b = (micro_run / "checkpoints" / f"iter_{k:04d}.pt" for k in (0, 1))
+    sa, sb = load_checkpoint(a)["state_dict"], load_checkpoint(b)["state_dict"]
+    out = tmp_path / "avg.pt"
+    assert mod.main([str(a), str(b), "--out", str(out)]) == 0
+    got = load_checkpoint(out)
+    assert got["meta"]["averaged"] == [str(a), str(b)]
+    floats = [k for k, t in sb.items() if t.is_floating_point()]
+    assert any(not torch.equal(sa[k], sb[k]) for k in floats)  # two different networks
+    for k, t in got["state_dict"].items():
+        if k in floats:
+            assert torch.allclose(t.double(), (sa[k].double() + sb[k].double()) / 2,
+                                  atol=1e-7), k
+        else:
+            assert torch.equal(t, sb[k]), k
+    # batch norm over the samples: the stem's running mean is the mean of its input
+    folder = micro_run / "selfplay" / "iter_0001"
+    sets = [SampleSet.load(p) for p in sorted(folder.glob("worker_*.npz"))]
+    assert sum(len(s) for s in sets) <= 256  # one batch: a cumulative average is the mean
+    out_bn = tmp_path / "avg_bn.pt"
+    assert mod.main([str(a), str(b), "--out", str(out_bn), "--bn-samples", str(folder)]) == 0
+    bn = load_checkpoint(out_bn)
+    assert bn["meta"]["batch_norm_samples"] == sum(len(s) for s in sets)
+    for k in floats:
+        if "running" not in k:
+            assert torch.equal(bn["state_dict"][k], got["state_dict"][k]), k
+    enc = make_encoder("taluva", 2)
+    net, _ = net_from_checkpoint(got, out, enc)
+    seen = []
+    net.stem_bn.register_forward_hook(lambda m, i, o: seen.append(i[0]))
+    buf = ReplayBuffer(enc, 100)
+    for i, s in enumerate(sets):
+        buf.add(str(i), s)
+    batch = next(iter(buf.batches(256)))
+    with torch.no_grad():
+        net(torch.from_numpy(batch.spatial), torch.from_numpy(batch.globals))
+    want_mean = seen[0].mean(dim=(0, 2, 3))
+    assert torch.allclose(bn["state_dict"]["stem_bn.running_mean"], want_mean, atol=1e-5)
+    assert not torch.allclose(got["state_dict"]["stem_bn.running_mean"], want_mean, atol=1e-5)
+    with pytest.raises(SystemExit):
+        mod.main([str(a), "--out", str(out)])
+    assert "give at least two checkpoints" in capsys.readouterr().err
+    small = make_encoder("taluva", 2, view_radius=5)
+    other = tmp_path / "r5.pt"
+    save_checkpoint(other, build_net(small, NetConfig("tiny", channels=4, blocks=1)), small,
+                    NetConfig("tiny", channels=4, blocks=1), {"name": "taluva", "options": {}})
+    with pytest.raises(SystemExit):
+        mod.main([str(a), str(other), "--out", str(out)])
+    assert "r5.pt: made for another encoding" in capsys.readouterr().err
+
+
 def test_compare_shapes_trains_each_shape_alike_and_measures_it(micro_run, tmp_path,
                                                                 capsys) -> None:
     """experiments/compare_shapes.py at a toy size: each shape trained from the same seed on
