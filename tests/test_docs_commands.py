@@ -147,6 +147,18 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--out runs/base70_greedy": (CHECK, "200 games of a network at 200 simulations "
                                  "(6 minutes on 2 cores)", None),
     "cp -r packs/strong2 runs/s2-base": (SKIP, _EXTERNAL, None),
+    "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
+    "--out runs/s2-base/avg_61_70.pt": (CHECK, "needs the checkpoints of a training run", None),
+    "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{66..70}.pt "
+    "--out runs/s2-base/avg_66_70.pt": (CHECK, "needs the checkpoints of a training run", None),
+    "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
+    "--out runs/s2-base/avg_61_70_bn.pt --bn-samples runs/s2-base/selfplay/iter_00{61..70}":
+        (CHECK, "needs the checkpoints and samples of a training run", None),
+    "python experiments/heldout.py --samples runs/s2-more/selfplay/iter_0071 --checkpoints "
+    "runs/s2-base/checkpoints/iter_0068.pt runs/s2-base/checkpoints/iter_0069.pt "
+    "runs/s2-base/checkpoints/iter_0070.pt runs/s2-base/avg_66_70.pt runs/s2-base/avg_61_70.pt "
+    "runs/s2-base/avg_61_70_bn.pt --json docs/data/heldout_averaged.json":
+        (CHECK, "needs the samples of a training run", None),
     "sed -i 's/^aux_head = true$/aux_head = true\\nownership_head = true/' "
     "runs/s2-own/config.toml": (SKIP, _EXTERNAL, None),
     "taluva train --resume runs/s2-own": (CHECK, _LONG, None),
