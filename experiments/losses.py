@@ -10,9 +10,9 @@ loss of docs/alphazero.md ("How the built-in network loses").
 
 Prints one JSON object (and writes it with ``--json``): ``games``; ``wins``, ``losses``,
 ``draws`` (a shared first place) and ``undecided`` (a truncated game: RULES.md "Board bound",
-neither won nor lost), each by end reason; ``eliminated`` (the agent's eliminations), ``eliminated_out_of_huts`` (those with
-0 huts left), ``opponent_eliminated``, and ``supply_when_eliminated`` (huts, temples, towers
-left, summed over its eliminations).
+neither won nor lost), each by end reason; ``eliminated`` (the agent's eliminations),
+``eliminated_out_of_huts`` (those with 0 huts left), ``opponent_eliminated``, and
+``supply_when_eliminated`` (huts, temples, towers left, summed over its eliminations).
 """
 from __future__ import annotations
 

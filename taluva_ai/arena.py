@@ -817,18 +817,29 @@ def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str
     limits = [time_budget(spec) for spec in task.seats]
     _warm_up(game, key, task.seats)
     agents = [make_agent(spec) for spec in task.seats]
+    loaded = {}
     for spec, agent in zip(task.seats, agents, strict=True):
-        _check_pins(spec, pinned_files(agent), (pins or {}).get(spec))
+        loaded[spec] = pinned_files(agent)
+        _check_pins(spec, loaded[spec], (pins or {}).get(spec))
     with naming(path):  # a failed write (disk full) names the record
-        res = play_game(game, agents, task.seed, record_path=path, meta=_task_meta(task),
+        res = play_game(game, agents, task.seed, record_path=path,
+                        meta=_task_meta(task, loaded),
                         time_limits=limits, time_margin=time_margin, forfeits=True,
                         deck=task.deck)
         digest = None if res.forfeit is not None else sha256_file(path)
     return _log_entry(task, _outcome(res), res.forfeit, res, digest)
 
 
-def _task_meta(task: _GameTask) -> dict[str, Any]:
-    return {"id": task.game_id, "deal": task.deal, "rotation": task.rotation}
+def _task_meta(task: _GameTask, pins: Mapping[str, Mapping[str, str]] | None = None
+               ) -> dict[str, Any]:
+    """The ``meta`` of a game's record header: its id, deal and rotation, and
+    ``agent_files``, the ``{file: SHA-256}`` of each of its agents that read files (the
+    networks that played it; :func:`pinned_files`), when any did."""
+    meta: dict[str, Any] = {"id": task.game_id, "deal": task.deal, "rotation": task.rotation}
+    files = {s: dict(pins[s]) for s in dict.fromkeys(task.seats) if (pins or {}).get(s)}
+    if files:
+        meta["agent_files"] = files
+    return meta
 
 
 def _log_entry(task: _GameTask, out: Outcome, forfeit: Forfeit | None,
@@ -850,10 +861,13 @@ def _log_entry(task: _GameTask, out: Outcome, forfeit: Forfeit | None,
 
 
 def _kept_outcome(
-    path: Path, task: _GameTask, game_name: str, rules: dict[str, Any]
+    path: Path, task: _GameTask, game_name: str, rules: dict[str, Any],
+    pins: Mapping[str, Mapping[str, str]] | None = None,
 ) -> tuple[Outcome | None, list[int] | None, str | None]:
     """``(outcome, moves, None)`` when ``path`` holds a valid finished record of ``task``: its
-    header is the one :func:`play_game` writes for the task, and it replays (every action
+    header is the one :func:`play_game` writes for the task (with ``pins``, the files the
+    run pinned, as its agents' files; a record written before records named them is taken
+    without), and it replays (every action
     legal, the draws those of the deal's seeded deck, the result line that of the replayed
     game); ``moves`` counts each seat's actions. Otherwise ``(None, None, why)``, ``why`` None
     when there is no record at all."""
@@ -862,8 +876,15 @@ def _kept_outcome(
     try:
         h = read_header(path)
         seeds = agent_seeds(task.seed, len(task.seats))
+        meta = _task_meta(task, pins)
+        if isinstance(h.meta, dict) and "agent_files" not in h.meta:
+            meta.pop("agent_files", None)  # a record of an older version names no files
+        elif isinstance(h.meta, dict) and h.meta.get("agent_files") != meta.get("agent_files") \
+                and {**h.meta, "agent_files": None} == {**meta, "agent_files": None}:
+            return None, None, ("line 1: field 'meta.agent_files': played by another "
+                                "network than the one this run pinned")
         want = (game_name, rules, task.seed, task.seats,
-                None if seeds is None else tuple(seeds), _task_meta(task), task.deck)
+                None if seeds is None else tuple(seeds), meta, task.deck)
         got = (h.game, h.rules, h.seed, h.players, h.agent_seeds, h.meta, h.deck)
         if got != want:
             names = ("game", "rules", "seed", "players", "agent_seeds", "meta", "deck")
@@ -1536,7 +1557,8 @@ class _Run:
             print(f"{path}: missing ({self.log_path.name} lists the game as finished); "
                   "playing this game again", file=sys.stderr)
             return None
-        outcome, moves, why = _kept_outcome(path, task, self.game_name, self.rules)
+        outcome, moves, why = _kept_outcome(path, task, self.game_name, self.rules,
+                                            self.config.get("agent_files"))
         if outcome is not None:
             digest = sha256_file(path)
             want = None if entry is None else entry.get("record_sha256")

@@ -417,15 +417,32 @@ def test_a_tournament_pins_its_checkpoints_and_refuses_a_replaced_one(tmp_path) 
     with pytest.raises(RunConfigError, match=r"config.json: agent_files is not a mapping of "
                        r"agent specs to \{file: SHA-256 \(64 hex digits\)\}"):
         run_tournament([spec, "random"], 2, out, **kw)
-    # a run of an older version (no agent_files in its config.json) is pinned from its
-    # first resume on: config.json gains the files as they are then
+    # a run of an older version (no agent_files in its config.json nor in its records'
+    # headers) is pinned from its first resume on: config.json gains the files as they are
+    # then, and its games are kept
     del cfg["agent_files"]
     (out / "config.json").write_text(json.dumps({**cfg, "sha256": json_sha256(cfg)}))
+    digests = {}
+    for rec in sorted((out / "games").glob("*.jsonl")):
+        head, rest = rec.read_text().split("\n", 1)
+        header = json.loads(head)
+        del header["meta"]["agent_files"]
+        rec.write_text(json.dumps(header) + "\n" + rest)
+        digests[rec.stem] = hashlib.sha256(rec.read_bytes()).hexdigest()
+    lines = []
+    for line in (out / "results.jsonl").read_text().splitlines():
+        entry = {k: v for k, v in json.loads(line).items() if k != "sha256"}
+        entry["record_sha256"] = digests[entry["id"]]
+        lines.append(json.dumps({**entry, "sha256": json_sha256(entry)}) + "\n")
+    (out / "results.jsonl").write_text("".join(lines))
     save_small(path, seed=1)
     second = hashlib.sha256(path.read_bytes()).hexdigest()
     old = run_tournament([spec, "random"], 2, out, **kw)
     assert old["config"]["agent_files"] == {spec: {str(path): second}}
-    assert old == {**table, "config": {**cfg, "agent_files": {spec: {str(path): second}}}}
+    assert old == {**table, "config": {**cfg, "agent_files": {spec: {str(path): second}}},
+                   "records_sha256": old["records_sha256"]}
+    assert [hashlib.sha256(p.read_bytes()).hexdigest()  # kept, not played again
+            for p in sorted((out / "games").glob("*.jsonl"))] == list(digests.values())
     path.write_bytes(first)
     with pytest.raises(RunConfigError, match=r"changed since the tournament pinned it \(SHA-256 "
                        rf"{second[:12]}\.\.\., now {hashlib.sha256(first).hexdigest()[:12]}"):

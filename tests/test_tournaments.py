@@ -441,6 +441,47 @@ def test_a_file_an_agent_reads_is_pinned_and_a_change_stops_the_run(
     assert again == ref
 
 
+def test_records_name_the_networks_that_played_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A record's header names the files its agents read (``meta.agent_files``), so a rerun
+    whose config.json was lost plays again the games of a network since replaced, instead of
+    mixing two networks in one table; a record from before records named them is kept."""
+    from taluva_ai.records import read_header
+
+    weights = tmp_path / "net.bin"
+    weights.write_text("v1")
+    swapper = f"{BAD}Swapper:weights={weights}"  # never swaps: no .swap file
+    kw: dict[str, Any] = {"rules": {"tiles_per_player": 3}, "seed": 5, "progress": False,
+                          "plots": False}
+    out = tmp_path / "t"
+    run_tournament(["random", swapper], 4, out, **kw)
+    records = sorted((out / "games").glob("*.jsonl"))
+    assert len(records) == 4
+    v1 = {swapper: {str(weights): hashlib.sha256(b"v1").hexdigest()}}
+    assert all(read_header(p).meta["agent_files"] == v1 for p in records)
+    plain = tmp_path / "plain"
+    run_tournament(["random", "greedy"], 1, plain, **kw)
+    assert all("agent_files" not in read_header(p).meta for p in plain.glob("games/*.jsonl"))
+
+    # an older record (no agent_files in its header, its results line lost) is kept
+    lines = records[0].read_text().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    del head["meta"]["agent_files"]
+    records[0].write_text(json.dumps(head) + "\n" + "".join(lines[1:]))
+    log = (out / "results.jsonl").read_text().splitlines(keepends=True)
+    (out / "results.jsonl").write_text("".join(log[1:]))
+    # config.json lost and the network replaced: the games it played are played again
+    (out / "config.json").unlink()
+    weights.write_text("v2")
+    run_tournament(["random", swapper], 4, out, **kw)
+    err = capsys.readouterr().err
+    why = "line 1: field 'meta.agent_files': played by another network than the one this " \
+          "run pinned; playing this game again"
+    assert err.count(why) == 3 and records[0].name not in err
+    v2 = {swapper: {str(weights): hashlib.sha256(b"v2").hexdigest()}}
+    assert [read_header(p).meta.get("agent_files") for p in records] == [None, v2, v2, v2]
+
+
 def test_forfeits_in_a_tournament_are_recorded_and_it_goes_on(tmp_path: Path) -> None:
     crasher = f"{BAD}Crasher:at=2"
     sleeper = f"{BAD}Sleeper:at=1,time=0.05,sleep=5"
