@@ -836,7 +836,8 @@ def _task_meta(task: _GameTask, pins: Mapping[str, Mapping[str, str]] | None = N
     ``agent_files``, the ``{file: SHA-256}`` of each of its agents that read files (the
     networks that played it; :func:`pinned_files`), when any did."""
     meta: dict[str, Any] = {"id": task.game_id, "deal": task.deal, "rotation": task.rotation}
-    files = {s: dict(pins[s]) for s in dict.fromkeys(task.seats) if (pins or {}).get(s)}
+    have = pins or {}
+    files = {s: dict(have[s]) for s in dict.fromkeys(task.seats) if have.get(s)}
     if files:
         meta["agent_files"] = files
     return meta
