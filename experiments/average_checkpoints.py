@@ -27,31 +27,62 @@ from pathlib import Path
 from typing import Any
 
 
-def average_state_dicts(states: list[dict[str, Any]]) -> dict[str, Any]:
+def average_state_dicts(states: list[dict[str, Any]], names: list[str] | None = None
+                        ) -> dict[str, Any]:
     """The element-wise mean of the floating-point tensors of ``states`` (computed in float64,
-    stored in each tensor's dtype); other tensors from the last state.
+    stored in each tensor's dtype); other tensors from the last state. ``names``: the
+    checkpoints' names for the errors (default: their positions).
 
     Raises:
-        ValueError: no states, or states whose names or shapes differ (naming the tensor).
+        ValueError: no states; a state whose tensor names or shapes differ from the first's
+            (another set of heads), or with a tensor that is not finite (naming the
+            checkpoint and the tensor).
     """
     import torch
 
     if not states:
         raise ValueError("no checkpoints to average")
-    last = states[-1]
+    names = names or [f"checkpoint {i + 1}" for i in range(len(states))]
+    ref = states[0]
+    for name, state in zip(names, states, strict=True):
+        for key in sorted(set(ref) | set(state)):
+            a, b = ref.get(key), state.get(key)
+            if a is None or b is None:
+                where = "is missing" if b is None else "is not in the first checkpoint"
+                raise ValueError(f"{name}: tensor {key!r} {where} (a network with other "
+                                 "heads)")
+            if tuple(a.shape) != tuple(b.shape):
+                raise ValueError(f"{name}: tensor {key!r} has shape {tuple(b.shape)}, the "
+                                 f"first checkpoint's {tuple(a.shape)}")
+            if b.is_floating_point() and not bool(torch.isfinite(b).all()):
+                raise ValueError(f"{name}: tensor {key!r} holds NaN or infinite values")
     out: dict[str, Any] = {}
-    for name, t in last.items():
-        ts = [s.get(name) for s in states]
-        if any(x is None or tuple(x.shape) != tuple(t.shape) for x in ts):
-            raise ValueError(f"tensor {name!r}: missing or of another shape in a checkpoint")
+    for key, t in states[-1].items():
         if t.is_floating_point():
-            out[name] = torch.stack([x.double() for x in ts]).mean(dim=0).to(t.dtype)
+            out[key] = torch.stack([s[key].double() for s in states]).mean(dim=0).to(t.dtype)
         else:
-            out[name] = t.clone()
-    extra = set().union(*states) - set(last)
-    if extra:
-        raise ValueError(f"tensor {sorted(extra)[0]!r}: not in the last checkpoint")
+            out[key] = t.clone()
     return out
+
+
+#: The fields of a checkpoint this script reads, and their types.
+_FIELDS = {"format": str, "net": dict, "encoder": dict, "game": dict, "state_dict": dict}
+
+
+def check_fields(path: Path, payload: dict[str, Any]) -> None:
+    """Refuse a checkpoint without a field this script reads (a hand-made or truncated one
+    that carries no checksum).
+
+    Raises:
+        ValueError: naming the checkpoint and the field.
+    """
+    for field, kind in _FIELDS.items():
+        if not isinstance(payload.get(field), kind):
+            raise ValueError(f"checkpoint {path}: field {field!r} is missing or not a "
+                             f"{kind.__name__}")
+    for field in ("name", "options"):
+        if field not in payload["game"]:
+            raise ValueError(f"checkpoint {path}: field 'game.{field}' is missing")
 
 
 def recompute_batch_norm(net: Any, buffer: Any, batch_size: int = 256) -> int:
@@ -89,8 +120,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if len(args.checkpoints) < 2:
         ap.error("give at least two checkpoints to average")
-    if len(set(args.checkpoints)) < len(args.checkpoints):
-        ap.error("a checkpoint is named twice")
+    real = [p.resolve() for p in args.checkpoints]
+    for i, p in enumerate(real):
+        if p in real[:i]:
+            ap.error(f"{args.checkpoints[i]}: named twice (as {args.checkpoints[real.index(p)]})")
+    if args.out.name in ("", ".", ".."):
+        ap.error(f"--out {str(args.out)!r}: not a file name")
+    if args.out.resolve() in real:
+        ap.error(f"--out {args.out}: is one of the checkpoints to average (it would be "
+                 "overwritten); write the average to a new file")
     import torch
 
     from taluva_ai.agents.alphazero.config import NetConfig
@@ -106,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     try:
         payloads = [load_checkpoint(p) for p in args.checkpoints]
+        for path, payload in zip(args.checkpoints, payloads, strict=True):
+            check_fields(path, payload)
         first, last = payloads[0], payloads[-1]
         spec = first["encoder"]  # the first checkpoint is the reference the others must fit
         encoder = make_encoder(first["game"]["name"], int(spec["num_players"]),
@@ -113,11 +153,18 @@ def main(argv: list[str] | None = None) -> int:
         config = NetConfig(**first["net"])
         for path, payload in zip(args.checkpoints, payloads, strict=True):
             check_compatible(payload, path, encoder, config)
-            if payload["game"] != first["game"]:
-                raise CheckpointError(f"checkpoint {path}: made for another game or rules "
-                                      f"({payload['game']}, not {first['game']})")
+            if payload["game"]["name"] != first["game"]["name"]:
+                raise CheckpointError(f"checkpoint {path}: made for the game "
+                                      f"{payload['game']['name']!r}, the first checkpoint "
+                                      f"for {first['game']['name']!r}")
+            a, b = first["game"]["options"], payload["game"]["options"]
+            diff = [f"{k} {b.get(k)!r} (the first checkpoint's: {a.get(k)!r})"
+                    for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+            if diff:
+                raise CheckpointError(f"checkpoint {path}: made for other rules: "
+                                      f"{'; '.join(diff)}")
         averaged = {**last, "state_dict": average_state_dicts(
-            [p["state_dict"] for p in payloads])}
+            [p["state_dict"] for p in payloads], [str(p) for p in args.checkpoints])}
         net, config = net_from_checkpoint(averaged, args.checkpoints[-1], encoder)
         seen = 0
         if args.bn_samples:
@@ -126,8 +173,13 @@ def main(argv: list[str] | None = None) -> int:
 
             seen = recompute_batch_norm(net, load_samples(sample_files(args.bn_samples),
                                                           encoder))
-    except (CheckpointError, FileNotFoundError, ValueError) as e:
+            if not seen:
+                raise ValueError("--bn-samples: the files hold no sample, so batch norm's "
+                                 "statistics cannot be recomputed from them")
+    except (CheckpointError, ValueError) as e:
         ap.error(str(e).splitlines()[0])
+    except OSError as e:  # a missing sample file, or a folder named *.npz
+        ap.error(f"{e.filename}: {e.strerror}" if e.filename else str(e).splitlines()[0])
     meta = {**last.get("meta", {}), "averaged": [str(p) for p in args.checkpoints],
             "batch_norm_samples": seen}
     try:

@@ -1212,7 +1212,7 @@ def test_heldout_measures_networks_on_the_same_samples(micro_run, tmp_path, caps
 
 
 def test_average_checkpoints_averages_weights_and_can_recompute_batch_norm(
-        micro_run, tmp_path, capsys) -> None:
+        micro_run, tmp_path, capsys, monkeypatch) -> None:
     """experiments/average_checkpoints.py: every float tensor the mean of the checkpoints',
     integer ones from the last; with --bn-samples the running statistics are those of the
     samples under the averaged weights; mismatched checkpoints are refused in one line."""
@@ -1280,6 +1280,30 @@ def test_average_checkpoints_averages_weights_and_can_recompute_batch_norm(
     with pytest.raises(SystemExit):
         mod.main([str(a), str(other), "--out", str(out)])
     assert "r5.pt: made for another encoding" in capsys.readouterr().err
+    # bad input: one line each, and no checkpoint lost or written
+    before = a.read_bytes()
+    bad = {
+        ("--out", str(a)): "is one of the checkpoints to average",
+        ("--out", "."): "--out '.': not a file name",
+        (str(micro_run / "checkpoints" / ".." / "checkpoints" / "iter_0000.pt"), "--out",
+         str(tmp_path / "x.pt")): "named twice",
+        ("--out", str(tmp_path / "x.pt"), "--bn-samples", str(folder)):
+            "the files hold no sample",  # (recompute_batch_norm saw none, below)
+    }
+    monkeypatch.setattr(mod, "recompute_batch_norm", lambda net, buffer: 0)
+    for more, why in bad.items():
+        with pytest.raises(SystemExit):
+            mod.main([str(a), str(b), *more])
+        err = capsys.readouterr().err
+        assert why in err and len(err.strip().splitlines()[-1]) > len(why), err
+    assert a.read_bytes() == before and not (tmp_path / "x.pt").exists()
+    with pytest.raises(ValueError, match=r"^b: tensor 'w' holds NaN"):
+        mod.average_state_dicts([{"w": torch.zeros(2)}, {"w": torch.tensor([0.0, float("nan")])}],
+                                ["a", "b"])
+    with pytest.raises(ValueError, match=r"^b: tensor 'x' is not in the first checkpoint "
+                       r"\(a network with other heads\)"):
+        mod.average_state_dicts([{"w": torch.zeros(2)}, {"w": torch.zeros(2),
+                                                         "x": torch.zeros(1)}], ["a", "b"])
 
 
 def test_compare_shapes_trains_each_shape_alike_and_measures_it(micro_run, tmp_path,

@@ -486,7 +486,8 @@ def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], str]:
     """
     path = Path(path)
     if not path.is_file():
-        raise CheckpointError(f"checkpoint {path}: no such file")
+        raise CheckpointError(f"checkpoint {path}: "
+                              f"{'not a file' if path.exists() else 'no such file'}")
     try:
         data = path.read_bytes()
     except OSError as e:
