@@ -821,13 +821,13 @@ def _play_task(game_name: str, rules: dict[str, Any], task: _GameTask, path: str
     for spec, agent in zip(task.seats, agents, strict=True):
         loaded[spec] = pinned_files(agent)
         _check_pins(spec, loaded[spec], (pins or {}).get(spec))
+    meta = _task_meta(task, loaded)
     with naming(path):  # a failed write (disk full) names the record
-        res = play_game(game, agents, task.seed, record_path=path,
-                        meta=_task_meta(task, loaded),
+        res = play_game(game, agents, task.seed, record_path=path, meta=meta,
                         time_limits=limits, time_margin=time_margin, forfeits=True,
                         deck=task.deck)
         digest = None if res.forfeit is not None else sha256_file(path)
-    return _log_entry(task, _outcome(res), res.forfeit, res, digest)
+    return _log_entry(task, _outcome(res), res.forfeit, res, digest, meta.get("agent_files"))
 
 
 def _task_meta(task: _GameTask, pins: Mapping[str, Mapping[str, str]] | None = None
@@ -844,12 +844,14 @@ def _task_meta(task: _GameTask, pins: Mapping[str, Mapping[str, str]] | None = N
 
 
 def _log_entry(task: _GameTask, out: Outcome, forfeit: Forfeit | None,
-               res: GameResult | None, record_sha256: str | None = None) -> dict[str, Any]:
+               res: GameResult | None, record_sha256: str | None = None,
+               agent_files: dict[str, Any] | None = None) -> dict[str, Any]:
     """One line of ``results.jsonl``: the game's result, its forfeit, the time each seat
-    used (None for a game recovered from its record alone) and the SHA-256 of its record
-    (None for a forfeited game, which has none); :func:`_append` adds the line's own
-    checksum."""
-    return {
+    used (None for a game recovered from its record alone), the SHA-256 of its record
+    (None for a forfeited game, which has none) and, when any of its agents read files, their
+    ``agent_files`` as in its record's header (:func:`_task_meta`; a forfeited game's line is
+    the only place that names them); :func:`_append` adds the line's own checksum."""
+    entry = {
         "id": task.game_id, "deal": task.deal, "rotation": task.rotation,
         "seats": list(task.seats), "places": list(out.places), "winners": list(out.winners),
         "end_reason": out.end_reason, "plies": out.plies,
@@ -859,6 +861,9 @@ def _log_entry(task: _GameTask, out: Outcome, forfeit: Forfeit | None,
         "max_move_s": None if res is None else [round(t, 6) for t in res.max_move_s],
         "record_sha256": record_sha256,
     }
+    if agent_files:
+        entry["agent_files"] = agent_files
+    return entry
 
 
 def _kept_outcome(
@@ -1580,6 +1585,12 @@ class _Run:
         if (why is None and entry is not None and entry.get("forfeit") is not None
                 and entry["seats"] == list(task.seats) and entry["deal"] == task.deal
                 and entry["rotation"] == task.rotation):
+            want = _task_meta(task, self.config.get("agent_files")).get("agent_files")
+            if "agent_files" in entry and entry["agent_files"] != want:  # (older lines: none)
+                print(f"{self.log_path}: the line of game {task.game_id}: forfeited by "
+                      "another network than the one this run pinned; playing this game again",
+                      file=sys.stderr)
+                return None
             return entry  # a forfeited game: no record, its log line keeps it
         if why is not None:
             print(f"{path}: {why}; playing this game again", file=sys.stderr)
@@ -1799,6 +1810,7 @@ def _entry_ok(e: dict[str, Any]) -> bool:
             and isinstance(e.get("rotation"), int)
             and (f is None or (isinstance(f, dict) and isinstance(f.get("seat"), int)
                                and isinstance(f.get("reason"), str)))
+            and isinstance(e.get("agent_files", {}), dict)
             and len(e["places"]) == len(e["seats"]))
 
 

@@ -122,3 +122,11 @@ class Swapper(_RandomUntil):
             self.weights.write_text("replaced")
         legal = state.legal_actions()
         return int(legal[self.rng.integers(legal.size)])
+
+
+class PinnedCrasher(Swapper):
+    """A :class:`Swapper` (a "network" file, pinned) that raises at decision ``at``: a
+    forfeit by an agent that reads a file."""
+
+    def fail(self, state: GameState) -> int:
+        raise RuntimeError(f"boom at decision {self.at}")

@@ -481,6 +481,26 @@ def test_records_name_the_networks_that_played_them(
     v2 = {swapper: {str(weights): hashlib.sha256(b"v2").hexdigest()}}
     assert [read_header(p).meta.get("agent_files") for p in records] == [None, v2, v2, v2]
 
+    # a forfeit has no record: its results line names the files, and is checked the same way
+    crasher = f"{BAD}PinnedCrasher:at=1,weights={weights}"
+    out = tmp_path / "f"
+    run_tournament(["random", crasher], 2, out, **kw)
+    lines = [json.loads(s) for s in (out / "results.jsonl").read_text().splitlines()]
+    assert [(e["forfeit"]["reason"], e["agent_files"]) for e in lines] == [
+        ("exception", {crasher: {str(weights): hashlib.sha256(b"v2").hexdigest()}})] * 2
+    capsys.readouterr()
+    run_tournament(["random", crasher], 2, out, **kw)  # the same network: both kept
+    assert "playing this game again" not in capsys.readouterr().err
+    (out / "config.json").unlink()
+    weights.write_text("v3")
+    run_tournament(["random", crasher], 2, out, **kw)
+    assert capsys.readouterr().err.count(
+        "forfeited by another network than the one this run pinned; playing this game "
+        "again") == 2
+    lines = [json.loads(s) for s in (out / "results.jsonl").read_text().splitlines()]
+    assert [e["agent_files"] for e in lines] == [
+        {crasher: {str(weights): hashlib.sha256(b"v3").hexdigest()}}] * 2
+
 
 def test_forfeits_in_a_tournament_are_recorded_and_it_goes_on(tmp_path: Path) -> None:
     crasher = f"{BAD}Crasher:at=2"
