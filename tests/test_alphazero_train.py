@@ -1156,6 +1156,18 @@ def test_a_1x1_stem_is_a_network_shape_of_its_own() -> None:
                                    "net": {"stem_kernel": 1}}))
 
 
+def _view_radius_5_checkpoint(path: Path) -> Path:
+    """A small network checkpoint of another encoding (view radius 5) than the micro run's."""
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import NetConfig, build_net, save_checkpoint
+
+    small = make_encoder("taluva", 2, view_radius=5)
+    config = NetConfig("tiny", channels=4, blocks=1)
+    save_checkpoint(path, build_net(small, config), small, config,
+                    {"name": "taluva", "options": {}})
+    return path
+
+
 def test_heldout_measures_networks_on_the_same_samples(micro_run, tmp_path, capsys) -> None:
     """experiments/heldout.py: each checkpoint's mean losses over every sample of the files
     named, as Trainer.evaluate gives them batch by batch."""
@@ -1195,12 +1207,7 @@ def test_heldout_measures_networks_on_the_same_samples(micro_run, tmp_path, caps
     with pytest.raises(SystemExit):
         heldout.main(["--samples", str(tmp_path / "none"), "--checkpoints", str(ckpts[0])])
     assert "none: no such file or folder" in capsys.readouterr().err
-    from taluva_ai.agents.alphazero.net import NetConfig, build_net, save_checkpoint
-
-    small = make_encoder("taluva", 2, view_radius=5)
-    other = tmp_path / "r5.pt"
-    save_checkpoint(other, build_net(small, NetConfig("tiny", channels=4, blocks=1)), small,
-                    NetConfig("tiny", channels=4, blocks=1), {"name": "taluva", "options": {}})
+    other = _view_radius_5_checkpoint(tmp_path / "r5.pt")
     with pytest.raises(SystemExit):
         heldout.main(["--samples", str(folder), "--checkpoints", str(other)])
     assert re.search(r"worker_0\.npz: not samples of this encoding: bits is \[\d+, \d+\], the "
@@ -1220,11 +1227,8 @@ def test_average_checkpoints_averages_weights_and_can_recompute_batch_norm(
 
     from taluva_ai.agents.alphazero.encoder import make_encoder
     from taluva_ai.agents.alphazero.net import (
-        NetConfig,
-        build_net,
         load_checkpoint,
         net_from_checkpoint,
-        save_checkpoint,
     )
     from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleSet
 
@@ -1273,10 +1277,7 @@ def test_average_checkpoints_averages_weights_and_can_recompute_batch_norm(
     with pytest.raises(SystemExit):
         mod.main([str(a), "--out", str(out)])
     assert "give at least two checkpoints" in capsys.readouterr().err
-    small = make_encoder("taluva", 2, view_radius=5)
-    other = tmp_path / "r5.pt"
-    save_checkpoint(other, build_net(small, NetConfig("tiny", channels=4, blocks=1)), small,
-                    NetConfig("tiny", channels=4, blocks=1), {"name": "taluva", "options": {}})
+    other = _view_radius_5_checkpoint(tmp_path / "r5.pt")
     with pytest.raises(SystemExit):
         mod.main([str(a), str(other), "--out", str(out)])
     assert "r5.pt: made for another encoding" in capsys.readouterr().err
