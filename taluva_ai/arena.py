@@ -443,6 +443,16 @@ def pinned_files(agent: Any) -> dict[str, str]:
     return {} if get is None else {str(k): str(v) for k, v in get().items()}
 
 
+def _pins_ok(pins: Any) -> bool:
+    """``pins`` has the form of ``agent_files`` (config.json, a record's header): a mapping of
+    agent specs to ``{file: SHA-256 (64 lowercase hex digits)}``."""
+    return isinstance(pins, dict) and all(
+        isinstance(files, dict) and all(
+            isinstance(d, str) and re.fullmatch(r"[0-9a-f]{64}", d) is not None
+            for d in files.values())
+        for files in pins.values())
+
+
 def _check_pins(spec: str, got: Mapping[str, str], want: Mapping[str, str] | None) -> None:
     """Refuse the agent of ``spec`` when a file it loaded (``got``: :func:`pinned_files`) is
     not the one the tournament pinned (``want``, from ``config.json``'s ``agent_files``).
@@ -887,8 +897,11 @@ def _kept_outcome(
             meta.pop("agent_files", None)  # a record of an older version names no files
         elif isinstance(h.meta, dict) and h.meta.get("agent_files") != meta.get("agent_files") \
                 and {**h.meta, "agent_files": None} == {**meta, "agent_files": None}:
-            return None, None, ("line 1: field 'meta.agent_files': played by another "
-                                "network than the one this run pinned")
+            return None, None, (
+                "line 1: field 'meta.agent_files': " + (
+                    "played by another network than the one this run pinned"
+                    if _pins_ok(h.meta["agent_files"]) else
+                    "not a mapping of agent specs to {file: SHA-256 (64 hex digits)}"))
         want = (game_name, rules, task.seed, task.seats,
                 None if seeds is None else tuple(seeds), meta, task.deck)
         got = (h.game, h.rules, h.seed, h.players, h.agent_seeds, h.meta, h.deck)
@@ -1440,11 +1453,7 @@ class _Run:
         """Refuse to go on when a file an agent reads differs from the one ``config.json``
         pinned when the run started (:func:`_check_pins`)."""
         now = self.config.get("agent_files") or {}
-        if not isinstance(pinned, dict) or not all(
-                isinstance(files, dict) and all(
-                    isinstance(d, str) and re.fullmatch(r"[0-9a-f]{64}", d) is not None
-                    for d in files.values())
-                for files in pinned.values()):
+        if not _pins_ok(pinned):
             raise RunConfigError(f"{self.out / CONFIG_FILE}: agent_files is not a mapping of "
                                  "agent specs to {file: SHA-256 (64 hex digits)}; run the "
                                  "tournament's command again with another --out")

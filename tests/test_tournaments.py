@@ -480,6 +480,13 @@ def test_records_name_the_networks_that_played_them(
     assert err.count(why) == 3 and records[0].name not in err
     v2 = {swapper: {str(weights): hashlib.sha256(b"v2").hexdigest()}}
     assert [read_header(p).meta.get("agent_files") for p in records] == [None, v2, v2, v2]
+    head = json.loads(records[1].read_text().split("\n", 1)[0])
+    for bad in ("x", {swapper: {str(weights): "XYZ"}}):  # a malformed field: named as such
+        head["meta"]["agent_files"] = bad
+        records[1].write_text(json.dumps(head) + "\n")
+        run_tournament(["random", swapper], 4, out, **kw)
+        assert "line 1: field 'meta.agent_files': not a mapping of agent specs to {file: " \
+            "SHA-256 (64 hex digits)}; playing this game again" in capsys.readouterr().err
 
     # a forfeit has no record: its results line names the files, and is checked the same way
     crasher = f"{BAD}PinnedCrasher:at=1,weights={weights}"
