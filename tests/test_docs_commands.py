@@ -147,6 +147,10 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--out runs/base70_greedy": (CHECK, "200 games of a network at 200 simulations "
                                  "(6 minutes on 2 cores)", None),
     "cp -r packs/strong2 runs/s2-base": (SKIP, _EXTERNAL, None),
+    "cp -r packs/strong2-more runs/s2-more": (SKIP, _EXTERNAL, None),
+    "sed -i 's/^workers = 2$/workers = 15/; s/^device = \"cpu\"$/device = \"cuda\"/' "
+    "runs/s2-more/config.toml": (SKIP, _EXTERNAL, None),
+    "taluva train --resume runs/s2-more": (CHECK, _LONG, None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
     "--out runs/s2-base/avg_61_70.pt": (CHECK, "needs the checkpoints of a training run", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{66..70}.pt "
