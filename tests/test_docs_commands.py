@@ -151,6 +151,16 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "sed -i 's/^workers = 2$/workers = 15/; s/^device = \"cpu\"$/device = \"cuda\"/' "
     "runs/s2-more/config.toml": (SKIP, _EXTERNAL, None),
     "taluva train --resume runs/s2-more": (CHECK, _LONG, None),
+    **{"taluva tournament --agents az:path=runs/s2-more/checkpoints/iter_0" + it + ".pt,sims=200,"
+       "rollout=none,lambda=0,root=gumbel " + opp + " --games 200 --concurrency 2 --seed 1 "
+       "--out runs/more" + it.lstrip("0") + "_" + out:
+       (CHECK, "200 games of a network at 200 simulations (3 minutes on 2 cores)", None)
+       for it, opp, out in [("080", "az:builtin", "vs_builtin"), ("080", "greedy", "greedy"),
+                            ("094", "az:builtin", "vs_builtin"), ("094", "greedy", "greedy"),
+                            ("107", "az:builtin", "vs_builtin"),
+                            ("120", "az:builtin", "vs_builtin"), ("120", "greedy", "greedy")]},
+    "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
+        (CHECK, "reads the pack of the s2-more run, committed under packs/", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
     "--out runs/s2-base/avg_61_70.pt": (CHECK, "needs the checkpoints of a training run", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{66..70}.pt "
