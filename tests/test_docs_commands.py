@@ -157,6 +157,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        (CHECK, "200 games of a network at 200 simulations (3 minutes on 2 cores)", None)
        for it, opp, out in [("080", "az:builtin", "vs_builtin"), ("080", "greedy", "greedy"),
                             ("094", "az:builtin", "vs_builtin"), ("094", "greedy", "greedy"),
+                            ("094", "mcts:sims=400,rollout=greedy,root=gumbel", "mcts400"),
                             ("107", "az:builtin", "vs_builtin"),
                             ("120", "az:builtin", "vs_builtin"), ("120", "greedy", "greedy")]},
     "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
