@@ -55,6 +55,11 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[net]\npreset = 'huge'\n", r"\[net\]: net preset must be one of"),
     ("[gating]\naz = 'simz=3'\n", r"\[gating\] az: unknown parameter\(s\) simz"),
     ("[anchors]\nopponents = ['nobody']\n", r"\[anchors\] opponents: unknown agent"),
+    ("[anchors]\nopponents = ['az:path=runs/x/best.pt']\n",
+     r"\[anchors\] opponents are fixed agents: az:builtin is one, az:path=runs/x/best.pt is not"),
+    ("[game]\nnum_players = 3\n[anchors]\nopponents = ['az:builtin']\n",
+     r"\[anchors\] opponents: the built-in network \(az:builtin\) is for 2-player games, "
+     r"this game has 3 player\(s\)"),
     ("[selfplay]\nrollout = 'greedy'\n", "rollout and rollout_lambda go together"),
     ("seed = [1\n", "not valid TOML"),
     ("[game]\nsolo = true\n", r"\[game\]: the solo variant has one player: num_players = 1, got 2"),
@@ -445,6 +450,28 @@ def test_a_solo_run_trains_gates_on_paired_scores_and_its_model_plays(tmp_path) 
                  "--seed", "3")
     assert res.returncode == 0, res.stderr
     assert "\n  total  " in res.stdout and "result: " in res.stdout
+
+
+def test_the_built_in_network_is_an_anchor(tmp_path) -> None:
+    """``az:builtin`` (a fixed network) plays the run's best network in the anchor games, its
+    checksum pinned in the anchor tournament; ``az:path=...`` is refused (above)."""
+    from taluva_ai.agents.alphazero.builtin import load_builtin
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    spec = "az:builtin,sims=8"
+    config = tmp_path / "c.toml"
+    config.write_text(micro_run_config(5, f"[gating]\nenabled = false\n\n[anchors]\n"
+                                          f"opponents = ['{spec}']\ngames = 2\naz = 'sims=4'\n"))
+    torch.set_num_threads(1)
+    TrainingRun(tmp_path / "run", load_config(config), progress=False).run()
+    lines = [json.loads(x) for x in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert [sorted(line.get("anchors") or {}) for line in lines] == [[spec], [spec]]
+    anchor = lines[1]["anchors"][spec]
+    assert anchor["games"] == 2 and anchor["wins"] + anchor["draws"] + anchor["losses"] == 2
+    table = json.loads((tmp_path / "run" / "anchors" / "iter_0001" / "az_builtin_sims=8"
+                        / "results.json").read_text())
+    _, _, info = load_builtin()
+    assert table["config"]["agent_files"][spec] == {"builtin": info["sha256"]}
 
 
 # -- damaged run files (issue 19, B.13) --------------------------------------------------------

@@ -405,7 +405,9 @@ class AnchorsSection:
     Elo relative to each anchor).
 
     Attributes:
-        opponents: agent specs (e.g. ``["random", "greedy", "mcts:sims=400,rollout=greedy"]``).
+        opponents: fixed agents' specs (e.g. ``["random", "greedy",
+            "mcts:sims=400,rollout=greedy", "az:builtin"]``); of the ``az`` agents only the
+            packaged network (``az:builtin``, 2-player Taluva), not ``az:path=...``.
         games: games against each (paired: each deal with both seatings).
         every: play them every ``every`` iterations (0: only after the last iteration).
         az: ``az`` parameters of the network's player (e.g. ``"sims=200,rollout=greedy,
@@ -708,13 +710,31 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
         except (ValueError, ImportError, AttributeError) as e:
             raise ConfigError(f"{s}: [selfplay] opponent: {e}") from None
     for op in cfg.anchors.opponents:
-        _need(not op.startswith("az:"), s, "[anchors] opponents are fixed agents, not az")
+        _need(not op.startswith("az:") or _is_builtin(op), s,
+              f"[anchors] opponents are fixed agents: az:builtin is one, {op} is not (the "
+              "run's own networks play the anchors, with [anchors] az)")
         try:
-            make_agent(op, seed=0)
-        except ValueError as e:
+            agent = make_agent(op, seed=0)
+            check_game = getattr(agent, "check_game", None)
+            if check_game is not None:  # az:builtin: 2-player Taluva only
+                check_game(game)
+        except ValueError as e:  # the built-in network's CheckpointError is one too
             raise ConfigError(f"{s}: [anchors] opponents: {e}") from None
     for name, params in (("gating", cfg.gating.az), ("anchors", cfg.anchors.az)):
         check_az_params(params, f"{s}: [{name}] az")
+
+
+def _is_builtin(spec: str) -> bool:
+    """Whether an agent spec plays the packaged network (``az:builtin``, with or without
+    search parameters): a fixed network, so a fixed anchor, unlike ``az:path=...``."""
+    from taluva_ai.agents.alphazero.builtin import BUILTIN
+    from taluva_ai.agents.base import parse_agent_spec
+
+    try:
+        name, params = parse_agent_spec(spec)
+    except ValueError:
+        return False
+    return name == "az" and str(params.get("path")) == BUILTIN
 
 
 def check_az_params(params: str, where: str) -> None:
