@@ -158,6 +158,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        for it, opp, out in [("080", "az:builtin", "vs_builtin"), ("080", "greedy", "greedy"),
                             ("094", "az:builtin", "vs_builtin"), ("094", "greedy", "greedy"),
                             ("094", "mcts:sims=400,rollout=greedy,root=gumbel", "mcts400"),
+                            ("094", "mcts:sims=1600,rollout=greedy,root=gumbel", "mcts1600"),
                             ("107", "az:builtin", "vs_builtin"),
                             ("120", "az:builtin", "vs_builtin"), ("120", "greedy", "greedy")]},
     "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
