@@ -154,7 +154,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     **{"taluva tournament --agents az:path=runs/s2-more/checkpoints/iter_0" + it + ".pt,sims=200,"
        "rollout=none,lambda=0,root=gumbel " + opp + " --games 200 --concurrency 2 --seed 1 "
        "--out runs/more" + it.lstrip("0") + "_" + out:
-       (CHECK, "200 games of a network at 200 simulations (3 minutes on 2 cores)", None)
+       (CHECK, "200 games of a network at 200 simulations (3 minutes on 2 cores against "
+        "greedy or az:builtin, 10 against MCTS-400, 41 against MCTS-1600)", None)
        for it, opp, out in [("080", "az:builtin", "vs_builtin"), ("080", "greedy", "greedy"),
                             ("094", "az:builtin", "vs_builtin"), ("094", "greedy", "greedy"),
                             ("094", "mcts:sims=400,rollout=greedy,root=gumbel", "mcts400"),
