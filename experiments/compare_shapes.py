@@ -5,8 +5,14 @@ and what it costs. This trains each shape from scratch, with the same seed, batc
 steps, on the same self-play samples, then measures each on held-out samples (as
 ``experiments/heldout.py``) and times its ONNX Runtime inference, interleaved, in the chunks
 self-play uses (``NetEvaluator``'s ``max_batch``). A shape is a preset with optional
-overrides: ``tiny``, ``tiny/1x1`` (a 1 x 1 stem, ``[net] stem_kernel = 1``),
-``tiny/blocks=2``, ``small``...
+overrides: ``tiny``, ``tiny/1x1`` (a 1 x 1 stem, ``[net] stem_kernel = 1``), ``tiny/aux``
+(the auxiliary head, ``[net] aux_head = true``), ``tiny/blocks=2``, ``small``...
+
+With ``--save DIR`` each trained network is also written as a checkpoint
+(``DIR/<shape with / as _>.pt``) that ``az:path=...`` plays, so a larger network trained on
+a whole run's games can be matched against the run's own networks; ``--final-lr`` decays
+the learning rate along a cosine to it, and ``--eval-every`` records the held-out losses
+along the way (``"curve"``), which shows when the value head starts to overfit.
 
     python experiments/compare_shapes.py --like runs/strong-lr/checkpoints/iter_0040.pt \\
         --train runs/strong-lr/selfplay/iter_003* --heldout runs/strong-aux/selfplay/iter_004* \\
@@ -16,6 +22,7 @@ overrides: ``tiny``, ``tiny/1x1`` (a 1 x 1 stem, ``[net] stem_kernel = 1``),
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -26,16 +33,40 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from heldout import load_samples, mean_losses, positive, sample_files, write_json
 
 
+def lr_at(step: int, steps: int, lr: float, final_lr: float | None) -> float:
+    """The learning rate of step ``step`` (0-based) of ``steps``: ``lr`` throughout, or,
+    with ``final_lr``, a cosine from ``lr`` at step 0 to ``final_lr`` at the last step
+    (Loshchilov & Hutter 2017, without restarts)."""
+    if final_lr is None or steps <= 1:
+        return lr
+    return final_lr + 0.5 * (lr - final_lr) * (1 + math.cos(math.pi * step / (steps - 1)))
+
+
 def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str],
             steps: int, batch_size: int = 256, lr: float = 2e-3, seed: int = 0,
-            chunk: int = 16, rounds: int = 5) -> dict[str, Any]:
+            chunk: int = 16, rounds: int = 5, final_lr: float | None = None,
+            eval_every: int = 0, save: Path | None = None, threads: int = 1,
+            progress: bool = False) -> dict[str, Any]:
     """Train each shape on ``train`` and measure it on ``heldout`` (module docstring).
 
-    Returns ``{"train_samples", "heldout_samples", "steps", "batch_size", "lr", "shapes":
-    {shape: {"parameters", "train_s", "heldout": {figure: mean}, "positions_per_cpu_s"}}}``.
+    Args:
+        final_lr: decay the learning rate along a cosine to this (None: constant).
+        eval_every: also measure the held-out losses every this many steps (0: only at the
+            end), as ``"curve": [{"step", figure: mean}]``.
+        save: write each trained network here as ``<shape with / as _>.pt``.
+        threads: torch threads for training.
+        progress: show a progress bar of the training steps on stderr.
+
+    Returns ``{"train_samples", "heldout_samples", "steps", "batch_size", "lr", "final_lr",
+    "shapes": {shape: {"parameters", "train_cpu_s", "heldout": {figure: mean}, "curve",
+    "checkpoint", "positions_per_cpu_s"}}}``.
+
+    Raises:
+        OSError: ``save`` cannot be written.
     """
     import numpy as np
     import torch
+    from tqdm import tqdm
 
     from taluva_ai.agents.alphazero.config import NetConfig, TrainSection
     from taluva_ai.agents.alphazero.encoder import make_encoder
@@ -44,10 +75,11 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
         load_checkpoint,
         onnx_forward,
         parameter_count,
+        save_checkpoint,
     )
     from taluva_ai.agents.alphazero.train import Trainer
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     payload = load_checkpoint(like)
     encoder = make_encoder(payload["game"]["name"], int(payload["encoder"]["num_players"]),
                            **payload.get("encoder_options", {}))
@@ -60,19 +92,44 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
     cfg = TrainSection(steps=steps, batch_size=batch_size, lr=lr)
     out: dict[str, Any] = {"like": str(like), "train_samples": len(train_buf),
                            "heldout_samples": len(held_buf), "steps": steps,
-                           "batch_size": batch_size, "lr": lr, "seed": seed, "chunk": chunk,
-                           "shapes": {}}
+                           "batch_size": batch_size, "lr": lr, "final_lr": final_lr,
+                           "seed": seed, "chunk": chunk, "shapes": {}}
     runners = {}
     for shape in shapes:
         torch.manual_seed(seed)
-        net = build_net(encoder, NetConfig.parse(shape))
+        net_cfg = NetConfig.parse(shape)
+        net = build_net(encoder, net_cfg)
         trainer = Trainer(net, cfg, torch.device("cpu"))
-        t0 = time.process_time()
-        trainer.train(train_buf, steps, np.random.default_rng(seed))
-        train_s = time.process_time() - t0
-        out["shapes"][shape] = {
-            "parameters": parameter_count(net), "train_cpu_s": round(train_s, 1),
-            "heldout": mean_losses(trainer, held_buf, batch_size)}
+        rng = np.random.default_rng(seed)
+        curve: list[dict[str, Any]] = []
+        train_s = 0.0
+        with tqdm(total=steps, desc=shape, unit="step", disable=not progress) as bar:
+            done = 0
+            while done < steps:
+                # the learning rate changes between chunks of steps; one step each when decaying
+                n = min(steps - done, eval_every - done % eval_every if eval_every else steps,
+                        1 if final_lr is not None else steps)
+                trainer.set_lr(lr_at(done, steps, lr, final_lr))
+                t0 = time.process_time()
+                trainer.train(train_buf, n, rng, bar)
+                train_s += time.process_time() - t0
+                done += n
+                if eval_every and done % eval_every == 0 and done < steps:
+                    curve.append({"step": done, **mean_losses(trainer, held_buf, batch_size)})
+        final = mean_losses(trainer, held_buf, batch_size)
+        res: dict[str, Any] = {"parameters": parameter_count(net),
+                               "train_cpu_s": round(train_s, 1), "heldout": final}
+        if eval_every:
+            res["curve"] = [*curve, {"step": steps, **final}]
+        if save is not None:
+            save.mkdir(parents=True, exist_ok=True)
+            path = save / (shape.replace("/", "_") + ".pt")
+            save_checkpoint(path, net, encoder, net_cfg, payload["game"],
+                            meta={"trained_on": [str(p) for p in train], "steps": steps,
+                                  "batch_size": batch_size, "lr": lr, "final_lr": final_lr,
+                                  "seed": seed, "script": "experiments/compare_shapes.py"})
+            res["checkpoint"] = str(path)
+        out["shapes"][shape] = res
         runners[shape] = onnx_forward(net, encoder, threads=1)
     first = next(held_buf.batches(256))
     sp, gl = first.spatial, first.globals
@@ -101,19 +158,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=positive, default=600, help="training steps (600)")
     ap.add_argument("--batch-size", type=positive, default=256, help="samples per step (256)")
     ap.add_argument("--lr", type=float, default=2e-3, help="AdamW learning rate (2e-3)")
+    ap.add_argument("--final-lr", type=float, default=None,
+                    help="decay the learning rate along a cosine to this (default: constant)")
+    ap.add_argument("--eval-every", type=int, default=0,
+                    help="also measure the held-out losses every N steps (0: at the end only)")
     ap.add_argument("--seed", type=int, default=0, help="seed of weights and batches (0)")
+    ap.add_argument("--threads", type=positive, default=1, help="torch threads for training (1)")
+    ap.add_argument("--save", type=Path, default=None,
+                    help="write each trained network here as <shape with / as _>.pt")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args(argv)
     from taluva_ai.agents.alphazero.config import NetConfig
     from taluva_ai.agents.alphazero.net import CheckpointError
 
+    if not args.lr > 0 or (args.final_lr is not None and not 0 <= args.final_lr <= args.lr):
+        ap.error(f"--lr must be > 0 and --final-lr in [0, --lr], got {args.lr:g} and "
+                 f"{args.final_lr}")
+    if args.eval_every < 0:
+        ap.error(f"--eval-every must be >= 0, got {args.eval_every}")
     try:
         for shape in args.shapes:
             NetConfig.parse(shape)
         res = compare(args.like, sample_files(args.train), sample_files(args.heldout),
-                      args.shapes, args.steps, args.batch_size, args.lr, args.seed)
+                      args.shapes, args.steps, args.batch_size, args.lr, args.seed,
+                      final_lr=args.final_lr, eval_every=args.eval_every, save=args.save,
+                      threads=args.threads, progress=True)
     except (FileNotFoundError, CheckpointError, ValueError, FloatingPointError) as e:
         ap.error(str(e).splitlines()[0])
+    except OSError as e:
+        ap.error(f"--save {args.save}: {e.strerror or e}")
     try:
         write_json(args.json, res)
     except OSError as e:
@@ -125,6 +198,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{shape} ({v['parameters']:,} parameters): policy {h['policy_loss']:.4f}, "
               f"value {h['value_loss']:.4f}; {v['positions_per_cpu_s']:,} positions per CPU "
               f"second in chunks of {res['chunk']}; trained in {v['train_cpu_s']:.0f} CPU s")
+        for point in v.get("curve", [])[:-1]:
+            print(f"  at step {point['step']}: policy {point['policy_loss']:.4f}, value "
+                  f"{point['value_loss']:.4f}")
+        if "checkpoint" in v:
+            print(f"  wrote {v['checkpoint']}")
     return 0
 
 

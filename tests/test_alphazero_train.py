@@ -1377,7 +1377,58 @@ def test_compare_shapes_trains_each_shape_alike_and_measures_it(micro_run, tmp_p
     capsys.readouterr()
     with pytest.raises(SystemExit):
         mod.main([*args, "--shapes", "tiny/wide"])
-    assert "shape 'tiny/wide': 'wide' is not 1x1 or a size=N" in capsys.readouterr().err
+    assert "shape 'tiny/wide': 'wide' is not 1x1, aux or a size=N" in capsys.readouterr().err
+
+
+def test_compare_shapes_saves_networks_that_play_and_decays_the_rate(micro_run, tmp_path,
+                                                                     capsys) -> None:
+    """compare_shapes.py --save/--final-lr/--eval-every: the cosine's exact rates, held-out
+    losses along the way ending at the final ones, and a saved checkpoint that an ``az``
+    agent loads with the shape it was trained as (the auxiliary head included)."""
+    import importlib.util
+    import math
+
+    sys.path.insert(0, str(ROOT / "experiments"))
+    try:
+        spec = importlib.util.spec_from_file_location("compare_shapes",
+                                                      ROOT / "experiments" / "compare_shapes.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(ROOT / "experiments"))
+    assert [mod.lr_at(k, 5, 2e-3, 1e-4) for k in (0, 2, 4)] == \
+        [2e-3, 1e-4 + 0.5 * 1.9e-3 * (1 + math.cos(math.pi / 2)), 1e-4]
+    assert mod.lr_at(3, 5, 2e-3, None) == 2e-3
+    like = micro_run / "checkpoints" / "iter_0001.pt"
+    args = ["--like", str(like), "--train", str(micro_run / "selfplay" / "iter_0000"),
+            "--heldout", str(micro_run / "selfplay" / "iter_0001"), "--batch-size", "4",
+            "--shapes", "tiny/channels=4/blocks=1/1x1/aux"]
+    out, saved = tmp_path / "s.json", tmp_path / "nets"
+    assert mod.main([*args, "--steps", "4", "--final-lr", "1e-4", "--eval-every", "2",
+                     "--save", str(saved), "--json", str(out)]) == 0
+    res = json.loads(out.read_text())["shapes"]["tiny/channels=4/blocks=1/1x1/aux"]
+    assert [p["step"] for p in res["curve"]] == [2, 4]
+    assert {k: v for k, v in res["curve"][-1].items() if k != "step"} == res["heldout"]
+    assert res["curve"][0] != res["curve"][1]
+    path = saved / "tiny_channels=4_blocks=1_1x1_aux.pt"
+    assert res["checkpoint"] == str(path)
+    from taluva_ai.agents.alphazero.net import load_checkpoint
+
+    payload = load_checkpoint(path)
+    assert payload["net"]["aux_head"] is True and payload["net"]["stem_kernel"] == 1
+    assert payload["meta"]["steps"] == 4 and payload["meta"]["final_lr"] == 1e-4
+    assert "wrote " + str(path) in capsys.readouterr().out
+    from taluva_ai.agents import make_agent
+    from taluva_ai.arena import play_game
+    from taluva_ai.games.taluva import TaluvaGame
+
+    az = make_agent(f"az:path={path},sims=4,device=cpu", seed=1)
+    assert play_game(TaluvaGame(), [az, make_agent("random", seed=2)], seed=3).winners
+    for bad, why in ((["--final-lr", "1"], "--final-lr in [0, --lr]"),
+                     (["--eval-every", "-1"], "--eval-every must be >= 0")):
+        with pytest.raises(SystemExit):
+            mod.main([*args, "--steps", "2", *bad])
+        assert why in capsys.readouterr().err
 
 
 

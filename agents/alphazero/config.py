@@ -113,8 +113,9 @@ class NetConfig:
 
     @classmethod
     def parse(cls, shape: str) -> NetConfig:
-        """The network of a shape string ``preset[/1x1][/size=N...]`` (``tiny``, ``tiny/1x1``
-        for a 1 x 1 stem, ``small/blocks=4``), as ``taluva bench --selfplay`` and
+        """The network of a shape string ``preset[/1x1][/aux][/size=N...]`` (``tiny``,
+        ``tiny/1x1`` for a 1 x 1 stem, ``tiny/aux`` with the auxiliary head,
+        ``small/blocks=4``), as ``taluva bench --selfplay`` and
         ``experiments/compare_shapes.py`` name networks.
 
         Raises:
@@ -126,10 +127,13 @@ class NetConfig:
             if part == "1x1":
                 kw["stem_kernel"] = 1
                 continue
+            if part == "aux":
+                kw["aux_head"] = True
+                continue
             key, eq, value = part.partition("=")
             if not eq or key not in ("channels", "blocks", "global_hidden", "value_hidden") \
                     or not value.isascii() or not value.isdigit():
-                raise ValueError(f"shape {shape!r}: {part!r} is not 1x1 or a size=N")
+                raise ValueError(f"shape {shape!r}: {part!r} is not 1x1, aux or a size=N")
             kw[key] = int(value)
         return cls(preset, **kw)
 
