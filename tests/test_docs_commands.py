@@ -162,6 +162,31 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                             ("094", "mcts:sims=1600,rollout=greedy,root=gumbel", "mcts1600"),
                             ("107", "az:builtin", "vs_builtin"),
                             ("120", "az:builtin", "vs_builtin"), ("120", "greedy", "greedy")]},
+    # the larger network on s2-more's games, and the built-in network's search settings
+    "python experiments/compare_shapes.py --like packs/strong2-more94/checkpoints/iter_0094.pt "
+    "--train runs/s2-more/selfplay/iter_00{81..99} runs/s2-more/selfplay/iter_01{00..17} "
+    "--heldout runs/s2-more/selfplay/iter_01{18..20} --shapes small/1x1/aux tiny/1x1/aux "
+    "--steps 4000 --lr 2e-3 --final-lr 1e-4 --eval-every 1000 --threads 2 --save runs/offline "
+    "--json docs/data/offline_capacity.json":
+        (CHECK, "needs the samples of a training run; trains for 44 minutes", None),
+    "python experiments/heldout.py --samples runs/s2-more/selfplay/iter_01{18..20} --checkpoints "
+    "runs/s2-more/checkpoints/iter_0117.pt runs/s2-more/checkpoints/iter_0094.pt "
+    "packs/strong2/checkpoints/iter_0040.pt --json docs/data/offline_capacity_heldout_online.json":
+        (CHECK, "needs the samples and checkpoints of a training run", None),
+    "taluva tournament --agents az:path=runs/offline/small_1x1_aux.pt,sims=200,rollout=none,"
+    "lambda=0,root=gumbel az:path=runs/s2-more/checkpoints/iter_0117.pt,sims=200,rollout=none,"
+    "lambda=0,root=gumbel --games 200 --concurrency 2 --seed 1 --out runs/offline/small_vs_117":
+        (CHECK, "needs the network compare_shapes.py --save writes; 200 games (9 minutes)", None),
+    **{f"taluva tournament --agents az:builtin,{variant} az:builtin --games 200 --concurrency 2 "
+       f"--seed {seed} --out runs/tune/{out}":
+       (CHECK, "200 games of two networks at 200 simulations (3 minutes on 2 cores)", None)
+       for variant, seed, out in [("leaf_batch=1", 11, "leaf_batch_1"),
+                                  ("gumbel_m=8", 11, "gumbel_m_8"),
+                                  ("gumbel_m=32", 11, "gumbel_m_32"), ("c=2.0", 11, "c_2_0"),
+                                  ("gumbel_c_scale=1.0", 11, "gumbel_c_scale_1_0"),
+                                  ("chance=sample", 11, "chance_sample"),
+                                  ("chance=sample", 12, "chance_sample_s12"),
+                                  ("chance=sample", 13, "chance_sample_s13")]},
     "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
         (CHECK, "reads the pack of the s2-more run, committed under packs/", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
