@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heldout", type=Path, nargs="+", required=True,
                     help="held-out sample files (.npz) or folders of them")
     ap.add_argument("--shapes", nargs="+", default=["tiny", "tiny/1x1"],
-                    help="shapes: preset[/1x1][/size=N] (default: tiny tiny/1x1)")
+                    help="shapes: preset[/1x1][/aux][/size=N] (default: tiny tiny/1x1)")
     ap.add_argument("--steps", type=positive, default=600, help="training steps (600)")
     ap.add_argument("--batch-size", type=positive, default=256, help="samples per step (256)")
     ap.add_argument("--lr", type=float, default=2e-3, help="AdamW learning rate (2e-3)")
