@@ -176,6 +176,12 @@ def main(argv: list[str] | None = None) -> int:
                  f"{args.final_lr}")
     if args.eval_every < 0:
         ap.error(f"--eval-every must be >= 0, got {args.eval_every}")
+    for flag, folder in (("--save", args.save), ("--json", args.json and args.json.parent)):
+        try:  # before the training, which may take an hour
+            if folder is not None:
+                folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            ap.error(f"{flag} {folder}: {e.strerror or e}")
     try:
         for shape in args.shapes:
             NetConfig.parse(shape)

@@ -1424,8 +1424,12 @@ def test_compare_shapes_saves_networks_that_play_and_decays_the_rate(micro_run, 
 
     az = make_agent(f"az:path={path},sims=4,device=cpu", seed=1)
     assert play_game(TaluvaGame(), [az, make_agent("random", seed=2)], seed=3).winners
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
     for bad, why in ((["--final-lr", "1"], "--final-lr in [0, --lr]"),
-                     (["--eval-every", "-1"], "--eval-every must be >= 0")):
+                     (["--eval-every", "-1"], "--eval-every must be >= 0"),
+                     (["--save", str(blocker / "nets")], f"--save {blocker / 'nets'}: "),
+                     (["--json", str(blocker / "s.json")], f"--json {blocker}: ")):
         with pytest.raises(SystemExit):
             mod.main([*args, "--steps", "2", *bad])
         assert why in capsys.readouterr().err
