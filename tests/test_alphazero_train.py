@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -1183,6 +1184,22 @@ def test_a_1x1_stem_is_a_network_shape_of_its_own() -> None:
                                    "net": {"stem_kernel": 1}}))
 
 
+def _experiment(name: str) -> Any:
+    """The module of ``experiments/<name>.py``, loaded as ``python experiments/<name>.py``
+    would (the experiments folder on the path while it imports its neighbours)."""
+    import importlib.util
+
+    sys.path.insert(0, str(ROOT / "experiments"))
+    try:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(ROOT / "experiments"))
+    return mod
+
+
 def _view_radius_5_checkpoint(path: Path) -> Path:
     """A small network checkpoint of another encoding (view radius 5) than the micro run's."""
     from taluva_ai.agents.alphazero.encoder import make_encoder
@@ -1198,17 +1215,13 @@ def _view_radius_5_checkpoint(path: Path) -> Path:
 def test_heldout_measures_networks_on_the_same_samples(micro_run, tmp_path, capsys) -> None:
     """experiments/heldout.py: each checkpoint's mean losses over every sample of the files
     named, as Trainer.evaluate gives them batch by batch."""
-    import importlib.util
-
     from taluva_ai.agents.alphazero.config import TrainSection
     from taluva_ai.agents.alphazero.encoder import make_encoder
     from taluva_ai.agents.alphazero.net import load_checkpoint, net_from_checkpoint
     from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleSet
     from taluva_ai.agents.alphazero.train import Trainer
 
-    spec = importlib.util.spec_from_file_location("heldout", ROOT / "experiments" / "heldout.py")
-    heldout = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(heldout)
+    heldout = _experiment("heldout")
     folder = micro_run / "selfplay" / "iter_0001"
     ckpts = [micro_run / "checkpoints" / f"iter_{k:04d}.pt" for k in (0, 1)]
     out = tmp_path / "h.json"
@@ -1250,8 +1263,6 @@ def test_average_checkpoints_averages_weights_and_can_recompute_batch_norm(
     """experiments/average_checkpoints.py: every float tensor the mean of the checkpoints',
     integer ones from the last; with --bn-samples the running statistics are those of the
     samples under the averaged weights; mismatched checkpoints are refused in one line."""
-    import importlib.util
-
     from taluva_ai.agents.alphazero.encoder import make_encoder
     from taluva_ai.agents.alphazero.net import (
         load_checkpoint,
@@ -1259,10 +1270,7 @@ def test_average_checkpoints_averages_weights_and_can_recompute_batch_norm(
     )
     from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleSet
 
-    spec = importlib.util.spec_from_file_location(
-        "average_checkpoints", ROOT / "experiments" / "average_checkpoints.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _experiment("average_checkpoints")
     a, b = (micro_run / "checkpoints" / f"iter_{k:04d}.pt" for k in (0, 1))
     sa, sb = load_checkpoint(a)["state_dict"], load_checkpoint(b)["state_dict"]
     out = tmp_path / "avg.pt"
@@ -1338,16 +1346,7 @@ def test_compare_shapes_trains_each_shape_alike_and_measures_it(micro_run, tmp_p
                                                                 capsys) -> None:
     """experiments/compare_shapes.py at a toy size: each shape trained from the same seed on
     the same samples, measured on the held-out ones, timed; a bad shape is one line."""
-    import importlib.util
-
-    sys.path.insert(0, str(ROOT / "experiments"))
-    try:
-        spec = importlib.util.spec_from_file_location("compare_shapes",
-                                                      ROOT / "experiments" / "compare_shapes.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(ROOT / "experiments"))
+    mod = _experiment("compare_shapes")
     like = micro_run / "checkpoints" / "iter_0001.pt"
     args = ["--like", str(like), "--train", str(micro_run / "selfplay" / "iter_0000"),
             "--heldout", str(micro_run / "selfplay" / "iter_0001"), "--steps", "2",
@@ -1385,17 +1384,9 @@ def test_compare_shapes_saves_networks_that_play_and_decays_the_rate(micro_run, 
     """compare_shapes.py --save/--final-lr/--eval-every: the cosine's exact rates, held-out
     losses along the way ending at the final ones, and a saved checkpoint that an ``az``
     agent loads with the shape it was trained as (the auxiliary head included)."""
-    import importlib.util
     import math
 
-    sys.path.insert(0, str(ROOT / "experiments"))
-    try:
-        spec = importlib.util.spec_from_file_location("compare_shapes",
-                                                      ROOT / "experiments" / "compare_shapes.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(ROOT / "experiments"))
+    mod = _experiment("compare_shapes")
     assert [mod.lr_at(k, 5, 2e-3, 1e-4) for k in (0, 2, 4)] == \
         [2e-3, 1e-4 + 0.5 * 1.9e-3 * (1 + math.cos(math.pi / 2)), 1e-4]
     assert mod.lr_at(3, 5, 2e-3, None) == 2e-3
