@@ -187,6 +187,20 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                                   ("chance=sample", 11, "chance_sample"),
                                   ("chance=sample", 12, "chance_sample_s12"),
                                   ("chance=sample", 13, "chance_sample_s13")]},
+    # the gated continuation of s2-more from iteration 94
+    "cp -r packs/strong2-more94 runs/s2-more94g": (SKIP, _EXTERNAL, None),
+    "sed -i 's/^enabled = false$/enabled = true/; s|^ \"mcts:sims=400,rollout=greedy,"
+    "root=gumbel\",$|&\\n \"az:builtin\",|' runs/s2-more94g/config.toml": (SKIP, _EXTERNAL, None),
+    "taluva train --resume runs/s2-more94g": (CHECK, _LONG, None),
+    "taluva train --pack runs/s2-more94g packs/strong2-more94g":
+        (CHECK, "needs the run directory a training command writes", None),
+    **{"taluva tournament --agents az:path=runs/s2-more94g/checkpoints/iter_0107.pt,sims=200,"
+       "rollout=none,lambda=0,root=gumbel " + opp + " --games 200 --concurrency 2 --seed 1 "
+       "--out runs/gated107_" + out:
+       (CHECK, "200 games of two networks at 200 simulations (3-4 minutes on 2 cores)", None)
+       for opp, out in [("az:builtin", "vs_builtin"),
+                        ("az:path=packs/strong2-more94/checkpoints/iter_0094.pt,sims=200,"
+                         "rollout=none,lambda=0,root=gumbel", "vs_94")]},
     "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
         (CHECK, "reads the pack of the s2-more run, committed under packs/", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
