@@ -198,7 +198,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        "rollout=none,lambda=0,root=gumbel " + opp + " --games 200 --concurrency 2 --seed 1 "
        "--out runs/gated107_" + out:
        (CHECK, "200 games of two networks at 200 simulations (3-4 minutes on 2 cores)", None)
-       for opp, out in [("az:builtin", "vs_builtin"),
+       for opp, out in [("az:builtin", "vs_builtin"), ("greedy", "greedy"),
                         ("az:path=packs/strong2-more94/checkpoints/iter_0094.pt,sims=200,"
                          "rollout=none,lambda=0,root=gumbel", "vs_94")]},
     "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
