@@ -104,16 +104,11 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
         curve: list[dict[str, Any]] = []
         train_s = 0.0
         with tqdm(total=steps, desc=shape, unit="step", disable=not progress) as bar:
-            done = 0
-            while done < steps:
-                # the learning rate changes between chunks of steps; one step each when decaying
-                n = min(steps - done, eval_every - done % eval_every if eval_every else steps,
-                        1 if final_lr is not None else steps)
-                trainer.set_lr(lr_at(done, steps, lr, final_lr))
+            for done in range(1, steps + 1):  # one step at a time: the same batches as at once
+                trainer.set_lr(lr_at(done - 1, steps, lr, final_lr))
                 t0 = time.process_time()
-                trainer.train(train_buf, n, rng, bar)
+                trainer.train(train_buf, 1, rng, bar)
                 train_s += time.process_time() - t0
-                done += n
                 if eval_every and done % eval_every == 0 and done < steps:
                     curve.append({"step": done, **mean_losses(trainer, held_buf, batch_size)})
         final = mean_losses(trainer, held_buf, batch_size)
