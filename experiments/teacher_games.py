@@ -1,0 +1,159 @@
+"""Self-play games of one fixed network at a deeper search: training samples from a stronger
+teacher.
+
+A training run's self-play searches few simulations a move (``strong2``: 128 in a full
+search, 32 in a fast one), and its policy targets are only as good as those searches. The
+same network searching more is a stronger player (``az:builtin`` wins 83.0% of 200 paired
+games against greedy at 200 simulations and 88.0% at 800), so its games at that depth are
+samples from a stronger teacher (expert iteration, Anthony et al. 2017; the deeper search
+as the improvement operator, as in MuZero's Reanalyse, Schrittwieser et al. 2021). This plays
+them with the run's own self-play code (:func:`~taluva_ai.agents.alphazero.selfplay.selfplay_task`:
+the compiled batched search, the Gumbel root, the run's sample format) and writes one folder
+of sample files per round, ``OUT/round_NNNN/worker_W.npz``, which ``experiments/heldout.py``
+and ``experiments/compare_shapes.py`` read like a run's ``selfplay/iter_NNNN``.
+
+Every move is a full search of ``--sims`` simulations (no playout cap randomisation), so
+every decision is a sample. Game ``g`` of round ``k`` is dealt from
+``game_seeds(seed, k, g)``, so the same arguments give the same games. A round that was
+cut short (Ctrl-C, a killed process) is taken up where it stopped (the workers' journals keep
+each finished game); finished rounds are skipped.
+
+    python experiments/teacher_games.py --run packs/strong2 \\
+        --checkpoint packs/strong2/checkpoints/iter_0040.pt --sims 800 --games 100 \\
+        --rounds 12 --workers 2 --out runs/teacher800
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from taluva_ai.agents.alphazero.config import load_config
+from taluva_ai.agents.alphazero.selfplay import selfplay_task, worker_init
+from taluva_ai.parallel import LocalBackend
+from taluva_ai.warmup import progress_bar
+
+
+def positive(text: str) -> int:
+    """An integer >= 1 (argparse type)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
+    return n
+
+
+def teacher_config(run: Path, sims: int, games: int, seed: int) -> Any:
+    """The run's config (``run/config.toml``) with its self-play made a teacher's: every move
+    a full search of ``sims`` simulations, ``games`` games a round, no league opponent, no
+    game records, and ``seed``."""
+    cfg = load_config(run / "config.toml")
+    sp = dataclasses.replace(cfg.selfplay, sims=sims, fast_sims=sims, full_search_prob=1.0,
+                             games=games, opponent="", opponent_share=0.0, records=0)
+    return dataclasses.replace(cfg, selfplay=sp, seed=seed)
+
+
+def round_done(d: Path, workers: int) -> bool:
+    """Whether round folder ``d`` holds every worker's sample file and statistics."""
+    return all((d / f"worker_{w}.npz").is_file() and (d / f"worker_{w}.json").is_file()
+               for w in range(workers))
+
+
+def play_round(ex: Any, cfg: Any, k: int, checkpoint: Path, d: Path, workers: int
+               ) -> dict[str, Any]:
+    """Round ``k``'s games on the workers of ``ex``; returns its figures."""
+    d.mkdir(parents=True, exist_ok=True)
+    tasks = [{"config": cfg.to_dict(), "iteration": k, "worker": w, "workers": workers,
+              "checkpoint": str(checkpoint), "out": str(d / f"worker_{w}.npz"),
+              "records_dir": str(d), "device": "cpu",
+              "progress": str(d / f".worker_{w}.progress")} for w in range(workers)]
+    t0 = time.perf_counter()
+    futures = [ex.submit(selfplay_task, t) for t in tasks]
+    with progress_bar(total=cfg.selfplay.games, desc=f"round {k}", unit="game") as bar:
+        pending = list(futures)
+        while pending:
+            for f in ex.wait(pending, timeout=1.0):
+                ex.result(f)  # a worker's error is raised here
+                pending.remove(f)
+            n = 0
+            for t in tasks:
+                with contextlib.suppress(OSError, ValueError):
+                    n += int(Path(t["progress"]).read_text() or 0)
+            bar.update(n - bar.n)
+    stats = [ex.result(f) for f in futures]
+    for t in tasks:
+        Path(t["progress"]).unlink(missing_ok=True)
+    return {"round": k, "games": sum(s["games"] for s in stats),
+            "samples": sum(s["samples"] for s in stats),
+            "simulations": sum(s["simulations"] for s in stats),
+            "wall_s": round(time.perf_counter() - t0, 1),
+            "worker_s": round(sum(s["seconds"] for s in stats), 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--run", type=Path, required=True,
+                    help="the training run (or pack) whose config.toml gives the game, the "
+                         "encoding and the self-play settings")
+    ap.add_argument("--checkpoint", type=Path, required=True,
+                    help="the network that plays (a .pt checkpoint of that run)")
+    ap.add_argument("--sims", type=positive, default=800,
+                    help="simulations of every move's search (800)")
+    ap.add_argument("--games", type=positive, default=100, help="games a round (100)")
+    ap.add_argument("--rounds", type=positive, default=1, help="rounds to play (1)")
+    ap.add_argument("--workers", type=positive, default=2, help="worker processes (2)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the deals and searches (0)")
+    ap.add_argument("--out", type=Path, required=True,
+                    help="folder of the rounds (OUT/round_NNNN/worker_W.npz) and of "
+                         "teacher.json; an existing one is continued")
+    args = ap.parse_args(argv)
+    for p, what in ((args.run / "config.toml", "--run"), (args.checkpoint, "--checkpoint")):
+        if not p.is_file():
+            ap.error(f"{what}: {p} is not a file")
+    try:
+        cfg = teacher_config(args.run, args.sims, args.games, args.seed)
+    except Exception as e:  # a config this version refuses: one line
+        ap.error(f"--run: {e}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    meta_path = args.out / "teacher.json"
+    meta = {"run": str(args.run), "checkpoint": str(args.checkpoint), "sims": args.sims,
+            "games": args.games, "workers": args.workers, "seed": args.seed}
+    if meta_path.is_file():
+        old = json.loads(meta_path.read_text(encoding="utf-8"))
+        if {k: old.get(k) for k in meta} != meta:
+            ap.error(f"--out: {args.out} holds games of other arguments "
+                     f"({ {k: old.get(k) for k in meta} }); use another --out")
+        rounds = old.get("rounds", [])
+    else:
+        rounds = []
+        meta_path.write_text(json.dumps({**meta, "rounds": []}, indent=1) + "\n",
+                             encoding="utf-8")
+    ex = LocalBackend().executor(args.workers, stateful=True, initializer=worker_init,
+                                 initargs=(1,))
+    try:
+        for k in range(args.rounds):
+            d = args.out / f"round_{k:04d}"
+            if round_done(d, args.workers):
+                continue
+            fig = play_round(ex, cfg, k, args.checkpoint, d, args.workers)
+            rounds = [r for r in rounds if r["round"] != k] + [fig]
+            meta_path.write_text(json.dumps({**meta, "rounds": rounds}, indent=1) + "\n",
+                                 encoding="utf-8")
+            print(f"round {k}: {fig['games']} games, {fig['samples']} samples in "
+                  f"{fig['wall_s']} s", file=sys.stderr, flush=True)
+    finally:
+        ex.close(cancel=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
