@@ -46,7 +46,7 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
             steps: int, batch_size: int = 256, lr: float = 2e-3, seed: int = 0,
             chunk: int = 16, rounds: int = 5, final_lr: float | None = None,
             eval_every: int = 0, save: Path | None = None, threads: int = 1,
-            progress: bool = False) -> dict[str, Any]:
+            progress: bool = False, init: Path | None = None) -> dict[str, Any]:
     """Train each shape on ``train`` and measure it on ``heldout`` (module docstring).
 
     Args:
@@ -56,6 +56,9 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
         save: write each trained network here as ``<shape with / as _>.pt``.
         threads: torch threads for training.
         progress: show a progress bar of the training steps on stderr.
+        init: start from this checkpoint's weights (fine-tuning) instead of fresh ones;
+            ``shapes`` must then be one shape of the checkpoint's sizes (its training-only
+            heads may differ: an added head starts fresh).
 
     Returns ``{"train_samples", "heldout_samples", "steps", "batch_size", "lr", "final_lr",
     "shapes": {shape: {"parameters", "train_cpu_s", "heldout": {figure: mean}, "curve",
@@ -63,6 +66,9 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
 
     Raises:
         OSError: ``save`` cannot be written.
+        ValueError: a shape is named twice, or ``init`` comes with more than one shape.
+        CheckpointError: ``like`` or ``init`` is not a checkpoint of the samples' encoding,
+            or ``init`` is not of the shape's sizes.
     """
     import numpy as np
     import torch
@@ -73,6 +79,7 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
     from taluva_ai.agents.alphazero.net import (
         build_net,
         load_checkpoint,
+        net_from_checkpoint,
         onnx_forward,
         parameter_count,
         save_checkpoint,
@@ -88,17 +95,27 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
         raise ValueError(f"{like}: shapes are of the conv family (Taluva's networks)")
     if len(set(shapes)) < len(shapes):
         raise ValueError("a shape is named twice")
+    start = None
+    if init is not None:
+        if len(shapes) != 1:
+            raise ValueError(f"--init {init}: give one shape with it, the checkpoint's own "
+                             f"(got {len(shapes)})")
+        start = load_checkpoint(init)  # its sizes are checked against the shape below
     train_buf, held_buf = load_samples(train, encoder), load_samples(heldout, encoder)
     cfg = TrainSection(steps=steps, batch_size=batch_size, lr=lr)
     out: dict[str, Any] = {"like": str(like), "train_samples": len(train_buf),
                            "heldout_samples": len(held_buf), "steps": steps,
                            "batch_size": batch_size, "lr": lr, "final_lr": final_lr,
-                           "seed": seed, "chunk": chunk, "shapes": {}}
+                           "seed": seed, "chunk": chunk,
+                           "init": None if init is None else str(init), "shapes": {}}
     runners = {}
     for shape in shapes:
         torch.manual_seed(seed)
         net_cfg = NetConfig.parse(shape)
-        net = build_net(encoder, net_cfg)
+        if start is None:
+            net = build_net(encoder, net_cfg)
+        else:
+            net, _ = net_from_checkpoint(start, init, encoder, net_cfg)
         trainer = Trainer(net, cfg, torch.device("cpu"))
         rng = np.random.default_rng(seed)
         curve: list[dict[str, Any]] = []
@@ -122,7 +139,8 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
             save_checkpoint(path, net, encoder, net_cfg, payload["game"],
                             meta={"trained_on": [str(p) for p in train], "steps": steps,
                                   "batch_size": batch_size, "lr": lr, "final_lr": final_lr,
-                                  "seed": seed, "script": "experiments/compare_shapes.py"})
+                                  "seed": seed, "init": out["init"],
+                                  "script": "experiments/compare_shapes.py"})
             res["checkpoint"] = str(path)
         out["shapes"][shape] = res
         runners[shape] = onnx_forward(net, encoder, threads=1)
@@ -162,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save", type=Path, default=None,
                     help="write each trained network here as <shape with / as _>.pt")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument("--init", type=Path, default=None,
+                    help="fine-tune: start from this checkpoint's weights (with --shapes its "
+                         "one shape)")
     args = ap.parse_args(argv)
     from taluva_ai.agents.alphazero.config import NetConfig
     from taluva_ai.agents.alphazero.net import CheckpointError
@@ -183,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         res = compare(args.like, sample_files(args.train), sample_files(args.heldout),
                       args.shapes, args.steps, args.batch_size, args.lr, args.seed,
                       final_lr=args.final_lr, eval_every=args.eval_every, save=args.save,
-                      threads=args.threads, progress=True)
+                      threads=args.threads, progress=True, init=args.init)
     except (FileNotFoundError, CheckpointError, ValueError, FloatingPointError) as e:
         ap.error(str(e).splitlines()[0])
     except OSError as e:

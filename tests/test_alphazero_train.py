@@ -1427,6 +1427,71 @@ def test_compare_shapes_saves_networks_that_play_and_decays_the_rate(micro_run, 
 
 
 
+def test_teacher_games_are_reproducible_resumable_and_fine_tune_from_a_checkpoint(
+        micro_run, tmp_path, capsys) -> None:
+    """teacher_games.py: every decision a full search of --sims, the same arguments give the
+    same samples, a lost round is played again alike and a finished one is kept, other
+    arguments on the same --out are refused; compare_shapes.py --init starts from the
+    checkpoint's own weights."""
+    from taluva_ai.agents.alphazero.net import load_checkpoint
+    from taluva_ai.agents.alphazero.replay import SampleSet
+
+    teacher = _experiment("teacher_games")
+    ckpt = micro_run / "checkpoints" / "iter_0001.pt"
+    args = ["--run", str(micro_run), "--checkpoint", str(ckpt), "--sims", "6", "--games", "2",
+            "--rounds", "2", "--workers", "1"]
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert teacher.main([*args, "--out", str(a)]) == 0
+    meta = json.loads((a / "teacher.json").read_text())
+    assert [r["round"] for r in meta["rounds"]] == [0, 1]
+    stats = json.loads((a / "round_0000" / "worker_0.json").read_text())
+    assert stats["simulations"] == 6 * stats["samples"] > 0  # all full searches, all recorded
+    assert [s["samples"] for s in stats["summaries"]] == \
+        [s["decisions"] for s in stats["summaries"]]
+
+    def arrays(d: Path) -> list[np.ndarray]:
+        s = SampleSet.load(d / "worker_0.npz")
+        return [s.bits, s.ints, s.globals, s.value, s.target, s.root_value]
+
+    def same(x: list[np.ndarray], y: list[np.ndarray]) -> bool:
+        return all(np.array_equal(u, v) for u, v in zip(x, y, strict=True))
+
+    first = arrays(a / "round_0000")
+    assert not same(first, arrays(a / "round_0001"))
+    kept = (a / "round_0000" / "worker_0.npz").stat().st_mtime_ns
+    lost = arrays(a / "round_0001")
+    for f in (a / "round_0001").iterdir():
+        f.unlink()
+    assert teacher.main([*args, "--out", str(a)]) == 0
+    assert (a / "round_0000" / "worker_0.npz").stat().st_mtime_ns == kept
+    assert same(arrays(a / "round_0001"), lost)
+    assert teacher.main([*args, "--rounds", "1", "--out", str(b)]) == 0
+    assert same(arrays(b / "round_0000"), first)
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        teacher.main([*args[:5], "7", *args[6:], "--out", str(a)])
+    assert "holds games of other arguments" in capsys.readouterr().err
+
+    shapes = _experiment("compare_shapes")
+    shape = "tiny/channels=4/blocks=1/global_hidden=8/value_hidden=8"
+    base = ["--like", str(ckpt), "--init", str(ckpt), "--train", str(a / "round_0000"),
+            "--heldout", str(a / "round_0001"), "--batch-size", "4", "--steps", "1"]
+    assert shapes.main([*base, "--shapes", shape, "--lr", "1e-12", "--save",
+                        str(tmp_path / "nets")]) == 0
+    tuned = load_checkpoint(tmp_path / "nets" / (shape.replace("/", "_") + ".pt"))
+    start = load_checkpoint(ckpt)
+    assert tuned["meta"]["init"] == str(ckpt)
+    weights = [k for k in start["state_dict"] if not k.endswith(  # batch norm's statistics
+        ("running_mean", "running_var", "num_batches_tracked"))]  # move in any training step
+    assert len(weights) > 10 and tuned["state_dict"].keys() == start["state_dict"].keys()
+    assert all(torch.equal(tuned["state_dict"][k], start["state_dict"][k]) for k in weights)
+    for bad, why in ((["--shapes", "tiny"], "made for another network shape"),
+                     (["--shapes", shape, "tiny"], "give one shape with it")):
+        with pytest.raises(SystemExit):
+            shapes.main([*base, *bad])
+        assert why in capsys.readouterr().err
+
+
 def test_a_resume_refuses_another_network_or_optimiser_before_removing_anything(
         micro_run, tmp_path, capsys) -> None:
     """A changed stem (or size) or optimiser in config.toml is refused in one line, even
