@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from taluva_ai.agents.alphazero.config import load_config
+from taluva_ai.agents.alphazero.config import ConfigError, load_config
 from taluva_ai.agents.alphazero.selfplay import selfplay_task, worker_init
 from taluva_ai.parallel import LocalBackend
 from taluva_ai.warmup import progress_bar
@@ -51,14 +51,24 @@ def positive(text: str) -> int:
     return n
 
 
-def teacher_config(run: Path, sims: int, games: int, seed: int) -> Any:
+def teacher_config(run: Path, sims: int, games: int, seed: int, rollout: str = "none",
+                   rollout_lambda: float = 0.0) -> Any:
     """The run's config (``run/config.toml``) with its self-play made a teacher's: every move
-    a full search of ``sims`` simulations, ``games`` games a round, no league opponent, no
-    game records, and ``seed``."""
+    a full search of ``sims`` simulations, leaf values mixed with ``rollout`` rollouts at
+    ``rollout_lambda`` (``[selfplay] rollout``, ``rollout_lambda``), ``games`` games a
+    round, no league opponent, no game records, and ``seed``.
+
+    Raises:
+        ConfigError: the result is not a valid run config (e.g. a rollout without a lambda).
+    """
+    from taluva_ai.agents.alphazero.config import config_from_dict
+
     cfg = load_config(run / "config.toml")
     sp = dataclasses.replace(cfg.selfplay, sims=sims, fast_sims=sims, full_search_prob=1.0,
-                             games=games, opponent="", opponent_share=0.0, records=0)
-    return dataclasses.replace(cfg, selfplay=sp, seed=seed)
+                             games=games, opponent="", opponent_share=0.0, records=0,
+                             rollout=rollout, rollout_lambda=rollout_lambda)
+    cfg = dataclasses.replace(cfg, selfplay=sp, seed=seed)
+    return config_from_dict(cfg.to_dict(), "teacher config")  # checked as a run's
 
 
 def round_done(d: Path, workers: int) -> bool:
@@ -108,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="the network that plays (a .pt checkpoint of that run)")
     ap.add_argument("--sims", type=positive, default=800,
                     help="simulations of every move's search (800)")
+    ap.add_argument("--rollout", choices=["none", "greedy", "random"], default="none",
+                    help="rollouts mixed into the leaf values (none)")
+    ap.add_argument("--lambda", dest="rollout_lambda", type=float, default=0.0,
+                    help="weight of the rollouts' result in a leaf value (0; > 0 with "
+                         "--rollout)")
     ap.add_argument("--games", type=positive, default=100, help="games a round (100)")
     ap.add_argument("--rounds", type=positive, default=1, help="rounds to play (1)")
     ap.add_argument("--workers", type=positive, default=2, help="worker processes (2)")
@@ -120,13 +135,14 @@ def main(argv: list[str] | None = None) -> int:
         if not p.is_file():
             ap.error(f"{what}: {p} is not a file")
     try:
-        cfg = teacher_config(args.run, args.sims, args.games, args.seed)
-    except Exception as e:  # a config this version refuses: one line
-        ap.error(f"--run: {e}")
+        cfg = teacher_config(args.run, args.sims, args.games, args.seed, args.rollout,
+                             args.rollout_lambda)
+    except ConfigError as e:  # a bad value, or a config this version refuses: one line
+        ap.error(str(e).splitlines()[0])
     args.out.mkdir(parents=True, exist_ok=True)
     meta_path = args.out / "teacher.json"
     meta = {"run": str(args.run), "checkpoint": str(args.checkpoint), "sims": args.sims,
-            "games": args.games, "workers": args.workers, "seed": args.seed}
+            "rollout": args.rollout, "lambda": args.rollout_lambda, "games": args.games, "workers": args.workers, "seed": args.seed}
     if meta_path.is_file():
         old = json.loads(meta_path.read_text(encoding="utf-8"))
         if {k: old.get(k) for k in meta} != meta:
