@@ -142,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     meta_path = args.out / "teacher.json"
     meta = {"run": str(args.run), "checkpoint": str(args.checkpoint), "sims": args.sims,
-            "rollout": args.rollout, "lambda": args.rollout_lambda, "games": args.games, "workers": args.workers, "seed": args.seed}
+            "rollout": args.rollout, "lambda": args.rollout_lambda, "games": args.games,
+            "workers": args.workers, "seed": args.seed}
     if meta_path.is_file():
         old = json.loads(meta_path.read_text(encoding="utf-8"))
         if {k: old.get(k) for k in meta} != meta:

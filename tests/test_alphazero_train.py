@@ -1471,6 +1471,14 @@ def test_teacher_games_are_reproducible_resumable_and_fine_tune_from_a_checkpoin
     with pytest.raises(SystemExit):
         teacher.main([*args[:5], "7", *args[6:], "--out", str(a)])
     assert "holds games of other arguments" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        teacher.main([*args, "--rollout", "greedy", "--out", str(tmp_path / "c")])
+    assert "rollout and rollout_lambda go together" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()
+    assert teacher.main([*args, "--rounds", "1", "--rollout", "greedy", "--lambda", "0.5",
+                         "--out", str(tmp_path / "c")]) == 0
+    assert json.loads((tmp_path / "c" / "teacher.json").read_text())["lambda"] == 0.5
+    assert not same(arrays(tmp_path / "c" / "round_0000"), first)  # rollouts move the targets
 
     shapes = _experiment("compare_shapes")
     shape = "tiny/channels=4/blocks=1/global_hidden=8/value_hidden=8"
