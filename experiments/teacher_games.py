@@ -167,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
                                  encoding="utf-8")
             print(f"round {k}: {fig['games']} games, {fig['samples']} samples in "
                   f"{fig['wall_s']} s", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        print(f"interrupted; the same command continues from {args.out} (the finished games "
+              "of the round in progress are kept)", file=sys.stderr)
+        return 130
     finally:
         ex.close(cancel=True)
     return 0
