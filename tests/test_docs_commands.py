@@ -53,6 +53,21 @@ _BASE55 = ("az:path=runs/s2-base/checkpoints/iter_0055.pt,sims=200,rollout=none,
 _BASE70 = ("az:path=runs/s2-base/checkpoints/iter_0070.pt,sims=200,rollout=none,lambda=0,"
            "root=gumbel")
 
+#: The fine-tunes of the built-in network on a teacher's games (docs/alphazero.md):
+#: (teacher folder, its rounds as the shell's braces, steps, name).
+FINE_TUNES = [("teacher800", "{0,1}", "150", "teacher800"),
+              ("teacher_roll", "{0,1}", "150", "teacher_roll"),
+              ("teacher128", "{0,1}", "150", "teacher128"),
+              ("teacher128", "{2,3}", "150", "teacher128b"),
+              ("teacher128", "{0..3}", "300", "teacher128all")]
+#: Their matches, and the one of the longer fine-tune on the rollout teacher's games:
+#: (name, opponent, seed, short name of the opponent).
+FINE_TUNE_MATCHES = [*((name, "greedy", "1", "greedy")
+                       for name in [*(n for *_, n in FINE_TUNES), "teacher_roll3"]),
+                     ("teacher128", "az:builtin", "1", "vs_builtin"),
+                     ("teacher800", "az:builtin", "1", "vs_builtin"),
+                     ("teacher128", "greedy", "2", "greedy_s2")]
+
 #: command -> (how, why, the command it needs run first in the same directory or None)
 CHECKED: dict[str, tuple[str, str, str | None]] = {
     "pip install -e .": (SKIP, _EXTERNAL, None),
@@ -201,6 +216,51 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        for opp, out in [("az:builtin", "vs_builtin"), ("greedy", "greedy"),
                         ("az:path=packs/strong2-more94/checkpoints/iter_0094.pt,sims=200,"
                          "rollout=none,lambda=0,root=gumbel", "vs_94")]},
+    # what the built-in network's search misses against greedy, and the teachers' games
+    **{"taluva tournament --agents az:builtin," + az + " greedy --games 200 --concurrency 2 "
+       "--seed 1 --out runs/probe/" + out:
+       (CHECK, "200 games of a network's search against greedy (5-6 minutes on 2 cores)", None)
+       for az, out in [("sims=800", "sims_800"), ("sims=200,rollout=greedy,lambda=0.5",
+                                                  "sims_200_rollout_greedy_lambda_0.5")]},
+    **{"python experiments/losses.py runs/probe/" + out + " --agent az:builtin," + az +
+       " --json docs/data/losses_builtin_" + name + ".json":
+       (CHECK, "needs the games of a tournament", None)
+       for az, out, name in [("sims=800", "sims_800", "sims800_greedy"),
+                             ("sims=200,rollout=greedy,lambda=0.5",
+                              "sims_200_rollout_greedy_lambda_0.5", "rollout_greedy")]},
+    **{"python experiments/teacher_games.py --run packs/strong2 --checkpoint "
+       "packs/strong2/checkpoints/iter_0040.pt --sims " + search + " --games 100 --rounds " +
+       rounds + " --workers 2 --out runs/" + out:
+       (CHECK, "hundreds of self-play games at a deep search (6-9 minutes a round)", None)
+       for search, rounds, out in [("800", "2", "teacher800"),
+                                   ("200 --rollout greedy --lambda 0.5", "4", "teacher_roll"),
+                                   ("128", "4", "teacher128")]},
+    **{"python experiments/compare_shapes.py --like packs/strong2/checkpoints/iter_0040.pt "
+       "--init packs/strong2/checkpoints/iter_0040.pt --shapes tiny/1x1/aux --train runs/" +
+       t + "/round_000" + rounds + " --heldout runs/s2-more/selfplay/iter_01{18..20} --steps " +
+       steps + " --lr 5e-4 --final-lr 5e-5 --eval-every 50 --threads 2 --save runs/ft/" + out +
+       " --json docs/data/ft_" + out + ".json":
+       (CHECK, "needs the samples teacher_games.py writes", None)
+       for t, rounds, steps, out in FINE_TUNES},
+    **{"taluva tournament --agents az:path=runs/ft/" + out + "/tiny_1x1_aux.pt,sims=200,"
+       "rollout=none,lambda=0,root=gumbel " + opp + " --games 200 --concurrency 2 --seed " +
+       seed + " --out runs/ft/" + out + "_" + short:
+       (CHECK, "needs the network compare_shapes.py --init --save writes; 200 games (2-3 "
+        "minutes on 2 cores)", None)
+       for out, opp, seed, short in FINE_TUNE_MATCHES},
+    "python experiments/compare_shapes.py --like packs/strong2/checkpoints/iter_0040.pt --init "
+    "packs/strong2/checkpoints/iter_0040.pt --shapes tiny/1x1/aux --train "
+    "runs/teacher_roll/round_000{0..2} --heldout runs/teacher_roll/round_0003 --steps 300 --lr "
+    "1e-3 --final-lr 1e-4 --eval-every 100 --threads 2 --save runs/ft/teacher_roll3 --json "
+    "docs/data/ft_teacher_roll3.json": (CHECK, "needs the samples teacher_games.py writes", None),
+    "python experiments/heldout.py --samples runs/teacher_roll/round_0003 --checkpoints "
+    "packs/strong2/checkpoints/iter_0040.pt runs/ft/teacher_roll/tiny_1x1_aux.pt "
+    "runs/ft/teacher_roll3/tiny_1x1_aux.pt runs/ft/teacher128/tiny_1x1_aux.pt --json "
+    "docs/data/ft_heldout_roll3.json":
+        (CHECK, "needs the samples and networks of the commands above", None),
+    "taluva tournament --agents az:builtin greedy --games 200 --concurrency 2 --seed 2 --out "
+    "runs/ft/builtin_greedy_s2": (CHECK, "200 games of a network against greedy (1.5 minutes "
+                                  "on 2 cores)", None),
     "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
         (CHECK, "reads the pack of the s2-more run, committed under packs/", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
