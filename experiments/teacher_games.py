@@ -34,21 +34,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from taluva_ai.agents.alphazero.config import ConfigError, load_config
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from heldout import positive
+
+from taluva_ai.agents.alphazero.config import ConfigError, load_config, make_encoder_for
+from taluva_ai.agents.alphazero.net import CheckpointError, check_compatible, load_checkpoint
 from taluva_ai.agents.alphazero.selfplay import selfplay_task, worker_init
 from taluva_ai.parallel import LocalBackend
 from taluva_ai.warmup import progress_bar
-
-
-def positive(text: str) -> int:
-    """An integer >= 1 (argparse type)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {n}")
-    return n
 
 
 def teacher_config(run: Path, sims: int, games: int, seed: int, rollout: str = "none",
@@ -138,6 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         cfg = teacher_config(args.run, args.sims, args.games, args.seed, args.rollout,
                              args.rollout_lambda)
     except ConfigError as e:  # a bad value, or a config this version refuses: one line
+        ap.error(str(e).splitlines()[0])
+    try:  # here, not in the workers: a network of another encoding is refused in one line
+        check_compatible(load_checkpoint(args.checkpoint), args.checkpoint,
+                         make_encoder_for(cfg))
+    except CheckpointError as e:
         ap.error(str(e).splitlines()[0])
     args.out.mkdir(parents=True, exist_ok=True)
     meta_path = args.out / "teacher.json"

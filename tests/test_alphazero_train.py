@@ -1474,6 +1474,14 @@ def test_teacher_games_are_reproducible_resumable_and_fine_tune_from_a_checkpoin
     with pytest.raises(SystemExit):
         teacher.main([*args, "--rollout", "greedy", "--out", str(tmp_path / "c")])
     assert "rollout and rollout_lambda go together" in capsys.readouterr().err
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint")
+    for net, why in ((ROOT / "packs" / "strong2" / "checkpoints" / "iter_0040.pt",
+                      "another encoding"), (junk, "junk.pt")):
+        with pytest.raises(SystemExit):
+            teacher.main([*args[:2], "--checkpoint", str(net), *args[4:], "--out",
+                          str(tmp_path / "c")])
+        assert why in capsys.readouterr().err
     assert not (tmp_path / "c").exists()
     assert teacher.main([*args, "--rounds", "1", "--rollout", "greedy", "--lambda", "0.5",
                          "--out", str(tmp_path / "c")]) == 0
