@@ -1,12 +1,14 @@
 """Self-play games of one fixed network at a deeper search: training samples from a stronger
 teacher.
 
-A training run's self-play searches few simulations a move (``strong2``: 128 in a full
-search, 32 in a fast one), and its policy targets are only as good as those searches. The
-same network searching more is a stronger player (``az:builtin`` wins 83.0% of 200 paired
-games against greedy at 200 simulations and 88.0% at 800), so its games at that depth are
-samples from a stronger teacher (expert iteration, Anthony et al. 2017; the deeper search
-as the improvement operator, as in MuZero's Reanalyse, Schrittwieser et al. 2021). This plays
+A training run's self-play searches few simulations a move (``strong2``: 64 in a full
+search, 16 in a fast one; its continuation ``s2-more``: 128 and 32), and its policy targets
+are only as good as those searches. The same network searching more, or with greedy rollouts
+mixed into its leaf values, is a stronger player (``az:builtin`` wins 83.0% of 200 paired
+games against greedy at 200 simulations, 88.0% at 800, 98.0% with rollouts at lambda 0.5),
+so its games at that search are samples from a stronger teacher (expert iteration, Anthony
+et al. 2017; the deeper search as the improvement operator, as in MuZero's Reanalyse,
+Schrittwieser et al. 2021; docs/alphazero.md measures fine-tunes on them). This plays
 them with the run's own self-play code (:func:`~taluva_ai.agents.alphazero.selfplay.selfplay_task`:
 the compiled batched search, the Gumbel root, the run's sample format) and writes one folder
 of sample files per round, ``OUT/round_NNNN/worker_W.npz``, which ``experiments/heldout.py``
@@ -20,7 +22,7 @@ each finished game); finished rounds are skipped.
 
     python experiments/teacher_games.py --run packs/strong2 \\
         --checkpoint packs/strong2/checkpoints/iter_0040.pt --sims 800 --games 100 \\
-        --rounds 12 --workers 2 --out runs/teacher800
+        --rounds 2 --workers 2 --out runs/teacher800
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from taluva_ai.agents.alphazero.config import ConfigError, load_config, make_enc
 from taluva_ai.agents.alphazero.net import CheckpointError, check_compatible, load_checkpoint
 from taluva_ai.agents.alphazero.selfplay import selfplay_task, worker_init
 from taluva_ai.parallel import LocalBackend
+from taluva_ai.runfiles import write_atomic
 from taluva_ai.warmup import progress_bar
 
 
@@ -144,15 +147,19 @@ def main(argv: list[str] | None = None) -> int:
             "rollout": args.rollout, "lambda": args.rollout_lambda, "games": args.games,
             "workers": args.workers, "seed": args.seed}
     if meta_path.is_file():
-        old = json.loads(meta_path.read_text(encoding="utf-8"))
+        try:
+            old = json.loads(meta_path.read_text(encoding="utf-8"))
+            old.get("rounds")
+        except (OSError, ValueError, AttributeError) as e:
+            ap.error(f"--out: {meta_path} is damaged ({str(e).splitlines()[0]}); remove it "
+                     "(the finished rounds are kept) or use another --out")
         if {k: old.get(k) for k in meta} != meta:
             ap.error(f"--out: {args.out} holds games of other arguments "
                      f"({ {k: old.get(k) for k in meta} }); use another --out")
         rounds = old.get("rounds", [])
     else:
         rounds = []
-        meta_path.write_text(json.dumps({**meta, "rounds": []}, indent=1) + "\n",
-                             encoding="utf-8")
+        write_atomic(meta_path, json.dumps({**meta, "rounds": []}, indent=1) + "\n")
     ex = LocalBackend().executor(args.workers, stateful=True, initializer=worker_init,
                                  initargs=(1,))
     try:
@@ -162,8 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             fig = play_round(ex, cfg, k, args.checkpoint, d, args.workers)
             rounds = [r for r in rounds if r["round"] != k] + [fig]
-            meta_path.write_text(json.dumps({**meta, "rounds": rounds}, indent=1) + "\n",
-                                 encoding="utf-8")
+            write_atomic(meta_path, json.dumps({**meta, "rounds": rounds}, indent=1) + "\n")
             print(f"round {k}: {fig['games']} games, {fig['samples']} samples in "
                   f"{fig['wall_s']} s", file=sys.stderr, flush=True)
     except KeyboardInterrupt:

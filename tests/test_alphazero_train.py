@@ -1471,6 +1471,12 @@ def test_teacher_games_are_reproducible_resumable_and_fine_tune_from_a_checkpoin
     with pytest.raises(SystemExit):
         teacher.main([*args[:5], "7", *args[6:], "--out", str(a)])
     assert "holds games of other arguments" in capsys.readouterr().err
+    good = (a / "teacher.json").read_text()
+    (a / "teacher.json").write_text(good[:40])
+    with pytest.raises(SystemExit):
+        teacher.main([*args, "--out", str(a)])
+    assert f"{a / 'teacher.json'} is damaged" in capsys.readouterr().err
+    (a / "teacher.json").write_text(good)
     with pytest.raises(SystemExit):
         teacher.main([*args, "--rollout", "greedy", "--out", str(tmp_path / "c")])
     assert "rollout and rollout_lambda go together" in capsys.readouterr().err
