@@ -12,7 +12,9 @@ With ``--save DIR`` each trained network is also written as a checkpoint
 (``DIR/<shape with / as _>.pt``) that ``az:path=...`` plays, so a larger network trained on
 a whole run's games can be matched against the run's own networks; ``--final-lr`` decays
 the learning rate along a cosine to it, and ``--eval-every`` records the held-out losses
-along the way (``"curve"``), which shows when the value head starts to overfit.
+along the way (``"curve"``), which shows when the value head starts to overfit. With
+``--init CKPT`` the one shape given starts from that checkpoint's weights instead (a
+fine-tune, e.g. on ``experiments/teacher_games.py``'s samples).
 
     python experiments/compare_shapes.py --like runs/strong-lr/checkpoints/iter_0040.pt \\
         --train runs/strong-lr/selfplay/iter_003* --heldout runs/strong-aux/selfplay/iter_004* \\
