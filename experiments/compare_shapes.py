@@ -104,6 +104,9 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
                              f"(got {len(shapes)})")
         start = load_checkpoint(init)  # its sizes are checked against the shape below
     train_buf, held_buf = load_samples(train, encoder), load_samples(heldout, encoder)
+    if len(held_buf) == 0:
+        raise ValueError(f"the held-out files ({', '.join(map(str, heldout[:3]))}) hold no "
+                         "samples")
     cfg = TrainSection(steps=steps, batch_size=batch_size, lr=lr)
     out: dict[str, Any] = {"like": str(like), "train_samples": len(train_buf),
                            "heldout_samples": len(held_buf), "steps": steps,
@@ -194,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
                  f"{args.final_lr}")
     if args.eval_every < 0:
         ap.error(f"--eval-every must be >= 0, got {args.eval_every}")
+    if args.json is not None and args.json.is_dir():
+        ap.error(f"--json {args.json}: is a folder; give a file name")
     for flag, folder in (("--save", args.save), ("--json", args.json and args.json.parent)):
         try:  # before the training, which may take an hour
             if folder is not None:

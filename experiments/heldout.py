@@ -78,8 +78,10 @@ def write_json(path: Path | None, res: dict[str, Any]) -> None:
     Raises:
         OSError: it cannot be written."""
     if path is not None:
+        from taluva_ai.runfiles import write_atomic
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(res, indent=2) + "\n")
+        write_atomic(path, json.dumps(res, indent=2) + "\n")  # the old file, or the new
         print(f"wrote {path}")
 
 

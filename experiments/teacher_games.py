@@ -16,9 +16,12 @@ and ``experiments/compare_shapes.py`` read like a run's ``selfplay/iter_NNNN``.
 
 Every move is a full search of ``--sims`` simulations (no playout cap randomisation), so
 every decision is a sample. Game ``g`` of round ``k`` is dealt from
-``game_seeds(seed, k, g)``, so the same arguments give the same games. A round that was
-cut short (Ctrl-C, a killed process) is taken up where it stopped (the workers' journals keep
-each finished game); finished rounds are skipped.
+``game_seeds(seed, k, g)``, so the same arguments (the same checkpoint and config.toml,
+checked by their SHA-256 in ``teacher.json``) give the same samples, byte for byte.
+Run again after an interruption (Ctrl-C, a killed process), the command skips the finished
+rounds and plays the round in progress again from its start: the games of a worker share
+search batches and their random stream, so replaying only the missing ones would change them
+(the training loop's self-play does keep them; :mod:`~taluva_ai.agents.alphazero.selfplay`).
 
     python experiments/teacher_games.py --run packs/strong2 \\
         --checkpoint packs/strong2/checkpoints/iter_0040.pt --sims 800 --games 100 \\
@@ -31,6 +34,7 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -41,10 +45,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from heldout import positive
 
 from taluva_ai.agents.alphazero.config import ConfigError, load_config, make_encoder_for
-from taluva_ai.agents.alphazero.net import CheckpointError, check_compatible, load_checkpoint
+from taluva_ai.agents.alphazero.net import CheckpointError, load_checkpoint, net_from_checkpoint
 from taluva_ai.agents.alphazero.selfplay import selfplay_task, worker_init
 from taluva_ai.parallel import LocalBackend
-from taluva_ai.runfiles import write_atomic
+from taluva_ai.runfiles import sha256_file, write_atomic
 from taluva_ai.warmup import progress_bar
 
 
@@ -68,6 +72,31 @@ def teacher_config(run: Path, sims: int, games: int, seed: int, rollout: str = "
     return config_from_dict(cfg.to_dict(), "teacher config")  # checked as a run's
 
 
+#: Upper bounds of --sims and --games (far above any use; they keep a typo from exhausting
+#: the memory).
+MAX_SIMS, MAX_GAMES = 100_000, 100_000
+#: The teacher.json keys that must match for an --out to be continued.
+SAME = ("sims", "rollout", "lambda", "games", "workers", "seed", "checkpoint_sha256",
+        "config_sha256")
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """``teacher.json``.
+
+    Raises:
+        ValueError: it is unreadable or not of this script's form (the message says why).
+    """
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(str(e).splitlines()[0] if str(e) else type(e).__name__) from None
+    rounds = meta.get("rounds") if isinstance(meta, dict) else None
+    if not isinstance(rounds, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("round"), int) for r in rounds):
+        raise ValueError("not a teacher_games.py record (a 'rounds' list of rounds)")
+    return meta
+
+
 def round_done(d: Path, workers: int) -> bool:
     """Whether round folder ``d`` holds every worker's sample file and statistics."""
     return all((d / f"worker_{w}.npz").is_file() and (d / f"worker_{w}.json").is_file()
@@ -78,6 +107,8 @@ def play_round(ex: Any, cfg: Any, k: int, checkpoint: Path, d: Path, workers: in
                ) -> dict[str, Any]:
     """Round ``k``'s games on the workers of ``ex``; returns its figures."""
     d.mkdir(parents=True, exist_ok=True)
+    for w in range(workers):  # an interrupted round is played again whole (module docstring)
+        shutil.rmtree(d / f".worker_{w}.games", ignore_errors=True)
     tasks = [{"config": cfg.to_dict(), "iteration": k, "worker": w, "workers": workers,
               "checkpoint": str(checkpoint), "out": str(d / f"worker_{w}.npz"),
               "records_dir": str(d), "device": "cpu",
@@ -128,6 +159,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="folder of the rounds (OUT/round_NNNN/worker_W.npz) and of "
                          "teacher.json; an existing one is continued")
     args = ap.parse_args(argv)
+    if args.sims > MAX_SIMS or args.games > MAX_GAMES:
+        ap.error(f"--sims and --games go up to {MAX_SIMS:,} and {MAX_GAMES:,}, got "
+                 f"{args.sims} and {args.games}")
+    if args.workers > args.games:
+        ap.error(f"--workers ({args.workers}) must not exceed --games ({args.games}): a "
+                 "worker without games would write an empty sample file")
+    if str(args.out) in ("", "."):
+        ap.error("--out: give a folder of its own for the rounds")
     for p, what in ((args.run / "config.toml", "--run"), (args.checkpoint, "--checkpoint")):
         if not p.is_file():
             ap.error(f"{what}: {p} is not a file")
@@ -136,33 +175,37 @@ def main(argv: list[str] | None = None) -> int:
                              args.rollout_lambda)
     except ConfigError as e:  # a bad value, or a config this version refuses: one line
         ap.error(str(e).splitlines()[0])
-    try:  # here, not in the workers: a network of another encoding is refused in one line
-        check_compatible(load_checkpoint(args.checkpoint), args.checkpoint,
-                         make_encoder_for(cfg))
+    try:  # here, not in the workers: a network that does not load is refused in one line
+        net_from_checkpoint(load_checkpoint(args.checkpoint), args.checkpoint,
+                            make_encoder_for(cfg))
     except CheckpointError as e:
         ap.error(str(e).splitlines()[0])
-    args.out.mkdir(parents=True, exist_ok=True)
     meta_path = args.out / "teacher.json"
     meta = {"run": str(args.run), "checkpoint": str(args.checkpoint), "sims": args.sims,
             "rollout": args.rollout, "lambda": args.rollout_lambda, "games": args.games,
-            "workers": args.workers, "seed": args.seed}
-    if meta_path.is_file():
+            "workers": args.workers, "seed": args.seed,
+            "checkpoint_sha256": sha256_file(args.checkpoint),
+            "config_sha256": sha256_file(args.run / "config.toml")}
+    rounds: list[dict[str, Any]] = []
+    if meta_path.exists():
         try:
-            old = json.loads(meta_path.read_text(encoding="utf-8"))
-            old.get("rounds")
-        except (OSError, ValueError, AttributeError) as e:
-            ap.error(f"--out: {meta_path} is damaged ({str(e).splitlines()[0]}); remove it "
-                     "(the finished rounds are kept) or use another --out")
-        if {k: old.get(k) for k in meta} != meta:
-            ap.error(f"--out: {args.out} holds games of other arguments "
-                     f"({ {k: old.get(k) for k in meta} }); use another --out")
-        rounds = old.get("rounds", [])
-    else:
-        rounds = []
-        write_atomic(meta_path, json.dumps({**meta, "rounds": []}, indent=1) + "\n")
-    ex = LocalBackend().executor(args.workers, stateful=True, initializer=worker_init,
-                                 initargs=(1,))
+            old = read_meta(meta_path)
+        except ValueError as e:
+            ap.error(f"--out: {meta_path} is damaged ({e}); use another --out")
+        differ = [k for k in SAME if old.get(k) != meta[k]]
+        if differ:
+            ap.error(f"--out: {args.out} holds games of other arguments (they differ in "
+                     f"{', '.join(differ)}); use another --out")
+        rounds = old["rounds"]
+    elif args.out.is_dir() and any(args.out.glob("round_*")):
+        ap.error(f"--out: {args.out} holds rounds but no teacher.json saying how they were "
+                 "played; use another --out")
+    ex = None
     try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        write_atomic(meta_path, json.dumps({**meta, "rounds": rounds}, indent=1) + "\n")
+        ex = LocalBackend().executor(args.workers, stateful=True, initializer=worker_init,
+                                     initargs=(1,))
         for k in range(args.rounds):
             d = args.out / f"round_{k:04d}"
             if round_done(d, args.workers):
@@ -173,11 +216,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"round {k}: {fig['games']} games, {fig['samples']} samples in "
                   f"{fig['wall_s']} s", file=sys.stderr, flush=True)
     except KeyboardInterrupt:
-        print(f"interrupted; the same command continues from {args.out} (the finished games "
-              "of the round in progress are kept)", file=sys.stderr)
+        print(f"interrupted; the same command continues from {args.out} (finished rounds are "
+              "kept, the round in progress is played again)", file=sys.stderr)
         return 130
+    except OSError as e:  # the folder cannot be made or written (full disk, read-only...)
+        name = e.filename or args.out
+        ap.exit(2, f"{ap.prog}: error: --out: {name}: {e.strerror or e}; the same command "
+                   "continues once it can write\n")
     finally:
-        ex.close(cancel=True)
+        if ex is not None:
+            ex.close(cancel=True)
     return 0
 
 

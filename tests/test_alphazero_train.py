@@ -1420,7 +1420,8 @@ def test_compare_shapes_saves_networks_that_play_and_decays_the_rate(micro_run, 
     for bad, why in ((["--final-lr", "1"], "--final-lr in [0, --lr]"),
                      (["--eval-every", "-1"], "--eval-every must be >= 0"),
                      (["--save", str(blocker / "nets")], f"--save {blocker / 'nets'}: "),
-                     (["--json", str(blocker / "s.json")], f"--json {blocker}: ")):
+                     (["--json", str(blocker / "s.json")], f"--json {blocker}: "),
+                     (["--json", str(tmp_path)], f"--json {tmp_path}: is a folder")):
         with pytest.raises(SystemExit):
             mod.main([*args, "--steps", "2", *bad])
         assert why in capsys.readouterr().err
@@ -1462,7 +1463,11 @@ def test_teacher_games_are_reproducible_resumable_and_fine_tune_from_a_checkpoin
     lost = arrays(a / "round_0001")
     for f in (a / "round_0001").iterdir():
         f.unlink()
+    stale = a / "round_0001" / ".worker_0.games"  # a journal left by an interrupted run
+    stale.mkdir()
+    (stale / "game_0001.json").write_text("{}")
     assert teacher.main([*args, "--out", str(a)]) == 0
+    assert not stale.exists()  # the interrupted round is played again whole, so alike
     assert (a / "round_0000" / "worker_0.npz").stat().st_mtime_ns == kept
     assert same(arrays(a / "round_0001"), lost)
     assert teacher.main([*args, "--rounds", "1", "--out", str(b)]) == 0
@@ -1476,7 +1481,29 @@ def test_teacher_games_are_reproducible_resumable_and_fine_tune_from_a_checkpoin
     with pytest.raises(SystemExit):
         teacher.main([*args, "--out", str(a)])
     assert f"{a / 'teacher.json'} is damaged" in capsys.readouterr().err
+    (a / "teacher.json").write_text(good.replace('"rounds": [', '"rounds": [5, '))
+    with pytest.raises(SystemExit):
+        teacher.main([*args, "--out", str(a)])
+    assert "not a teacher_games.py record" in capsys.readouterr().err
     (a / "teacher.json").write_text(good)
+    other = tmp_path / "other.pt"  # another network under the same name is refused
+    other.write_bytes(ckpt.read_bytes())
+    assert teacher.main([*args[:2], "--checkpoint", str(other), *args[4:], "--rounds", "1",
+                         "--out", str(tmp_path / "d")]) == 0
+    other.write_bytes((micro_run / "checkpoints" / "iter_0000.pt").read_bytes())
+    with pytest.raises(SystemExit):
+        teacher.main([*args[:2], "--checkpoint", str(other), *args[4:], "--rounds", "1",
+                      "--out", str(tmp_path / "d")])
+    assert "differ in checkpoint_sha256" in capsys.readouterr().err
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for bad, why in ((["--workers", "3", "--out", str(a)], "must not exceed --games"),
+                     (["--sims", "100001", "--out", str(a)], "go up to"),
+                     (["--out", ""], "a folder of its own"),
+                     (["--out", str(afile)], f"--out: {afile}: File exists")):
+        with pytest.raises(SystemExit):
+            teacher.main([*args, *bad])
+        assert why in capsys.readouterr().err
     with pytest.raises(SystemExit):
         teacher.main([*args, "--rollout", "greedy", "--out", str(tmp_path / "c")])
     assert "rollout and rollout_lambda go together" in capsys.readouterr().err
