@@ -222,10 +222,11 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        (CHECK, "200 games of a network's search against greedy (5-6 minutes on 2 cores)", None)
        for az, out in [("sims=800", "sims_800"), ("sims=200,rollout=greedy,lambda=0.5",
                                                   "sims_200_rollout_greedy_lambda_0.5")]},
-    "taluva tournament --agents az:builtin,sims=200,rollout=greedy,lambda=0.5 "
-    "mcts:sims=400,rollout=greedy,root=gumbel --games 200 --concurrency 2 --seed 1 --out "
-    "runs/probe/rollout_mcts400": (CHECK, "200 games against MCTS-400 (17 minutes on 2 cores)",
-                                   None),
+    **{"taluva tournament --agents az:builtin,sims=200,rollout=greedy,lambda=0.5 "
+       "mcts:sims=" + sims + ",rollout=greedy,root=gumbel --games 200 --concurrency 2 --seed 1 "
+       "--out runs/probe/rollout_mcts" + sims:
+       (CHECK, "200 games against MCTS (17 minutes on 2 cores for 400 simulations, 48 for "
+        "1600)", None) for sims in ("400", "1600")},
     **{"python experiments/losses.py runs/probe/" + out + " --agent az:builtin," + az +
        " --json docs/data/losses_builtin_" + name + ".json":
        (CHECK, "needs the games of a tournament", None)
