@@ -31,7 +31,6 @@ search batches and their random stream, so replaying only the missing ones would
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import json
 import shutil
@@ -46,10 +45,9 @@ from heldout import positive
 
 from taluva_ai.agents.alphazero.config import ConfigError, load_config, make_encoder_for
 from taluva_ai.agents.alphazero.net import CheckpointError, load_checkpoint, net_from_checkpoint
-from taluva_ai.agents.alphazero.selfplay import selfplay_task, worker_init
+from taluva_ai.agents.alphazero.selfplay import run_tasks, selfplay_task, worker_init
 from taluva_ai.parallel import LocalBackend
 from taluva_ai.runfiles import sha256_file, write_atomic
-from taluva_ai.warmup import progress_bar
 
 
 def teacher_config(run: Path, sims: int, games: int, seed: int, rollout: str = "none",
@@ -114,19 +112,7 @@ def play_round(ex: Any, cfg: Any, k: int, checkpoint: Path, d: Path, workers: in
               "records_dir": str(d), "device": "cpu",
               "progress": str(d / f".worker_{w}.progress")} for w in range(workers)]
     t0 = time.perf_counter()
-    futures = [ex.submit(selfplay_task, t) for t in tasks]
-    with progress_bar(total=cfg.selfplay.games, desc=f"round {k}", unit="game") as bar:
-        pending = list(futures)
-        while pending:
-            for f in ex.wait(pending, timeout=1.0):
-                ex.result(f)  # a worker's error is raised here
-                pending.remove(f)
-            n = 0
-            for t in tasks:
-                with contextlib.suppress(OSError, ValueError):
-                    n += int(Path(t["progress"]).read_text() or 0)
-            bar.update(n - bar.n)
-    stats = [ex.result(f) for f in futures]
+    stats = run_tasks(ex, selfplay_task, tasks, cfg.selfplay.games, f"round {k}")
     for t in tasks:
         Path(t["progress"]).unlink(missing_ok=True)
     return {"round": k, "games": sum(s["games"] for s in stats),

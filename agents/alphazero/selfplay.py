@@ -37,6 +37,7 @@ random stream of the tree's child shuffles) the games themselves.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import signal
@@ -579,6 +580,41 @@ def _write_task_outputs(task: dict[str, Any], builder: SampleBuilder, journal: _
             files[str(rec)] = sha256_file(rec)
     journal.remove()
     return {**stats, "files": files}
+
+
+def run_tasks(ex: Any, fn: Callable[[dict[str, Any]], dict[str, Any]],
+              tasks: Sequence[dict[str, Any]], games: int, desc: str,
+              progress: bool = True) -> list[dict[str, Any]]:
+    """Run worker tasks (:func:`selfplay_task` or :func:`expert_task`, one per worker) on the
+    executor ``ex`` (:meth:`taluva_ai.parallel.Backend.executor`) with a progress bar of the
+    ``games`` they play, summed from their progress files; returns their results in task
+    order.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C, seen between polls (deferred while workers run in other
+            processes, so none is cut mid-write by it).
+        Exception: the first worker error, as the worker raised it.
+    """
+    from taluva_ai.parallel import sigint_deferred
+    from taluva_ai.warmup import progress_bar
+
+    futures = [ex.submit(fn, task) for task in tasks]
+    with progress_bar(total=games, desc=desc, unit="game", leave=False,
+                      disable=not progress) as bar:
+        pending = list(futures)
+        with sigint_deferred(not ex.in_process) as interrupted:
+            while pending:
+                for f in ex.wait(pending, timeout=0.5):
+                    ex.result(f)  # raises a worker's error here
+                    pending.remove(f)
+                if interrupted.is_set():
+                    raise KeyboardInterrupt
+                n = 0
+                for task in tasks:
+                    with contextlib.suppress(OSError, ValueError):
+                        n += int(Path(task["progress"]).read_text() or 0)
+                bar.update(n - bar.n)  # drawn at most every mininterval
+    return [ex.result(f) for f in futures]
 
 
 def selfplay_task(task: dict[str, Any]) -> dict[str, Any]:

@@ -110,7 +110,6 @@ from taluva_ai.parallel import (
     LocalBackend,
     cpu_count,
     make_backend,
-    sigint_deferred,
 )
 from taluva_ai.protocol import make_game
 from taluva_ai.runfiles import (
@@ -1067,8 +1066,7 @@ class TrainingRun:
               ) -> dict[str, Any]:
         """Run the self-play (or expert) tasks of iteration ``k`` on the workers; returns the
         iteration's self-play statistics."""
-        from taluva_ai.agents.alphazero.selfplay import expert_task, selfplay_task
-        from taluva_ai.warmup import progress_bar
+        from taluva_ai.agents.alphazero.selfplay import expert_task, run_tasks, selfplay_task
 
         d = self.out / "selfplay" / f"iter_{k:04d}"
         rec = self.out / "records" / f"iter_{k:04d}"
@@ -1086,23 +1084,8 @@ class TrainingRun:
         torch.set_num_threads(1)  # a single worker plays in this process (no start-up)
         ex = self._workers(nw)
         try:
-            futures = [ex.submit(fn, task) for task in tasks]
-            with progress_bar(total=games, desc=f"{'expert' if expert else 'self-play'} {k}",
-                              unit="game", leave=False, disable=not self.progress) as bar:
-                pending = list(futures)
-                with sigint_deferred(not ex.in_process) as interrupted:
-                    while pending:
-                        for f in ex.wait(pending, timeout=0.5):
-                            ex.result(f)  # raises a worker's error here
-                            pending.remove(f)
-                        if interrupted.is_set():
-                            raise KeyboardInterrupt
-                        n = 0
-                        for task in tasks:
-                            with contextlib.suppress(OSError, ValueError):
-                                n += int(Path(task["progress"]).read_text() or 0)
-                        bar.update(n - bar.n)  # drawn at most every mininterval
-            stats = [ex.result(f) for f in futures]
+            stats = run_tasks(ex, fn, tasks, games,
+                              f"{'expert' if expert else 'self-play'} {k}", self.progress)
         except BaseException:
             self._close_workers()
             raise
