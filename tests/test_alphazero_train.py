@@ -1539,6 +1539,14 @@ def test_teacher_games_are_reproducible_resumable_and_fine_tune_from_a_checkpoin
         with pytest.raises(SystemExit):
             shapes.main([*base, *bad])
         assert why in capsys.readouterr().err
+    from taluva_ai.agents.alphazero.agent import load_net
+    from taluva_ai.agents.alphazero.replay import SampleBuilder
+
+    empty = tmp_path / "empty.npz"  # a held-out file without samples: refused before training
+    SampleBuilder(load_net(ckpt, torch.device("cpu"))[1]).build().save(empty)
+    with pytest.raises(SystemExit):
+        shapes.main([*base[:6], "--heldout", str(empty), *base[8:], "--shapes", shape])
+    assert "hold no samples" in capsys.readouterr().err
 
 
 def test_a_resume_refuses_another_network_or_optimiser_before_removing_anything(
