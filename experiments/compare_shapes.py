@@ -68,7 +68,8 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
 
     Raises:
         OSError: ``save`` cannot be written.
-        ValueError: a shape is named twice, or ``init`` comes with more than one shape.
+        ValueError: a shape is named twice, ``init`` comes with more than one shape, the
+            held-out files hold no samples, or ``batch_size`` exceeds the training samples.
         CheckpointError: ``like`` or ``init`` is not a checkpoint of the samples' encoding,
             or ``init`` is not of the shape's sizes.
     """
@@ -107,6 +108,9 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
     if len(held_buf) == 0:
         raise ValueError(f"the held-out files ({', '.join(map(str, heldout[:3]))}) hold no "
                          "samples")
+    if batch_size > len(train_buf):
+        raise ValueError(f"--batch-size {batch_size} is more than the {len(train_buf)} "
+                         "training samples")
     cfg = TrainSection(steps=steps, batch_size=batch_size, lr=lr)
     out: dict[str, Any] = {"like": str(like), "train_samples": len(train_buf),
                            "heldout_samples": len(held_buf), "steps": steps,

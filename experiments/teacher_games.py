@@ -151,6 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers > args.games:
         ap.error(f"--workers ({args.workers}) must not exceed --games ({args.games}): a "
                  "worker without games would write an empty sample file")
+    if not 0 <= args.rollout_lambda <= 1:
+        ap.error(f"--lambda must lie in [0, 1], got {args.rollout_lambda:g}")
+    if (args.rollout != "none") != (args.rollout_lambda > 0):
+        ap.error(f"--rollout and --lambda go together: --rollout {args.rollout} with "
+                 f"--lambda {args.rollout_lambda:g} (give both, or neither)")
     if str(args.out) in ("", "."):
         ap.error("--out: give a folder of its own for the rounds")
     for p, what in ((args.run / "config.toml", "--run"), (args.checkpoint, "--checkpoint")):

@@ -248,8 +248,22 @@ def test_incompatible_checkpoints_say_what_differs(tmp_path) -> None:
 
 def test_unreadable_and_foreign_files_are_refused(tmp_path) -> None:
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
-    with pytest.raises(CheckpointError, match="unreadable"):
+    with pytest.raises(CheckpointError, match=r"junk\.pt: unreadable \(not a PyTorch "
+                       r"checkpoint: no zip archive in its 16 bytes\)$"):
         load_checkpoint(tmp_path / "junk.pt")
+    save_small(tmp_path / "good.pt")
+    good = (tmp_path / "good.pt").read_bytes()
+    (tmp_path / "empty.pt").write_bytes(b"")
+    (tmp_path / "cut.pt").write_bytes(good[: len(good) // 2])
+    flipped = bytearray(good)
+    start = good.index(b"data.pkl") + len(b"data.pkl")  # inside the pickle's stored bytes
+    flipped[start + 40] ^= 0xFF
+    (tmp_path / "flip.pt").write_bytes(bytes(flipped))
+    for name, why in (("empty", r"an empty file"),
+                      ("cut", rf"a damaged or cut-short zip archive \({len(good) // 2:,} bytes\)"),
+                      ("flip", r"a damaged zip archive: \S+ fails its CRC check")):
+        with pytest.raises(CheckpointError, match=rf"{name}\.pt: unreadable \({why}\)$"):
+            load_checkpoint(tmp_path / f"{name}.pt")
     torch.save({"weights": torch.zeros(2)}, tmp_path / "other.pt")
     with pytest.raises(CheckpointError, match="not a taluva-ai AlphaZero checkpoint"):
         load_checkpoint(tmp_path / "other.pt")

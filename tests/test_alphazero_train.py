@@ -1506,7 +1506,8 @@ def test_teacher_games_are_reproducible_resumable_and_fine_tune_from_a_checkpoin
         assert why in capsys.readouterr().err
     with pytest.raises(SystemExit):
         teacher.main([*args, "--rollout", "greedy", "--out", str(tmp_path / "c")])
-    assert "rollout and rollout_lambda go together" in capsys.readouterr().err
+    assert ("--rollout and --lambda go together: --rollout greedy with --lambda 0 (give both, "
+            "or neither)") in capsys.readouterr().err
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"not a checkpoint")
     for net, why in ((ROOT / "packs" / "strong2" / "checkpoints" / "iter_0040.pt",
@@ -1547,6 +1548,10 @@ def test_teacher_games_are_reproducible_resumable_and_fine_tune_from_a_checkpoin
     with pytest.raises(SystemExit):
         shapes.main([*base[:6], "--heldout", str(empty), *base[8:], "--shapes", shape])
     assert "hold no samples" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # a batch larger than the training set: before training
+        shapes.main([*base, "--shapes", shape, "--batch-size", "100000"])
+    assert re.search(r"--batch-size 100000 is more than the \d+ training samples$",
+                     capsys.readouterr().err.strip())
 
 
 def test_a_resume_refuses_another_network_or_optimiser_before_removing_anything(

@@ -48,6 +48,7 @@ import hashlib
 import io
 import json
 import pickle
+import zipfile
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -466,6 +467,25 @@ def payload_sha256(payload: dict[str, Any]) -> str:
     return h.hexdigest()
 
 
+def _why_unloadable(data: bytes, error: Exception) -> str:
+    """Why ``torch.load`` refused ``data``, in words (its own messages name internals: a
+    KeyError, a negative seek, a UTF-8 byte): empty, not a zip archive (a checkpoint is one,
+    PyTorch's format since 1.6), a damaged or cut-short archive, or else the error itself."""
+    if not data:
+        return "an empty file"
+    if not data.startswith(b"PK\x03\x04"):
+        return f"not a PyTorch checkpoint: no zip archive in its {len(data):,} bytes"
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            bad = z.testzip()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return f"a damaged or cut-short zip archive ({len(data):,} bytes)"
+    if bad is not None:
+        return f"a damaged zip archive: {bad} fails its CRC check"
+    first = str(error).splitlines()[0][:160] if str(error) else ""
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
+
+
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     """Read a checkpoint with ``torch.load(..., weights_only=True)`` (no arbitrary code).
 
@@ -495,13 +515,16 @@ def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], str]:
     digest = sha256_bytes(data)
     try:
         payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError:  # not a torch file, or one holding more than weights
+    except pickle.UnpicklingError as e:  # not a torch file, or one holding more than weights
+        if not data.startswith(b"PK\x03\x04"):
+            raise CheckpointError(f"checkpoint {path}: unreadable "
+                                  f"({_why_unloadable(data, e)})") from None
         raise CheckpointError(f"checkpoint {path}: unreadable (not a PyTorch file of tensors "
                               "and plain data; taluva-ai loads checkpoints with "
                               "weights_only=True only)") from None
     except Exception as e:  # zip and other errors of every kind
-        raise CheckpointError(f"checkpoint {path}: unreadable ({type(e).__name__}: "
-                              f"{str(e).splitlines()[0] if str(e) else ''})") from None
+        raise CheckpointError(f"checkpoint {path}: unreadable ({_why_unloadable(data, e)})"
+                              ) from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         got = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
         raise CheckpointError(f"checkpoint {path}: not a taluva-ai AlphaZero checkpoint "
