@@ -62,6 +62,14 @@ FINE_TUNES = [("teacher800", "{0,1}", "150", "teacher800"),
               ("teacher128", "{0..3}", "300", "teacher128all")]
 #: Their matches, and the one of the longer fine-tune on the rollout teacher's games:
 #: (name, opponent, seed, short name of the opponent).
+#: The matches of the s2-rollsp continuation's networks (docs/alphazero.md, strong2):
+#: (iteration, opponent, the --out name's end, --concurrency).
+ROLLSP_FINAL = 130
+ROLLSP_MATCHES = [(60, "greedy", "greedy", 1), (80, "greedy", "greedy", 1),
+                  (80, "az:builtin", "vs_builtin", 1), (100, "az:builtin", "vs_builtin", 1),
+                  (100, "greedy", "greedy", 1), (ROLLSP_FINAL, "greedy", "greedy", 2),
+                  (ROLLSP_FINAL, "az:builtin", "vs_builtin", 2),
+                  (ROLLSP_FINAL, "mcts:sims=400,rollout=greedy,root=gumbel", "mcts400", 2)]
 FINE_TUNE_MATCHES = [*((name, "greedy", "1", "greedy")
                        for name in [*(n for *_, n in FINE_TUNES), "teacher_roll3"]),
                      ("teacher128", "az:builtin", "1", "vs_builtin"),
@@ -266,6 +274,25 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva tournament --agents az:builtin greedy --games 200 --concurrency 2 --seed 2 --out "
     "runs/ft/builtin_greedy_s2": (CHECK, "200 games of a network against greedy (1.5 minutes "
                                   "on 2 cores)", None),
+    # the continuation whose self-play searches with greedy rollouts (s2-rollsp)
+    "cp -r packs/strong2 runs/s2-rollsp": (SKIP, _EXTERNAL, None),
+    "sed -i 's/^rollout = \"none\"$/rollout = \"greedy\"/; s/^rollout_lambda = 0.0$/"
+    "rollout_lambda = 0.5/; /^ \"mcts:sims=400,rollout=greedy,root=gumbel\",$/d' "
+    "runs/s2-rollsp/config.toml": (SKIP, _EXTERNAL, None),
+    "taluva train --resume runs/s2-rollsp": (CHECK, _LONG, None),
+    "python experiments/plot_anchors.py packs/strong2-rollsp --out "
+    "docs/strong2_rollsp_anchors.png": (CHECK, "reads the pack of the s2-rollsp run", None),
+    "taluva train --pack runs/s2-rollsp packs/strong2-rollsp":
+        (CHECK, "needs the run directory a training command writes", None),
+    **{f"taluva tournament --agents az:path=runs/rollsp/iter_{it:04d}.pt,sims=200,rollout=none,"
+       f"lambda=0,root=gumbel {opp} --games 200 --concurrency {conc} --seed 1 --out "
+       f"runs/rollsp/i{it}_{short}":
+       (CHECK, "needs a network of the s2-rollsp run; 200 games (3-6 minutes on 2 cores)", None)
+       for it, opp, short, conc in ROLLSP_MATCHES},
+    **{f"python experiments/losses.py runs/rollsp/i{it}_greedy --agent az:path=runs/rollsp/"
+       f"iter_{it:04d}.pt,sims=200,rollout=none,lambda=0,root=gumbel --json "
+       f"docs/data/losses_rollsp_{it}_greedy.json": (CHECK, "needs the games of a tournament", None)
+       for it, opp, _, _ in ROLLSP_MATCHES if opp == "greedy"},
     "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
         (CHECK, "reads the pack of the s2-more run, committed under packs/", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
