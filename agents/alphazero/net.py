@@ -467,13 +467,17 @@ def payload_sha256(payload: dict[str, Any]) -> str:
     return h.hexdigest()
 
 
+#: The first bytes of a zip archive, PyTorch's checkpoint format since 1.6.
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
 def _why_unloadable(data: bytes, error: Exception) -> str:
     """Why ``torch.load`` refused ``data``, in words (its own messages name internals: a
     KeyError, a negative seek, a UTF-8 byte): empty, not a zip archive (a checkpoint is one,
     PyTorch's format since 1.6), a damaged or cut-short archive, or else the error itself."""
     if not data:
         return "an empty file"
-    if not data.startswith(b"PK\x03\x04"):
+    if not data.startswith(_ZIP_MAGIC):
         return f"not a PyTorch checkpoint: no zip archive in its {len(data):,} bytes"
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
@@ -516,7 +520,7 @@ def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], str]:
     try:
         payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:  # not a torch file, or one holding more than weights
-        if not data.startswith(b"PK\x03\x04"):
+        if not data.startswith(_ZIP_MAGIC):
             raise CheckpointError(f"checkpoint {path}: unreadable "
                                   f"({_why_unloadable(data, e)})") from None
         raise CheckpointError(f"checkpoint {path}: unreadable (not a PyTorch file of tensors "
