@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -105,12 +104,12 @@ def play_round(ex: Any, cfg: Any, k: int, checkpoint: Path, d: Path, workers: in
                ) -> dict[str, Any]:
     """Round ``k``'s games on the workers of ``ex``; returns its figures."""
     d.mkdir(parents=True, exist_ok=True)
-    for w in range(workers):  # an interrupted round is played again whole (module docstring)
-        shutil.rmtree(d / f".worker_{w}.games", ignore_errors=True)
     tasks = [{"config": cfg.to_dict(), "iteration": k, "worker": w, "workers": workers,
               "checkpoint": str(checkpoint), "out": str(d / f"worker_{w}.npz"),
               "records_dir": str(d), "device": "cpu",
-              "progress": str(d / f".worker_{w}.progress")} for w in range(workers)]
+              "progress": str(d / f".worker_{w}.progress"),
+              "keep_finished": False}  # an interrupted round is played again whole
+             for w in range(workers)]
     t0 = time.perf_counter()
     stats = run_tasks(ex, selfplay_task, tasks, cfg.selfplay.games, f"round {k}")
     for t in tasks:

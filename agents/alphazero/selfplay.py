@@ -523,13 +523,16 @@ class _Journal:
     """The finished games of a worker task (``task["out"]`` ``<dir>/worker_<w>.npz``), one
     sample file and one summary each in ``<dir>/.worker_<w>.games/``, kept until the task's
     own sample file is written; the games a previous run of the task finished are read back
-    when it starts (see the module docstring)."""
+    when it starts (see the module docstring), unless ``task["keep_finished"]`` is false:
+    then they are dropped and every game is played again."""
 
     def __init__(self, task: dict[str, Any]) -> None:
         out = Path(task["out"])
         self.dir = out.with_name(f".{out.stem}.games")
         self.sets: list[SampleSet] = []
         self.summaries: list[GameSummary] = []
+        if not task.get("keep_finished", True):
+            self.remove()
         if self.dir.is_dir():
             for meta in sorted(self.dir.glob("game_*.json")):
                 try:
@@ -622,9 +625,11 @@ def selfplay_task(task: dict[str, Any]) -> dict[str, Any]:
 
     ``task``: ``{"config": RunConfig.to_dict(), "iteration", "worker", "workers",
     "checkpoint": path of the network to play, "out": sample file path, "records_dir",
-    "device", "progress": progress file}``. Writes the sample file (and ``<out>.json`` with
-    the game summaries, the speed and ``recovered_games``: the games taken back from the
-    journal of an earlier run of the task) and returns those statistics.
+    "device", "progress": progress file, optionally "keep_finished": false to play the
+    games an earlier run of the task finished again (for samples byte-identical to an
+    uninterrupted run's)}``. Writes the sample file (and ``<out>.json`` with the game
+    summaries, the speed and ``recovered_games``: the games taken back from the journal of an
+    earlier run of the task) and returns those statistics.
     """
     from taluva_ai.agents.alphazero.agent import load_net
     from taluva_ai.agents.alphazero.net import resolve_device
