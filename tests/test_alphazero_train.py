@@ -74,6 +74,8 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[train.lr_schedule]\n1 = 5e-4\n01 = 1e-5\n",
      r"\[train\] lr_schedule: the keys '1' and '01' name the same iteration"),
     ("[train]\naux_weight = -1\n", r"\[train\] aux_weight must be >= 0, got -1.0"),
+    ("[train]\nmax_sample_reuse = -1\n",
+     r"\[train\] max_sample_reuse must be >= 0 \(0: no cap\), got -1.0"),
     ("[train]\nrollout_target_mix = 0.5\n",
      r"\[train\] rollout_target_mix = 0.5 mixes in the rollouts' result: it needs "
      r"\[selfplay\] value_rollouts > 0"),
@@ -677,6 +679,32 @@ def test_lr_schedule_is_piecewise_constant_by_iteration() -> None:
                                                                 2e-4]
     assert TrainSection(lr=1e-3).lr_at(5) == 1e-3
     assert TrainSection(lr=1e-3, lr_schedule={"0": 3e-3}).lr_at(0) == 3e-3
+
+
+def test_max_sample_reuse_caps_the_steps_by_the_buffer_s_size() -> None:
+    from taluva_ai.agents.alphazero.config import TrainSection
+
+    tr = TrainSection(steps=80, batch_size=256, max_sample_reuse=4.0)
+    # 1,734 samples (one iteration's, as after a resume from a pack): ceil(4 * 1734 / 256) = 28
+    assert [tr.steps_for(n) for n in (0, 1, 256, 1734, 5120, 5121, 20000)] == \
+        [0, 1, 4, 28, 80, 80, 80]
+    assert [TrainSection(steps=80).steps_for(n) for n in (0, 1, 20000)] == [0, 80, 80]
+
+
+def test_a_resumed_run_takes_max_sample_reuse_from_its_config(micro_run, tmp_path,
+                                                              capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    text = (out / "config.toml").read_text()
+    assert "iterations = 1\n" in text and \
+        "\n[train]\nsteps = 2\nbatch_size = 8\nmax_sample_reuse = 0.0\n" in text
+    (out / "config.toml").write_text(
+        text.replace("iterations = 1\n", "iterations = 2\n")
+        .replace("max_sample_reuse = 0.0\n", "max_sample_reuse = 0.05\n"))
+    code, err = _resume(out, capsys)
+    assert code == 0, err
+    lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [ln["train"]["steps"] for ln in lines[1:]] == [2, 1]
+    assert lines[2]["train"]["buffer_samples"] <= 160  # so ceil(0.05 * samples / 8) == 1
 
 
 def test_a_resumed_run_trains_at_its_config_s_learning_rate(micro_run, tmp_path,

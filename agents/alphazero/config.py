@@ -326,6 +326,12 @@ class TrainSection:
     Attributes:
         steps: optimiser steps per iteration; batch_size: samples per step (each in a random
             one of the encoder's symmetries).
+        max_sample_reuse: a cap on how often an iteration draws each sample of the replay
+            buffer, on average: the iteration trains ``min(steps, ceil(max_sample_reuse *
+            samples / batch_size))`` steps (:meth:`steps_for`). It binds when the buffer is
+            small, as after a run resumes from a pack without its replay data, where ``steps``
+            would pass over one iteration's samples a dozen times (KataGo likewise ties its
+            training steps to the data it has). 0: no cap.
         optimizer: ``adamw`` or ``sgd`` (with ``momentum``, Nesterov); lr: learning rate;
             weight_decay: decoupled (AdamW) or L2 (SGD).
         value_weight: weight of the value loss (mean squared error per player slot) against
@@ -355,6 +361,7 @@ class TrainSection:
 
     steps: int = 100
     batch_size: int = 128
+    max_sample_reuse: float = 0.0
     optimizer: str = "adamw"
     lr: float = 1e-3
     momentum: float = 0.9
@@ -366,6 +373,18 @@ class TrainSection:
     aux_weight: float = 1.0
     ownership_weight: float = 1.0
     lr_schedule: dict[str, float] = field(default_factory=dict)
+
+    def steps_for(self, samples: int) -> int:
+        """Optimiser steps for an iteration whose replay buffer holds ``samples`` samples.
+
+        ``steps``, capped at ``ceil(max_sample_reuse * samples / batch_size)`` when
+        ``max_sample_reuse > 0``; 0 when the buffer is empty.
+        """
+        if samples <= 0:
+            return 0
+        if self.max_sample_reuse <= 0:
+            return self.steps
+        return min(self.steps, math.ceil(self.max_sample_reuse * samples / self.batch_size))
 
     def lr_at(self, iteration: int) -> float:
         """The learning rate of iteration ``iteration`` (``lr_schedule``, else ``lr``)."""
@@ -613,6 +632,8 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
     _need(cfg.replay.window_start >= 0 and cfg.replay.window_growth >= 0, s,
           "[replay] window_start and window_growth must be >= 0")
     _need(tr.steps >= 0 and tr.batch_size >= 1, s, "[train] steps >= 0 and batch_size >= 1")
+    _need(tr.max_sample_reuse >= 0, s,
+          f"[train] max_sample_reuse must be >= 0 (0: no cap), got {tr.max_sample_reuse}")
     _need(tr.optimizer in ("adamw", "sgd"), s,
           f"[train] optimizer must be 'adamw' or 'sgd', got {tr.optimizer!r}")
     _need(tr.lr > 0 and tr.weight_decay >= 0 and 0 <= tr.momentum < 1, s,

@@ -981,15 +981,14 @@ class TrainingRun:
         # 1. self-play (or the expert games of the warm start)
         t = time.perf_counter()
         if k == 0:
-            steps = cfg.warm_start.steps
             if cfg.warm_start.games:
                 line["selfplay"] = self._play(0, None, cfg.warm_start.games, expert=True)
         else:
-            steps = cfg.train.steps
             line["selfplay"] = self._play(k, self._best(state), cfg.selfplay.games,
                                           expert=False)
         phases["selfplay"] = time.perf_counter() - t
         self._add_samples(k, buffer, self._written)
+        steps = cfg.warm_start.steps if k == 0 else cfg.train.steps_for(len(buffer))
 
         # 2. training
         t = time.perf_counter()
