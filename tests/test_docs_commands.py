@@ -289,6 +289,13 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        f"runs/rollsp/i{it}_{short}":
        (CHECK, "needs a network of the s2-rollsp run; 200 games (3-6 minutes on 2 cores)", None)
        for it, opp, short, conc in ROLLSP_MATCHES},
+    **{f"taluva tournament --agents az:path=runs/rollsp/iter_0130.pt,sims=200,rollout=none,"
+       f"lambda=0,root=gumbel{variant} greedy --games 200 --concurrency 1 --seed 2 --out "
+       f"runs/sweep/{out}":
+       (CHECK, "needs a network of the s2-rollsp run; 200 games (3 minutes)", None)
+       for variant, out in [("", "base"), (",gumbel_c_scale=1.0", "cs1"),
+                            (",gumbel_c_scale=0.3", "cs03"), (",gumbel_m=8", "m8"),
+                            (",gumbel_m=32", "m32")]},
     **{f"python experiments/losses.py runs/rollsp/i{it}_greedy --agent az:path=runs/rollsp/"
        f"iter_{it:04d}.pt,sims=200,rollout=none,lambda=0,root=gumbel --json "
        f"docs/data/losses_rollsp_{it}_greedy.json": (CHECK, "needs the games of a tournament", None)
