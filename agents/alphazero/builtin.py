@@ -17,7 +17,8 @@ Beside it, ``data/builtin-2p.json`` (:data:`FORMAT`) records what it is and how 
   ``config.json`` differs: the config was changed during the run);
 - ``anchors``: per iteration with anchor games, the win rates and Elo of the run's best
   network against the fixed opponents (``metrics.jsonl``), with the wall-clock so far;
-- ``check``: the largest difference between the ONNX and PyTorch outputs on real positions.
+- ``check``: the largest difference between the ONNX Runtime outputs and the network's exact
+  outputs (PyTorch in float64) on real positions, and PyTorch's own float32 error beside it.
 
 :func:`ship` (``python experiments/ship_builtin.py RUN``; needs the ``train`` extra) writes
 both files from a ``taluva train`` run; :func:`load_builtin` reads them and refuses, in one
@@ -27,6 +28,7 @@ docs/alphazero.md, "The built-in network", describes it.
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -141,10 +143,10 @@ def reference_ids(encoder: Any, count: int = 64) -> np.ndarray:
 
 
 def reference_difference(net: OnnxNet, encoder: Any, info: dict[str, Any]) -> float:
-    """The largest absolute difference between ``net``'s outputs and the PyTorch outputs the
-    description ``info`` recorded when it was shipped (``reference``: the values and some
-    logits of :func:`check_positions` of the network's game), so that ONNX Runtime's
-    equality with PyTorch can be checked where PyTorch is not installed.
+    """The largest absolute difference between ``net``'s outputs and the exact (PyTorch,
+    float64) outputs the description ``info`` recorded when it was shipped (``reference``: the
+    values and some logits of :func:`check_positions` of the network's game), so that ONNX
+    Runtime's equality with the trained network can be checked where PyTorch is not installed.
 
     Raises:
         KeyError: the description has no ``reference``.
@@ -156,8 +158,9 @@ def reference_difference(net: OnnxNet, encoder: Any, info: dict[str, Any]) -> fl
     sp, gl = check_positions(game, encoder, int(ref["positions"]), int(ref["seed"]))
     lo, va = net(sp, gl)
     ids = np.asarray(ref["ids"], dtype=np.int64)
-    return float(max(np.abs(va - np.asarray(ref["values"], np.float32)).max(),
-                     np.abs(lo[:, ids] - np.asarray(ref["logits"], np.float32)).max()))
+    return float(max(np.abs(va.astype(np.float64) - np.asarray(ref["values"], np.float64)).max(),
+                     np.abs(lo[:, ids].astype(np.float64)
+                            - np.asarray(ref["logits"], np.float64)).max()))
 
 
 def check_positions(game: Any, encoder: Any, count: int, seed: int = 0
@@ -198,8 +201,11 @@ def ship(run: str | Path, checkpoint: str | Path | None = None,
             is looked up in ``run``).
         out_dir: where to write (default :data:`DATA_DIR`, the package's data).
         positions: positions of the equality check (random games of the run's game).
-        tolerance: the largest absolute difference allowed between the ONNX and PyTorch
-            logits and values.
+        tolerance: the largest absolute difference allowed between the ONNX Runtime logits
+            and values and the network's exact ones, computed by PyTorch in float64. (Not
+            PyTorch's float32 ones: two float32 evaluations of one network each carry rounding
+            error of about 1e-5 on its logits, so their difference can exceed 1e-5 while each
+            is within 1e-5 of the exact outputs.)
 
     Returns:
         The description written (the JSON).
@@ -251,17 +257,26 @@ def ship(run: str | Path, checkpoint: str | Path | None = None,
     onnx_net.check_fits(encoder)
     game = make_game(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.rules)
     sp, gl = check_positions(game, encoder, positions)
-    with torch.no_grad():
-        t_lo, t_va = (x.numpy() for x in net(torch.from_numpy(sp), torch.from_numpy(gl)))
-    o_lo, o_va = onnx_net(sp, gl)
-    diff = {"logits": float(np.abs(o_lo - t_lo).max()), "values": float(np.abs(o_va - t_va).max())}
+    exact = copy.deepcopy(net).double()
+
+    def outputs(model: Any, dtype: Any, spatial: np.ndarray, globs: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+        with torch.no_grad():
+            lo, va = model(torch.from_numpy(spatial).to(dtype), torch.from_numpy(globs).to(dtype))
+        return lo.double().numpy(), va.double().numpy()
+
+    e_lo, e_va = outputs(exact, torch.float64, sp, gl)
+    t_lo, t_va = outputs(net, torch.float32, sp, gl)
+    o_lo, o_va = (x.astype(np.float64) for x in onnx_net(sp, gl))
+    diff = {"logits": float(np.abs(o_lo - e_lo).max()), "values": float(np.abs(o_va - e_va).max())}
+    torch_diff = {"logits": float(np.abs(t_lo - e_lo).max()),
+                  "values": float(np.abs(t_va - e_va).max())}
     if max(diff.values()) > tolerance:
-        raise CheckpointError(f"checkpoint {ckpt}: its ONNX export differs from it by "
-                              f"{max(diff.values()):.3g} (> {tolerance:g}) on {positions} "
-                              "positions; nothing written")
+        raise CheckpointError(f"checkpoint {ckpt}: its ONNX export differs from its exact "
+                              f"(float64) outputs by {max(diff.values()):.3g} (> {tolerance:g}) "
+                              f"on {positions} positions; nothing written")
     ref_sp, ref_gl = check_positions(game, encoder, REFERENCE_POSITIONS)
-    with torch.no_grad():
-        r_lo, r_va = (x.numpy() for x in net(torch.from_numpy(ref_sp), torch.from_numpy(ref_gl)))
+    r_lo, r_va = outputs(exact, torch.float64, ref_sp, ref_gl)
     ids = reference_ids(encoder)
     meta = dict(payload.get("meta") or {})
     iteration = int(meta.get("iteration", -1))
@@ -290,6 +305,7 @@ def ship(run: str | Path, checkpoint: str | Path | None = None,
             info["config_at_start"] = first
     info["anchors"] = anchors
     info["check"] = {"positions": positions, "tolerance": tolerance, "max_abs_diff": diff,
+                     "torch_float32_max_abs_diff": torch_diff,
                      "onnx_opset": ONNX_OPSET, "torch": torch.__version__,
                      "onnxruntime": _version("onnxruntime")}
     info["reference"] = {"positions": REFERENCE_POSITIONS, "seed": 0, "ids": ids.tolist(),
