@@ -216,8 +216,8 @@ def test_networks_for_another_encoding_view_or_game_are_refused(data) -> None:
 
 
 def test_packaged_onnx_gives_the_outputs_pytorch_gave() -> None:
-    """ONNX Runtime here reproduces, to 1e-5, the PyTorch outputs the ship command recorded
-    (no PyTorch needed); and every recorded field is there."""
+    """ONNX Runtime here reproduces, to 1e-5, the exact (float64) outputs the ship command
+    recorded (no PyTorch needed); and every recorded field is there."""
     net, encoder, info = builtin.load_builtin()
     assert builtin.reference_difference(net, encoder, info) <= 1e-5
     assert info["sha256"] == hashlib.sha256(
@@ -348,3 +348,33 @@ def test_ship_command_refuses_what_it_cannot_package(tmp_path, capsys, monkeypat
     assert script.main([str(tmp_path / "none"), "--out", str(out)]) == 1
     assert "no such run directory" in capsys.readouterr().err
     assert not out.exists()  # nothing written
+
+
+def test_ship_compares_onnx_runtime_with_the_exact_float64_outputs(tmp_path) -> None:
+    """The check's reference is the network evaluated in float64, not PyTorch's float32
+    forward (which carries its own rounding error); a tolerance below float32's is refused
+    before anything is written."""
+    torch = pytest.importorskip("torch")
+    from taluva_ai.agents.alphazero.config import load_config, make_encoder_for
+    from taluva_ai.agents.alphazero.net import load_checkpoint, net_from_checkpoint
+
+    run = _micro_run(tmp_path / "run")
+    out = tmp_path / "out"
+    with pytest.raises(CheckpointError, match=(
+            rf"^checkpoint {re.escape(str(run))}/best.pt: its ONNX export differs from its "
+            r"exact \(float64\) outputs by [0-9.e-]+ \(> 1e-12\) on 8 positions; nothing "
+            r"written$")):
+        builtin.ship(run, out_dir=out, positions=8, tolerance=1e-12)
+    assert not out.exists()
+    info = builtin.ship(run, out_dir=out, positions=8)
+    assert set(info["check"]["max_abs_diff"]) == set(info["check"]["torch_float32_max_abs_diff"]) \
+        == {"logits", "values"}
+    encoder = make_encoder_for(load_config(run / "config.toml"))
+    net, _ = net_from_checkpoint(load_checkpoint(run / "best.pt"), run / "best.pt", encoder)
+    ref = info["reference"]
+    sp, gl = builtin.check_positions(TaluvaGame(num_players=2), encoder, ref["positions"])
+    with torch.no_grad():
+        logits, values = net.eval().double()(torch.from_numpy(sp).double(),
+                                             torch.from_numpy(gl).double())
+    assert values.numpy().tolist() == ref["values"]
+    assert logits.numpy()[:, ref["ids"]].tolist() == ref["logits"]
