@@ -4,9 +4,10 @@
     python experiments/ship_builtin.py runs/strong --checkpoint checkpoints/iter_0040.pt
 
 Exports the run's ``best.pt`` (or ``--checkpoint``) to ONNX, checks that ONNX Runtime gives
-the network's exact outputs (PyTorch in float64) to 1e-5 on real positions, and writes ``builtin-2p.onnx`` and
-``builtin-2p.json`` (the run's config, the checkpoint's iteration, the anchors' metrics by
-iteration, the encoder settings, the ONNX file's SHA-256) into the package
+the network's exact outputs (PyTorch in float64) to 1e-5 on real positions, and writes
+``builtin-2p.onnx`` and ``builtin-2p.json`` (the run's config, the checkpoint's iteration,
+the anchors' metrics by iteration, the encoder settings, the ONNX file's SHA-256) into the
+package
 (``agents/alphazero/data/``, or ``--out``). It reads the run directory only. Needs the
 ``train`` extra (PyTorch, onnx).
 """
