@@ -64,12 +64,14 @@ FINE_TUNES = [("teacher800", "{0,1}", "150", "teacher800"),
 #: (name, opponent, seed, short name of the opponent).
 #: The matches of the s2-rollsp continuation's networks (docs/alphazero.md, strong2):
 #: (iteration, opponent, the --out name's end, --concurrency).
-ROLLSP_FINAL = 130
+_ROLLSP130 = "az:path=runs/rollsp/iter_0130.pt,sims=200,rollout=none,lambda=0,root=gumbel"
 ROLLSP_MATCHES = [(60, "greedy", "greedy", 1), (80, "greedy", "greedy", 1),
                   (80, "az:builtin", "vs_builtin", 1), (100, "az:builtin", "vs_builtin", 1),
-                  (100, "greedy", "greedy", 1), (ROLLSP_FINAL, "greedy", "greedy", 2),
-                  (ROLLSP_FINAL, "az:builtin", "vs_builtin", 2),
-                  (ROLLSP_FINAL, "mcts:sims=400,rollout=greedy,root=gumbel", "mcts400", 2)]
+                  (100, "greedy", "greedy", 1), (130, "greedy", "greedy", 2),
+                  (130, "az:builtin", "vs_builtin", 2),
+                  (130, "mcts:sims=400,rollout=greedy,root=gumbel", "mcts400", 2),
+                  *((it, "greedy", "greedy", 2) for it in (160, 170, 180, 190, 200)),
+                  (180, "az:builtin", "vs_builtin", 2), (180, _ROLLSP130, "vs_130", 2)]
 FINE_TUNE_MATCHES = [*((name, "greedy", "1", "greedy")
                        for name in [*(n for *_, n in FINE_TUNES), "teacher_roll3"]),
                      ("teacher128", "az:builtin", "1", "vs_builtin"),
@@ -276,6 +278,10 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                                   "on 2 cores)", None),
     # the continuation whose self-play searches with greedy rollouts (s2-rollsp)
     "cp -r packs/strong2 runs/s2-rollsp": (SKIP, _EXTERNAL, None),
+    "cp runs/s2-rollsp/checkpoints/iter_0{160,170,180,190,200}.pt runs/rollsp/":
+        (SKIP, _EXTERNAL, None),
+    "sed -i 's/^30 = 0.0005$/30 = 0.0005\\n155 = 0.0002/' runs/s2-rollsp/config.toml":
+        (SKIP, _EXTERNAL, None),
     "sed -i 's/^rollout = \"none\"$/rollout = \"greedy\"/; s/^rollout_lambda = 0.0$/"
     "rollout_lambda = 0.5/; /^ \"mcts:sims=400,rollout=greedy,root=gumbel\",$/d' "
     "runs/s2-rollsp/config.toml": (SKIP, _EXTERNAL, None),
