@@ -681,6 +681,20 @@ def test_lr_schedule_is_piecewise_constant_by_iteration() -> None:
     assert TrainSection(lr=1e-3, lr_schedule={"0": 3e-3}).lr_at(0) == 3e-3
 
 
+def _resume_one_more(micro_run: Path, tmp_path: Path, capsys, old: str, new: str
+                     ) -> tuple[Path, list[dict]]:
+    """A copy of ``micro_run`` whose config.toml has ``old`` replaced by ``new`` and one more
+    iteration, resumed to its end: the copy and its metrics lines."""
+    out = _copy_run(micro_run, tmp_path)
+    text = (out / "config.toml").read_text()
+    assert "iterations = 1\n" in text and old in text
+    (out / "config.toml").write_text(
+        text.replace("iterations = 1\n", "iterations = 2\n").replace(old, new))
+    code, err = _resume(out, capsys)
+    assert code == 0, err
+    return out, [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+
+
 def test_max_sample_reuse_caps_the_steps_by_the_buffer_s_size() -> None:
     from taluva_ai.agents.alphazero.config import TrainSection
 
@@ -693,16 +707,10 @@ def test_max_sample_reuse_caps_the_steps_by_the_buffer_s_size() -> None:
 
 def test_a_resumed_run_takes_max_sample_reuse_from_its_config(micro_run, tmp_path,
                                                               capsys) -> None:
-    out = _copy_run(micro_run, tmp_path)
-    text = (out / "config.toml").read_text()
-    assert "iterations = 1\n" in text and \
-        "\n[train]\nsteps = 2\nbatch_size = 8\nmax_sample_reuse = 0.0\n" in text
-    (out / "config.toml").write_text(
-        text.replace("iterations = 1\n", "iterations = 2\n")
-        .replace("max_sample_reuse = 0.0\n", "max_sample_reuse = 0.05\n"))
-    code, err = _resume(out, capsys)
-    assert code == 0, err
-    lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert "\n[train]\nsteps = 2\nbatch_size = 8\nmax_sample_reuse = 0.0\n" in \
+        (micro_run / "config.toml").read_text()
+    _, lines = _resume_one_more(micro_run, tmp_path, capsys, "max_sample_reuse = 0.0\n",
+                                "max_sample_reuse = 0.05\n")
     assert [ln["train"]["steps"] for ln in lines[1:]] == [2, 1]
     assert lines[2]["train"]["buffer_samples"] <= 160  # so ceil(0.05 * samples / 8) == 1
 
@@ -711,15 +719,8 @@ def test_a_resumed_run_trains_at_its_config_s_learning_rate(micro_run, tmp_path,
                                                             capsys) -> None:
     """An optimiser state saved at one rate used to bring it back on resume, so an edited
     ``lr`` or ``lr_schedule`` in the run's config.toml was silently ignored."""
-    out = _copy_run(micro_run, tmp_path)
-    text = (out / "config.toml").read_text()
-    assert "iterations = 1\n" in text and "\n[train.lr_schedule]\n" in text
-    (out / "config.toml").write_text(
-        text.replace("iterations = 1\n", "iterations = 2\n")
-        .replace("\n[train.lr_schedule]\n", "\n[train.lr_schedule]\n2 = 0.000125\n"))
-    code, err = _resume(out, capsys)
-    assert code == 0, err
-    lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    out, lines = _resume_one_more(micro_run, tmp_path, capsys, "\n[train.lr_schedule]\n",
+                                  "\n[train.lr_schedule]\n2 = 0.000125\n")
     base = load_config(micro_run / "config.toml").train.lr
     assert [ln["train"]["lr"] for ln in lines] == [base, base, 0.000125]
     opt = torch.load(out / "checkpoints" / "trainer_0002.pt", weights_only=True)["optimizer"]
