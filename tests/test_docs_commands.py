@@ -278,6 +278,9 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                                   "on 2 cores)", None),
     # the continuation whose self-play searches with greedy rollouts (s2-rollsp)
     "cp -r packs/strong2 runs/s2-rollsp": (SKIP, _EXTERNAL, None),
+    "taluva tournament --agents az:builtin greedy --games 200 --concurrency 2 --seed 2 --out "
+    "runs/rollsp/builtin180_greedy_s2": (CHECK, "200 games of the network against greedy (1.3 "
+                                         "minutes on 2 cores)", None),
     "cp runs/s2-rollsp/checkpoints/iter_0{160,170,180,190,200}.pt runs/rollsp/":
         (SKIP, _EXTERNAL, None),
     "sed -i 's/^30 = 0.0005$/30 = 0.0005\\n155 = 0.0002/' runs/s2-rollsp/config.toml":
