@@ -7,9 +7,8 @@ Exports the run's ``best.pt`` (or ``--checkpoint``) to ONNX, checks that ONNX Ru
 the network's exact outputs (PyTorch in float64) to 1e-5 on real positions, and writes
 ``builtin-2p.onnx`` and ``builtin-2p.json`` (the run's config, the checkpoint's iteration,
 the anchors' metrics by iteration, the encoder settings, the ONNX file's SHA-256) into the
-package
-(``agents/alphazero/data/``, or ``--out``). It reads the run directory only. Needs the
-``train`` extra (PyTorch, onnx).
+package (``agents/alphazero/data/``, or ``--out``). It reads the run directory only. Needs
+the ``train`` extra (PyTorch, onnx).
 """
 
 from __future__ import annotations
