@@ -266,6 +266,63 @@ def test_losses_counts_an_agents_games_by_end_reason_and_its_supply_when_elimina
         mod.main([str(tmp_path), "--agent", "random"])
 
 
+def test_losses_values_reads_the_network_at_the_agents_last_decisions(
+        tmp_path: Path, capsys) -> None:
+    """``--values``: the network's value for the agent at its k-th last decision, grouped by
+    how the game ended for it; checked against the states seen while the games were played
+    (not replayed from the records)."""
+    pytest.importorskip("onnxruntime")
+    from taluva_ai.agents import make_agent
+    from taluva_ai.arena import play_game
+    from taluva_ai.games.taluva.state import Status
+    from taluva_ai.protocol import make_game
+
+    mod = _load("losses")
+    evaluator = mod.make_evaluator(None)
+    run = tmp_path / "run"
+    (run / "games").mkdir(parents=True)
+    groups: dict[str, list[dict[int, float]]] = {"eliminated": [], "other_losses": [],
+                                                 "wins": []}
+    for seed in range(6):
+        seats = ["random", "greedy"] if seed % 2 else ["greedy", "random"]
+        seat = seats.index("random")
+        mine, finals = [], []
+
+        def keep(state, event, mine=mine, finals=finals, seat=seat):
+            finals.append(state)
+            if state.current_player == seat and not state.is_terminal():
+                mine.append(state.clone())
+
+        res = play_game(make_game("taluva"), [make_agent(s, seed=seed) for s in seats], seed,
+                        record_path=run / "games" / f"g{seed}.jsonl", on_state=keep)
+        out = res.end_reason == "last_standing" and finals[-1].status(seat) == Status.ELIMINATED
+        group = ("eliminated" if out else "other_losses" if seat not in res.winners
+                 else "wins")
+        values = {}
+        for k in mod.BEFORE_END:
+            if k <= len(mine):
+                _, v = evaluator.evaluate([mine[-k]])
+                values[k] = float(v[0][seat])
+        groups[group].append(values)
+    got = mod.analyse(run, "random", evaluator)["value_before_end"]
+    assert len(groups["eliminated"]) > 0 and len(groups["wins"]) + len(groups[
+        "other_losses"]) > 0  # the seeds give both kinds
+    for group, games in groups.items():
+        assert got[group]["games"] == len(games)
+        for k in mod.BEFORE_END:
+            vals = [g[k] for g in games if k in g]
+            want = ({"positions": len(vals), "mean": round(sum(vals) / len(vals), 4),
+                     "above_0": round(sum(x > 0 for x in vals) / len(vals), 4)}
+                    if vals else {"positions": 0})
+            assert got[group][str(k)] == pytest.approx(want, abs=1e-4)
+    with pytest.raises(SystemExit):
+        mod.main([str(run), "--agent", "random", "--checkpoint", "x.pt"])
+    assert capsys.readouterr().err.endswith("error: --checkpoint needs --values\n")
+    with pytest.raises(SystemExit, match=r"losses\.py: checkpoint .*no\.pt: no such file"):
+        mod.main([str(run), "--agent", "random", "--values", "--checkpoint",
+                  str(tmp_path / "no.pt")])
+
+
 def test_losses_counts_a_truncated_game_as_undecided_not_lost(tmp_path: Path) -> None:
     """A game the board bound truncates has no result (RULES.md "Board bound"): neither a
     win nor a loss of either seat."""
