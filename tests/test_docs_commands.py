@@ -309,6 +309,10 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        f"iter_{it:04d}.pt,sims=200,rollout=none,lambda=0,root=gumbel --json "
        f"docs/data/losses_rollsp_{it}_greedy.json": (CHECK, "needs the games of a tournament", None)
        for it, opp, _, _ in ROLLSP_MATCHES if opp == "greedy"},
+    **{f"python experiments/losses.py runs/builtin_{opp} --agent az:builtin --values --json "
+       f"docs/data/losses_builtin180_values_{opp}.json":
+       (CHECK, "needs the games of a ladder row", None)
+       for opp in ("greedy", "mcts400", "mcts1600")},
     "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
         (CHECK, "reads the pack of the s2-more run, committed under packs/", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
