@@ -3,6 +3,7 @@ per-player values, checkpoint safety and the messages of incompatible checkpoint
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -461,3 +462,65 @@ def test_a_tournament_pins_its_checkpoints_and_refuses_a_replaced_one(tmp_path) 
     with pytest.raises(RunConfigError, match=r"changed since the tournament pinned it \(SHA-256 "
                        rf"{second[:12]}\.\.\., now {hashlib.sha256(first).hexdigest()[:12]}"):
         run_tournament([spec, "random"], 2, out, **kw)
+
+
+def test_build_sites_add_two_globals_a_seat_and_are_refused_in_the_solo_variant() -> None:
+    plain, sites = make_encoder("taluva", 3), make_encoder("taluva", 3, build_sites=True)
+    assert sites.num_globals == plain.num_globals + 6
+    assert sites.spatial_planes == plain.spatial_planes
+    assert sites.options() == {"view_radius": 13, "build_sites": True}
+    assert plain.options() == {"view_radius": 13}  # older networks keep their options
+    assert {**plain.spec(), "num_globals": sites.num_globals, "build_sites": True} == sites.spec()
+    for state in [s.clone() for i, s in enumerate(positions(3, 1)) if i % 25 == 0]:
+        e, f = plain.encode(state), sites.encode(state)
+        assert np.array_equal(e.spatial, f.spatial)
+        assert np.array_equal(f.globals, np.concatenate([e.globals,
+                                                         E.build_site_features(state)]))
+    with pytest.raises(ValueError, match="build_sites is for 2-4 players"):
+        make_encoder("taluva", 1, build_sites=True)
+    with pytest.raises(ValueError, match="build_sites must be true or false, got 'yes'"):
+        make_encoder("taluva", 2, build_sites="yes")
+
+
+def test_init_from_checkpoint_widens_the_globals_and_keeps_the_function(tmp_path) -> None:
+    """A network started from a checkpoint without build sites gives the checkpoint's outputs
+    to the encoder with them (the new inputs' weights are 0); what does not fit is refused."""
+    from taluva_ai.agents.alphazero.net import init_from_checkpoint
+
+    config = NetConfig("tiny", channels=8, blocks=1, global_hidden=8, value_hidden=8,
+                       aux_head=True)
+    old_net, old_enc = save_small(tmp_path / "old.pt", config=config, seed=3)
+    payload = load_checkpoint(tmp_path / "old.pt")
+    enc = make_encoder("taluva", 2, build_sites=True)
+    net = init_from_checkpoint(payload, tmp_path / "old.pt", enc, config)
+    w = net.state_dict()["globals_mlp.0.weight"]
+    assert w.shape == (8, enc.num_globals)
+    assert torch.equal(w[:, :old_enc.num_globals], old_net.state_dict()["globals_mlp.0.weight"])
+    assert not w[:, old_enc.num_globals:].any()
+    old_net.eval()
+    net.eval()
+    states = [s.clone() for i, s in enumerate(positions(2, 1, seed=4)) if i % 10 == 0]
+    a = [old_enc.encode(s) for s in states]
+    b = [enc.encode(s) for s in states]
+    assert any(x.globals[-4:].any() for x in b)  # some positions have sites to read
+    with torch.no_grad():
+        la, va = old_net(torch.tensor(np.stack([x.spatial for x in a]), dtype=torch.float32),
+                         torch.tensor(np.stack([x.globals for x in a])))
+        lb, vb = net(torch.tensor(np.stack([x.spatial for x in b]), dtype=torch.float32),
+                     torch.tensor(np.stack([x.globals for x in b])))
+    assert torch.allclose(la, lb, atol=1e-6) and torch.allclose(va, vb, atol=1e-6)
+    # the same encoder: the checkpoint's network as it is
+    same = init_from_checkpoint(payload, "old.pt", old_enc, config)
+    assert all(torch.equal(v, old_net.state_dict()[k]) for k, v in same.state_dict().items())
+    with pytest.raises(CheckpointError, match=r"made for another encoding: num_players 2 "
+                                              r"\(expected 3\)"):
+        init_from_checkpoint(payload, "old.pt", make_encoder("taluva", 3, build_sites=True),
+                             config)
+    save_checkpoint(tmp_path / "sites.pt", net, enc, config,
+                    {"name": "taluva", "options": TaluvaGame().options()})
+    with pytest.raises(CheckpointError, match=r"num_globals 24: a network can start from one "
+                                              r"with at most the encoder's 20 global inputs"):
+        init_from_checkpoint(load_checkpoint(tmp_path / "sites.pt"), "sites.pt", old_enc,
+                             config)
+    with pytest.raises(CheckpointError, match="made for another network shape"):
+        init_from_checkpoint(payload, "old.pt", enc, dataclasses.replace(config, channels=16))

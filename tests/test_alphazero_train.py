@@ -1619,3 +1619,39 @@ def test_a_diverged_network_stops_the_run_and_keeps_nothing_of_the_iteration(
                        f"and resume: taluva train --resume {out}")
     assert not (out / "checkpoints" / "iter_0002.pt").exists()
     assert json.loads((out / "state.json").read_text())["iteration"] == 1
+
+
+def test_a_run_starts_from_another_run_s_network_with_build_sites_added(micro_run,
+                                                                         tmp_path) -> None:
+    """``[warm_start] init``: iteration 0 is the given network, widened to the encoder's
+    build-site globals with zero weights (nothing else changed), and the run plays and trains
+    on from it; a checkpoint that is missing is refused before the run directory is made."""
+    from taluva_ai.agents.alphazero.net import CheckpointError, load_checkpoint
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    init = micro_run / "checkpoints" / "iter_0001.pt"
+    text = MICRO.replace('games = 2\nexpert = "heuristic"\nsteps = 2\n',
+                         f'games = 0\nsteps = 0\ninit = "{init}"\n')
+    assert text != MICRO
+    text += "\n[encoder]\nbuild_sites = true\n"
+    config = tmp_path / "init.toml"
+    config.write_text(text)
+    out = tmp_path / "run"
+    TrainingRun(out, load_config(config), progress=False).run()
+    first = load_checkpoint(out / "checkpoints" / "iter_0000.pt")
+    source = load_checkpoint(init)
+    assert first["encoder"] == {**source["encoder"], "num_globals": 24, "build_sites": True}
+    for key, value in source["state_dict"].items():
+        got = first["state_dict"][key]
+        if key == "globals_mlp.0.weight":
+            assert torch.equal(got[:, :20], value) and not got[:, 20:].any()
+        else:
+            assert torch.equal(got, value), key
+    lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [x["iteration"] for x in lines] == [0, 1]
+    assert lines[1]["selfplay"]["games"] == 2 and lines[1]["train"]["steps"] == 2
+    missing = tmp_path / "none.toml"
+    missing.write_text(text.replace(str(init), str(tmp_path / "no.pt")))
+    with pytest.raises(CheckpointError, match=r"checkpoint .*no\.pt: "):
+        TrainingRun(tmp_path / "run2", load_config(missing), progress=False)
+    assert not (tmp_path / "run2").exists()

@@ -229,3 +229,53 @@ def test_measure_view_smoke() -> None:
     assert row["any_outside/40"] == 0.0 and row["chosen_outside/40"] == 0.0
     assert row["any_outside/2"] > 0.5
     assert res["agent:greedy"]["2"]["games"] == 1
+
+
+def test_build_sites_count_the_temple_and_tower_builds_the_engine_allows() -> None:
+    """``kernels.build_sites`` against the engine's legal builds (RULES.md Step 2.3-2.4): for
+    every seat of every decision of greedy games, the temples and towers ``build_actions``
+    lists when that seat is to build with one of each in its supply; and
+    ``build_site_features`` gives them by player slot, capped at ``SITES_CAP``."""
+    from taluva_ai.agents import make_agent
+    from taluva_ai.games.taluva import kernels as K
+    from taluva_ai.games.taluva.encoding import SITES_CAP, build_site_features
+    from taluva_ai.games.taluva.state import M_PLAYER, P_TEMPLES, P_TOWERS
+
+    seen = np.zeros(2, dtype=np.int64)
+    for n, rules in ((2, {}), (3, {"no_lake_building": True})):
+        game = TaluvaGame(num_players=n, **rules)
+        rules_a, nbr, cell_of, _, _ = game.kernel_args()
+        h = game.num_cells
+        st = game.new_initial_state(seed=n)
+        agents = [make_agent("greedy", seed=s) for s in range(n)]
+        while not st.is_terminal():
+            if st.current_player == -1:
+                st.draw()
+                continue
+            want = np.zeros((n, 2), dtype=np.int64)
+            for p in range(n):
+                got = np.zeros(2, dtype=np.int64)
+                K.build_sites(st.cells, st.meta, rules_a, nbr, cell_of, p, got)
+                forced = st.clone()
+                forced.meta[M_PLAYER] = p
+                forced.players[p, P_TEMPLES] = max(1, forced.players[p, P_TEMPLES])
+                forced.players[p, P_TOWERS] = max(1, forced.players[p, P_TOWERS])
+                out = np.empty(8 * h, dtype=np.int64)
+                k = K.build_actions(forced.cells, forced.players, forced.meta, rules_a, nbr,
+                                    cell_of, out, False, np.empty(0, dtype=np.int64))
+                ids = out[:k]
+                want[p] = (((ids >= 7 * h) & (ids < 8 * h)).sum(), ((ids >= 8 * h) &
+                                                                    (ids < 9 * h)).sum())
+                assert got.tolist() == want[p].tolist()
+            seen += want.sum(axis=0) > 0
+            mover = st.current_player
+            slots = [(mover + j) % n for j in range(n)]
+            feats = build_site_features(st)
+            assert feats.tolist() == pytest.approx(
+                [min(want[p, 0], SITES_CAP) / SITES_CAP for p in slots]
+                + [min(want[p, 1], SITES_CAP) / SITES_CAP for p in slots])
+            st.apply(agents[mover].act(st))
+    assert (seen > 5).all()  # temple and tower sites were there to count
+    solo = TaluvaGame(num_players=1, solo=True).new_initial_state(seed=0)
+    with pytest.raises(ValueError, match="2-4 players, not the solo variant"):
+        build_site_features(solo)

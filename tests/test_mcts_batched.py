@@ -114,11 +114,14 @@ def test_python_search_steps_through_new_chance_nodes() -> None:
 
 
 def test_compiled_encoder_equals_encoder() -> None:
-    for players, rules in ((2, {}), (3, {}), (4, {}), (1, {"solo": True})):
-        enc = make_encoder("taluva", players)
+    sites_seen = 0
+    for players, rules, opts in ((2, {}, {}), (3, {}, {}), (4, {}, {}), (1, {"solo": True}, {}),
+                                 (2, {}, {"build_sites": True}),
+                                 (3, {"no_lake_building": True}, {"build_sites": True})):
+        enc = make_encoder("taluva", players, **opts)
         kernels, consts = enc.search_kernels()
         assert kernels == tk.NET_KERNELS
-        for turns in (0, 3, 8):
+        for turns in (0, 3, 8) + ((24, 40) if opts else ()):
             state = _position(players, turns=turns, seed=turns + 1, **rules)
             for _ in range(2):  # the tile step, then the build step
                 e = enc.encode(state)
@@ -129,11 +132,14 @@ def test_compiled_encoder_equals_encoder() -> None:
                 tk.encode(s, k, consts, sp, gl, ctx)
                 assert np.array_equal(sp, e.spatial.astype(np.float32))
                 assert np.array_equal(gl, e.globals)
+                if opts:
+                    sites_seen += int(gl[-2 * players:].any())
                 ids = [tk.net_id(k, consts, ctx, int(a)) for a in e.legal]
                 assert ids == e.net_ids.tolist()
                 state.apply(int(e.legal[len(e.legal) // 2]))
                 if state.current_player < 0:
                     break
+    assert sites_seen >= 4  # positions with temple or tower sites were compared
 
 
 def test_batched_search_of_several_games_is_reproducible() -> None:

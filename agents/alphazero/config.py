@@ -189,10 +189,11 @@ class GameSection:
 
 @dataclass(frozen=True)
 class EncoderSection:
-    """``[encoder]``: options of the game's network encoder (Taluva: ``view_radius``; 0 = the
-    encoding's default, 13)."""
+    """``[encoder]``: options of the game's network encoder (Taluva: ``view_radius``, 0 = the
+    encoding's default, 13; ``build_sites``, the build-site globals of docs/encoding.md)."""
 
     view_radius: int = 0
+    build_sites: bool = False
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,11 @@ class WarmStartSection:
             worth 100, a hut 3).
         epsilon: share of heuristic moves sampled from the target instead of the best one.
         steps: training steps on the expert data.
+        init: a checkpoint (``.pt``) whose network iteration 0 starts from instead of a
+            random one, before its expert games and steps if any: another run's network,
+            continued under a new config (:func:`~.net.init_from_checkpoint`; it may gain
+            global inputs, e.g. ``[encoder] build_sites``). Read when a run starts, not on a
+            resume. ``""``: none.
     """
 
     games: int = 0
@@ -235,6 +241,7 @@ class WarmStartSection:
     heuristic_temperature: float = 10.0
     epsilon: float = 0.2
     steps: int = 0
+    init: str = ""
 
 
 @dataclass(frozen=True)

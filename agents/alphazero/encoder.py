@@ -204,12 +204,18 @@ class TaluvaEncoder(NetEncoder):
     bonus and box actions (``extra_actions``), which no rotation moves; its one value output
     is the score brought to ``[-1, 1]`` by the game's ``value_normalization``.
 
+    ``build_sites`` adds ``2n`` globals after those: the hexes where each player slot could
+    build a temple, then a tower, now (:func:`taluva_ai.games.taluva.encoding.
+    build_site_features`; docs/encoding.md, "Build sites"): rule-derived inputs, as KataGo's
+    liberties and ladders, for what decides an elimination once a seat's huts are built.
+
     Args:
         num_players: 1 (solo) to 4.
         view_radius: ``R`` (default 13, measured in docs/encoding.md).
+        build_sites: add the build-site globals (2-4 players).
 
     Raises:
-        ValueError: bad ``num_players`` or ``view_radius``.
+        ValueError: bad ``num_players`` or ``view_radius``; ``build_sites`` in the solo variant.
     """
 
     name = "taluva-view"
@@ -218,11 +224,17 @@ class TaluvaEncoder(NetEncoder):
     #: the auxiliary targets of 2-4 players (:meth:`aux_targets`); none in the solo variant
     AUX_TARGETS = ("huts_left", "temples_left", "towers_left", "out")
 
-    def __init__(self, num_players: int = 2, view_radius: int | None = None) -> None:
+    def __init__(self, num_players: int = 2, view_radius: int | None = None,
+                 build_sites: bool = False) -> None:
         from taluva_ai.games.taluva import encoding as E
 
         if num_players not in (1, 2, 3, 4):
             raise ValueError(f"num_players must be 1 (solo), 2, 3 or 4, got {num_players!r}")
+        if not isinstance(build_sites, bool):
+            raise ValueError(f"build_sites must be true or false, got {build_sites!r}")
+        if build_sites and num_players == 1:
+            raise ValueError("build_sites is for 2-4 players, not the solo variant")
+        self.build_sites = build_sites
         self.solo = num_players == 1
         self._E = E
         self.view_radius = E.DEFAULT_VIEW_RADIUS if view_radius is None else view_radius
@@ -230,7 +242,8 @@ class TaluvaEncoder(NetEncoder):
         self.num_players = num_players
         self.side = self.view.side
         self.spatial_planes = E.num_planes(num_players) - E.num_globals(num_players)
-        self.num_globals = E.num_planes(num_players, self.solo) - self.spatial_planes
+        self.num_globals = E.num_planes(num_players, self.solo) - self.spatial_planes + (
+            2 * num_players if build_sites else 0)
         self.action_channels = E.NUM_ACTION_CHANNELS
         self.extra_actions = E.NUM_SOLO_ACTIONS if self.solo else 0
         self.num_aux = 0 if self.solo else len(self.AUX_TARGETS)
@@ -251,17 +264,21 @@ class TaluvaEncoder(NetEncoder):
         self._expand_from = E.CH_EXPAND * ss
 
     def options(self) -> dict[str, Any]:
-        return {"view_radius": self.view_radius}
+        """The constructor's options (``build_sites`` only when on, so that the networks of
+        before it keep their recorded options)."""
+        return {"view_radius": self.view_radius, **({"build_sites": True}
+                                                     if self.build_sites else {})}
 
     def search_kernels(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         """Taluva's compiled encoding: ``search_kernels.NET_KERNELS`` with the constants
-        ``(view_radius int64, valid bool[S, S])``."""
+        ``(view_radius int64, valid bool[S, S], build_sites int64)``."""
         from taluva_ai.games.taluva.search_kernels import NET_KERNELS
 
-        return NET_KERNELS, (np.int64(self.view_radius), self.valid)
+        return NET_KERNELS, (np.int64(self.view_radius), self.valid,
+                             np.int64(self.build_sites))
 
     def spec(self) -> dict[str, Any]:
-        return {**super().spec(), "view_radius": self.view_radius}
+        return {**super().spec(), **self.options()}
 
     def encode(self, state: GameState) -> Encoded:
         E = self._E
@@ -274,6 +291,8 @@ class TaluvaEncoder(NetEncoder):
         if self.solo:  # the solo planes are constant: their value at the centre pixel
             r = self.view_radius
             glob = np.concatenate([glob, planes[E.num_planes(1):, r, r]]).astype(np.float32)
+        elif self.build_sites:
+            glob = np.concatenate([glob, E.build_site_features(state)])
         legal = state.legal_actions()
         game = state.game  # type: ignore[attr-defined]
         net_ids = np.empty(legal.size, dtype=np.int64)

@@ -569,6 +569,64 @@ def check_compatible(payload: dict[str, Any], path: str | Path, encoder: NetEnco
                                   f"{'; '.join(diff)}")
 
 
+#: encoding fields a network may gain when :func:`init_from_checkpoint` widens it
+WIDENING_FIELDS = ("num_globals", "build_sites")
+
+
+def init_from_checkpoint(payload: dict[str, Any], path: str | Path, encoder: NetEncoder,
+                         config: NetConfig) -> PolicyValueNet:
+    """A network for ``encoder`` and ``config`` that starts as a checkpoint's network (a new
+    run's ``[warm_start] init``).
+
+    The checkpoint must fit ``config``'s sizes and ``encoder``'s encoding, except that the
+    encoder may have more global inputs (Taluva's ``build_sites``): the first layer of the
+    global MLP gets a zero weight for each new input, so the widened network computes exactly
+    the checkpoint's function until training moves those weights (Net2Net's function-preserving
+    growth, Chen et al. 2016). Training-only heads follow ``config`` as in
+    :func:`net_from_checkpoint`.
+
+    Raises:
+        CheckpointError: another game, encoding or shape (naming the fields), fewer globals
+            than the checkpoint's, the ``mlp`` family with added globals, or weights that do
+            not fit.
+    """
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+
+    got = payload.get("encoder", {})
+    want = encoder.spec()
+    diff = [d for d in encoding_differences(want, got) if d.split()[0] not in WIDENING_FIELDS]
+    if diff:
+        raise CheckpointError(f"checkpoint {path}: made for another encoding: {'; '.join(diff)}")
+    old_g, new_g = got.get("num_globals"), want["num_globals"]
+    if not isinstance(old_g, int) or old_g > new_g:
+        raise CheckpointError(f"checkpoint {path}: num_globals {old_g!r}: a network can start "
+                              f"from one with at most the encoder's {new_g} global inputs")
+    family = getattr(encoder, "network", "conv")
+    if new_g > old_g and family != "conv":
+        raise CheckpointError(f"checkpoint {path}: only the conv family takes added global "
+                              f"inputs (this encoding's network is {family!r})")
+    try:
+        old_encoder = make_encoder(str(payload.get("game", {}).get("name")),
+                                   int(got.get("num_players", 0)),
+                                   **payload.get("encoder_options", {}))
+    except (ValueError, TypeError) as e:
+        raise CheckpointError(f"checkpoint {path}: {e}") from None
+    old, _ = net_from_checkpoint(payload, path, old_encoder, config)
+    net = build_net(encoder, config)
+    state = net.state_dict()
+    for key, value in old.state_dict().items():
+        if state[key].shape == value.shape:
+            state[key] = value
+        elif key == "globals_mlp.0.weight":
+            state[key] = torch.zeros_like(state[key])
+            state[key][:, :old_g] = value
+        else:  # no other tensor depends on the number of globals
+            raise CheckpointError(f"checkpoint {path}: {key} has shape {tuple(value.shape)}, "
+                                  f"the network {tuple(state[key].shape)}")
+    net.load_state_dict(state)
+    return net
+
+
 def net_from_checkpoint(payload: dict[str, Any], path: str | Path, encoder: NetEncoder,
                         config: NetConfig | None = None) -> tuple[PolicyValueNet, NetConfig]:
     """Build the network a checkpoint describes and load its weights.

@@ -93,6 +93,7 @@ from taluva_ai.agents.alphazero.net import (
     NetConfig,
     PolicyValueNet,
     build_net,
+    init_from_checkpoint,
     load_checkpoint,
     masked_log_softmax,
     net_from_checkpoint,
@@ -546,6 +547,8 @@ class TrainingRun:
         self.executor: Executor | None = None
         self._written: dict[str, str] = {}  # SHA-256 of the files of the iteration in progress
         self.state: dict[str, Any] | None = None  # state.json as read by _load_state
+        # a new run's first network, made (and [warm_start] init checked) before any file
+        self._start_net = None if self.resuming else self._initial_net()
 
     # -- public -------------------------------------------------------------------------------
 
@@ -716,6 +719,19 @@ class TrainingRun:
                                 f"{self._redo_hint(k or 0)}"])
         files[name] = write_atomic(self.out / name, data)
 
+    def _initial_net(self) -> PolicyValueNet:
+        """Iteration 0's network before its warm start: ``[warm_start] init``'s, widened to
+        the run's encoder (:func:`~.net.init_from_checkpoint`), else a seeded random one.
+
+        Raises:
+            CheckpointError: ``init`` is missing, damaged, or does not fit the run."""
+        init = self.cfg.warm_start.init
+        if init:
+            return init_from_checkpoint(load_checkpoint(init), init, self.encoder,
+                                        self.net_config)
+        torch.manual_seed(_seed(self.cfg.seed, 0, 1))
+        return build_net(self.encoder, self.net_config)
+
     def _prepare(self) -> dict[str, Any] | None:
         """Write the config of a new run; for a resume, read the state (rolled back for a
         redo), check the run's files, and clear what the interrupted (or redone) iterations
@@ -808,8 +824,8 @@ class TrainingRun:
         torch.set_num_threads(self._threads())
         buffer = ReplayBuffer(self.encoder, cfg.replay.window_games)
         if state is None:
-            torch.manual_seed(_seed(cfg.seed, 0, 1))
-            net = build_net(self.encoder, self.net_config).to(self.device)
+            net = (self._start_net if self._start_net is not None else
+                   self._initial_net()).to(self.device)
             trainer = Trainer(net, cfg.train, self.device)
             state = {"format": RUN_FORMAT, "iteration": -1, "best": None,
                      "best_iteration": None, "elapsed_s": 0.0, "promotions": []}

@@ -524,6 +524,23 @@ def _globals(players, meta, rules, player, tile, out):
         out[4 * n + 7 + tile % 5] = 1.0
 
 
+#: :func:`site_globals` counts sites up to this many (more read as this many)
+SITES_CAP = 4
+
+
+@njit(cache=True)
+def site_globals(cells, meta, rules, nbr, cell_of, player, out):
+    """``out float32[2n]``: for each player slot ``j`` (seat ``(player + j) % n``), the hexes
+    where it could build a temple now, then the same for towers (:func:`~.kernels.build_sites`,
+    whatever its supply), each as ``min(count, SITES_CAP) / SITES_CAP``."""
+    n = rules[R_PLAYERS]
+    counts = np.zeros(2, dtype=np.int64)
+    for j in range(n):
+        K.build_sites(cells, meta, rules, nbr, cell_of, (player + j) % n, counts)
+        out[j] = min(counts[0], SITES_CAP) / SITES_CAP
+        out[n + j] = min(counts[1], SITES_CAP) / SITES_CAP
+
+
 # ---------------------------------------------------------------------------------------------
 # Python API
 # ---------------------------------------------------------------------------------------------
@@ -582,6 +599,21 @@ def global_features(state: TaluvaState, player: int | None = None) -> np.ndarray
     tile = int(state.meta[M_TILE]) if step in (K.S_TILE, K.S_BUILD) else -1
     _globals(state.players, state.meta, state.game.rules_array, _perspective(state, player),
              tile, out)
+    return out
+
+
+def build_site_features(state: TaluvaState, player: int | None = None) -> np.ndarray:
+    """``float32[2n]``: the temple sites of each player slot, then its tower sites, counted up
+    to :data:`SITES_CAP` and divided by it (:func:`site_globals`; docs/encoding.md, "Build
+    sites"). 2-4 players.
+
+    Raises:
+        ValueError: a solo game, or ``player`` not a seat."""
+    if state.game.rules.solo:
+        raise ValueError("build sites are defined for 2-4 players, not the solo variant")
+    rules, nbr, cell_of, _, _ = state.game.kernel_args()
+    out = np.zeros(2 * state.num_players, dtype=np.float32)
+    site_globals(state.cells, state.meta, rules, nbr, cell_of, _perspective(state, player), out)
     return out
 
 

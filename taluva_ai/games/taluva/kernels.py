@@ -428,6 +428,52 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
 
 
 @njit(cache=True, inline="always")
+def takes_building(cells, c, no_lake):
+    """Whether hex ``c`` takes a building of any kind (RULES.md Step 2): on the island, free,
+    not a volcano, and not a lake under ``no_lake_building``."""
+    if cells[c, C_LEVEL] == 0 or cells[c, C_BUILDING] != 0:
+        return False
+    terr = cells[c, C_TERRAIN]
+    return not (terr == VOLCANO or (no_lake and terr == LAKE))
+
+
+@njit(cache=True)
+def build_sites(cells, meta, rules, nbr, cell_of, p, out):
+    """The hexes where seat ``p`` could build a temple and a tower now, whatever its supply
+    and whoever is to move: ``out[0]`` the temple sites (a free hex next to one of its
+    settlements of >= 3 hexes with no temple), ``out[1]`` the tower sites (a free hex of level
+    >= 3 next to one of its settlements with no tower), by the conditions of
+    :func:`build_actions` (RULES.md Step 2.3-2.4). When a seat has built all its huts, these
+    are what keeps it from elimination (RULES.md "Elimination").
+
+    Args:
+        out: ``int64[>= 2]``, overwritten.
+    """
+    ncell = cells.shape[0]
+    scan = np.empty(ncell, dtype=np.int32)
+    nscan = _scan_cells(meta, cell_of, np.int64(0), scan)
+    label = np.empty(ncell, dtype=np.int32)
+    size = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
+    stemples = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
+    stowers = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
+    canon = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
+    settlements(cells, nbr, scan, nscan, p, label, size, stemples, stowers, canon)
+    no_lake = rules[R_NO_LAKE_BUILDING] != 0
+    out[0] = 0
+    out[1] = 0
+    for i in range(nscan):
+        c = scan[i]
+        if not takes_building(cells, c, no_lake):
+            continue
+        _, temple_ok, tower_ok = mover_adjacency(cells, nbr, p, c, label, size, stemples,
+                                                 stowers)
+        if temple_ok:
+            out[0] += 1
+        if tower_ok and cells[c, C_LEVEL] >= 3:
+            out[1] += 1
+
+
+@njit(cache=True, inline="always")
 def mover_adjacency(cells, nbr, p, c, label, size, stemples, stowers):
     """Settlements of seat ``p`` next to hex ``c`` (a bit mask of their labels, as
     :func:`settlements` numbered them), and whether one of them takes a temple (>= 3 hexes, no
@@ -491,12 +537,10 @@ def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_
     ntgt = 0
     for i in range(nscan):
         c = scan[i]
+        if not takes_building(cells, c, no_lake):
+            continue
         lv = cells[c, C_LEVEL]
-        if lv == 0 or cells[c, C_BUILDING] != 0:
-            continue
         terr = cells[c, C_TERRAIN]
-        if terr == VOLCANO or (no_lake and terr == LAKE):
-            continue
         adj, temple_ok, tower_ok = mover_adjacency(cells, nbr, p, c, label, size, stemples,
                                                    stowers)
         if huts >= 1 and lv == 1 and (adj == 0 or not isolated):
@@ -938,10 +982,8 @@ def place_tile_cells(cells, players, meta, rules, nbr, hexqr, action, tile):
 @njit(cache=True)
 def _hut_ok(cells, players, rules, nbr, p, c):
     """Found a settlement on ``c`` (RULES.md Step 2.1), checked from the hex's neighbours."""
-    if players[p, P_HUTS] < 1 or cells[c, C_LEVEL] != 1 or cells[c, C_BUILDING] != 0:
-        return False
-    t = cells[c, C_TERRAIN]
-    if t == VOLCANO or (rules[R_NO_LAKE_BUILDING] != 0 and t == LAKE):
+    if players[p, P_HUTS] < 1 or cells[c, C_LEVEL] != 1 or not takes_building(
+            cells, c, rules[R_NO_LAKE_BUILDING] != 0):
         return False
     if rules[R_NEW_HUT_ISOLATED] != 0:
         for d in range(6):

@@ -22,8 +22,8 @@ out)``                                      ``out`` (float64); seed -1 continues
 The network-guided search of many games at once (``agents/mcts_batched.py``) needs three more,
 :data:`NET_KERNELS`: the state of game ``b`` from arrays that stack ``B`` states on a leading
 axis, and the network encoder (``agents/alphazero/encoder.py``) in compiled form. ``e`` is the
-encoder's constants tuple (Taluva: ``(view_radius, valid bool[S, S])``, from
-``TaluvaEncoder.kernel_constants()``) and ``ctx`` an ``int64[4]`` row that the encoding fills
+encoder's constants tuple (Taluva: ``(view_radius, valid bool[S, S], build_sites)``, from
+``TaluvaEncoder.search_kernels()``) and ``ctx`` an ``int64[4]`` row that the encoding fills
 with what its network ids depend on (Taluva: the view centre):
 
 ==========================================  =============================================
@@ -47,6 +47,7 @@ from taluva_ai.games.taluva.encoding import (
     _globals,
     encode_planes,
     engine_to_view,
+    site_globals,
     solo_globals,
     view_center,
 )
@@ -155,7 +156,8 @@ def row(S, b):
 def encode(s, k, e, spatial, glob, ctx):
     """``TaluvaEncoder.encode`` compiled: the first ``23 + 3n`` planes of the view encoding
     (recentred on the island) into ``spatial``, :func:`~.encoding.global_features` (solo: and
-    the solo planes' values) into ``glob``; the view centre ``(qc, rc)`` into ``ctx[:2]``."""
+    the solo planes' values; with ``build_sites``, :func:`~.encoding.site_globals`) into
+    ``glob``; the view centre ``(qc, rc)`` into ``ctx[:2]``."""
     cells, players, meta = s[0], s[1], s[3]
     rules, nbr, cell_of = k[0], k[1], k[2]
     vr = e[0]
@@ -174,6 +176,8 @@ def encode(s, k, e, spatial, glob, ctx):
     _globals(players, meta, rules, player, tile, glob[:ng])
     if rules[R_SOLO] != 0:
         solo_globals(cells, players, meta, rules, nbr, cell_of, glob[ng:])
+    elif e[2] != 0:
+        site_globals(cells, meta, rules, nbr, cell_of, player, glob[ng:])
 
 
 @njit(cache=True)
