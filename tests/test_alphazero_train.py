@@ -1655,3 +1655,16 @@ def test_a_run_starts_from_another_run_s_network_with_build_sites_added(micro_ru
     with pytest.raises(CheckpointError, match=r"checkpoint .*no\.pt: "):
         TrainingRun(tmp_path / "run2", load_config(missing), progress=False)
     assert not (tmp_path / "run2").exists()
+
+
+def test_a_resume_refuses_build_sites_the_run_s_networks_lack(micro_run, tmp_path,
+                                                             capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    text = (out / "config.toml").read_text()
+    assert "[encoder]\nview_radius = 0\nbuild_sites = false\n" in text
+    (out / "config.toml").write_text(text.replace("build_sites = false", "build_sites = true"))
+    code, err = _resume(out, capsys)
+    assert code == 1
+    assert err == [f"taluva train: error: checkpoint {out / 'checkpoints' / 'iter_0001.pt'}: "
+                   "made for another encoding: num_globals 20 (expected 24); build_sites None "
+                   "(expected True)"]
