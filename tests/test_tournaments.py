@@ -427,7 +427,9 @@ def test_a_file_an_agent_reads_is_pinned_and_a_change_stops_the_run(
     finished = (out / "results.jsonl").read_text().splitlines()
     if concurrency == 1:  # the game in progress finished; the next one was refused
         assert len(finished) == 1
-    assert 1 <= len(finished) < 4
+    else:  # the other worker's check may stop the run before the swapping game ends (a
+        # busy machine): it is then replayed on resume, like any game in progress
+        assert len(finished) < 4
     # a resume with the file still replaced is refused before any game, in one line
     with pytest.raises(SystemExit) as exc:
         main(["tournament", "--resume", str(out), "--no-progress", "--no-plots"])
