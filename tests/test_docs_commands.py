@@ -72,6 +72,12 @@ ROLLSP_MATCHES = [(60, "greedy", "greedy", 1), (80, "greedy", "greedy", 1),
                   (130, "mcts:sims=400,rollout=greedy,root=gumbel", "mcts400", 2),
                   *((it, "greedy", "greedy", 2) for it in (160, 170, 180, 190, 200)),
                   (180, "az:builtin", "vs_builtin", 2), (180, _ROLLSP130, "vs_130", 2)]
+#: The matches of the s2-sites run's networks (docs/alphazero.md, "Build sites"):
+#: (iteration, opponent, seed, the --out name's end, --concurrency).
+SITES_MATCHES = [(20, "greedy", 1, "greedy", 1), (20, "greedy", 2, "greedy_s2", 1),
+                 (20, "az:builtin", 1, "vs_builtin", 1), (40, "greedy", 1, "greedy", 1),
+                 (40, "az:builtin", 1, "vs_builtin", 1), (50, "greedy", 1, "greedy", 2),
+                 (50, "greedy", 2, "greedy_s2", 2), (50, "az:builtin", 1, "vs_builtin", 2)]
 FINE_TUNE_MATCHES = [*((name, "greedy", "1", "greedy")
                        for name in [*(n for *_, n in FINE_TUNES), "teacher_roll3"]),
                      ("teacher128", "az:builtin", "1", "vs_builtin"),
@@ -313,6 +319,28 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        f"docs/data/losses_builtin180_values_{opp}.json":
        (CHECK, "needs the games of a ladder row", None)
        for opp in ("greedy", "mcts400", "mcts1600")},
+    "taluva train --config experiments/configs/strong2-sites.toml --out runs/s2-sites":
+        (CHECK, _LONG, None),
+    "taluva train --resume runs/s2-sites": (CHECK, _LONG, None),
+    "taluva train --pack runs/s2-sites packs/strong2-sites":
+        (CHECK, "needs the run directory a training command writes", None),
+    "python experiments/plot_anchors.py packs/strong2-sites --out docs/strong2_sites_anchors.png":
+        (CHECK, "reads the pack of the s2-sites run", None),
+    **{f"taluva tournament --agents az:path=runs/sites/iter_{it:04d}.pt,sims=200,rollout=none,"
+       f"lambda=0,root=gumbel {opp} --games 200 --concurrency {conc} --seed {seed} --out "
+       f"runs/sites/i{it}_{short}":
+       (CHECK, "needs a network of the s2-sites run; 200 games (2-6 minutes on 2 cores)", None)
+       for it, opp, seed, short, conc in SITES_MATCHES},
+    **{f"python experiments/losses.py runs/sites/i{it}_greedy --agent az:path=runs/sites/"
+       f"iter_{it:04d}.pt,sims=200,rollout=none,lambda=0,root=gumbel --values --checkpoint "
+       f"runs/sites/iter_{it:04d}.pt --json docs/data/losses_sites{it}_greedy.json":
+       (CHECK, "needs the games of a tournament and a network of the s2-sites run", None)
+       for it in (20, 40, 50)},
+    **{f"python experiments/losses.py runs/builtin_mcts1600 --agent az:builtin --values "
+       f"--checkpoint runs/sites/iter_{it:04d}.pt --json "
+       f"docs/data/values_sites{it}_on_builtin_mcts1600.json":
+       (CHECK, "needs the games of a ladder row and a network of the s2-sites run", None)
+       for it in (20, 40, 50)},
     "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
         (CHECK, "reads the pack of the s2-more run, committed under packs/", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
