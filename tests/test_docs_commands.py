@@ -77,7 +77,8 @@ ROLLSP_MATCHES = [(60, "greedy", "greedy", 1), (80, "greedy", "greedy", 1),
 SITES_MATCHES = [(20, "greedy", 1, "greedy", 1), (20, "greedy", 2, "greedy_s2", 1),
                  (20, "az:builtin", 1, "vs_builtin", 1), (40, "greedy", 1, "greedy", 1),
                  (40, "az:builtin", 1, "vs_builtin", 1), (50, "greedy", 1, "greedy", 2),
-                 (50, "greedy", 2, "greedy_s2", 2), (50, "az:builtin", 1, "vs_builtin", 2)]
+                 (50, "greedy", 2, "greedy_s2", 2), (50, "az:builtin", 1, "vs_builtin", 2),
+                 (50, "mcts:sims=1600,rollout=greedy,root=gumbel", 1, "mcts1600", 2)]
 FINE_TUNE_MATCHES = [*((name, "greedy", "1", "greedy")
                        for name in [*(n for *_, n in FINE_TUNES), "teacher_roll3"]),
                      ("teacher128", "az:builtin", "1", "vs_builtin"),
@@ -336,6 +337,10 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        f"runs/sites/iter_{it:04d}.pt --json docs/data/losses_sites{it}_greedy.json":
        (CHECK, "needs the games of a tournament and a network of the s2-sites run", None)
        for it in (20, 40, 50)},
+    "python experiments/losses.py runs/sites/i50_mcts1600 --agent az:path=runs/sites/"
+    "iter_0050.pt,sims=200,rollout=none,lambda=0,root=gumbel --values --checkpoint "
+    "runs/sites/iter_0050.pt --json docs/data/losses_sites50_mcts1600.json":
+        (CHECK, "needs the games of a tournament and a network of the s2-sites run", None),
     **{f"python experiments/losses.py runs/builtin_mcts1600 --agent az:builtin --values "
        f"--checkpoint runs/sites/iter_{it:04d}.pt --json "
        f"docs/data/values_sites{it}_on_builtin_mcts1600.json":
