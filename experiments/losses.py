@@ -43,10 +43,10 @@ from value_estimators import decision_states, make_evaluator
 BEFORE_END = (1, 2, 4, 8, 16, 32)
 
 
-def values_before_end(path: Path, seat: int, evaluator: Any) -> dict[int, float]:
-    """The network's value for ``seat`` at its ``k``-th last decision of the game recorded at
-    ``path``, for each ``k`` of :data:`BEFORE_END` the game has (float, -1 to 1)."""
-    states, _ = decision_states(path)
+def values_before_end(states: list[Any], seat: int, evaluator: Any) -> dict[int, float]:
+    """The network's value for ``seat`` at its ``k``-th last decision among a game's decision
+    ``states`` (:func:`value_estimators.decision_states`), for each ``k`` of
+    :data:`BEFORE_END` the game has (float, -1 to 1)."""
     mine = [s for s in states if s.current_player == seat]
     ks = [k for k in BEFORE_END if k <= len(mine)]
     if not ks:
@@ -97,7 +97,9 @@ def analyse(run: Path, agent: str, evaluator: Any = None) -> dict:
         if agent not in header.players:
             continue
         seat = header.players.index(agent)
-        final = replay_record(path)
+        # with values, the one replay also keeps the decision states
+        states, final = (decision_states(path) if evaluator is not None
+                         else ([], replay_record(path)))
         assert isinstance(final, TaluvaState)  # the header said taluva
         reason = final.end_reason.name.lower()
         games += 1
@@ -111,7 +113,7 @@ def analyse(run: Path, agent: str, evaluator: Any = None) -> dict:
                and final.status(seat) == Status.ELIMINATED)
         if evaluator is not None and tally is not draws and tally is not undecided:
             group = "eliminated" if out else "wins" if tally is wins else "other_losses"
-            values[group].append(values_before_end(path, seat, evaluator))
+            values[group].append(values_before_end(states, seat, evaluator))
         if final.end_reason != EndReason.LAST_STANDING:
             continue
         if out:

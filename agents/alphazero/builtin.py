@@ -267,11 +267,13 @@ def ship(run: str | Path, checkpoint: str | Path | None = None,
         return lo.double().numpy(), va.double().numpy()
 
     e_lo, e_va = outputs(exact, torch.float64, sp, gl)
-    t_lo, t_va = outputs(net, torch.float32, sp, gl)
-    o_lo, o_va = (x.astype(np.float64) for x in onnx_net(sp, gl))
-    diff = {"logits": float(np.abs(o_lo - e_lo).max()), "values": float(np.abs(o_va - e_va).max())}
-    torch_diff = {"logits": float(np.abs(t_lo - e_lo).max()),
-                  "values": float(np.abs(t_va - e_va).max())}
+
+    def gap(lo: np.ndarray, va: np.ndarray) -> dict[str, float]:
+        """The largest absolute differences from the exact outputs."""
+        return {"logits": float(np.abs(lo - e_lo).max()), "values": float(np.abs(va - e_va).max())}
+
+    diff = gap(*(x.astype(np.float64) for x in onnx_net(sp, gl)))
+    torch_diff = gap(*outputs(net, torch.float32, sp, gl))
     if max(diff.values()) > tolerance:
         raise CheckpointError(f"checkpoint {ckpt}: its ONNX export differs from its exact "
                               f"(float64) outputs by {max(diff.values()):.3g} (> {tolerance:g}) "

@@ -594,7 +594,8 @@ def init_from_checkpoint(payload: dict[str, Any], path: str | Path, encoder: Net
 
     got = payload.get("encoder", {})
     want = encoder.spec()
-    diff = [d for d in encoding_differences(want, got) if d.split()[0] not in WIDENING_FIELDS]
+    diff = encoding_differences({k: v for k, v in want.items() if k not in WIDENING_FIELDS},
+                                got)
     if diff:
         raise CheckpointError(f"checkpoint {path}: made for another encoding: {'; '.join(diff)}")
     old_g, new_g = got.get("num_globals"), want["num_globals"]
