@@ -32,6 +32,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from taluva_ai.agents.alphazero.encoder import TaluvaEncoder
 from taluva_ai.games.taluva.game import TaluvaState
 from taluva_ai.games.taluva.state import EndReason, Status
 from taluva_ai.records import read_header, replay_record
@@ -76,8 +77,8 @@ def analyse(run: Path, agent: str, evaluator: Any = None) -> dict:
     with an ``evaluator`` (:func:`value_estimators.make_evaluator`), ``value_before_end`` too.
 
     Raises:
-        SystemExit: no records, a record not of 2-player Taluva, or ``agent`` in no game.
-        RecordError: a record that does not replay (its line and field).
+        SystemExit: no records, a record not of 2-player Taluva or that does not replay
+            (its file, line and field), or ``agent`` in no game.
     """
     paths = sorted((run / "games").glob("*.jsonl"))
     if not paths:
@@ -91,15 +92,19 @@ def analyse(run: Path, agent: str, evaluator: Any = None) -> dict:
     values: dict[str, list[dict[int, float]]] = {"eliminated": [], "other_losses": [],
                                                  "wins": []}
     for path in paths:
-        header = read_header(path)
-        if header.game != "taluva" or len(header.players) != 2:
-            sys.exit(f"losses.py: {path}: not a 2-player Taluva game")
-        if agent not in header.players:
-            continue
-        seat = header.players.index(agent)
-        # with values, the one replay also keeps the decision states
-        states, final = (decision_states(path) if evaluator is not None
-                         else ([], replay_record(path)))
+        try:
+            header = read_header(path)
+            if header.game != "taluva" or len(header.players) != 2:
+                sys.exit(f"losses.py: {path}: not a 2-player Taluva game")
+            if agent not in header.players:
+                continue
+            seat = header.players.index(agent)
+            # with values, the one replay also keeps the decision states
+            states, final = (decision_states(path) if evaluator is not None
+                             else ([], replay_record(path)))
+        except ValueError as e:  # a RecordError: its line and field (decision_states: file too)
+            text = str(e)
+            sys.exit(f"losses.py: {text if text.startswith(str(path)) else f'{path}: {text}'}")
         assert isinstance(final, TaluvaState)  # the header said taluva
         reason = final.end_reason.name.lower()
         games += 1
@@ -149,10 +154,20 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.checkpoint is not None and not args.values:
         parser.error("--checkpoint needs --values")
+    if args.json is not None and (args.json.is_dir() or not args.json.parent.is_dir()):
+        parser.error(f"--json {args.json}: " + ("a directory" if args.json.is_dir() else
+                                                  f"no directory {args.json.parent}"))
     try:
         evaluator = make_evaluator(args.checkpoint) if args.values else None
     except (FileNotFoundError, ValueError) as e:
         sys.exit(f"losses.py: {e}")
+    if evaluator is not None and (not isinstance(evaluator.encoder, TaluvaEncoder)
+                                  or evaluator.encoder.num_players != 2):
+        enc = evaluator.encoder
+        what = (f"{enc.num_players}-player Taluva" if isinstance(enc, TaluvaEncoder)
+                else "another game")
+        sys.exit(f"losses.py: {args.checkpoint}: a network for {what}; the "
+                 "records are 2-player Taluva games")
     result = analyse(args.run, args.agent, evaluator)
     text = json.dumps(result, indent=1)
     print(text)

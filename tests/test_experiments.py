@@ -353,3 +353,51 @@ def test_losses_refuses_a_record_that_is_not_2_player_taluva(tmp_path: Path) -> 
               record_path=tmp_path / "games" / "g.jsonl")
     with pytest.raises(SystemExit, match=r"g\.jsonl: not a 2-player Taluva game$"):
         _load("losses").main([str(tmp_path), "--agent", "random"])
+
+
+def test_losses_refuses_bad_records_unwritable_json_and_networks_of_another_game(
+        tmp_path: Path, capsys) -> None:
+    """One line naming the file, line and field for a record that does not replay (with and
+    without ``--values``); an unwritable ``--json`` before any work; a checkpoint of another
+    player count or game before any game is read."""
+    torch = pytest.importorskip("torch")
+    from taluva_ai.agents import make_agent
+    from taluva_ai.agents.alphazero.config import NetConfig
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import build_net, save_checkpoint
+    from taluva_ai.arena import play_game
+    from taluva_ai.protocol import make_game
+
+    mod = _load("losses")
+    run = tmp_path / "run"
+    (run / "games").mkdir(parents=True)
+    rec = run / "games" / "g.jsonl"
+    play_game(make_game("taluva"), [make_agent("random", seed=1), make_agent("greedy", seed=1)],
+              1, record_path=rec)
+    lines = rec.read_text().splitlines(keepends=True)
+    for text, where in (("".join(lines)[:-30], f"line {len(lines)}, field 'json'"),
+                        ("".join(lines[:-1]), f"line {len(lines)}, field 'type'"),
+                        ("", "line 1, field 'type'")):
+        rec.write_text(text)
+        for values in ([], ["--values"]):
+            with pytest.raises(SystemExit) as e:
+                mod.main([str(run), "--agent", "random", *values])
+            assert str(e.value).startswith(f"losses.py: {rec}: record {where}: ")
+            assert "\n" not in str(e.value)
+    for bad, why in ((tmp_path / "no" / "o.json", f"no directory {tmp_path / 'no'}"),
+                     (tmp_path, "a directory")):
+        with pytest.raises(SystemExit):
+            mod.main([str(run), "--agent", "random", "--json", str(bad)])
+        assert capsys.readouterr().err.endswith(f"error: --json {bad}: {why}\n")
+    small = NetConfig("tiny", channels=8, blocks=1, global_hidden=8, value_hidden=8)
+    for game, players, what in (("taluva", 3, "3-player Taluva"),
+                                ("thurn_und_taxis", 2, "another game")):
+        enc = make_encoder(game, players)
+        torch.manual_seed(0)
+        ck = tmp_path / f"{game}{players}.pt"
+        save_checkpoint(ck, build_net(enc, small), enc, small,
+                        {"name": game, "options": make_game(game, num_players=players)
+                         .options()}, {"iteration": 0})
+        with pytest.raises(SystemExit, match=f"^losses.py: {ck}: a network for {what}; the "
+                                             "records are 2-player Taluva games$"):
+            mod.main([str(run), "--agent", "random", "--values", "--checkpoint", str(ck)])
