@@ -102,6 +102,12 @@ def test_encoder_refuses_chance_nodes_and_unknown_games() -> None:
         make_encoder("taluva", 2).encode(s)
     with pytest.raises(ValueError, match="no network encoder for game 'chess'"):
         make_encoder("chess", 2)
+    with pytest.raises(ValueError, match=r"^the encoder of 'thurn_und_taxis' has no option "
+                       r"'build_sites' \(its options: none\)$"):
+        make_encoder("thurn_und_taxis", 2, build_sites=True)
+    with pytest.raises(ValueError, match=r"^the encoder of 'taluva' has no option 'sites' "
+                       r"\(its options: view_radius, build_sites\)$"):
+        make_encoder("taluva", 2, sites=True)
     with pytest.raises(ValueError, match="view_radius"):
         TaluvaEncoder(2, view_radius=1)
 

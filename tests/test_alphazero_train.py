@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -1652,9 +1653,44 @@ def test_a_run_starts_from_another_run_s_network_with_build_sites_added(micro_ru
     assert lines[1]["selfplay"]["games"] == 2 and lines[1]["train"]["steps"] == 2
     missing = tmp_path / "none.toml"
     missing.write_text(text.replace(str(init), str(tmp_path / "no.pt")))
-    with pytest.raises(CheckpointError, match=r"checkpoint .*no\.pt: "):
+    with pytest.raises(CheckpointError, match=r"^\[warm_start\] init: checkpoint .*no\.pt: "):
         TrainingRun(tmp_path / "run2", load_config(missing), progress=False)
     assert not (tmp_path / "run2").exists()
+
+
+def test_redo_0_of_a_run_with_init_starts_from_its_copy_and_checks_it_before_removing(
+        micro_run, tmp_path, monkeypatch) -> None:
+    """A run keeps a copy of its ``[warm_start] init`` (``init.pt``): ``--redo 0`` makes the
+    same networks after the original changed, and a copy that is gone (with the original)
+    is refused before any file of the run is removed; a relative ``init`` that is not there
+    says where it was looked up."""
+    from taluva_ai.agents.alphazero.net import CheckpointError
+    from taluva_ai.agents.alphazero.train import INIT_NAME, TrainingRun
+
+    source = tmp_path / "source.pt"
+    shutil.copyfile(micro_run / "checkpoints" / "iter_0001.pt", source)
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "init.toml"
+    config.write_text(MICRO.replace('games = 2\nexpert = "heuristic"\nsteps = 2\n',
+                                    'games = 0\nsteps = 0\ninit = "source.pt"\n'))
+    out = tmp_path / "run"
+    TrainingRun(out, load_config(config), progress=False).run()
+    assert (out / INIT_NAME).read_bytes() == source.read_bytes()
+    made = {p.name: p.read_bytes() for p in (out / "checkpoints").iterdir()}
+    shutil.copyfile(micro_run / "checkpoints" / "iter_0000.pt", source)  # another network
+    TrainingRun(out, None, progress=False, redo=0).run()
+    assert {p.name: p.read_bytes() for p in (out / "checkpoints").iterdir()} == made
+    source.unlink()
+    (out / INIT_NAME).unlink()
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    with pytest.raises(CheckpointError, match=(
+            rf"^\[warm_start\] init \(a relative path, looked up from {re.escape(str(tmp_path))}"
+            r"\): checkpoint source\.pt: no such file")):
+        TrainingRun(out, None, progress=False, redo=0)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    config.write_text(config.read_text().replace('init = "source.pt"', 'init = " x.pt"'))
+    with pytest.raises(ConfigError, match=r"\[warm_start\] init must be a checkpoint path"):
+        load_config(config)
 
 
 def test_a_resume_refuses_build_sites_the_run_s_networks_lack(micro_run, tmp_path,

@@ -232,8 +232,9 @@ class WarmStartSection:
         init: a checkpoint (``.pt``) whose network iteration 0 starts from instead of a
             random one, before its expert games and steps if any: another run's network,
             continued under a new config (:func:`~.net.init_from_checkpoint`; it may gain
-            global inputs, e.g. ``[encoder] build_sites``). Read when a run starts, not on a
-            resume. ``""``: none.
+            global inputs, e.g. ``[encoder] build_sites``). Read when a run starts (a
+            relative path from the current directory), which keeps a copy, ``init.pt`` in
+            the run directory, for ``--redo 0``; not read on a resume. ``""``: none.
     """
 
     games: int = 0
@@ -687,6 +688,8 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
     _need(an.games >= 1 and an.every >= 0, s, "[anchors] games must be >= 1 and every >= 0")
     _need(len(set(an.opponents)) == len(an.opponents), s, "[anchors] opponents must be distinct")
     _need(ws.games >= 0 and ws.steps >= 0, s, "[warm_start] games and steps must be >= 0")
+    _need(ws.init == ws.init.strip(), s,
+          f"[warm_start] init must be a checkpoint path or \"\" (none), got {ws.init!r}")
     _need(ws.heuristic_temperature > 0, s, "[warm_start] heuristic_temperature must be > 0")
     _need(0.0 <= ws.epsilon <= 1.0, s, "[warm_start] epsilon must lie in [0, 1]")
     _need(ws.expert == "heuristic" or ws.expert.split(":")[0] == "mcts", s,

@@ -34,6 +34,7 @@ action ids as network ids, no symmetry; an ``mlp`` network reads it.
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -458,7 +459,16 @@ def make_encoder(game_name: str, num_players: int, **options: Any) -> NetEncoder
     if game_name not in _ENCODERS:
         raise ValueError(f"no network encoder for game {game_name!r}; known: "
                          f"{', '.join(sorted(_ENCODERS))}")
+    factory = _ENCODERS[game_name]
+    params = inspect.signature(factory).parameters.values()
+    known = [p.name for p in params if p.name != "num_players"
+             and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    unknown = sorted(set(options) - set(known))
+    if unknown and not any(p.kind == p.VAR_KEYWORD for p in params):
+        raise ValueError(f"the encoder of {game_name!r} has no option "
+                         f"{', '.join(map(repr, unknown))} (its options: "
+                         f"{', '.join(known) or 'none'})")
     try:
-        return _ENCODERS[game_name](num_players=num_players, **options)
+        return factory(num_players=num_players, **options)
     except TypeError as e:
         raise ValueError(f"encoder of {game_name!r}: {e}") from None

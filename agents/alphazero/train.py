@@ -19,6 +19,7 @@ random initialisation. Iteration ``k >= 1``:
 Run directory (docs/alphazero.md)::
 
     config.toml, config.json   the config (config.toml is what --resume reads)
+    init.pt                    a copy of the [warm_start] init checkpoint, if any (--redo 0)
     state.json                 the last finished iteration and the best network (written last)
     metrics.jsonl              one line per finished iteration
     best.pt, latest.pt         copies of the best and of the latest network
@@ -125,6 +126,9 @@ from taluva_ai.runfiles import (
 
 #: ``state.json`` ``format`` field.
 RUN_FORMAT = "taluva-ai-az-run/1"
+
+#: A run's copy of its ``[warm_start] init`` checkpoint (what ``--redo 0`` starts from).
+INIT_NAME = "init.pt"
 
 
 # -- trainer ----------------------------------------------------------------------------------
@@ -547,8 +551,9 @@ class TrainingRun:
         self.executor: Executor | None = None
         self._written: dict[str, str] = {}  # SHA-256 of the files of the iteration in progress
         self.state: dict[str, Any] | None = None  # state.json as read by _load_state
-        # a new run's first network, made (and [warm_start] init checked) before any file
-        self._start_net = None if self.resuming else self._initial_net()
+        # a new run's (or a --redo 0's) first network, made (and [warm_start] init checked)
+        # before any file is written or removed
+        self._start_net = self._initial_net() if not self.resuming or redo == 0 else None
 
     # -- public -------------------------------------------------------------------------------
 
@@ -723,12 +728,24 @@ class TrainingRun:
         """Iteration 0's network before its warm start: ``[warm_start] init``'s, widened to
         the run's encoder (:func:`~.net.init_from_checkpoint`), else a seeded random one.
 
+        A resumed run (``--redo 0``) reads the copy the run kept, :data:`INIT_NAME`, so
+        that it makes the same network whatever became of ``init`` or the current
+        directory (a run from before the copy reads ``init`` itself).
+
         Raises:
-            CheckpointError: ``init`` is missing, damaged, or does not fit the run."""
+            CheckpointError: ``init`` is missing, damaged, or does not fit the run (one line
+                naming ``[warm_start] init``)."""
         init = self.cfg.warm_start.init
         if init:
-            return init_from_checkpoint(load_checkpoint(init), init, self.encoder,
-                                        self.net_config)
+            kept = self.out / INIT_NAME
+            path = kept if self.resuming and kept.is_file() else Path(init)
+            try:
+                return init_from_checkpoint(load_checkpoint(path), path, self.encoder,
+                                            self.net_config)
+            except CheckpointError as e:
+                where = ("" if path.is_absolute() or path == kept else
+                         f" (a relative path, looked up from {Path.cwd()})")
+                raise CheckpointError(f"[warm_start] init{where}: {e}") from None
         torch.manual_seed(_seed(self.cfg.seed, 0, 1))
         return build_net(self.encoder, self.net_config)
 
@@ -738,6 +755,8 @@ class TrainingRun:
         left."""
         cfg_text = config_to_toml(self.cfg)
         if not self.resuming:
+            if self.cfg.warm_start.init:  # the network a --redo 0 starts from again
+                write_atomic(self.out / INIT_NAME, Path(self.cfg.warm_start.init).read_bytes())
             _write_atomic(self.out / "config.toml", cfg_text)
             _write_atomic(self.out / "config.json", json.dumps(self.cfg.to_dict(), indent=2)
                           + "\n")
