@@ -244,8 +244,17 @@ def test_incompatible_checkpoints_say_what_differs(tmp_path) -> None:
     bad = dict(payload, net={**payload["net"], "channels": 16})
     bad["sha256"] = payload_sha256(bad)
     torch.save(bad, tmp_path / "bad.pt")
-    with pytest.raises(CheckpointError, match="weights do not fit"):
+    with pytest.raises(CheckpointError, match=r"weights do not fit the network it declares "
+                       r"\(size mismatch for \S+: copying a param with shape"):
         net_from_checkpoint(load_checkpoint(tmp_path / "bad.pt"), "bad.pt",
+                            make_encoder("taluva", 2))
+    lacking = dict(payload, state_dict={k: v for k, v in payload["state_dict"].items()
+                                        if k != "value_fc.0.bias"})
+    lacking["sha256"] = payload_sha256(lacking)
+    torch.save(lacking, tmp_path / "lacking.pt")
+    with pytest.raises(CheckpointError, match=r"weights do not fit the network it declares "
+                       r"\(Missing key\(s\) in state_dict: \"value_fc\.0\.bias\"\.\)$"):
+        net_from_checkpoint(load_checkpoint(tmp_path / "lacking.pt"), "lacking.pt",
                             make_encoder("taluva", 2))
     from taluva_ai.agents.alphazero.net import check_compatible
 

@@ -658,7 +658,10 @@ def net_from_checkpoint(payload: dict[str, Any], path: str | Path, encoder: NetE
     try:
         net.load_state_dict(state)
     except (RuntimeError, KeyError) as e:
-        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        # torch's message: a heading line, then one tab-indented line per problem
+        lines = [x.strip() for x in str(e).splitlines() if x.strip()]
+        first = (lines[1] if len(lines) > 1 and lines[0].startswith("Error(s) in loading")
+                 else lines[0] if lines else type(e).__name__)[:200]
         raise CheckpointError(f"checkpoint {path}: its weights do not fit the network it "
                               f"declares ({first})") from None
     return net, config
