@@ -4,7 +4,8 @@
     python experiments/ship_builtin.py runs/strong --checkpoint checkpoints/iter_0040.pt
 
 Exports the run's ``best.pt`` (or ``--checkpoint``) to ONNX, checks that ONNX Runtime gives
-the network's exact outputs (PyTorch in float64) to 1e-5 on real positions, and writes
+the network's exact outputs (PyTorch in float64: its values and its policy, the softmax of the
+logits) to 1e-5 on real positions, and writes
 ``builtin-2p.onnx`` and ``builtin-2p.json`` (the run's config, the checkpoint's iteration,
 the anchors' metrics by iteration, the encoder settings, the ONNX file's SHA-256) into the
 package (``agents/alphazero/data/``, or ``--out``). It reads the run directory only. Needs
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {out}/{ONNX_NAME} ({info['bytes']} bytes, sha256 {info['sha256'][:16]}...) "
           f"and {JSON_NAME}: {src['run']}/{src['checkpoint']}, iteration {src['iteration']}; "
           f"ONNX Runtime = the exact (float64) outputs to "
-          f"{max(info['check']['max_abs_diff'].values()):.2g} on "
+          f"{max(info['check']['max_abs_diff'][k] for k in ('policy', 'values')):.2g} on "
           f"{info['check']['positions']} positions")
     return 0
 

@@ -227,7 +227,8 @@ def test_packaged_onnx_gives_the_outputs_pytorch_gave() -> None:
     assert info["encoder"] == encoder.spec()
     assert info["encoder_options"] == {"view_radius": encoder.view_radius}
     assert info["source"]["iteration"] >= 0 and info["config"]["game"]["num_players"] == 2
-    assert max(info["check"]["max_abs_diff"].values()) <= 1e-5
+    gaps = info["check"]["max_abs_diff"]  # the policy's, or the logits' before it was recorded
+    assert max(gaps["values"], gaps["policy"] if "policy" in gaps else gaps["logits"]) <= 1e-5
     assert all(set(a) == {"iteration", "best_iteration", "elapsed_s", "anchors"}
                for a in info["anchors"])
 
@@ -311,7 +312,8 @@ def test_ship_command_packages_a_run(tmp_path, monkeypatch, capsys) -> None:
     assert info["net"]["sizes"] == {"channels": 4, "blocks": 1, "global_hidden": 8,
                                     "value_hidden": 8}
     assert info["config"]["seed"] == 3 and "config_at_start" not in info
-    assert info["check"]["positions"] == 8 and max(info["check"]["max_abs_diff"].values()) <= 1e-5
+    gaps = info["check"]["max_abs_diff"]
+    assert info["check"]["positions"] == 8 and max(gaps["policy"], gaps["values"]) <= 1e-5
     # the shipped files give PyTorch's outputs and play through az:builtin
     net, encoder, _ = builtin.load_builtin(data_dir=out)
     assert builtin.reference_difference(net, encoder, info) <= 1e-5
@@ -368,7 +370,7 @@ def test_ship_compares_onnx_runtime_with_the_exact_float64_outputs(tmp_path) -> 
     assert not out.exists()
     info = builtin.ship(run, out_dir=out, positions=8)
     assert set(info["check"]["max_abs_diff"]) == set(info["check"]["torch_float32_max_abs_diff"]) \
-        == {"logits", "values"}
+        == {"policy", "values", "logits"}
     encoder = make_encoder_for(load_config(run / "config.toml"))
     net, _ = net_from_checkpoint(load_checkpoint(run / "best.pt"), run / "best.pt", encoder)
     ref = info["reference"]
@@ -378,3 +380,8 @@ def test_ship_compares_onnx_runtime_with_the_exact_float64_outputs(tmp_path) -> 
                                              torch.from_numpy(gl).double())
     assert values.numpy().tolist() == ref["values"]
     assert logits.numpy()[:, ref["ids"]].tolist() == ref["logits"]
+    exact = torch.softmax(logits, dim=1).numpy()[:, ref["ids"]]
+    np.testing.assert_allclose(ref["policy"], exact, rtol=0, atol=1e-15)
+    # the logits' gap is recorded, not checked: a shift of every logit leaves the policy
+    gap = builtin.policy(logits.numpy() + 0.5) - builtin.policy(logits.numpy())
+    assert np.abs(gap).max() < 1e-12
