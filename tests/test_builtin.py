@@ -196,7 +196,8 @@ def test_networks_for_another_encoding_view_or_game_are_refused(data) -> None:
     # a description whose view does not match the ONNX file's inputs
     r = enc["view_radius"] + 2
     side = 2 * r + 1
-    _edit(data, encoder={**enc, "view_radius": r, "side": side}, encoder_options={"view_radius": r})
+    _edit(data, encoder={**enc, "view_radius": r, "side": side},
+          encoder_options={**info["encoder_options"], "view_radius": r})
     with pytest.raises(CheckpointError, match=rf"made for another encoding: spatial "
                        rf"\[{enc['spatial_planes']}, {enc['side']}, {enc['side']}\] \(expected "
                        rf"\[{enc['spatial_planes']}, {side}, {side}\]\)"):
@@ -207,7 +208,8 @@ def test_networks_for_another_encoding_view_or_game_are_refused(data) -> None:
         builtin.load_builtin()
     _edit(data, game={**info["game"], "name": "thurn_und_taxis"})
     with pytest.raises(CheckpointError, match=r"builtin-2p.json: the encoder of 'thurn_und_taxis' "
-                       r"has no option 'view_radius' \(its options: none\); reinstall"):
+                       r"has no option ('build_sites', )?'view_radius' \(its options: none\); "
+                       "reinstall"):
         builtin.load_builtin()
     _edit(data, encoder_options={})
     with pytest.raises(CheckpointError, match=r"name 'taluva-view' \(expected "
@@ -225,7 +227,7 @@ def test_packaged_onnx_gives_the_outputs_pytorch_gave() -> None:
     assert info["bytes"] == (builtin.DATA_DIR / builtin.ONNX_NAME).stat().st_size < 4_000_000
     assert info["game"]["name"] == "taluva" and info["game"]["num_players"] == 2
     assert info["encoder"] == encoder.spec()
-    assert info["encoder_options"] == {"view_radius": encoder.view_radius}
+    assert info["encoder_options"] == encoder.options()
     assert info["source"]["iteration"] >= 0 and info["config"]["game"]["num_players"] == 2
     gaps = info["check"]["max_abs_diff"]  # the policy's, or the logits' before it was recorded
     assert max(gaps["values"], gaps["policy"] if "policy" in gaps else gaps["logits"]) <= 1e-5
