@@ -78,7 +78,16 @@ SITES_MATCHES = [(20, "greedy", 1, "greedy", 1), (20, "greedy", 2, "greedy_s2", 
                  (20, "az:builtin", 1, "vs_builtin", 1), (40, "greedy", 1, "greedy", 1),
                  (40, "az:builtin", 1, "vs_builtin", 1), (50, "greedy", 1, "greedy", 2),
                  (50, "greedy", 2, "greedy_s2", 2), (50, "az:builtin", 1, "vs_builtin", 2),
-                 (50, "mcts:sims=1600,rollout=greedy,root=gumbel", 1, "mcts1600", 2)]
+                 (50, "mcts:sims=1600,rollout=greedy,root=gumbel", 1, "mcts1600", 2),
+                 (80, "greedy", 1, "greedy", 1)]
+#: The built-in network of 2026-12-05 (s2-rollsp's iteration 180) as a checkpoint.
+_ROLLSP180 = ("az:path=packs/strong2-rollsp/evaluated/iter_0180.pt,sims=200,rollout=none,"
+              "lambda=0,root=gumbel")
+#: The matches of the s2-sites-l0 run's networks (docs/alphazero.md, "Self-play without
+#: rollouts"): (iteration, opponent, seed, the --out name's end, --concurrency).
+SITES_L0_MATCHES = [(100, "greedy", 1, "greedy", 1), (100, "greedy", 2, "greedy_s2", 1),
+                    (100, _ROLLSP180, 1, "vs_builtin", 1), (120, "greedy", 1, "greedy", 2),
+                    (120, "greedy", 2, "greedy_s2", 2)]
 FINE_TUNE_MATCHES = [*((name, "greedy", "1", "greedy")
                        for name in [*(n for *_, n in FINE_TUNES), "teacher_roll3"]),
                      ("teacher128", "az:builtin", "1", "vs_builtin"),
@@ -336,7 +345,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        f"iter_{it:04d}.pt,sims=200,rollout=none,lambda=0,root=gumbel --values --checkpoint "
        f"runs/sites/iter_{it:04d}.pt --json docs/data/losses_sites{it}_greedy.json":
        (CHECK, "needs the games of a tournament and a network of the s2-sites run", None)
-       for it in (20, 40, 50)},
+       for it in (20, 40, 50, 80)},
     "python experiments/losses.py runs/sites/i50_mcts1600 --agent az:path=runs/sites/"
     "iter_0050.pt,sims=200,rollout=none,lambda=0,root=gumbel --values --checkpoint "
     "runs/sites/iter_0050.pt --json docs/data/losses_sites50_mcts1600.json":
@@ -346,6 +355,26 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        f"docs/data/values_sites{it}_on_builtin_mcts1600.json":
        (CHECK, "needs the games of a ladder row and a network of the s2-sites run", None)
        for it in (20, 40, 50)},
+    "cp -r runs/s2-sites runs/s2-sites-l0": (SKIP, _EXTERNAL, None),
+    "sed -i 's/^rollout = \"greedy\"$/rollout = \"none\"/; s/^rollout_lambda = 0.5$/"
+    "rollout_lambda = 0.0/' runs/s2-sites-l0/config.toml": (SKIP, _EXTERNAL, None),
+    "taluva train --resume runs/s2-sites-l0": (CHECK, _LONG, None),
+    "taluva train --pack runs/s2-sites-l0 packs/strong2-sites-l0":
+        (CHECK, "needs the run directory a training command writes", None),
+    "python experiments/plot_anchors.py packs/strong2-sites-l0 --out "
+    "docs/strong2_sites_l0_anchors.png": (CHECK, "reads the pack of the s2-sites-l0 run", None),
+    **{f"taluva tournament --agents az:path=runs/sites/l0_iter_{it:04d}.pt,sims=200,"
+       f"rollout=none,lambda=0,root=gumbel {opp} --games 200 --concurrency {conc} --seed {seed} "
+       f"--out runs/sites/l0_i{it}_{short}":
+       (CHECK, "needs a network of the s2-sites-l0 run; 200 games (1-5 minutes on 2 cores)", None)
+       for it, opp, seed, short, conc in SITES_L0_MATCHES},
+    "python experiments/losses.py runs/sites/l0_i100_greedy --agent az:path=runs/sites/"
+    "l0_iter_0100.pt,sims=200,rollout=none,lambda=0,root=gumbel --values --checkpoint "
+    "runs/sites/l0_iter_0100.pt --json docs/data/losses_sitesl0_100_greedy.json":
+        (CHECK, "needs the games of a tournament and a network of the s2-sites-l0 run", None),
+    "python experiments/losses.py runs/sites/l0_i120_greedy --agent az:path=runs/sites/"
+    "l0_iter_0120.pt,sims=200,rollout=none,lambda=0,root=gumbel --json "
+    "docs/data/losses_sitesl0_120_greedy.json": (CHECK, "needs the games of a tournament", None),
     "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
         (CHECK, "reads the pack of the s2-more run, committed under packs/", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
