@@ -325,7 +325,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        f"iter_{it:04d}.pt,sims=200,rollout=none,lambda=0,root=gumbel --json "
        f"docs/data/losses_rollsp_{it}_greedy.json": (CHECK, "needs the games of a tournament", None)
        for it, opp, _, _ in ROLLSP_MATCHES if opp == "greedy"},
-    **{f"python experiments/losses.py runs/builtin_{opp} --agent az:builtin --values --json "
+    **{f"python experiments/losses.py runs/builtin_{opp} --agent az:builtin --values "
+       f"--checkpoint packs/strong2-rollsp/evaluated/iter_0180.pt --json "
        f"docs/data/losses_builtin180_values_{opp}.json":
        (CHECK, "needs the games of a ladder row", None)
        for opp in ("greedy", "mcts400", "mcts1600")},
