@@ -234,28 +234,25 @@ def test_incompatible_checkpoints_say_what_differs(tmp_path) -> None:
         net_from_checkpoint(payload, path, make_encoder("taluva", 2, view_radius=11))
     from taluva_ai.agents.alphazero.net import payload_sha256
 
-    old = dict(payload, encoder={**payload["encoder"], "version": 0})
-    old["sha256"] = payload_sha256(old)  # a consistent checkpoint of another version
-    torch.save(old, tmp_path / "old.pt")
-    with pytest.raises(CheckpointError, match=r"version 0 \(expected 1\)"):
-        net_from_checkpoint(load_checkpoint(tmp_path / "old.pt"), "old.pt",
-                            make_encoder("taluva", 2))
-    # weights of another shape than the network the checkpoint declares
-    bad = dict(payload, net={**payload["net"], "channels": 16})
-    bad["sha256"] = payload_sha256(bad)
-    torch.save(bad, tmp_path / "bad.pt")
-    with pytest.raises(CheckpointError, match=r"weights do not fit the network it declares "
-                       r"\(size mismatch for \S+: copying a param with shape"):
-        net_from_checkpoint(load_checkpoint(tmp_path / "bad.pt"), "bad.pt",
-                            make_encoder("taluva", 2))
-    lacking = dict(payload, state_dict={k: v for k, v in payload["state_dict"].items()
-                                        if k != "value_fc.0.bias"})
-    lacking["sha256"] = payload_sha256(lacking)
-    torch.save(lacking, tmp_path / "lacking.pt")
-    with pytest.raises(CheckpointError, match=r"weights do not fit the network it declares "
-                       r"\(Missing key\(s\) in state_dict: \"value_fc\.0\.bias\"\.\)$"):
-        net_from_checkpoint(load_checkpoint(tmp_path / "lacking.pt"), "lacking.pt",
-                            make_encoder("taluva", 2))
+    forged = [  # consistent checkpoints (their checksums redone) that do not fit
+        # another version of the encoding
+        ({"encoder": {**payload["encoder"], "version": 0}}, r"version 0 \(expected 1\)"),
+        # weights of another shape than the network the checkpoint declares
+        ({"net": {**payload["net"], "channels": 16}},
+         r"weights do not fit the network it declares \(size mismatch for \S+: copying a param "
+         r"with shape"),
+        # a weight missing: torch's own first line names none, so the next one is quoted
+        ({"state_dict": {k: v for k, v in payload["state_dict"].items()
+                         if k != "value_fc.0.bias"}},
+         r"weights do not fit the network it declares \(Missing key\(s\) in state_dict: "
+         r"\"value_fc\.0\.bias\"\.\)$")]
+    for i, (fields, message) in enumerate(forged):
+        bad = dict(payload, **fields)
+        bad["sha256"] = payload_sha256(bad)
+        torch.save(bad, tmp_path / f"bad{i}.pt")
+        with pytest.raises(CheckpointError, match=message):
+            net_from_checkpoint(load_checkpoint(tmp_path / f"bad{i}.pt"), f"bad{i}.pt",
+                                make_encoder("taluva", 2))
     from taluva_ai.agents.alphazero.net import check_compatible
 
     with pytest.raises(CheckpointError, match=r"network shape: channels 8 \(expected 16\)"):
