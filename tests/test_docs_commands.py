@@ -88,7 +88,7 @@ _ROLLSP180 = ("az:path=packs/strong2-rollsp/evaluated/iter_0180.pt,sims=200,roll
 SITES_L0_MATCHES = [(100, "greedy", 1, "greedy", 1), (100, "greedy", 2, "greedy_s2", 1),
                     (100, _ROLLSP180, 1, "vs_builtin", 1), (120, "greedy", 1, "greedy", 2),
                     (120, "greedy", 2, "greedy_s2", 2),
-                    *((it, "greedy", 1, "greedy", 2) for it in (90, 95, 105, 110))]
+                    *((it, "greedy", 1, "greedy", 2) for it in (90, 95, 105, 110, 115, 125))]
 FINE_TUNE_MATCHES = [*((name, "greedy", "1", "greedy")
                        for name in [*(n for *_, n in FINE_TUNES), "teacher_roll3"]),
                      ("teacher128", "az:builtin", "1", "vs_builtin"),
