@@ -35,7 +35,7 @@ from typing import Any
 from taluva_ai.agents.alphazero.encoder import TaluvaEncoder
 from taluva_ai.games.taluva.game import TaluvaState
 from taluva_ai.games.taluva.state import EndReason, Status
-from taluva_ai.records import read_header, replay_record
+from taluva_ai.records import read_header
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from value_estimators import decision_states, make_evaluator
@@ -94,17 +94,17 @@ def analyse(run: Path, agent: str, evaluator: Any = None) -> dict:
     for path in paths:
         try:
             header = read_header(path)
-            if header.game != "taluva" or len(header.players) != 2:
-                sys.exit(f"losses.py: {path}: not a 2-player Taluva game")
-            if agent not in header.players:
-                continue
-            seat = header.players.index(agent)
-            # with values, the one replay also keeps the decision states
-            states, final = (decision_states(path) if evaluator is not None
-                             else ([], replay_record(path)))
-        except ValueError as e:  # a RecordError: its line and field (decision_states: file too)
-            text = str(e)
-            sys.exit(f"losses.py: {text if text.startswith(str(path)) else f'{path}: {text}'}")
+        except ValueError as e:  # a RecordError names the line and field, not the file
+            sys.exit(f"losses.py: {path}: {e}")
+        if header.game != "taluva" or len(header.players) != 2:
+            sys.exit(f"losses.py: {path}: not a 2-player Taluva game")
+        if agent not in header.players:
+            continue
+        seat = header.players.index(agent)
+        try:  # with values, the one replay also keeps the decision states
+            states, final = decision_states(path, keep=evaluator is not None)
+        except ValueError as e:  # names the file, line and field
+            sys.exit(f"losses.py: {e}")
         assert isinstance(final, TaluvaState)  # the header said taluva
         reason = final.end_reason.name.lower()
         games += 1

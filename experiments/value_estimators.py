@@ -70,8 +70,9 @@ def make_evaluator(checkpoint: Path | None) -> Any:
     return NetEvaluator(net, encoder, seed=0)
 
 
-def decision_states(path: Path) -> tuple[list[Any], Any]:
-    """The states of a game record where a player is to move (copies), and its final state.
+def decision_states(path: Path, keep: bool = True) -> tuple[list[Any], Any]:
+    """The states of a game record where a player is to move (copies; none when not
+    ``keep``), and its final state.
 
     Raises:
         ValueError: the record does not replay (naming the file, line and field)."""
@@ -79,12 +80,12 @@ def decision_states(path: Path) -> tuple[list[Any], Any]:
 
     states: list[Any] = []
 
-    def keep(state: Any, _event: Any) -> None:
+    def on_state(state: Any, _event: Any) -> None:
         if state.current_player >= 0 and not state.is_terminal():
             states.append(state.clone())
 
     try:
-        final = replay_record(path, keep)
+        final = replay_record(path, on_state if keep else None)
     except ValueError as e:  # a RecordError names the line and field, not the file
         raise ValueError(f"{path}: {e}") from None
     return states, final

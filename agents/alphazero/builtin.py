@@ -145,11 +145,13 @@ def reference_ids(encoder: Any, count: int = 64) -> np.ndarray:
 def reference_difference(net: OnnxNet, encoder: Any, info: dict[str, Any]) -> float:
     """The largest absolute difference between ``net``'s outputs and the exact (PyTorch,
     float64) outputs the description ``info`` recorded when it was shipped (``reference``: the
-    values and some logits of :func:`check_positions` of the network's game), so that ONNX
-    Runtime's equality with the trained network can be checked where PyTorch is not installed.
+    values and the policy, :func:`policy`, at some action ids, of :func:`check_positions` of
+    the network's game), so that ONNX Runtime's equality with the trained network can be
+    checked where PyTorch is not installed.
 
     Raises:
-        KeyError: the description has no ``reference``.
+        KeyError: the description has no ``reference`` (or one from before it kept the
+            policy).
     """
     from taluva_ai.protocol import make_game
 
@@ -158,11 +160,8 @@ def reference_difference(net: OnnxNet, encoder: Any, info: dict[str, Any]) -> fl
     sp, gl = check_positions(game, encoder, int(ref["positions"]), int(ref["seed"]))
     lo, va = net(sp, gl)
     ids = np.asarray(ref["ids"], dtype=np.int64)
-    # the policy (descriptions from before it was recorded: the logits)
-    got, want = ((policy(lo)[:, ids], ref["policy"]) if "policy" in ref
-                 else (lo[:, ids], ref["logits"]))
     return float(max(np.abs(va.astype(np.float64) - np.asarray(ref["values"], np.float64)).max(),
-                     np.abs(got.astype(np.float64) - np.asarray(want, np.float64)).max()))
+                     np.abs(policy(lo)[:, ids] - np.asarray(ref["policy"], np.float64)).max()))
 
 
 def policy(logits: np.ndarray) -> np.ndarray:
