@@ -1661,11 +1661,11 @@ def test_a_run_starts_from_another_run_s_network_with_build_sites_added(micro_ru
 def test_redo_0_of_a_run_with_init_starts_from_its_copy_and_checks_it_before_removing(
         micro_run, tmp_path, monkeypatch) -> None:
     """A run keeps a copy of its ``[warm_start] init`` (``init.pt``): ``--redo 0`` makes the
-    same networks after the original changed, and a copy that is gone (with the original)
-    is refused before any file of the run is removed; a relative ``init`` that is not there
-    says where it was looked up."""
+    same networks after the original changed (so does a pack of the run, which carries the
+    copy), and a copy that is gone (with the original) is refused before any file of the run
+    is removed; a relative ``init`` that is not there says where it was looked up."""
     from taluva_ai.agents.alphazero.net import CheckpointError
-    from taluva_ai.agents.alphazero.train import INIT_NAME, TrainingRun
+    from taluva_ai.agents.alphazero.train import INIT_NAME, TrainingRun, pack_run
 
     source = tmp_path / "source.pt"
     shutil.copyfile(micro_run / "checkpoints" / "iter_0001.pt", source)
@@ -1677,9 +1677,14 @@ def test_redo_0_of_a_run_with_init_starts_from_its_copy_and_checks_it_before_rem
     TrainingRun(out, load_config(config), progress=False).run()
     assert (out / INIT_NAME).read_bytes() == source.read_bytes()
     made = {p.name: p.read_bytes() for p in (out / "checkpoints").iterdir()}
+    pack_run(out, tmp_path / "pack")
+    assert (tmp_path / "pack" / INIT_NAME).read_bytes() == source.read_bytes()
     shutil.copyfile(micro_run / "checkpoints" / "iter_0000.pt", source)  # another network
     TrainingRun(out, None, progress=False, redo=0).run()
     assert {p.name: p.read_bytes() for p in (out / "checkpoints").iterdir()} == made
+    TrainingRun(tmp_path / "pack", None, progress=False, redo=0).run()
+    assert {p.name: p.read_bytes() for p in (tmp_path / "pack" / "checkpoints").iterdir()
+            if p.name in made} == made
     source.unlink()
     (out / INIT_NAME).unlink()
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}

@@ -1224,7 +1224,8 @@ class TrainingRun:
 #: A run directory's own top-level names: what a pack replaces or removes in its directory
 #: (anything else there is left alone).
 _RUN_NAMES = ("config.toml", "config.json", "state.json", "metrics.jsonl", "best.pt",
-              "latest.pt", "checkpoints", "selfplay", "records", "gating", "anchors", "tb")
+              "latest.pt", INIT_NAME, "checkpoints", "selfplay", "records", "gating",
+              "anchors", "tb")
 
 #: An anchor tournament's table (small; the Elo curve), carried by a pack.
 _ANCHOR_TABLE = re.compile(r"^anchors/iter_\d+/[^/]+/results\.json$")
@@ -1267,7 +1268,8 @@ def pack_run(run: str | Path, out: str | Path) -> dict[str, Any]:
     on another machine (``taluva train --pack RUN OUT``; docs/alphazero.md, "Moving a run to
     another machine"), for ``taluva train --resume OUT`` there.
 
-    ``out`` gets ``config.toml``, ``config.json``, ``metrics.jsonl``, ``best.pt``,
+    ``out`` gets ``config.toml``, ``config.json``, ``metrics.jsonl``, the run's copy of its
+    ``[warm_start] init`` network (:data:`INIT_NAME`, if it has one), ``best.pt``,
     ``latest.pt``, the last finished iteration ``K``'s network and optimiser state
     (``checkpoints/iter_<K>.pt``, ``trainer_<K>.pt``), the best network's checkpoint if it is
     another, the anchor tournaments' ``results.json`` files, and ``state.json`` rewritten to
@@ -1348,6 +1350,8 @@ def pack_run(run: str | Path, out: str | Path) -> dict[str, Any]:
     if (run / "config.json").is_file():
         plan["config.json"] = (run / "config.json").read_bytes()
     plan["metrics.jsonl"] = b"".join(line + b"\n" for line in raw_metrics)
+    if (run / INIT_NAME).is_file():  # the warm start's network: --redo 0 from the pack
+        plan[INIT_NAME] = (run / INIT_NAME).read_bytes()
     plan.update(data)
     plan["latest.pt"], plan["best.pt"] = data[latest], data[best_rel]
     kept = {rel: files[rel] for rel in data}
