@@ -652,14 +652,16 @@ def test_sample_sets_with_ownership_of_two_widths_are_not_joined() -> None:
         cut.ownership_planes(0, 0, enc)
 
 
-def test_a_league_opponent_plays_its_seat_and_only_the_network_s_moves_are_samples() -> None:
-    """``[selfplay] opponent = "greedy"``: in the games the game seed picks, the seat it
-    picks is played by greedy, seeded from the game seed: replaying the game, every move of
-    that seat is the move a greedy agent of that seed chooses; every sample is a decision of
-    another seat."""
+@pytest.mark.parametrize("opponent", ["greedy", "az:builtin,sims=8"])
+def test_a_league_opponent_plays_its_seat_and_only_the_network_s_moves_are_samples(
+        opponent) -> None:
+    """``[selfplay] opponent = "greedy"`` (or the built-in network, a fixed one): in the games
+    the game seed picks, the seat it picks is played by the opponent, seeded from the game
+    seed: replaying the game, every move of that seat is the move the opponent of that seed
+    chooses; every sample is a decision of another seat."""
     from taluva_ai.agents import make_agent
 
-    game, _, samples, summaries, ended = selfplay(root="puct", games=6, opponent="greedy",
+    game, _, samples, summaries, ended = selfplay(root="puct", games=6, opponent=opponent,
                                                     opponent_share=0.5)
     picked = {}
     for summary, _ in ended:
@@ -674,11 +676,11 @@ def test_a_league_opponent_plays_its_seat_and_only_the_network_s_moves_are_sampl
         if summary.game not in picked:
             continue
         seat, seed = picked[summary.game]
-        greedy = make_agent("greedy", seed=seed)
+        agent = make_agent(opponent, seed=seed)
         state = game.new_initial_state(seed=summary.seed)
         for a in history:
             if state.current_player == seat:
-                assert a == greedy.act(state)
+                assert a == agent.act(state)
                 checked += 1
             state.apply(a)
         mine = samples.player[samples.game == summary.game]

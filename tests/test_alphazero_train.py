@@ -58,7 +58,8 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[gating]\naz = 'simz=3'\n", r"\[gating\] az: unknown parameter\(s\) simz"),
     ("[anchors]\nopponents = ['nobody']\n", r"\[anchors\] opponents: unknown agent"),
     ("[anchors]\nopponents = ['az:path=runs/x/best.pt']\n",
-     r"\[anchors\] opponents are fixed agents: az:builtin is one, az:path=runs/x/best.pt is not"),
+     r"\[anchors\] opponents: fixed agents only: az:builtin is one, az:path=runs/x/best.pt "
+     r"is not \(the run's own networks play the anchors, with \[anchors\] az\)$"),
     ("[game]\nnum_players = 3\n[anchors]\nopponents = ['az:builtin']\n",
      r"\[anchors\] opponents: the built-in network \(az:builtin\) is for 2-player games, "
      r"this game has 3 player\(s\)"),
@@ -827,8 +828,10 @@ def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str, capsys) -> N
         warm_start=dc.replace(cfg.warm_start, games=2, steps=2),
         selfplay=dc.replace(cfg.selfplay, games=2, parallel_games=2, sims=4, fast_sims=2,
                             gumbel_m=2, leaf_batch=2, records=1,
-                            # strong2 here also meets a league opponent in every game
-                            **({"opponent": "greedy", "opponent_share": 1.0} if v2 else {})),
+                            # strong2 here also meets a league opponent in every game:
+                            # the built-in network, whose file the metrics name
+                            **({"opponent": "az:builtin,sims=2,leaf_batch=2",
+                                "opponent_share": 1.0} if v2 else {})),
         replay=dc.replace(cfg.replay, window_games=4, window_start=1, window_growth=1),
         train=dc.replace(cfg.train, steps=2, batch_size=8,
                          lr_schedule={"2": 5e-4} if v2 else {}),
@@ -859,9 +862,14 @@ def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str, capsys) -> N
         ([None, 2, 2] if v2 else [None] * 3)  # (iteration 0: the warm start's expert games)
     if v2:
         assert 0.0 <= lines[1]["selfplay"]["opponent_score"] <= 1.0
+        from taluva_ai.agents.alphazero.builtin import load_builtin
+
+        assert [ln["selfplay"].get("opponent_files") for ln in lines] == \
+            [None] + [{"builtin": load_builtin()[2]["sha256"]}] * 2
         header = json.loads((out / "records" / "iter_0001" / "game_0000.jsonl").read_text()
                             .splitlines()[0])
-        assert sorted(header["players"]) == ["az-selfplay:iteration=1", "greedy"]
+        assert sorted(header["players"]) == ["az-selfplay:iteration=1",
+                                             "az:builtin,sims=2,leaf_batch=2"]
 
 
 def test_the_committed_strong_pack_is_whole_and_continues_the_strong_config() -> None:
@@ -1086,8 +1094,11 @@ def test_the_ownership_head_learns_its_targets_and_leaves_play_unchanged() -> No
     ({"opponent": "greedy", "opponent_share": 1.5},
      r"\[selfplay\] opponent_share must be in \[0, 1\], got 1.5"),
     ({"opponent": "grready", "opponent_share": 0.5}, r"\[selfplay\] opponent: .*grready"),
-    ({"opponent": "az:builtin", "opponent_share": 0.5},
-     r"\[selfplay\] opponent is a fixed agent, not az"),
+    ({"opponent": "az:path=runs/x/best.pt", "opponent_share": 0.5},
+     r"\[selfplay\] opponent: fixed agents only: az:builtin is one, az:path=runs/x/best.pt is "
+     r"not \(the run's own networks play the other seats\)$"),
+    ({"opponent": "az:builtin,simz=3", "opponent_share": 0.5},
+     r"\[selfplay\] opponent: agent 'az:builtin,simz=3': unknown .*parameter\(s\) simz"),
 ])
 def test_a_league_opponent_is_checked_before_any_work(selfplay, message) -> None:
     from taluva_ai.agents.alphazero.config import validate
@@ -1096,6 +1107,12 @@ def test_a_league_opponent_is_checked_before_any_work(selfplay, message) -> None
         validate(config_from_dict({"selfplay": selfplay, "warm_start": {"games": 0}}))
     validate(config_from_dict({"selfplay": {"opponent": "mcts:sims=50",
                                             "opponent_share": 0.25}}))
+    validate(config_from_dict({"selfplay": {"opponent": "az:builtin,sims=16",
+                                            "opponent_share": 0.25}}))
+    with pytest.raises(ConfigError, match=r"\[selfplay\] opponent: the built-in network "
+                                          r"\(az:builtin\) is for 2-player games"):
+        validate(config_from_dict({"game": {"num_players": 3}, "selfplay": {
+            "opponent": "az:builtin", "opponent_share": 0.25}}))
 
 
 def test_the_league_statistics_are_the_network_s_score_against_the_opponent() -> None:

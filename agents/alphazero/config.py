@@ -738,25 +738,34 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
             raise ConfigError(f"{s}: [warm_start] expert: {e}") from None
         _need(hasattr(agent, "root_policy"), s, "[warm_start] expert must be an MCTS agent")
     if cfg.selfplay.opponent:
-        _need(not cfg.selfplay.opponent.startswith("az:"), s,
-              "[selfplay] opponent is a fixed agent, not az")
-        try:
-            make_agent(cfg.selfplay.opponent, seed=0)
-        except (ValueError, ImportError, AttributeError) as e:
-            raise ConfigError(f"{s}: [selfplay] opponent: {e}") from None
+        _check_fixed_agent(cfg.selfplay.opponent, "[selfplay] opponent", game, s,
+                           "the run's own networks play the other seats")
     for op in cfg.anchors.opponents:
-        _need(not op.startswith("az:") or _is_builtin(op), s,
-              f"[anchors] opponents are fixed agents: az:builtin is one, {op} is not (the "
-              "run's own networks play the anchors, with [anchors] az)")
-        try:
-            agent = make_agent(op, seed=0)
-            check_game = getattr(agent, "check_game", None)
-            if check_game is not None:  # az:builtin: 2-player Taluva only
-                check_game(game)
-        except ValueError as e:  # the built-in network's CheckpointError is one too
-            raise ConfigError(f"{s}: [anchors] opponents: {e}") from None
+        _check_fixed_agent(op, "[anchors] opponents", game, s,
+                           "the run's own networks play the anchors, with [anchors] az")
     for name, params in (("gating", cfg.gating.az), ("anchors", cfg.anchors.az)):
         check_az_params(params, f"{s}: [{name}] az")
+
+
+def _check_fixed_agent(spec: str, key: str, game: Any, where: str, why: str) -> None:
+    """Check an agent spec of a config key that takes fixed agents (``[anchors] opponents``,
+    ``[selfplay] opponent``): any agent but ``az``, and ``az:builtin`` (the packaged network,
+    a fixed one, for 2-player Taluva only), made once with seed 0.
+
+    Raises:
+        ConfigError: ``az:path=...`` (a run's file, which may change), or a spec that does not
+            make an agent for ``game`` (one line, naming ``key``)."""
+    from taluva_ai.agents import make_agent
+
+    _need(not spec.startswith("az:") or _is_builtin(spec), where,
+          f"{key}: fixed agents only: az:builtin is one, {spec} is not ({why})")
+    try:
+        agent = make_agent(spec, seed=0)
+        check_game = getattr(agent, "check_game", None)
+        if check_game is not None:  # az:builtin: 2-player Taluva only
+            check_game(game)
+    except (ValueError, ImportError, AttributeError) as e:  # CheckpointError is a ValueError
+        raise ConfigError(f"{where}: {key}: {e}") from None
 
 
 def _is_builtin(spec: str) -> bool:

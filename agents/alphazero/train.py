@@ -1155,7 +1155,21 @@ class TrainingRun:
             "outside_view_dropped": sum(s["outside"] for s in summaries),
             "end_reasons": dict(sorted(reasons.items())),
             **_opponent_stats(summaries),
+            **self._opponent_files(summaries),
         }
+
+    def _opponent_files(self, summaries: list[dict[str, Any]]) -> dict[str, Any]:
+        """``{"opponent_files": {file: SHA-256}}`` when ``[selfplay] opponent`` played some of
+        the games and plays a network (``az:builtin``: which one, as a tournament's
+        ``agent_files`` say; a resume after an upgrade of the package may meet another), else
+        ``{}``."""
+        if not any(s.get("opponent_seat", -1) >= 0 for s in summaries):
+            return {}
+        from taluva_ai.agents import make_agent
+        from taluva_ai.arena import pinned_files
+
+        files = pinned_files(make_agent(self.cfg.selfplay.opponent, seed=0))
+        return {"opponent_files": files} if files else {}
 
     def _anchors(self, k: int, best: Path) -> dict[str, Any]:
         cfg = self.cfg
