@@ -1048,7 +1048,7 @@ def test_the_ownership_head_learns_its_targets_and_leaves_play_unchanged() -> No
         logits, values, aux, own = net.forward_train(sp, gl)
         same = net(sp, gl)
     assert own.shape == (8, 2, enc.side, enc.side) and aux.shape == (8, 2, 4)
-    assert (own[:, :, ~torch.from_numpy(enc.valid)] == 0).all()
+    assert (own[:, :, ~torch.from_numpy(enc.valid.copy())] == 0).all()
     assert torch.equal(same[0], logits) and torch.equal(same[1], values)
     assert len(onnx_forward(net, enc, threads=1)(batch.spatial, batch.globals)) == 2
     tr = Trainer(net, TrainSection(lr=1e-2, batch_size=8, ownership_weight=0.5),
