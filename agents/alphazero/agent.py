@@ -154,6 +154,11 @@ class AlphaZeroAgent(MCTSAgent):
         for bad in AZ_NO_MCTS_PARAMETERS:
             if bad in params:
                 raise ValueError(f"az takes its priors from the network: no {bad} parameter")
+        known = type(self).spec_parameters()
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise ValueError(f"unknown az parameter(s) {', '.join(unknown)}; known: "
+                             f"{', '.join(sorted(known))}")
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
             raise ValueError(f"threads must be an integer >= 0, got {threads!r}")
         net: PolicyValueNet | OnnxNet
