@@ -89,6 +89,14 @@ SITES_L0_MATCHES = [(100, "greedy", 1, "greedy", 1), (100, "greedy", 2, "greedy_
                     (100, _ROLLSP180, 1, "vs_builtin", 1), (120, "greedy", 1, "greedy", 2),
                     (120, "greedy", 2, "greedy_s2", 2),
                     *((it, "greedy", 1, "greedy", 2) for it in (90, 95, 105, 110, 115, 125))]
+#: The built-in network of the evening of 2026-12-05 (s2-sites-l0's iteration 100) as a
+#: checkpoint.
+_SITESL0_100 = ("az:path=packs/strong2-sites-l0/evaluated/iter_0100.pt,sims=200,rollout=none,"
+                "lambda=0,root=gumbel")
+#: The matches of the s2-l1 run's networks (docs/alphazero.md, "Lower learning rate, more
+#: simulations in self-play"): (iteration, opponent, the --out name's end).
+L1_MATCHES = [(it, opp, short) for it in (105, 110, 120, 125, 130)
+              for opp, short in (("greedy", "greedy"), (_SITESL0_100, "vs_builtin"))]
 FINE_TUNE_MATCHES = [*((name, "greedy", "1", "greedy")
                        for name in [*(n for *_, n in FINE_TUNES), "teacher_roll3"]),
                      ("teacher128", "az:builtin", "1", "vs_builtin"),
@@ -377,6 +385,27 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "python experiments/losses.py runs/sites/l0_i120_greedy --agent az:path=runs/sites/"
     "l0_iter_0120.pt,sims=200,rollout=none,lambda=0,root=gumbel --json "
     "docs/data/losses_sitesl0_120_greedy.json": (CHECK, "needs the games of a tournament", None),
+    "cp -r runs/s2-sites-l0 runs/s2-l1": (SKIP, _EXTERNAL, None),
+    "sed -i 's/^sims = 64$/sims = 128/; s/^100 = 0.0002$/100 = 0.0001/' runs/s2-l1/config.toml":
+        (SKIP, _EXTERNAL, None),
+    "taluva train --resume runs/s2-l1 --redo 101": (CHECK, _LONG, None),
+    "sed -i 's/^sims = 128$/sims = 256/' runs/s2-l1/config.toml": (SKIP, _EXTERNAL, None),
+    "taluva train --resume runs/s2-l1": (CHECK, _LONG, None),
+    "taluva train --pack runs/s2-l1 packs/strong2-l1":
+        (CHECK, "needs the run directory a training command writes", None),
+    "python experiments/plot_anchors.py packs/strong2-l1 --out docs/strong2_l1_anchors.png":
+        (CHECK, "reads the pack of the s2-l1 run", None),
+    **{f"taluva tournament --agents az:path=runs/sites/l1_iter_{it:04d}.pt,sims=200,"
+       f"rollout=none,lambda=0,root=gumbel {opp} --games 200 --concurrency 1 --seed 1 "
+       f"--out runs/sites/l1_i{it}_{short}":
+       (CHECK, "needs a network of the s2-l1 run; 200 games (3-9 minutes on 2 cores)", None)
+       for it, opp, short in L1_MATCHES},
+    "python experiments/ship_builtin.py packs/strong2-l1 --checkpoint evaluated/iter_0125.pt "
+    "--out /tmp/cand/agents/alphazero/data":
+        (CHECK, "writes into a copy of the repository, /tmp/cand (git worktree add)", None),
+    "taluva tournament --agents az:builtin mcts:sims=1600,rollout=greedy,root=gumbel --games "
+    "200 --concurrency 2 --seed 1 --out runs/cand/builtin125_mcts1600":
+        (CHECK, "plays the candidate network of /tmp/cand; 200 games, 30 minutes", None),
     "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
         (CHECK, "reads the pack of the s2-more run, committed under packs/", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
