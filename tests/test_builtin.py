@@ -119,10 +119,11 @@ def test_builtin_spec_and_defaults() -> None:
     with pytest.raises(ValueError, match="is an ONNX model: it runs with backend=onnx"):
         make_agent("az:builtin,backend=torch")
     # az's own list of parameters, not mcts's (which names prior and lacks path, lambda...)
-    with pytest.raises(ValueError, match=r"^agent .az:builtin,simz=3.: unknown az parameter\(s\) simz; known: backend, c, "
-                       r"chance, compiled, device, dirichlet_alpha, dirichlet_frac, fpu, "
-                       r"gumbel_c_scale, gumbel_c_visit, gumbel_m, lambda, leaf_batch, path, "
-                       r"reuse_tree, rollout, root, samples, sims, temperature, threads, time$"):
+    with pytest.raises(ValueError, match=(
+            r"^agent .az:builtin,simz=3.: unknown az parameter\(s\) simz; known: backend, c, "
+            r"chance, compiled, device, dirichlet_alpha, dirichlet_frac, fpu, gumbel_c_scale, "
+            r"gumbel_c_visit, gumbel_m, lambda, leaf_batch, path, reuse_tree, rollout, root, "
+            r"samples, sims, temperature, threads, time$")):
         make_agent("az:builtin,simz=3")
     with pytest.raises(ValueError, match="az takes its priors from the network: no prior "
                                          "parameter"):
