@@ -60,6 +60,8 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[anchors]\nopponents = ['az:path=runs/x/best.pt']\n",
      r"\[anchors\] opponents: fixed agents only: az:builtin is one, az:path=runs/x/best.pt "
      r"is not \(the run's own networks play the anchors, with \[anchors\] az\)$"),
+    ("[anchors]\nopponents = ['greedy ']\n",
+     r"\[anchors\] opponents: 'greedy ' has white space in it"),
     ("[game]\nnum_players = 3\n[anchors]\nopponents = ['az:builtin']\n",
      r"\[anchors\] opponents: the built-in network \(az:builtin\) is for 2-player games, "
      r"this game has 3 player\(s\)"),
@@ -1097,6 +1099,13 @@ def test_the_ownership_head_learns_its_targets_and_leaves_play_unchanged() -> No
     ({"opponent": "az:path=runs/x/best.pt", "opponent_share": 0.5},
      r"\[selfplay\] opponent: fixed agents only: az:builtin is one, az:path=runs/x/best.pt is "
      r"not \(the run's own networks play the other seats\)$"),
+    # white space would let az:path=... past the check (the agent factory strips it)
+    ({"opponent": " az:path=runs/x/best.pt", "opponent_share": 0.5},
+     r"\[selfplay\] opponent: ' az:path=runs/x/best.pt' has white space in it; write an agent "
+     r"spec without any"),
+    ({"opponent": "az:builtin,sims=2,sims=3", "opponent_share": 0.5},
+     r"\[selfplay\] opponent: agent spec 'az:builtin,sims=2,sims=3': parameter 'sims' is "
+     "given twice$"),
     ({"opponent": "az:builtin,simz=3", "opponent_share": 0.5},
      r"\[selfplay\] opponent: agent 'az:builtin,simz=3': unknown .*parameter\(s\) simz"),
 ])
@@ -1109,6 +1118,10 @@ def test_a_league_opponent_is_checked_before_any_work(selfplay, message) -> None
                                             "opponent_share": 0.25}}))
     validate(config_from_dict({"selfplay": {"opponent": "az:builtin,sims=16",
                                             "opponent_share": 0.25}}))
+    with pytest.raises(ConfigError, match=r"\[selfplay\] opponent: the solo variant has no "
+                                          "other seat for it to play$"):
+        validate(config_from_dict({"game": {"num_players": 1, "rules": {"solo": True}},
+                                   "selfplay": {"opponent": "greedy", "opponent_share": 0.5}}))
     with pytest.raises(ConfigError, match=r"\[selfplay\] opponent: the built-in network "
                                           r"\(az:builtin\) is for 2-player games"):
         validate(config_from_dict({"game": {"num_players": 3}, "selfplay": {
@@ -1676,7 +1689,7 @@ def test_a_run_starts_from_another_run_s_network_with_build_sites_added(micro_ru
 
 
 def test_redo_0_of_a_run_with_init_starts_from_its_copy_and_checks_it_before_removing(
-        micro_run, tmp_path, monkeypatch) -> None:
+        micro_run, tmp_path, monkeypatch, capsys) -> None:
     """A run keeps a copy of its ``[warm_start] init`` (``init.pt``): ``--redo 0`` makes the
     same networks after the original changed (so does a pack of the run, which carries the
     copy), and a copy that is gone (with the original) is refused before any file of the run
@@ -1702,6 +1715,22 @@ def test_redo_0_of_a_run_with_init_starts_from_its_copy_and_checks_it_before_rem
     TrainingRun(tmp_path / "pack", None, progress=False, redo=0).run()
     assert {p.name: p.read_bytes() for p in (tmp_path / "pack" / "checkpoints").iterdir()
             if p.name in made} == made
+    # a damaged copy: a pack leaves it out (keeping the copy an earlier pack holds), and
+    # --redo 0 refuses it with the remedy, before any file is removed
+    good = (out / INIT_NAME).read_bytes()
+    pack_run(out, tmp_path / "pack2")
+    (out / INIT_NAME).write_bytes(good[:3000])
+    capsys.readouterr()
+    pack_run(out, tmp_path / "pack2")
+    assert re.fullmatch(r"checkpoint .*init\.pt: .*; left out of the pack \(only --redo 0 "
+                        r"reads it\)\n", capsys.readouterr().err)
+    assert (tmp_path / "pack2" / INIT_NAME).read_bytes() == good
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    with pytest.raises(CheckpointError, match=(
+            r"^\[warm_start\] init: checkpoint .*init\.pt: .*; put a copy of the network the "
+            r"run started from there \(source\.pt\)$")):
+        TrainingRun(out, None, progress=False, redo=0)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     source.unlink()
     (out / INIT_NAME).unlink()
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}

@@ -738,6 +738,8 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
             raise ConfigError(f"{s}: [warm_start] expert: {e}") from None
         _need(hasattr(agent, "root_policy"), s, "[warm_start] expert must be an MCTS agent")
     if cfg.selfplay.opponent:
+        _need(cfg.game.num_players > 1, s, "[selfplay] opponent: the solo variant has no other "
+              "seat for it to play")
         _check_fixed_agent(cfg.selfplay.opponent, "[selfplay] opponent", game, s,
                            "the run's own networks play the other seats")
     for op in cfg.anchors.opponents:
@@ -750,14 +752,25 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
 def _check_fixed_agent(spec: str, key: str, game: Any, where: str, why: str) -> None:
     """Check an agent spec of a config key that takes fixed agents (``[anchors] opponents``,
     ``[selfplay] opponent``): any agent but ``az``, and ``az:builtin`` (the packaged network,
-    a fixed one, for 2-player Taluva only), made once with seed 0.
+    a fixed one, for 2-player Taluva only), written without white space (the spec is also the
+    player's name in the tournaments and records), made once with seed 0.
 
     Raises:
-        ConfigError: ``az:path=...`` (a run's file, which may change), or a spec that does not
-            make an agent for ``game`` (one line, naming ``key``)."""
+        ConfigError: white space in the spec, a malformed spec, ``az:path=...`` (a run's file,
+            which may change), or a spec that does not make an agent for ``game`` (one line,
+            naming ``key``)."""
     from taluva_ai.agents import make_agent
+    from taluva_ai.agents.alphazero.builtin import BUILTIN
+    from taluva_ai.agents.base import parse_agent_spec
 
-    _need(not spec.startswith("az:") or _is_builtin(spec), where,
+    _need(not any(c.isspace() for c in spec), where,
+          f"{key}: {spec!r} has white space in it; write an agent spec without any (e.g. "
+          "az:builtin,sims=64)")
+    try:
+        name, params = parse_agent_spec(spec)
+    except ValueError as e:
+        raise ConfigError(f"{where}: {key}: {e}") from None
+    _need(name != "az" or str(params.get("path")) == BUILTIN, where,
           f"{key}: fixed agents only: az:builtin is one, {spec} is not ({why})")
     try:
         agent = make_agent(spec, seed=0)
@@ -766,19 +779,6 @@ def _check_fixed_agent(spec: str, key: str, game: Any, where: str, why: str) -> 
             check_game(game)
     except (ValueError, ImportError, AttributeError) as e:  # CheckpointError is a ValueError
         raise ConfigError(f"{where}: {key}: {e}") from None
-
-
-def _is_builtin(spec: str) -> bool:
-    """Whether an agent spec plays the packaged network (``az:builtin``, with or without
-    search parameters): a fixed network, so a fixed anchor, unlike ``az:path=...``."""
-    from taluva_ai.agents.alphazero.builtin import BUILTIN
-    from taluva_ai.agents.base import parse_agent_spec
-
-    try:
-        name, params = parse_agent_spec(spec)
-    except ValueError:
-        return False
-    return name == "az" and str(params.get("path")) == BUILTIN
 
 
 def check_az_params(params: str, where: str) -> None:

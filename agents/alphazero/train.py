@@ -745,7 +745,9 @@ class TrainingRun:
             except CheckpointError as e:
                 where = ("" if path.is_absolute() or path == kept else
                          f" (a relative path, looked up from {Path.cwd()})")
-                raise CheckpointError(f"[warm_start] init{where}: {e}") from None
+                fix = (f"; put a copy of the network the run started from there ({init})"
+                       if path == kept else "")
+                raise CheckpointError(f"[warm_start] init{where}: {e}{fix}") from None
         torch.manual_seed(_seed(self.cfg.seed, 0, 1))
         return build_net(self.encoder, self.net_config)
 
@@ -1238,8 +1240,7 @@ class TrainingRun:
 #: A run directory's own top-level names: what a pack replaces or removes in its directory
 #: (anything else there is left alone).
 _RUN_NAMES = ("config.toml", "config.json", "state.json", "metrics.jsonl", "best.pt",
-              "latest.pt", INIT_NAME, "checkpoints", "selfplay", "records", "gating",
-              "anchors", "tb")
+              "latest.pt", "checkpoints", "selfplay", "records", "gating", "anchors", "tb")
 
 #: An anchor tournament's table (small; the Elo curve), carried by a pack.
 _ANCHOR_TABLE = re.compile(r"^anchors/iter_\d+/[^/]+/results\.json$")
@@ -1365,7 +1366,11 @@ def pack_run(run: str | Path, out: str | Path) -> dict[str, Any]:
         plan["config.json"] = (run / "config.json").read_bytes()
     plan["metrics.jsonl"] = b"".join(line + b"\n" for line in raw_metrics)
     if (run / INIT_NAME).is_file():  # the warm start's network: --redo 0 from the pack
-        plan[INIT_NAME] = (run / INIT_NAME).read_bytes()
+        try:
+            load_checkpoint(run / INIT_NAME)  # its own checksum: damaged or cut short?
+            plan[INIT_NAME] = (run / INIT_NAME).read_bytes()
+        except CheckpointError as e:
+            print(f"{e}; left out of the pack (only --redo 0 reads it)", file=sys.stderr)
     plan.update(data)
     plan["latest.pt"], plan["best.pt"] = data[latest], data[best_rel]
     kept = {rel: files[rel] for rel in data}
