@@ -121,14 +121,14 @@ class MCTSConfig:
             if not ok:
                 names = " or ".join(t.__name__ for t in (want if isinstance(want, tuple)
                                                           else (want,)))
-                raise ValueError(f"mcts parameter {f.name}={v!r} must be {names}")
+                raise ValueError(f"parameter {f.name}={v!r} must be {names}")
         import math
 
         for name in ("time", "c", "fpu", "temperature", "dirichlet_alpha", "dirichlet_frac",
                      "prior_temperature", "gumbel_c_visit", "gumbel_c_scale"):
             v = getattr(self, name)
             if v is not None and not math.isfinite(v):
-                raise ValueError(f"mcts parameter {name} must be finite, got {v!r}")
+                raise ValueError(f"parameter {name} must be finite, got {v!r}")
         if self.c < 0:
             raise ValueError(f"c must be >= 0, got {self.c}")
         if self.dirichlet_alpha < 0 or not 0 <= self.dirichlet_frac <= 1:

@@ -419,7 +419,7 @@ def test_az_parameter_values_in_a_config_are_checked_before_any_work() -> None:
     with pytest.raises(ConfigError, match=r"\[anchors\] az: unknown parameter\(s\) colour; "
                        r"known: backend, c, chance, device, "):
         check_az_params("colour=1", "[anchors] az")
-    with pytest.raises(ConfigError, match=r"\[gating\] az: mcts parameter sims='abc' must be"):
+    with pytest.raises(ConfigError, match=r"\[gating\] az: parameter sims='abc' must be"):
         check_az_params("sims=abc", "[gating] az")
     with pytest.raises(ConfigError, match=r"lambda must be a number in \[0, 1\], got 2"):
         check_az_params("lambda=2", "[anchors] az")

@@ -125,6 +125,9 @@ def test_builtin_spec_and_defaults() -> None:
             r"gumbel_c_visit, gumbel_m, lambda, leaf_batch, path, reuse_tree, rollout, root, "
             r"samples, sims, temperature, threads, time$")):
         make_agent("az:builtin,simz=3")
+    with pytest.raises(ValueError, match=r"^agent 'az:builtin,sims=abc': parameter "
+                                         r"sims='abc' must be int$"):
+        make_agent("az:builtin,sims=abc")
     with pytest.raises(ValueError, match="az takes its priors from the network: no prior "
                                          "parameter"):
         make_agent("az:builtin,prior=heuristic")
