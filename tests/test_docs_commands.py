@@ -400,6 +400,18 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        f"--out runs/sites/l1_i{it}_{short}":
        (CHECK, "needs a network of the s2-l1 run; 200 games (3-9 minutes on 2 cores)", None)
        for it, opp, short in L1_MATCHES},
+    "cp -r runs/s2-l1 runs/s2-lg": (SKIP, _EXTERNAL, None),
+    "sed -i 's/^sims = 256$/sims = 128/; s/^opponent = \"\"$/opponent = \"mcts:sims=400,"
+    "rollout=greedy,root=gumbel\"/; s/^opponent_share = 0.0$/opponent_share = 0.25/' "
+    "runs/s2-lg/config.toml": (SKIP, _EXTERNAL, None),
+    "taluva train --resume runs/s2-lg --redo 101": (CHECK, _LONG, None),
+    "taluva train --pack runs/s2-lg packs/strong2-lg":
+        (CHECK, "needs the run directory a training command writes", None),
+    **{f"taluva tournament --agents az:path=runs/sites/lg_iter_{it:04d}.pt,sims=200,"
+       f"rollout=none,lambda=0,root=gumbel greedy --games 200 --concurrency 2 --seed 1 "
+       f"--out runs/sites/lg_i{it}_greedy":
+       (CHECK, "needs a network of the s2-lg run; 200 games (1.4 minutes on 2 cores)", None)
+       for it in (110, 111)},
     "python experiments/ship_builtin.py packs/strong2-l1 --checkpoint evaluated/iter_0125.pt "
     "--out /tmp/cand/agents/alphazero/data":
         (CHECK, "writes into a copy of the repository, /tmp/cand (git worktree add)", None),
