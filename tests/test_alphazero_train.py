@@ -1704,6 +1704,10 @@ def test_redo_0_of_a_run_with_init_starts_from_its_copy_and_checks_it_before_rem
     config.write_text(MICRO.replace('games = 2\nexpert = "heuristic"\nsteps = 2\n',
                                     'games = 0\nsteps = 0\ninit = "source.pt"\n'))
     out = tmp_path / "run"
+
+    def contents() -> dict[Path, bytes]:
+        return {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
     TrainingRun(out, load_config(config), progress=False).run()
     assert (out / INIT_NAME).read_bytes() == source.read_bytes()
     made = {p.name: p.read_bytes() for p in (out / "checkpoints").iterdir()}
@@ -1725,20 +1729,19 @@ def test_redo_0_of_a_run_with_init_starts_from_its_copy_and_checks_it_before_rem
     assert re.fullmatch(r"checkpoint .*init\.pt: .*; left out of the pack \(only --redo 0 "
                         r"reads it\)\n", capsys.readouterr().err)
     assert (tmp_path / "pack2" / INIT_NAME).read_bytes() == good
-    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    with pytest.raises(CheckpointError, match=(
-            r"^\[warm_start\] init: checkpoint .*init\.pt: .*; put a copy of the network the "
-            r"run started from there \(source\.pt\)$")):
-        TrainingRun(out, None, progress=False, redo=0)
-    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+    def refused(message: str) -> None:  # a --redo 0 refused before any file is removed
+        before = contents()
+        with pytest.raises(CheckpointError, match=message):
+            TrainingRun(out, None, progress=False, redo=0)
+        assert contents() == before
+
+    refused(r"^\[warm_start\] init: checkpoint .*init\.pt: .*; put a copy of the network the "
+            r"run started from there \(source\.pt\)$")
     source.unlink()
     (out / INIT_NAME).unlink()
-    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    with pytest.raises(CheckpointError, match=(
-            rf"^\[warm_start\] init \(a relative path, looked up from {re.escape(str(tmp_path))}"
-            r"\): checkpoint source\.pt: no such file")):
-        TrainingRun(out, None, progress=False, redo=0)
-    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    refused(rf"^\[warm_start\] init \(a relative path, looked up from {re.escape(str(tmp_path))}"
+            r"\): checkpoint source\.pt: no such file")
     config.write_text(config.read_text().replace('init = "source.pt"', 'init = " x.pt"'))
     with pytest.raises(ConfigError, match=r"\[warm_start\] init must be a checkpoint path"):
         load_config(config)
