@@ -412,6 +412,11 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        f"--out runs/sites/lg_i{it}_greedy":
        (CHECK, "needs a network of the s2-lg run; 200 games (1.4 minutes on 2 cores)", None)
        for it in (110, 111)},
+    **{f"taluva tournament --agents az:path=runs/sites/lg_iter_0120.pt,sims=200,"
+       f"rollout=none,lambda=0,root=gumbel greedy --games 200 --concurrency 2 --seed {seed} "
+       f"--out runs/sites/lg_i120_greedy_s{seed}":
+       (CHECK, "needs a network of the s2-lg run; 200 games (1.4 minutes on 2 cores)", None)
+       for seed in (1, 2)},
     "python experiments/ship_builtin.py packs/strong2-l1 --checkpoint evaluated/iter_0125.pt "
     "--out /tmp/cand/agents/alphazero/data":
         (CHECK, "writes into a copy of the repository, /tmp/cand (git worktree add)", None),
