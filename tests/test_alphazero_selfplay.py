@@ -13,7 +13,13 @@ from taluva_ai.agents.alphazero.config import SelfPlaySection  # noqa: E402
 from taluva_ai.agents.alphazero.encoder import make_encoder  # noqa: E402
 from taluva_ai.agents.alphazero.evaluator import NetEvaluator, value_targets  # noqa: E402
 from taluva_ai.agents.alphazero.net import NetConfig, build_net  # noqa: E402
-from taluva_ai.agents.alphazero.replay import ReplayBuffer, SampleBuilder, SampleSet  # noqa: E402
+from taluva_ai.agents.alphazero.replay import (  # noqa: E402
+    PRIORITY_EPS,
+    ReplayBuffer,
+    SampleBuilder,
+    SampleSet,
+    replay_priority,
+)
 from taluva_ai.agents.alphazero.selfplay import (  # noqa: E402
     SelfPlay,
     game_seeds,
@@ -298,6 +304,30 @@ def test_root_values_are_stored_by_player_slot_and_mixed_into_the_value_target(
     assert set(picks.tolist()) == {0, 1}
     plain = buf.sample(64, np.random.default_rng(0)).value
     np.testing.assert_array_equal(plain, z)
+
+
+def test_prioritized_replay_draws_by_the_search_s_error_and_weights_the_draws() -> None:
+    enc, samples = _two_samples()
+    # sample 0: |z - q| = |(1, -1) - (0.25, -0.75)| by slot, mean 0.5; sample 1: q unknown, 0
+    np.testing.assert_allclose(replay_priority(samples), [0.5 + PRIORITY_EPS, 1.0 + PRIORITY_EPS],
+                               rtol=0, atol=1e-12)
+    buf = ReplayBuffer(enc, window_games=10)
+    buf.add("s", samples)
+    for alpha, beta in ((1.0, 1.0), (2.0, 0.0), (0.5, 0.4)):
+        p = np.array([0.51, 1.01]) ** alpha
+        p /= p.sum()
+        picks = np.random.default_rng(7).choice(2, size=200, p=p)
+        assert set(picks.tolist()) == {0, 1}
+        batch = buf.sample(200, np.random.default_rng(7), priority_alpha=alpha,
+                           priority_beta=beta)
+        np.testing.assert_array_equal(batch.value, samples.value[picks])
+        w = (2 * p[picks]) ** -beta
+        np.testing.assert_allclose(batch.weight, w / w.max(), rtol=1e-6)
+    # the drawn share follows P(i): sample 1 drawn about (1.01 / 0.51) ** 2 = 3.9 times as often
+    drawn = buf.sample(4000, np.random.default_rng(1), priority_alpha=2.0).value
+    share = float((drawn == samples.value[1]).all(axis=1).mean())
+    assert abs(share - 1.01 ** 2 / (1.01 ** 2 + 0.51 ** 2)) < 0.03
+    assert buf.sample(8, np.random.default_rng(0)).weight is None  # uniform: no weights
 
 
 # -- rollout values ([selfplay] value_rollouts, [train] rollout_target_mix) -------------------

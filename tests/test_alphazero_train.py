@@ -78,6 +78,15 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[train.lr_schedule]\n1 = 5e-4\n01 = 1e-5\n",
      r"\[train\] lr_schedule: the keys '1' and '01' name the same iteration"),
     ("[train]\naux_weight = -1\n", r"\[train\] aux_weight must be >= 0, got -1.0"),
+    ("[train]\npriority_alpha = -0.5\n",
+     r"\[train\] priority_alpha must lie in \[0, 4\], got -0.5"),
+    ("[train]\npriority_alpha = nan\n",
+     r"\[train\]: priority_alpha must be a finite number, got nan"),
+    ("[train]\npriority_alpha = 1\npriority_beta = 2\n",
+     r"\[train\] priority_beta must lie in \[0, 1\], got 2"),
+    ("[train]\npriority_beta = 0.5\n",
+     r"\[train\] priority_beta = 0.5 corrects prioritized replay: it needs \[train\] "
+     r"priority_alpha > 0"),
     ("[train]\nmax_sample_reuse = -1\n",
      r"\[train\] max_sample_reuse must be >= 0 \(0: no cap\), got -1.0"),
     ("[train]\nrollout_target_mix = 0.5\n",
@@ -1758,3 +1767,56 @@ def test_a_resume_refuses_build_sites_the_run_s_networks_lack(micro_run, tmp_pat
     assert err == [f"taluva train: error: checkpoint {out / 'checkpoints' / 'iter_0001.pt'}: "
                    "made for another encoding: num_globals 20 (expected 24); build_sites None "
                    "(expected True)"]
+
+
+def test_prioritized_replay_weights_scale_each_sample_s_losses() -> None:
+    import dataclasses
+
+    from taluva_ai.agents.alphazero.config import TrainSection
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import NetConfig, build_net
+    from taluva_ai.agents.alphazero.replay import Batch
+    from taluva_ai.agents.alphazero.train import Trainer
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    enc = make_encoder("taluva", 2, view_radius=5)
+    net = build_net(enc, NetConfig("tiny", channels=8, blocks=1, aux_head=True,
+                                   ownership_head=True))
+    tr = Trainer(net, TrainSection(batch_size=4), torch.device("cpu"))
+    batch = _random_batch(enc, 4)
+    plain = tr.evaluate(batch)
+    ones = tr.evaluate(dataclasses.replace(batch, weight=np.ones(4, dtype=np.float32)))
+    assert ones == plain
+    # only sample 2 counts, at weight 0.5: each loss is half of sample 2's alone, over 4
+    w = np.array([0, 0, 0.5, 0], dtype=np.float32)
+    got = tr.evaluate(dataclasses.replace(batch, weight=w))
+    alone = tr.evaluate(Batch(*(None if f is None else f[2:3] for f in (
+        batch.spatial, batch.globals, batch.mask, batch.target, batch.value, batch.aux,
+        batch.ownership, batch.ownership_known))))
+    for k in ("policy_loss", "value_loss", "aux_loss", "ownership_loss"):
+        assert got[k] == pytest.approx(0.5 * alone[k] / 4, rel=1e-5), k
+    assert got["loss"] == pytest.approx(got["policy_loss"] + got["value_loss"]
+                                        + got["aux_loss"] + got["ownership_loss"], rel=1e-5)
+
+
+def test_the_trainer_draws_its_batches_with_the_config_s_priority() -> None:
+    from taluva_ai.agents.alphazero.config import TrainSection
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+    from taluva_ai.agents.alphazero.net import NetConfig, build_net
+    from taluva_ai.agents.alphazero.train import Trainer
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    enc = make_encoder("taluva", 2, view_radius=5)
+    net = build_net(enc, NetConfig("tiny", channels=8, blocks=1))
+    calls = []
+
+    class Buffer:
+        def sample(self, *args):
+            calls.append(args[2:])
+            return _random_batch(enc, 4)
+
+    cfg = TrainSection(batch_size=4, priority_alpha=1.5, priority_beta=0.25)
+    Trainer(net, cfg, torch.device("cpu")).train(Buffer(), 2, np.random.default_rng(0))
+    assert calls == [(0.0, 0.0, 1.5, 0.25)] * 2

@@ -358,6 +358,16 @@ class TrainSection:
         ownership_weight: weight of the ownership head's loss (binary cross-entropy per
             board pixel and player slot, over the samples with ownership targets; ``[net]
             ownership_head``). A value other than the default without the head is refused.
+        priority_alpha: prioritized replay (Schaul et al. 2016, as MuZero uses it,
+            Schrittwieser et al. 2020): sample ``i`` is drawn with probability proportional
+            to ``p_i ** alpha``, ``p_i`` the mean over player slots of ``|z - q|``, the
+            game's result against the search's root value when the sample was recorded
+            (``q`` unknown: 0), plus 0.01. The positions the search judged worst (an
+            elimination it did not see coming) are drawn most. 0: uniform (the default).
+        priority_beta: the importance-sampling correction of prioritized replay: each drawn
+            sample's losses are weighted by ``(N P(i)) ** -beta``, divided by the batch's
+            largest weight; 1 undoes the sampling's bias in expectation, 0 keeps it (the
+            prioritised samples count more). Only read when ``priority_alpha > 0``.
         lr_schedule: a piecewise-constant learning rate by iteration, as the step schedules
             of AlphaZero (Silver et al. 2018) and KataGo: ``{"31" = 5e-4, "60" = 2e-4}`` trains
             iterations 31-59 at 5e-4 and 60 on at 2e-4; iterations before the first key (and
@@ -380,6 +390,8 @@ class TrainSection:
     rollout_target_mix: float = 0.0
     aux_weight: float = 1.0
     ownership_weight: float = 1.0
+    priority_alpha: float = 0.0
+    priority_beta: float = 1.0
     lr_schedule: dict[str, float] = field(default_factory=dict)
 
     def steps_for(self, samples: int) -> int:
@@ -657,6 +669,13 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
     _need(cfg.net.ownership_head or tr.ownership_weight == TrainSection.ownership_weight, s,
           f"[train] ownership_weight = {tr.ownership_weight} weighs the ownership head's loss: "
           f"it needs [net] ownership_head = true")
+    _need(0.0 <= tr.priority_alpha <= 4.0, s,
+          f"[train] priority_alpha must lie in [0, 4], got {tr.priority_alpha}")
+    _need(0.0 <= tr.priority_beta <= 1.0, s,
+          f"[train] priority_beta must lie in [0, 1], got {tr.priority_beta}")
+    _need(tr.priority_alpha > 0 or tr.priority_beta == TrainSection.priority_beta, s,
+          f"[train] priority_beta = {tr.priority_beta} corrects prioritized replay: it needs "
+          "[train] priority_alpha > 0")
     _need(0.0 <= tr.value_target_mix <= 1.0, s,
           f"[train] value_target_mix must lie in [0, 1], got {tr.value_target_mix}")
     _need(0.0 <= tr.rollout_target_mix <= 1.0, s,

@@ -440,6 +440,22 @@ class Batch:
     aux: np.ndarray | None = None
     ownership: np.ndarray | None = None
     ownership_known: np.ndarray | None = None
+    weight: np.ndarray | None = None
+
+
+PRIORITY_EPS = 0.01
+"""Added to every sample's priority, so that none is never drawn (Schaul et al. 2016)."""
+
+
+def replay_priority(samples: SampleSet) -> np.ndarray:
+    """The prioritized-replay priority of each sample (``float64[N]``, before the exponent):
+    the mean over player slots of ``|z - q|``, the game's result against the search's root
+    value when the sample was recorded (MuZero's ``|v - z|``, Schrittwieser et al. 2020; ``q``
+    unknown, as in files written before it was recorded: 0), plus :data:`PRIORITY_EPS`."""
+    z = np.asarray(samples.value, dtype=np.float64)
+    q = np.zeros_like(z) if samples.root_value is None else \
+        np.nan_to_num(np.asarray(samples.root_value, dtype=np.float64))
+    return np.abs(z - q).mean(axis=1) + PRIORITY_EPS
 
 
 def mixed_value_target(z: np.ndarray, q: np.ndarray, q_mix: float, r: np.ndarray,
@@ -487,9 +503,10 @@ class ReplayBuffer:
         return [n for n, _ in self.sets]
 
     def sample(self, batch_size: int, rng: np.random.Generator,
-               value_mix: float = 0.0, rollout_mix: float = 0.0) -> Batch:
-        """``batch_size`` samples drawn uniformly with replacement, each under a uniformly
-        drawn symmetry.
+               value_mix: float = 0.0, rollout_mix: float = 0.0,
+               priority_alpha: float = 0.0, priority_beta: float = 1.0) -> Batch:
+        """``batch_size`` samples drawn with replacement, uniformly or by priority, each under
+        a uniformly drawn symmetry.
 
         Args:
             value_mix: the value target is ``(1 - value_mix) * z + value_mix * q``, ``z`` the
@@ -502,6 +519,11 @@ class ReplayBuffer:
                 sample (``[train] rollout_target_mix``): the target is ``(1 - value_mix -
                 rollout_mix) z + value_mix q + rollout_mix r``, the share of an unknown ``q``
                 or ``r`` going to ``z``.
+            priority_alpha: 0: uniform; above, prioritized replay (Schaul et al. 2016):
+                sample ``i`` is drawn with probability ``P(i) = p_i ** alpha / sum_k p_k **
+                alpha``, ``p_i`` from :func:`replay_priority` (``[train] priority_alpha``).
+            priority_beta: with ``priority_alpha > 0``, the batch's ``weight`` is ``(N
+                P(i)) ** -priority_beta`` over its largest (``[train] priority_beta``).
 
         Raises:
             ValueError: the buffer is empty.
@@ -510,13 +532,23 @@ class ReplayBuffer:
         total = int(sizes.sum())
         if total == 0:
             raise ValueError("the replay buffer is empty")
-        picks = rng.integers(total, size=batch_size)
+        weight = None
+        if priority_alpha > 0:
+            prob = np.concatenate([replay_priority(s) for _, s in self.sets]) ** priority_alpha
+            prob /= prob.sum()
+            picks = rng.choice(total, size=batch_size, p=prob)
+            w = (total * prob[picks]) ** -priority_beta
+            weight = (w / w.max()).astype(np.float32)
+        else:
+            picks = rng.integers(total, size=batch_size)
         syms = rng.integers(self.encoder.num_symmetries, size=batch_size)
         starts = np.concatenate([[0], np.cumsum(sizes)])
         which = np.searchsorted(starts, picks, side="right") - 1
-        return self._batch([(self.sets[int(w)][1], int(p - starts[w]), int(k))
-                            for w, p, k in zip(which, picks, syms, strict=True)], value_mix,
-                           rollout_mix)
+        batch = self._batch([(self.sets[int(w)][1], int(p - starts[w]), int(k))
+                             for w, p, k in zip(which, picks, syms, strict=True)], value_mix,
+                            rollout_mix)
+        batch.weight = weight
+        return batch
 
     def batches(self, batch_size: int) -> Iterator[Batch]:
         """Every sample once, in order, as it was recorded (no symmetry, no value mix):

@@ -217,6 +217,7 @@ class Trainer:
         mask = torch.from_numpy(batch.mask).to(dev)
         target = torch.from_numpy(batch.target).to(dev)
         z = torch.from_numpy(batch.value).to(dev)
+        w = None if batch.weight is None else torch.from_numpy(batch.weight).to(dev)
         parts: dict[str, torch.Tensor] = {}
         if self.heads:
             logits, v, aux, own = net.forward_train(sp, gl)
@@ -226,12 +227,17 @@ class Trainer:
             want = torch.from_numpy(batch.aux).to(dev)
             known = ~torch.isnan(want)
             diff = torch.where(known, aux - torch.nan_to_num(want), torch.zeros_like(aux))
-            parts["aux_loss"] = (diff ** 2).sum() / known.sum().clamp_min(1)
+            sq = diff ** 2 if w is None else diff ** 2 * w[:, None, None]
+            parts["aux_loss"] = sq.sum() / known.sum().clamp_min(1)
         if own is not None:
-            parts["ownership_loss"] = self._ownership_loss(own, batch)
+            parts["ownership_loss"] = self._ownership_loss(own, batch, w)
         logp = masked_log_softmax(logits, mask)
-        parts["policy_loss"] = -(target * logp).sum(dim=1).mean()
-        parts["value_loss"] = ((v - z) ** 2).mean()
+        cross = -(target * logp).sum(dim=1)
+        sq_v = (v - z) ** 2
+        if w is not None:  # prioritized replay's importance-sampling weights
+            cross, sq_v = cross * w, sq_v * w[:, None]
+        parts["policy_loss"] = cross.mean()
+        parts["value_loss"] = sq_v.mean()
         loss = parts["policy_loss"] + self.cfg.value_weight * parts["value_loss"]
         if "aux_loss" in parts:
             loss = loss + self.cfg.aux_weight * parts["aux_loss"]
@@ -244,18 +250,22 @@ class Trainer:
                 .sum(dim=1).mean()
         return loss, parts
 
-    def _ownership_loss(self, logits: torch.Tensor, batch: Batch) -> torch.Tensor:
+    def _ownership_loss(self, logits: torch.Tensor, batch: Batch,
+                        sample_weight: torch.Tensor | None = None) -> torch.Tensor:
         """Binary cross-entropy of ownership logits ``[B, O, S, S]`` against the batch's
         targets, mean over the board pixels and slots of the samples that have targets (0
-        when none has)."""
+        when none has); each sample's terms times ``sample_weight[B]`` when given."""
         valid: torch.Tensor = self.net.valid
         assert batch.ownership is not None and batch.ownership_known is not None
         want = torch.from_numpy(batch.ownership).to(self.device)
         known = torch.from_numpy(batch.ownership_known).to(self.device)
         weight = valid * known[:, None, None, None].to(logits.dtype)
+        denom = weight.sum() * logits.shape[1]
+        if sample_weight is not None:
+            weight = weight * sample_weight[:, None, None, None]
         bce = torch.nn.functional.binary_cross_entropy_with_logits(
             logits, want, weight=weight.expand_as(logits), reduction="sum")
-        return bce / (weight.sum() * logits.shape[1]).clamp_min(1)
+        return bce / denom.clamp_min(1)
 
     def step(self, batch: Batch) -> dict[str, float]:
         """One optimiser step; returns ``{"loss", "policy_loss", "value_loss",
@@ -299,7 +309,8 @@ class Trainer:
         sums: dict[str, float] = {}
         for _ in range(steps):
             batch = buffer.sample(self.cfg.batch_size, rng, self.cfg.value_target_mix,
-                                  self.cfg.rollout_target_mix)
+                                  self.cfg.rollout_target_mix, self.cfg.priority_alpha,
+                                  self.cfg.priority_beta)
             for k, v in self.step(batch).items():
                 sums[k] = sums.get(k, 0.0) + v
             if bar is not None:
