@@ -1820,3 +1820,48 @@ def test_the_trainer_draws_its_batches_with_the_config_s_priority() -> None:
     cfg = TrainSection(batch_size=4, priority_alpha=1.5, priority_beta=0.25)
     Trainer(net, cfg, torch.device("cpu")).train(Buffer(), 2, np.random.default_rng(0))
     assert calls == [(0.0, 0.0, 1.5, 0.25)] * 2
+
+
+def test_replay_priorities_reports_the_share_drawn_of_each_kind_of_sample(
+        micro_run, tmp_path, capsys) -> None:
+    """experiments/replay_priorities.py: shares of the draws by kind, from the samples'
+    priorities and their games' ends."""
+    from taluva_ai.agents.alphazero.replay import SampleSet, replay_priority
+
+    rp = _experiment("replay_priorities")
+    folder = micro_run / "selfplay" / "iter_0001"
+    out = tmp_path / "p.json"
+    assert rp.main([str(folder), "--alpha", "0", "2", "--last", "2", "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    sets = [SampleSet.load(p) for p in sorted(folder.glob("worker_*.npz"))]
+    pr = np.concatenate([replay_priority(s) for s in sets])
+    assert res["samples"] == len(pr) and res["games"] == 2 and res["last"] == 2
+    uniform, squared = res["alphas"]["0.0"], res["alphas"]["2.0"]
+    whole = ("games with an elimination", "other games")
+    assert sum(f["samples"] for k, f in uniform.items() if k in whole) == len(pr)
+    for kinds in (uniform, squared):
+        assert sum(f["share_drawn"] for k, f in kinds.items()
+                   if k in whole) == pytest.approx(1.0, abs=2e-4)
+    for f in uniform.values():
+        assert f["share_drawn"] == f["share_uniform"] == round(f["samples"] / len(pr), 4)
+    # the last 2 samples of each of the 2 games, drawn by priority squared
+    tail = np.concatenate([np.isin(np.arange(len(s)), [
+        i for g in np.unique(s.game) for i in np.flatnonzero(s.game == g)[-2:]]) for s in sets])
+    want = (pr[tail] ** 2).sum() / (pr ** 2).sum()
+    got = sum(f["share_drawn"] for k, f in squared.items() if k.startswith("last 2"))
+    assert got == pytest.approx(want, abs=2e-4)
+    assert "samples of 2 games" in capsys.readouterr().out
+    # the games' ends come from Taluva's auxiliary targets
+    aux = np.zeros((3, 2, 4), dtype=np.float32)
+    aux[0, 0] = [0, 0.5, 0.5, 1]   # out of huts with both other kinds left: eliminated
+    aux[1, 0] = [0, 0, 0.5, 1]     # huts and temples all built: early victory
+    aux[2, 1] = [0.5, 0, 0, 1]
+    np.testing.assert_array_equal(rp.eliminated_games(aux), [True, False, False])
+    with pytest.raises(ValueError, match=r"shape \[3, 2, 3\]: not Taluva's"):
+        rp.eliminated_games(aux[:, :, :3])
+    with pytest.raises(SystemExit):
+        rp.main([str(folder), "--alpha", "5"])
+    assert "--alpha must lie in [0, 4]" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        rp.main([str(tmp_path / "none")])
+    assert "none: no such file or folder" in capsys.readouterr().err

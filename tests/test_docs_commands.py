@@ -432,6 +432,9 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
     "--out runs/s2-base/avg_61_70_bn.pt --bn-samples runs/s2-base/selfplay/iter_00{61..70}":
         (CHECK, "needs the checkpoints and samples of a training run", None),
+    "python experiments/replay_priorities.py runs/s2-sites-l0/selfplay/iter_00{91..99} "
+    "runs/s2-sites-l0/selfplay/iter_0100 --alpha 0 1 2 --json docs/data/replay_priorities.json":
+        (CHECK, "needs the samples of a training run", None),
     "python experiments/heldout.py --samples runs/s2-more/selfplay/iter_0071 --checkpoints "
     "runs/s2-base/checkpoints/iter_0068.pt runs/s2-base/checkpoints/iter_0069.pt "
     "runs/s2-base/checkpoints/iter_0070.pt runs/s2-base/avg_66_70.pt runs/s2-base/avg_61_70.pt "
