@@ -60,6 +60,11 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[anchors]\nopponents = ['az:path=runs/x/best.pt']\n",
      r"\[anchors\] opponents: fixed agents only: az:builtin is one, az:path=runs/x/best.pt "
      r"is not \(the run's own networks play the anchors, with \[anchors\] az\)$"),
+    ("[anchors]\nopponents = ['mcts:time=0.1']\n",
+     r"\[anchors\] opponents: mcts:time=0.1 has a time budget, which makes a run's games "
+     r"depend on the machine's speed and load; give it a number of simulations"),
+    ("[selfplay]\nopponent = 'az:builtin,time=0.5'\nopponent_share = 0.25\n",
+     r"\[selfplay\] opponent: az:builtin,time=0.5 has a time budget"),
     ("[anchors]\nopponents = ['greedy ']\n",
      r"\[anchors\] opponents: 'greedy ' has white space in it"),
     ("[game]\nnum_players = 3\n[anchors]\nopponents = ['az:builtin']\n",

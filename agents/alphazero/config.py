@@ -776,8 +776,8 @@ def _check_fixed_agent(spec: str, key: str, game: Any, where: str, why: str) -> 
 
     Raises:
         ConfigError: white space in the spec, a malformed spec, ``az:path=...`` (a run's file,
-            which may change), or a spec that does not make an agent for ``game`` (one line,
-            naming ``key``)."""
+            which may change), a time budget (``time=...``: the games would not repeat), or
+            a spec that does not make an agent for ``game`` (one line, naming ``key``)."""
     from taluva_ai.agents import make_agent
     from taluva_ai.agents.alphazero.builtin import BUILTIN
     from taluva_ai.agents.base import parse_agent_spec
@@ -791,6 +791,9 @@ def _check_fixed_agent(spec: str, key: str, game: Any, where: str, why: str) -> 
         raise ConfigError(f"{where}: {key}: {e}") from None
     _need(name != "az" or str(params.get("path")) == BUILTIN, where,
           f"{key}: fixed agents only: az:builtin is one, {spec} is not ({why})")
+    _need("time" not in params, where,
+          f"{key}: {spec} has a time budget, which makes a run's games depend on the "
+          "machine's speed and load; give it a number of simulations (sims=...) instead")
     try:
         agent = make_agent(spec, seed=0)
         check_game = getattr(agent, "check_game", None)
