@@ -27,19 +27,23 @@ from heldout import positive, sample_files, write_json
 
 def eliminated_games(aux: np.ndarray) -> np.ndarray:
     """``bool[N]``: whether each sample's game ended with a seat eliminated, from Taluva's
-    auxiliary targets ``float32[N, n, 4]`` (huts, temples, towers left as shares, and
-    whether the seat went out: eliminated, or finished with two kinds all built).
+    auxiliary targets ``float32[N, n, 4]`` (:meth:`~taluva_ai.agents.alphazero.encoder.
+    TaluvaEncoder.eliminated`, which ``[train] elimination_weight`` reads).
 
     Raises:
-        ValueError: not Taluva's four targets, or samples without them (NaN)."""
-    if aux.ndim != 3 or aux.shape[2] != 4:
+        ValueError: not Taluva's four targets for 2-4 players, or samples without them (NaN).
+    """
+    from taluva_ai.agents.alphazero.encoder import make_encoder
+
+    if aux.ndim != 3 or aux.shape[2] != 4 or not 2 <= aux.shape[1] <= 4:
         raise ValueError(f"auxiliary targets of shape {list(aux.shape)}: not Taluva's "
                          "[samples, players, 4]")
     if np.isnan(aux).any():
         raise ValueError("samples without auxiliary targets (written before they were "
                          "recorded): their games' ends are unknown")
-    built_out = (aux[:, :, :3] == 0).sum(axis=2) >= 2  # early victory
-    return ((aux[:, :, 3] == 1) & ~built_out).any(axis=1)
+    got = make_encoder("taluva", int(aux.shape[1])).eliminated(aux)
+    assert got is not None
+    return got
 
 
 def from_the_end(game: np.ndarray) -> np.ndarray:

@@ -330,6 +330,46 @@ def test_prioritized_replay_draws_by_the_search_s_error_and_weights_the_draws() 
     assert buf.sample(8, np.random.default_rng(0)).weight is None  # uniform: no weights
 
 
+def test_taluva_tells_an_elimination_from_a_finish_by_the_auxiliary_targets() -> None:
+    aux = np.zeros((4, 2, 4), dtype=np.float32)
+    aux[0, 0] = [0, 0.5, 0.5, 1]   # out of huts, temples and towers left: eliminated
+    aux[1, 0] = [0, 0, 0.5, 1]     # huts and temples all built: early victory
+    aux[2, 1] = [0.5, 0, 0, 1]     # temples and towers all built: early victory
+    aux[3] = np.nan                # unknown (a file from before the targets): not counted
+    enc = make_encoder("taluva", 2)
+    np.testing.assert_array_equal(enc.eliminated(aux), [True, False, False, False])
+    with pytest.raises(ValueError, match=r"auxiliary targets of shape \[4, 2, 3\], this "
+                       r"encoder's are \[samples, 2, 4\]"):
+        enc.eliminated(aux[:, :, :3])
+    assert make_encoder("taluva", 1).eliminated(aux[:, :1]) is None  # solo: no one to lose to
+
+
+def test_elimination_weight_weighs_the_samples_of_games_that_ended_with_an_elimination(
+        ) -> None:
+    enc, samples = _two_samples()
+    aux = np.zeros((2, 2, 4), dtype=np.float32)
+    aux[1, 1] = [0, 1 / 3, 0.5, 1]  # sample 1's game: seat 1 eliminated
+    samples.aux = aux
+    buf = ReplayBuffer(enc, window_games=10)
+    buf.add("s", samples)
+    np.testing.assert_array_equal(buf.eliminated(), [False, True])
+    picks = np.random.default_rng(3).integers(2, size=64)
+    assert set(picks.tolist()) == {0, 1}
+    batch = buf.sample(64, np.random.default_rng(3), elimination_weight=4.0)
+    np.testing.assert_array_equal(batch.value, samples.value[picks])
+    # 4 and 1 over their mean on the buffer, (4 + 1) / 2
+    np.testing.assert_allclose(batch.weight, np.where(picks == 1, 1.6, 0.4), rtol=1e-6)
+    # with prioritized replay, the two weights multiply
+    p = np.array([0.51, 1.01]) / 1.52
+    picks = np.random.default_rng(3).choice(2, size=64, p=p)
+    both = buf.sample(64, np.random.default_rng(3), priority_alpha=1.0, priority_beta=1.0,
+                      elimination_weight=4.0)
+    w = 1 / (2 * p[picks])
+    np.testing.assert_allclose(both.weight, w / w.max() * np.where(picks == 1, 1.6, 0.4),
+                               rtol=1e-6)
+    assert buf.sample(8, np.random.default_rng(0), elimination_weight=1.0).weight is None
+
+
 # -- rollout values ([selfplay] value_rollouts, [train] rollout_target_mix) -------------------
 
 

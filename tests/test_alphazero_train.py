@@ -83,6 +83,13 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[train.lr_schedule]\n1 = 5e-4\n01 = 1e-5\n",
      r"\[train\] lr_schedule: the keys '1' and '01' name the same iteration"),
     ("[train]\naux_weight = -1\n", r"\[train\] aux_weight must be >= 0, got -1.0"),
+    ("[train]\nelimination_weight = 0\n",
+     r"\[train\] elimination_weight must lie in \(0, 100\], got 0.0"),
+    ("[game]\nsolo = true\nnum_players = 1\n[train]\nelimination_weight = 4\n",
+     r"\[train\] elimination_weight = 4.0: the taluva-view encoding \(this game, these "
+     r"options\) cannot tell which games ended with an elimination"),
+    ("[game]\nname = 'thurn_und_taxis'\n[train]\nelimination_weight = 4\n",
+     r"\[train\] elimination_weight = 4.0: the tnt-observation encoding"),
     ("[train]\npriority_alpha = -0.5\n",
      r"\[train\] priority_alpha must lie in \[0, 4\], got -0.5"),
     ("[train]\npriority_alpha = nan\n",
@@ -1822,9 +1829,10 @@ def test_the_trainer_draws_its_batches_with_the_config_s_priority() -> None:
             calls.append(args[2:])
             return _random_batch(enc, 4)
 
-    cfg = TrainSection(batch_size=4, priority_alpha=1.5, priority_beta=0.25)
+    cfg = TrainSection(batch_size=4, priority_alpha=1.5, priority_beta=0.25,
+                       elimination_weight=3.0)
     Trainer(net, cfg, torch.device("cpu")).train(Buffer(), 2, np.random.default_rng(0))
-    assert calls == [(0.0, 0.0, 1.5, 0.25)] * 2
+    assert calls == [(0.0, 0.0, 1.5, 0.25, 3.0)] * 2
 
 
 def test_replay_priorities_reports_the_share_drawn_of_each_kind_of_sample(

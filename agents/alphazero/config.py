@@ -368,6 +368,14 @@ class TrainSection:
             sample's losses are weighted by ``(N P(i)) ** -beta``, divided by the batch's
             largest weight; 1 undoes the sampling's bias in expectation, 0 keeps it (the
             prioritised samples count more). Only read when ``priority_alpha > 0``.
+        elimination_weight: the samples of games that ended with a seat eliminated
+            (Taluva: RULES.md "End of the game") weigh this many times the others in every
+            loss, the weights scaled to a mean of 1 over the replay buffer, so the learning
+            rate means what it did (importance weighting of a rare outcome). 1: none (the
+            default). Self-play against itself rarely punishes a habit that opponents of
+            another style exploit by eliminating the network; this makes the value head learn
+            the few games where it happened harder. Needs an encoder that can tell (Taluva
+            with 2-4 players, whose auxiliary targets say it), else refused.
         lr_schedule: a piecewise-constant learning rate by iteration, as the step schedules
             of AlphaZero (Silver et al. 2018) and KataGo: ``{"31" = 5e-4, "60" = 2e-4}`` trains
             iterations 31-59 at 5e-4 and 60 on at 2e-4; iterations before the first key (and
@@ -392,6 +400,7 @@ class TrainSection:
     ownership_weight: float = 1.0
     priority_alpha: float = 0.0
     priority_beta: float = 1.0
+    elimination_weight: float = 1.0
     lr_schedule: dict[str, float] = field(default_factory=dict)
 
     def steps_for(self, samples: int) -> int:
@@ -676,6 +685,8 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
     _need(tr.priority_alpha > 0 or tr.priority_beta == TrainSection.priority_beta, s,
           f"[train] priority_beta = {tr.priority_beta} corrects prioritized replay: it needs "
           "[train] priority_alpha > 0")
+    _need(0.0 < tr.elimination_weight <= 100.0, s,
+          f"[train] elimination_weight must lie in (0, 100], got {tr.elimination_weight}")
     _need(0.0 <= tr.value_target_mix <= 1.0, s,
           f"[train] value_target_mix must lie in [0, 1], got {tr.value_target_mix}")
     _need(0.0 <= tr.rollout_target_mix <= 1.0, s,
@@ -742,6 +753,14 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
         raise ConfigError(f"{s}: [net]: {e}") from None
     problem = net.problem_with(encoder, cfg.game.name)
     _need(problem is None, s, str(problem))
+    if cfg.train.elimination_weight != TrainSection.elimination_weight:
+        import numpy as np
+
+        probe = np.zeros((1, max(cfg.game.num_players, 1), encoder.num_aux), dtype=np.float32)
+        _need(encoder.num_aux > 0 and encoder.eliminated(probe) is not None, s,
+              f"[train] elimination_weight = {cfg.train.elimination_weight}: the "
+              f"{encoder.name} encoding (this game, these options) cannot tell which games "
+              "ended with an elimination")
     if cfg.warm_start.games and cfg.warm_start.expert == "heuristic":
         state = game.new_initial_state(seed=0)
         _need(hasattr(state, "heuristic_values"), s, "[warm_start] expert='heuristic' needs a "

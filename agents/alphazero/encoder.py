@@ -141,6 +141,13 @@ class NetEncoder(ABC):
         """
         return None
 
+    def eliminated(self, aux: np.ndarray) -> np.ndarray | None:
+        """``bool[N]``: whether each sample's game ended with a seat eliminated, read from
+        its auxiliary targets ``float32[N, n, num_aux]`` (:meth:`aux_targets`; NaN, unknown:
+        False); None when the encoder cannot tell (the default). ``[train]
+        elimination_weight`` weighs those games' samples."""
+        return None
+
     def ownership_targets(self, state: GameState, frame: Any, player: int) -> np.ndarray | None:
         """``uint8[num_ownership, S, S]``: who holds each pixel of a sample's planes at the end
         of its game, by player slot (slot ``j`` is seat ``(player + j) % n``), in the sample's
@@ -313,6 +320,22 @@ class TaluvaEncoder(NetEncoder):
         n = self.num_players
         g = self._E.global_features(state, player=0)[:4 * n]  # type: ignore[arg-type]
         return np.clip(g.reshape(4, n).T, 0.0, 1.0).astype(np.float32)
+
+    def eliminated(self, aux: np.ndarray) -> np.ndarray | None:
+        """A seat that went out without having built all of two kinds of its pieces was
+        eliminated (RULES.md "End of the game": one who finished built two kinds); ``bool[N]``
+        per sample, from ``aux`` ``float32[N, n, 4]``. None in the solo variant.
+
+        Raises:
+            ValueError: ``aux`` is not ``[N, num_players, 4]``."""
+        if self.solo:
+            return None
+        a = np.asarray(aux)
+        if a.ndim != 3 or a.shape[1:] != (self.num_players, self.num_aux):
+            raise ValueError(f"auxiliary targets of shape {list(a.shape)}, this encoder's are "
+                             f"[samples, {self.num_players}, {self.num_aux}]")
+        finished = (a[:, :, :3] == 0).sum(axis=2) >= 2
+        return ((a[:, :, 3] == 1) & ~finished).any(axis=1)
 
     def ownership_targets(self, state: GameState, frame: Any, player: int) -> np.ndarray | None:
         """1 where player slot ``j`` has a building (huts, a temple or a tower) at the end of

@@ -504,7 +504,8 @@ class ReplayBuffer:
 
     def sample(self, batch_size: int, rng: np.random.Generator,
                value_mix: float = 0.0, rollout_mix: float = 0.0,
-               priority_alpha: float = 0.0, priority_beta: float = 1.0) -> Batch:
+               priority_alpha: float = 0.0, priority_beta: float = 1.0,
+               elimination_weight: float = 1.0) -> Batch:
         """``batch_size`` samples drawn with replacement, uniformly or by priority, each under
         a uniformly drawn symmetry.
 
@@ -524,9 +525,14 @@ class ReplayBuffer:
                 alpha``, ``p_i`` from :func:`replay_priority` (``[train] priority_alpha``).
             priority_beta: with ``priority_alpha > 0``, the batch's ``weight`` is ``(N
                 P(i)) ** -priority_beta`` over its largest (``[train] priority_beta``).
+            elimination_weight: the losses of the samples of games that ended with a seat
+                eliminated (:meth:`~.encoder.NetEncoder.eliminated`) weigh this many times
+                the others', the weights scaled to a mean of 1 over the buffer (``[train]
+                elimination_weight``; times the priority's weight where both apply).
 
         Raises:
-            ValueError: the buffer is empty.
+            ValueError: the buffer is empty, or ``elimination_weight`` is not 1 for an
+                encoder that cannot tell which games ended with an elimination.
         """
         sizes = np.array([len(s) for _, s in self.sets], dtype=np.int64)
         total = int(sizes.sum())
@@ -547,8 +553,30 @@ class ReplayBuffer:
         batch = self._batch([(self.sets[int(w)][1], int(p - starts[w]), int(k))
                              for w, p, k in zip(which, picks, syms, strict=True)], value_mix,
                             rollout_mix)
+        if elimination_weight != 1.0:
+            elim = self.eliminated()
+            scale = elimination_weight * elim.mean() + (1.0 - elim.mean())
+            w = np.where(elim[picks], elimination_weight, 1.0) / scale
+            weight = (w if weight is None else weight * w).astype(np.float32)
         batch.weight = weight
         return batch
+
+    def eliminated(self) -> np.ndarray:
+        """``bool[len(self)]``: whether each sample's game ended with a seat eliminated
+        (:meth:`~.encoder.NetEncoder.eliminated`), the sets in order.
+
+        Raises:
+            ValueError: the encoder cannot tell."""
+        parts = []
+        for _, s in self.sets:
+            aux = np.full((len(s), self.encoder.num_players, self.encoder.num_aux), np.nan,
+                          dtype=np.float32) if s.aux is None else np.asarray(s.aux)
+            got = self.encoder.eliminated(aux)
+            if got is None:
+                raise ValueError(f"the {self.encoder.name} encoding cannot tell which games "
+                                 "ended with an elimination")
+            parts.append(got)
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
 
     def batches(self, batch_size: int) -> Iterator[Batch]:
         """Every sample once, in order, as it was recorded (no symmetry, no value mix):

@@ -310,7 +310,7 @@ class Trainer:
         for _ in range(steps):
             batch = buffer.sample(self.cfg.batch_size, rng, self.cfg.value_target_mix,
                                   self.cfg.rollout_target_mix, self.cfg.priority_alpha,
-                                  self.cfg.priority_beta)
+                                  self.cfg.priority_beta, self.cfg.elimination_weight)
             for k, v in self.step(batch).items():
                 sums[k] = sums.get(k, 0.0) + v
             if bar is not None:
