@@ -48,7 +48,8 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
             steps: int, batch_size: int = 256, lr: float = 2e-3, seed: int = 0,
             chunk: int = 16, rounds: int = 5, final_lr: float | None = None,
             eval_every: int = 0, save: Path | None = None, threads: int = 1,
-            progress: bool = False, init: Path | None = None) -> dict[str, Any]:
+            progress: bool = False, init: Path | None = None,
+            elimination_weight: float = 1.0) -> dict[str, Any]:
     """Train each shape on ``train`` and measure it on ``heldout`` (module docstring).
 
     Args:
@@ -61,6 +62,8 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
         init: start from this checkpoint's weights (fine-tuning) instead of fresh ones;
             ``shapes`` must then be one shape of the checkpoint's sizes (its training-only
             heads may differ: an added head starts fresh).
+        elimination_weight: ``[train] elimination_weight`` for the training batches (1:
+            none).
 
     Returns ``{"train_samples", "heldout_samples", "steps", "batch_size", "lr", "final_lr",
     "shapes": {shape: {"parameters", "train_cpu_s", "heldout": {figure: mean}, "curve",
@@ -69,7 +72,9 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
     Raises:
         OSError: ``save`` cannot be written.
         ValueError: a shape is named twice, ``init`` comes with more than one shape, the
-            held-out files hold no samples, or ``batch_size`` exceeds the training samples.
+            held-out files hold no samples, ``batch_size`` exceeds the training samples, or
+            ``elimination_weight`` is given for samples whose encoding cannot tell which
+            games ended with an elimination.
         CheckpointError: ``like`` or ``init`` is not a checkpoint of the samples' encoding,
             or ``init`` is not of the shape's sizes.
     """
@@ -111,11 +116,15 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
     if batch_size > len(train_buf):
         raise ValueError(f"--batch-size {batch_size} is more than the {len(train_buf)} "
                          "training samples")
-    cfg = TrainSection(steps=steps, batch_size=batch_size, lr=lr)
+    if elimination_weight != 1.0:
+        train_buf.eliminated()  # refuses an encoding that cannot tell
+    cfg = TrainSection(steps=steps, batch_size=batch_size, lr=lr,
+                       elimination_weight=elimination_weight)
     out: dict[str, Any] = {"like": str(like), "train_samples": len(train_buf),
                            "heldout_samples": len(held_buf), "steps": steps,
                            "batch_size": batch_size, "lr": lr, "final_lr": final_lr,
                            "seed": seed, "chunk": chunk,
+                           "elimination_weight": elimination_weight,
                            "init": None if init is None else str(init), "shapes": {}}
     runners = {}
     for shape in shapes:
@@ -149,6 +158,7 @@ def compare(like: Path, train: list[Path], heldout: list[Path], shapes: list[str
                             meta={"trained_on": [str(p) for p in train], "steps": steps,
                                   "batch_size": batch_size, "lr": lr, "final_lr": final_lr,
                                   "seed": seed, "init": out["init"],
+                                  "elimination_weight": elimination_weight,
                                   "script": "experiments/compare_shapes.py"})
             res["checkpoint"] = str(path)
         out["shapes"][shape] = res
@@ -192,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", type=Path, default=None,
                     help="fine-tune: start from this checkpoint's weights (with --shapes its "
                          "one shape)")
+    ap.add_argument("--elimination-weight", type=float, default=1.0,
+                    help="weigh the samples of games that ended with an elimination this many "
+                         "times the others ([train] elimination_weight; default 1: none)")
     args = ap.parse_args(argv)
     from taluva_ai.agents.alphazero.config import NetConfig
     from taluva_ai.agents.alphazero.net import CheckpointError
@@ -199,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.lr > 0 or (args.final_lr is not None and not 0 <= args.final_lr <= args.lr):
         ap.error(f"--lr must be > 0 and --final-lr in [0, --lr], got {args.lr:g} and "
                  f"{args.final_lr}")
+    if not 0 < args.elimination_weight <= 100:
+        ap.error(f"--elimination-weight must lie in (0, 100], got {args.elimination_weight}")
     if args.eval_every < 0:
         ap.error(f"--eval-every must be >= 0, got {args.eval_every}")
     if args.json is not None and args.json.is_dir():
@@ -215,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
         res = compare(args.like, sample_files(args.train), sample_files(args.heldout),
                       args.shapes, args.steps, args.batch_size, args.lr, args.seed,
                       final_lr=args.final_lr, eval_every=args.eval_every, save=args.save,
-                      threads=args.threads, progress=True, init=args.init)
+                      threads=args.threads, progress=True, init=args.init,
+                      elimination_weight=args.elimination_weight)
     except (FileNotFoundError, CheckpointError, ValueError, FloatingPointError) as e:
         ap.error(str(e).splitlines()[0])
     except OSError as e:

@@ -1489,7 +1489,12 @@ def test_compare_shapes_saves_networks_that_play_and_decays_the_rate(micro_run, 
     payload = load_checkpoint(path)
     assert payload["net"]["aux_head"] is True and payload["net"]["stem_kernel"] == 1
     assert payload["meta"]["steps"] == 4 and payload["meta"]["final_lr"] == 1e-4
+    assert payload["meta"]["elimination_weight"] == 1.0
     assert "wrote " + str(path) in capsys.readouterr().out
+    weighed = tmp_path / "weighed"
+    assert mod.main([*args, "--steps", "2", "--elimination-weight", "4", "--save",
+                     str(weighed)]) == 0
+    assert load_checkpoint(weighed / path.name)["meta"]["elimination_weight"] == 4.0
     from taluva_ai.agents import make_agent
     from taluva_ai.arena import play_game
     from taluva_ai.games.taluva import TaluvaGame
@@ -1499,6 +1504,8 @@ def test_compare_shapes_saves_networks_that_play_and_decays_the_rate(micro_run, 
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     for bad, why in ((["--final-lr", "1"], "--final-lr in [0, --lr]"),
+                     (["--elimination-weight", "0"],
+                      "--elimination-weight must lie in (0, 100], got 0.0"),
                      (["--eval-every", "-1"], "--eval-every must be >= 0"),
                      (["--save", str(blocker / "nets")], f"--save {blocker / 'nets'}: "),
                      (["--json", str(blocker / "s.json")], f"--json {blocker}: "),
