@@ -417,6 +417,39 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        f"--out runs/sites/lg_i120_greedy_s{seed}":
        (CHECK, "needs a network of the s2-lg run; 200 games (1.4 minutes on 2 cores)", None)
        for seed in (1, 2)},
+    "cp -r runs/s2-sites-l0 runs/s2-rt": (SKIP, _EXTERNAL, None),
+    "sed -i 's/^value_rollouts = 0$/value_rollouts = 16/; s/^rollout_target_mix = 0.0$/"
+    "rollout_target_mix = 0.5/' runs/s2-rt/config.toml": (SKIP, _EXTERNAL, None),
+    "taluva train --resume runs/s2-rt --redo 101": (CHECK, _LONG, None),
+    "taluva train --pack runs/s2-rt packs/strong2-rt":
+        (CHECK, "needs the run directory a training command writes", None),
+    "python experiments/compare_shapes.py --like packs/strong2-sites-l0/evaluated/iter_0100.pt "
+    "--init packs/strong2-sites-l0/evaluated/iter_0100.pt --shapes tiny/1x1/aux --train "
+    "runs/s2-sites-l0/selfplay/iter_00{91..99} runs/s2-sites-l0/selfplay/iter_0100 --heldout "
+    "runs/s2-sites-l0/selfplay/iter_0101 --steps 160 --lr 2e-4 --elimination-weight 4 --save "
+    "runs/ft/elim4 --json docs/data/ft_elim4.json":
+        (CHECK, "needs the samples of a training run", None),
+    "python experiments/losses.py runs/builtin100_mcts1600 --agent az:builtin --values "
+    "--checkpoint runs/ft/elim4/tiny_1x1_aux.pt --json "
+    "docs/data/losses_elim4_values_mcts1600.json":
+        (CHECK, "needs the ladder's games and a fine-tuned network", None),
+    "python experiments/losses.py runs/builtin100_mcts1600 --agent az:builtin --values "
+    "--checkpoint runs/sites/rt_iter_0110.pt --json docs/data/losses_rt110_values_mcts1600.json":
+        (CHECK, "needs the ladder's games and a network of the s2-rt run", None),
+    "taluva tournament --agents az:path=runs/sites/rt_iter_0110.pt,sims=200,rollout=none,"
+    "lambda=0,root=gumbel greedy --games 200 --concurrency 1 --seed 1 --out "
+    "runs/sites/rt_i110_greedy":
+        (CHECK, "needs a network of the s2-rt run; 200 games (4-6 minutes on 2 cores)", None),
+    "taluva tournament --agents az:path=runs/eft/w4.pt,sims=200,rollout=none,lambda=0,"
+    "root=gumbel greedy --games 200 --concurrency 1 --seed 1 --out runs/eft/w4_greedy_s1":
+        (CHECK, "needs a fine-tuned network; 200 games (4-6 minutes on 2 cores)", None),
+    "taluva tournament --agents az:path=runs/eft/w4.pt,sims=200,rollout=none,lambda=0,"
+    "root=gumbel mcts:sims=400,rollout=greedy,root=gumbel --games 200 --concurrency 1 --seed 1 "
+    "--out runs/eft/w4_mcts400_s1":
+        (CHECK, "needs a fine-tuned network; 200 games (23 minutes on 2 cores)", None),
+    "python experiments/losses.py runs/eft/w4_mcts400_s1 --agent az:path=runs/eft/w4.pt,"
+    "sims=200,rollout=none,lambda=0,root=gumbel --json docs/data/losses_elim4_mcts400_s1.json":
+        (CHECK, "needs the games of a match", None),
     "python experiments/ship_builtin.py packs/strong2-l1 --checkpoint evaluated/iter_0125.pt "
     "--out /tmp/cand/agents/alphazero/data":
         (CHECK, "writes into a copy of the repository, /tmp/cand (git worktree add)", None),
