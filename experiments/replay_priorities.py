@@ -35,6 +35,9 @@ def eliminated_games(aux: np.ndarray) -> np.ndarray:
     """
     from taluva_ai.agents.alphazero.encoder import make_encoder
 
+    if aux.ndim == 3 and aux.shape[2] == 0:
+        raise ValueError("samples without auxiliary targets (written before they were "
+                         "recorded): their games' ends are unknown")
     if aux.ndim != 3 or aux.shape[2] != 4 or not 2 <= aux.shape[1] <= 4:
         raise ValueError(f"auxiliary targets of shape {list(aux.shape)}: not Taluva's "
                          "[samples, players, 4]")
@@ -67,10 +70,16 @@ def measure(paths: list[Path], alphas: list[float], last: int) -> dict[str, Any]
 
     prio, elim, tail = [], [], []
     games = 0
+    players = None
     for p in paths:
         s = SampleSet.load(p)
         if s.aux is None:
             raise ValueError(f"{p}: no auxiliary targets in it")
+        n = int(np.asarray(s.value).shape[1])
+        if players is not None and n != players:
+            raise ValueError(f"{p}: samples of {n}-player games, the files before it hold "
+                             f"{players}-player games; measure each player count apart")
+        players = n
         try:
             elim.append(eliminated_games(np.asarray(s.aux)))
         except ValueError as e:
@@ -106,6 +115,13 @@ def main(argv: list[str] | None = None) -> int:
     bad = [a for a in args.alpha if not 0 <= a <= 4]
     if bad:
         ap.error(f"--alpha must lie in [0, 4] ([train] priority_alpha), got {bad[0]}")
+    if args.json is not None:  # before the measurement
+        if args.json.is_dir():
+            ap.error(f"--json {args.json}: is a folder; give a file name")
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            ap.error(f"--json {args.json}: {e.strerror or e}")
     try:
         res = measure(sample_files(args.samples), args.alpha, args.last)
     except (OSError, ValueError) as e:
@@ -117,7 +133,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {k:42s} {f['samples']:6d} samples, mean priority "
                   f"{f['mean_priority']:.3f}, {100 * f['share_drawn']:5.1f}% of draws "
                   f"({100 * f['share_uniform']:.1f}% uniform)")
-    write_json(args.json, res)
+    try:
+        write_json(args.json, res)
+    except OSError as e:
+        ap.error(f"--json {args.json}: {e.strerror or e}")
     return 0
 
 

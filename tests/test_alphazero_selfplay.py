@@ -321,8 +321,8 @@ def test_prioritized_replay_draws_by_the_search_s_error_and_weights_the_draws() 
         batch = buf.sample(200, np.random.default_rng(7), priority_alpha=alpha,
                            priority_beta=beta)
         np.testing.assert_array_equal(batch.value, samples.value[picks])
-        w = (2 * p[picks]) ** -beta
-        np.testing.assert_allclose(batch.weight, w / w.max(), rtol=1e-6)
+        each = (2 * p) ** -beta  # over its mean under the sampling: the weights average 1
+        np.testing.assert_allclose(batch.weight, each[picks] / (p * each).sum(), rtol=1e-6)
     # the drawn share follows P(i): sample 1 drawn about (1.01 / 0.51) ** 2 = 3.9 times as often
     drawn = buf.sample(4000, np.random.default_rng(1), priority_alpha=2.0).value
     share = float((drawn == samples.value[1]).all(axis=1).mean())
@@ -364,10 +364,15 @@ def test_elimination_weight_weighs_the_samples_of_games_that_ended_with_an_elimi
     picks = np.random.default_rng(3).choice(2, size=64, p=p)
     both = buf.sample(64, np.random.default_rng(3), priority_alpha=1.0, priority_beta=1.0,
                       elimination_weight=4.0)
-    w = 1 / (2 * p[picks])
-    np.testing.assert_allclose(both.weight, w / w.max() * np.where(picks == 1, 1.6, 0.4),
-                               rtol=1e-6)
+    w = 1 / (2 * p[picks])  # beta 1: the unbiased weight 1 / (N P(i)), mean 1 already
+    np.testing.assert_allclose(both.weight, w * np.where(picks == 1, 1.6, 0.4), rtol=1e-6)
     assert buf.sample(8, np.random.default_rng(0), elimination_weight=1.0).weight is None
+    # samples from files written before the auxiliary targets count as no elimination
+    old = ReplayBuffer(enc, window_games=10)
+    samples.aux = np.zeros((2, 2, 0), dtype=np.float32)
+    old.add("old", samples)
+    np.testing.assert_array_equal(old.eliminated(), [False, False])
+    assert (old.sample(8, np.random.default_rng(0), elimination_weight=4.0).weight == 1).all()
 
 
 # -- rollout values ([selfplay] value_rollouts, [train] rollout_target_mix) -------------------

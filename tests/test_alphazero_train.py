@@ -62,7 +62,14 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
      r"is not \(the run's own networks play the anchors, with \[anchors\] az\)$"),
     ("[anchors]\nopponents = ['mcts:time=0.1']\n",
      r"\[anchors\] opponents: mcts:time=0.1 has a time budget, which makes a run's games "
-     r"depend on the machine's speed and load; give it a number of simulations"),
+     r"depend on the machine's speed and load; drop time=\.\.\. \(a search takes a number "
+     r"of simulations, sims=\.\.\., instead\)$"),
+    ("[anchors]\nopponents = ['taluva_ai.agents.mcts:MCTSAgent:time=0.01']\n",
+     r"\[anchors\] opponents: taluva_ai.agents.mcts:MCTSAgent:time=0.01 has a time budget"),
+    ("[gating]\naz = 'sims=4,time=0.01'\n",
+     r"\[gating\] az: 'sims=4,time=0.01' has a time budget"),
+    ("[warm_start]\ngames = 4\nexpert = 'mcts:time=0.01'\n",
+     r"\[warm_start\] expert: mcts:time=0.01 has a time budget"),
     ("[selfplay]\nopponent = 'az:builtin,time=0.5'\nopponent_share = 0.25\n",
      r"\[selfplay\] opponent: az:builtin,time=0.5 has a time budget"),
     ("[anchors]\nopponents = ['greedy ']\n",
@@ -1885,3 +1892,13 @@ def test_replay_priorities_reports_the_share_drawn_of_each_kind_of_sample(
     with pytest.raises(SystemExit):
         rp.main([str(tmp_path / "none")])
     assert "none: no such file or folder" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        rp.main([str(folder), "--json", str(tmp_path)])
+    assert "is a folder; give a file name" in capsys.readouterr().err
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(SystemExit):
+        rp.main([str(folder), "--json", str(blocker / "p.json")])
+    assert f"--json {blocker / 'p.json'}: " in capsys.readouterr().err
+    with pytest.raises(ValueError, match="written before they were recorded"):
+        rp.eliminated_games(np.zeros((3, 2, 0), dtype=np.float32))

@@ -365,9 +365,11 @@ class TrainSection:
             (``q`` unknown: 0), plus 0.01. The positions the search judged worst (an
             elimination it did not see coming) are drawn most. 0: uniform (the default).
         priority_beta: the importance-sampling correction of prioritized replay: each drawn
-            sample's losses are weighted by ``(N P(i)) ** -beta``, divided by the batch's
-            largest weight; 1 undoes the sampling's bias in expectation, 0 keeps it (the
-            prioritised samples count more). Only read when ``priority_alpha > 0``.
+            sample's losses are weighted by ``(N P(i)) ** -beta`` over the mean of that weight
+            under the sampling (so the weights average 1 and ``lr`` keeps its meaning); 1
+            undoes the sampling's bias in expectation, 0 keeps it (the prioritised samples
+            count more). A value other than the default without ``priority_alpha > 0`` is
+            refused. The losses in the metrics are the weighted ones.
         elimination_weight: the samples of games that ended with a seat eliminated
             (Taluva: RULES.md "End of the game") weigh this many times the others in every
             loss, the weights scaled to a mean of 1 over the replay buffer, so the learning
@@ -770,6 +772,7 @@ def _build_parts(cfg: RunConfig, s: str) -> None:
         _need(hasattr(state, "rollout"), s, f"[selfplay]: the {cfg.game.name} game has no "
               "compiled rollout (state.rollout()): rollout and value_rollouts need one")
     if cfg.warm_start.games and cfg.warm_start.expert != "heuristic":
+        _refuse_time_budget(cfg.warm_start.expert, f"{s}: [warm_start] expert")
         try:
             agent = make_agent(cfg.warm_start.expert, seed=0)
         except ValueError as e:
@@ -810,9 +813,7 @@ def _check_fixed_agent(spec: str, key: str, game: Any, where: str, why: str) -> 
         raise ConfigError(f"{where}: {key}: {e}") from None
     _need(name != "az" or str(params.get("path")) == BUILTIN, where,
           f"{key}: fixed agents only: az:builtin is one, {spec} is not ({why})")
-    _need("time" not in params, where,
-          f"{key}: {spec} has a time budget, which makes a run's games depend on the "
-          "machine's speed and load; give it a number of simulations (sims=...) instead")
+    _refuse_time_budget(spec, f"{where}: {key}")
     try:
         agent = make_agent(spec, seed=0)
         check_game = getattr(agent, "check_game", None)
@@ -822,11 +823,31 @@ def _check_fixed_agent(spec: str, key: str, game: Any, where: str, why: str) -> 
         raise ConfigError(f"{where}: {key}: {e}") from None
 
 
+def _refuse_time_budget(spec: str, where: str, shown: str | None = None) -> None:
+    """Refuse an agent spec with a time budget (``time=S``, however the agent is named):
+    a run's games would depend on the machine's speed and load, so they would not repeat.
+    ``shown``: what the message quotes (default ``spec``).
+
+    Raises:
+        ConfigError: the spec has one (one line, naming ``where``)."""
+    from taluva_ai.agents.base import spec_key
+
+    try:
+        params = dict(spec_key(spec)[1])
+    except ValueError as e:
+        raise ConfigError(f"{where}: {e}") from None
+    _need("time" not in params, where,
+          f"{spec if shown is None else shown} has a time budget, which makes a run's games "
+          "depend on the machine's speed and load; drop time=... (a search takes a number "
+          "of simulations, sims=..., instead)")
+
+
 def check_az_params(params: str, where: str) -> None:
     """Check ``az`` agent parameters (``"sims=32,rollout=greedy"``) without a checkpoint.
 
     Raises:
-        ConfigError: a malformed or unknown parameter, or ``path`` given (the run sets it).
+        ConfigError: a malformed or unknown parameter, ``path`` given (the run sets it), or
+            a time budget (the games would not repeat).
     """
     from taluva_ai.agents.base import parse_agent_spec
     from taluva_ai.agents.mcts import MCTSConfig
@@ -837,6 +858,7 @@ def check_az_params(params: str, where: str) -> None:
         raise ConfigError(f"{where}: {e}") from None
     if "path" in p or "seed" in p:
         raise ConfigError(f"{where}: path and seed are set by the run, not here")
+    _refuse_time_budget("az:" + params if params else "az", where, repr(params))
     own = set(AZ_OWN_PARAMETERS) - {"path"}
     mcts = {f.name for f in dataclasses.fields(MCTSConfig)} - {*AZ_NO_MCTS_PARAMETERS,
                                                                "compiled"}

@@ -430,6 +430,8 @@ class Batch:
         ownership: ``float32[B, O, S, S]`` ownership targets by player slot (``O =
             encoder.num_ownership``), under the sample's symmetry; ownership_known:
             ``bool[B]`` the samples that have them (the others' rows are 0).
+        weight: ``float32[B]`` the weight of each sample's losses (prioritized replay's
+            importance-sampling correction, the elimination weight); None: 1 each.
     """
 
     spatial: np.ndarray
@@ -523,8 +525,13 @@ class ReplayBuffer:
             priority_alpha: 0: uniform; above, prioritized replay (Schaul et al. 2016):
                 sample ``i`` is drawn with probability ``P(i) = p_i ** alpha / sum_k p_k **
                 alpha``, ``p_i`` from :func:`replay_priority` (``[train] priority_alpha``).
-            priority_beta: with ``priority_alpha > 0``, the batch's ``weight`` is ``(N
-                P(i)) ** -priority_beta`` over its largest (``[train] priority_beta``).
+            priority_beta: with ``priority_alpha > 0``, the batch's ``weight`` is the
+                importance-sampling weight ``(N P(i)) ** -priority_beta`` over its mean under
+                the sampling, ``sum_k P(k) (N P(k)) ** -priority_beta``, so that the weights
+                average 1 and the learning rate keeps its meaning (``[train]
+                priority_beta``; with 1 the weight is ``1 / (N P(i))``, the unbiased one).
+                Schaul et al. divide by the batch's largest weight instead, which scales
+                every step down by an amount that varies from batch to batch.
             elimination_weight: the losses of the samples of games that ended with a seat
                 eliminated (:meth:`~.encoder.NetEncoder.eliminated`) weigh this many times
                 the others', the weights scaled to a mean of 1 over the buffer (``[train]
@@ -543,8 +550,8 @@ class ReplayBuffer:
             prob = np.concatenate([replay_priority(s) for _, s in self.sets]) ** priority_alpha
             prob /= prob.sum()
             picks = rng.choice(total, size=batch_size, p=prob)
-            w = (total * prob[picks]) ** -priority_beta
-            weight = (w / w.max()).astype(np.float32)
+            each = (total * prob) ** -priority_beta
+            weight = (each[picks] / float((prob * each).sum())).astype(np.float32)
         else:
             picks = rng.integers(total, size=batch_size)
         syms = rng.integers(self.encoder.num_symmetries, size=batch_size)
@@ -569,8 +576,10 @@ class ReplayBuffer:
             ValueError: the encoder cannot tell."""
         parts = []
         for _, s in self.sets:
-            aux = np.full((len(s), self.encoder.num_players, self.encoder.num_aux), np.nan,
-                          dtype=np.float32) if s.aux is None else np.asarray(s.aux)
+            aux = None if s.aux is None else np.asarray(s.aux)
+            if aux is None or aux.shape[-1] == 0:  # a file from before the targets: unknown
+                aux = np.full((len(s), self.encoder.num_players, self.encoder.num_aux),
+                              np.nan, dtype=np.float32)
             got = self.encoder.eliminated(aux)
             if got is None:
                 raise ValueError(f"the {self.encoder.name} encoding cannot tell which games "
