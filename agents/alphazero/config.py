@@ -362,8 +362,9 @@ class TrainSection:
             Schrittwieser et al. 2020): sample ``i`` is drawn with probability proportional
             to ``p_i ** alpha``, ``p_i`` the mean over player slots of ``|z - q|``, the
             game's result against the search's root value when the sample was recorded
-            (``q`` unknown: 0), plus 0.01. The positions the search judged worst (an
-            elimination it did not see coming) are drawn most. 0: uniform (the default).
+            (``q`` unknown: 0), plus 0.01. The positions the search judged worst are drawn
+            most: in Taluva the openings, where the tiles still decide (docs/alphazero.md,
+            "Prioritized replay"). 0: uniform (the default).
         priority_beta: the importance-sampling correction of prioritized replay: each drawn
             sample's losses are weighted by ``(N P(i)) ** -beta`` over the mean of that weight
             under the sampling (so the weights average 1 and ``lr`` keeps its meaning); 1

@@ -446,7 +446,7 @@ class Batch:
 
 
 PRIORITY_EPS = 0.01
-"""Added to every sample's priority, so that none is never drawn (Schaul et al. 2016)."""
+"""Added to every sample's priority, so that every sample can be drawn (Schaul et al. 2016)."""
 
 
 def replay_priority(samples: SampleSet) -> np.ndarray:

@@ -141,7 +141,8 @@ class Trainer:
     mean squared error of its predictions over the known auxiliary targets, and for one with
     an ownership head, ``ownership_weight`` x the binary cross-entropy of its logits per board
     pixel and player slot over the samples with ownership targets (KataGo, Wu 2019); weight
-    decay on convolution and linear weights only.
+    decay on convolution and linear weights only. A batch's ``weight`` (prioritized replay,
+    ``[train] elimination_weight``) multiplies each sample's terms of every loss.
 
     The optimiser's parameter groups are the trunk's and heads' weights (decayed) and the
     rest, then the same two for each training-only head the network has (auxiliary, then
@@ -234,7 +235,7 @@ class Trainer:
         logp = masked_log_softmax(logits, mask)
         cross = -(target * logp).sum(dim=1)
         sq_v = (v - z) ** 2
-        if w is not None:  # prioritized replay's importance-sampling weights
+        if w is not None:  # per sample: prioritized replay's correction, elimination weight
             cross, sq_v = cross * w, sq_v * w[:, None]
         parts["policy_loss"] = cross.mean()
         parts["value_loss"] = sq_v.mean()
