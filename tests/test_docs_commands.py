@@ -440,6 +440,11 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "lambda=0,root=gumbel greedy --games 200 --concurrency 1 --seed 1 --out "
     "runs/sites/rt_i110_greedy":
         (CHECK, "needs a network of the s2-rt run; 200 games (4-6 minutes on 2 cores)", None),
+    "taluva train --resume runs/s2-rt": (CHECK, _LONG, None),
+    "taluva tournament --agents az:path=runs/sites/rt_iter_0160.pt,sims=200,rollout=none,"
+    "lambda=0,root=gumbel greedy --games 200 --concurrency 2 --seed 2 --out "
+    "runs/sites/rt_i160_greedy_s2":
+        (CHECK, "needs a network of the s2-rt run; 200 games (1.4 minutes on 2 cores)", None),
     "taluva tournament --agents az:path=runs/eft/w4.pt,sims=200,rollout=none,lambda=0,"
     "root=gumbel greedy --games 200 --concurrency 1 --seed 1 --out runs/eft/w4_greedy_s1":
         (CHECK, "needs a fine-tuned network; 200 games (4-6 minutes on 2 cores)", None),
