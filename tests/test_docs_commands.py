@@ -460,6 +460,10 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "root=gumbel " + _SITESL0_100 + " --games 200 --concurrency 2 --seed 1 --out "
     "runs/eft/rt125_vs_builtin_s1":
         (CHECK, "needs a network of the s2-rt run; 200 games (3 minutes on 2 cores)", None),
+    "taluva tournament --agents az:path=runs/eft/rt160.pt,sims=200,rollout=none,lambda=0,"
+    "root=gumbel mcts:sims=1600,rollout=greedy,root=gumbel --games 200 --concurrency 2 "
+    "--seed 1 --out runs/eft/rt160_mcts1600_s1":
+        (CHECK, "needs a network of the s2-rt run; 200 games (35 minutes on 2 cores)", None),
     "python experiments/losses.py runs/eft/rt125_mcts1600_s1 --agent az:path=runs/eft/rt125.pt,"
     "sims=200,rollout=none,lambda=0,root=gumbel --json docs/data/losses_rt125_mcts1600.json":
         (CHECK, "needs the games of a match", None),
