@@ -831,13 +831,13 @@ def _refuse_time_budget(spec: str, where: str, shown: str | None = None) -> None
 
     Raises:
         ConfigError: the spec has one (one line, naming ``where``)."""
-    from taluva_ai.agents.base import spec_key
+    from taluva_ai.arena import time_budget
 
     try:
-        params = dict(spec_key(spec)[1])
+        budget = time_budget(spec)  # the arena's own reading of time=, however it is named
     except ValueError as e:
         raise ConfigError(f"{where}: {e}") from None
-    _need("time" not in params, where,
+    _need(budget is None, where,
           f"{spec if shown is None else shown} has a time budget, which makes a run's games "
           "depend on the machine's speed and load; drop time=... (a search takes a number "
           "of simulations, sims=..., instead)")
