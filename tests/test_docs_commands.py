@@ -395,6 +395,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
         (CHECK, "needs the run directory a training command writes", None),
     "python experiments/plot_anchors.py packs/strong2-l1 --out docs/strong2_l1_anchors.png":
         (CHECK, "reads the pack of the s2-l1 run", None),
+    "python experiments/plot_anchors.py packs/strong2-rt --out docs/strong2_rt_anchors.png":
+        (CHECK, "reads the pack of the s2-rt run", None),
     **{f"taluva tournament --agents az:path=runs/sites/l1_iter_{it:04d}.pt,sims=200,"
        f"rollout=none,lambda=0,root=gumbel {opp} --games 200 --concurrency 1 --seed 1 "
        f"--out runs/sites/l1_i{it}_{short}":
