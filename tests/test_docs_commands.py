@@ -198,6 +198,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                                  "(6 minutes on 2 cores)", None),
     "cp -r packs/strong2 runs/s2-base": (SKIP, _EXTERNAL, None),
     "cp -r packs/strong2-more runs/s2-more": (SKIP, _EXTERNAL, None),
+    "cp -r packs/strong2-rt runs/s2-rt": (SKIP, _EXTERNAL, None),
     "sed -i 's/^workers = 2$/workers = 15/; s/^device = \"cpu\"$/device = \"cuda\"/' "
     "runs/s2-more/config.toml": (SKIP, _EXTERNAL, None),
     "taluva train --resume runs/s2-more": (CHECK, _LONG, None),
