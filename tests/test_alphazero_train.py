@@ -1902,3 +1902,131 @@ def test_replay_priorities_reports_the_share_drawn_of_each_kind_of_sample(
     assert f"--json {blocker / 'p.json'}: " in capsys.readouterr().err
     with pytest.raises(ValueError, match="written before they were recorded"):
         rp.eliminated_games(np.zeros((3, 2, 0), dtype=np.float32))
+
+
+SCHEDULED = micro_run_config(5, """
+[gating]
+enabled = false
+
+[anchors]
+opponents = []
+
+[[schedule]]
+at = 2
+train.lr = 0.0003
+selfplay.sims = 6
+
+[[schedule]]
+at = 3
+train.lr = 0.0001
+selfplay.value_rollouts = 2
+train.rollout_target_mix = 0.5
+""").replace("iterations = 1", "iterations = 3")
+
+
+def test_a_schedule_changes_settings_at_its_iterations_and_a_resume_across_it_is_exact(
+        tmp_path, monkeypatch) -> None:
+    """A ``[[schedule]]`` of two entries (iterations 2 and 3): the metrics say what was in
+    force, and a run interrupted in iteration 2 and again in iteration 3, resumed each time,
+    makes the same networks and metrics as one uninterrupted run."""
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    assert "iterations = 3" in SCHEDULED
+    config = tmp_path / "scheduled.toml"
+    config.write_text(SCHEDULED)
+    cfg = load_config(config)
+    torch.set_num_threads(1)
+    a, b = tmp_path / "a", tmp_path / "b"
+    TrainingRun(a, cfg, progress=False).run()
+    la = [json.loads(x) for x in (a / "metrics.jsonl").read_text().splitlines()]
+    assert [line["train"]["lr"] for line in la[1:]] == [cfg.train.lr, 0.0003, 0.0001]
+    assert [line.get("schedule") for line in la] == [
+        {}, {}, {"train.lr": 0.0003, "selfplay.sims": 6},
+        {"train.lr": 0.0001, "selfplay.sims": 6, "selfplay.value_rollouts": 2,
+         "train.rollout_target_mix": 0.5}]
+
+    real = TrainingRun._iteration
+    stops = [2, 3]
+
+    def interrupted(self, k, *args):
+        if stops and k == stops[0]:
+            stops.pop(0)
+            self._play(k, self._best(args[3]), 1, expert=False)  # some of iteration k
+            raise KeyboardInterrupt
+        return real(self, k, *args)
+
+    monkeypatch.setattr(TrainingRun, "_iteration", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        TrainingRun(b, cfg, progress=False).run()
+    with pytest.raises(KeyboardInterrupt):
+        TrainingRun(b, progress=False).run()  # resumed at 2, stopped in 3
+    TrainingRun(b, progress=False).run()
+    assert not stops
+    lb = [json.loads(x) for x in (b / "metrics.jsonl").read_text().splitlines()]
+    assert [_comparable(x) for x in la] == [_comparable(x) for x in lb]
+    for k in range(4):
+        sa = torch.load(a / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        sb = torch.load(b / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        for name, t in sa["state_dict"].items():
+            assert torch.equal(t, sb["state_dict"][name]), (k, name)
+    assert not (b / "config_history.jsonl").exists()  # the schedule is no hand edit
+    assert load_config(b / "config.toml") == cfg  # the run directory keeps the schedule
+
+
+def test_bad_schedules_fail_before_any_work() -> None:
+    import tomllib
+
+    base = tomllib.loads(SCHEDULED)
+    del base["schedule"]
+    for entry, message in [
+            ({"at": 0, "train": {"lr": 1e-3}}, "at must be an iteration number from 1 to "
+                                               "iterations (3), got 0"),
+            ({"at": 4, "train": {"lr": 1e-3}}, "got 4"),
+            ({"at": 2, "net": {"channels": 8}}, "'net' cannot be scheduled"),
+            ({"at": 2, "train": {"lrr": 1e-3}}, "unknown key(s) lrr"),
+            ({"at": 2, "train": {"lr": "fast"}}, "lr must be a finite number, got 'fast'"),
+            ({"at": 2, "train": {"optimizer": "sgd"}}, "train.optimizer cannot be scheduled"),
+            ({"at": 2}, "changes nothing"),
+            ({"at": 2, "selfplay": {"rollout": "greedy"}},
+             "[[schedule]] at = 2: [selfplay] rollout and rollout_lambda go together")]:
+        with pytest.raises(ConfigError) as e:
+            config_from_dict({**base, "schedule": [entry]}, "x.toml")
+        assert message in str(e.value), (entry, str(e.value))
+    with pytest.raises(ConfigError, match="another entry is also at iteration 2"):
+        config_from_dict({**base, "schedule": [{"at": 2, "train": {"lr": 1e-3}},
+                                               {"at": 2, "selfplay": {"sims": 3}}]}, "x")
+
+
+def test_a_hand_edit_of_a_run_s_config_is_recorded_and_said(micro_run, tmp_path,
+                                                            capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    text = (out / "config.toml").read_text()
+    assert "iterations = 1\n" in text and "lr = 0.001\n" in text
+    (out / "config.toml").write_text(text.replace("iterations = 1\n", "iterations = 2\n")
+                                     .replace("lr = 0.001\n", "lr = 0.0005\n"))
+    capsys.readouterr()
+    from taluva_ai.cli import main
+    assert main(["train", "--resume", str(out), "--no-progress"]) in (0, None)
+    err = capsys.readouterr().err
+    assert f"taluva train: {out} goes on at iteration 2 of 2 (iterations 0-1 are kept): " \
+           "iteration 2 is played from its start" in err
+    assert f"taluva train: {out} config.toml was changed by hand: from iteration 2, " \
+           "iterations 1 -> 2, train.lr 0.001 -> 0.0005 (recorded in config_history.jsonl)" \
+           in err
+    history = [json.loads(x) for x in (out / "config_history.jsonl").read_text().splitlines()]
+    assert [(h["iteration"], h["changed"]) for h in history] == [
+        (2, {"iterations": [1, 2], "train.lr": [0.001, 0.0005]})]
+    assert history[0]["config"]["train"]["lr"] == 0.0005
+
+
+def test_a_missing_state_file_stops_the_resume_when_iterations_have_finished(
+        micro_run, tmp_path, capsys) -> None:
+    out = _copy_run(micro_run, tmp_path)
+    (out / "state.json").unlink()
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    code, err = _resume(out, capsys)
+    assert code == 1
+    assert err == [f"taluva train: error: {out / 'state.json'}: missing, although the run has "
+                   f"finished iterations ({out / 'checkpoints' / 'iter_0001.pt'} exists); "
+                   f"restore it, or start the run again: taluva train --resume {out} --redo 0"]
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

@@ -63,6 +63,13 @@ PRESETS: dict[str, dict[str, int]] = {
 }
 
 
+#: The largest network sizes a config may ask for: well above the presets (and the largest
+#: published AlphaZero and KataGo networks' widths and depths), so that a typing slip (channels
+#: = 100000) is refused in one line instead of failing to allocate.
+NET_SIZE_LIMITS: dict[str, int] = {"channels": 512, "blocks": 80, "global_hidden": 4096,
+                                   "value_hidden": 4096}
+
+
 @dataclass(frozen=True)
 class NetConfig:
     """Network size: a preset, any field of which may be overridden.
@@ -70,7 +77,8 @@ class NetConfig:
     Attributes:
         preset: ``tiny``, ``small`` or ``medium`` (:data:`PRESETS`).
         channels: trunk channels ``C``; blocks: residual blocks; global_hidden: ``H``;
-            value_hidden: ``V``. 0 means the preset's value.
+            value_hidden: ``V``. 0 means the preset's value; at most
+            :data:`NET_SIZE_LIMITS`.
         stem_kernel: the stem convolution's kernel, 3 (the default) or 1: a 1 x 1 stem does
             a ninth of the 3 x 3 stem's work, which was a third of the ``tiny`` network's
             inference time on the CPU (docs/alphazero.md), for one 3 x 3 layer less of
@@ -83,7 +91,8 @@ class NetConfig:
             ownership_targets`), weighted by ``[train] ownership_weight``; training only.
 
     Raises:
-        ValueError: unknown preset or a negative size.
+        ValueError: unknown preset, or a size that is negative or above
+            :data:`NET_SIZE_LIMITS` (naming the key and the range).
     """
 
     preset: str = "tiny"
@@ -105,11 +114,11 @@ class NetConfig:
                                  f"{getattr(self, head)!r}")
         if self.stem_kernel not in (1, 3) or isinstance(self.stem_kernel, bool):
             raise ValueError(f"net stem_kernel must be 1 or 3, got {self.stem_kernel!r}")
-        for f in fields(self):
-            if f.name not in ("preset", "aux_head", "ownership_head"):
-                v = getattr(self, f.name)
-                if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                    raise ValueError(f"net {f.name} must be an integer >= 0, got {v!r}")
+        for name, most in NET_SIZE_LIMITS.items():
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= most:
+                raise ValueError(f"net {name} must be an integer in 0..{most} (0: the "
+                                 f"preset's value), got {v!r}")
 
     @classmethod
     def parse(cls, shape: str) -> NetConfig:
@@ -506,10 +515,40 @@ class RunConfig:
     train: TrainSection = field(default_factory=TrainSection)
     gating: GatingSection = field(default_factory=GatingSection)
     anchors: AnchorsSection = field(default_factory=AnchorsSection)
+    schedule: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON/TOML-ready nested dict (sections as tables)."""
-        return dataclasses.asdict(self)
+        """JSON/TOML-ready nested dict (sections as tables; ``schedule`` as a list of
+        tables, left out when empty)."""
+        d = dataclasses.asdict(self)
+        d["schedule"] = [dict(entry) for entry in self.schedule]
+        if not d["schedule"]:
+            del d["schedule"]
+        return d
+
+    def at(self, iteration: int) -> RunConfig:
+        """The settings in force at ``iteration``: this config with every ``[[schedule]]``
+        entry whose ``at`` is ``<= iteration`` applied in order (a later entry overrides an
+        earlier one's keys). The result has no schedule of its own (it is one stage's
+        settings); a config without a schedule is returned as it is."""
+        out = self
+        for entry in self.schedule:
+            if entry["at"] > iteration:
+                break
+            changes: dict[str, Any] = {}
+            for section, keys in entry.items():
+                if section != "at":
+                    changes[section] = dataclasses.replace(getattr(out, section), **keys)
+            out = dataclasses.replace(out, **changes)
+        return dataclasses.replace(out, schedule=()) if self.schedule else out
+
+    def scheduled_keys(self, iteration: int) -> dict[str, Any]:
+        """The ``section.key`` settings that the schedule has changed by ``iteration``, with
+        their values then (empty before the first entry): what a metrics line records."""
+        now = self.at(iteration)
+        return {f"{section}.{key}": getattr(getattr(now, section), key)
+                for entry in self.schedule if entry["at"] <= iteration
+                for section, keys in entry.items() if section != "at" for key in keys}
 
 
 _SECTIONS: dict[str, type] = {
@@ -517,6 +556,59 @@ _SECTIONS: dict[str, type] = {
     "warm_start": WarmStartSection, "selfplay": SelfPlaySection, "replay": ReplaySection,
     "train": TrainSection, "gating": GatingSection, "anchors": AnchorsSection,
 }
+#: The sections a ``[[schedule]]`` entry may change: what an iteration does. The game, the
+#: encoder, the network and the warm start make the run's networks what they are (a
+#: checkpoint of another shape could not continue), and the top-level keys are the run's own.
+SCHEDULABLE = ("selfplay", "replay", "train", "gating", "anchors")
+#: Keys of those sections that a schedule may not change, and why.
+_UNSCHEDULABLE = {
+    ("train", "optimizer"): "the optimiser's state carries over from one iteration to the "
+                            "next; start a new run from the network ([warm_start] init)",
+    ("train", "lr_schedule"): "set train.lr in the schedule instead",
+}
+
+
+def _schedule(data: Any, source: str, iterations: int) -> tuple[dict[str, Any], ...]:
+    """Check ``[[schedule]]`` (a list of tables, each ``at = N`` and ``section.key = value``
+    pairs of :data:`SCHEDULABLE`) and return it sorted by ``at``, values typed as the
+    sections' fields."""
+    where = f"{source}: [[schedule]]"
+    if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
+        raise ConfigError(f"{where} must be an array of tables ([[schedule]] entries), got "
+                          f"{data!r}")
+    out: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    for n, raw in enumerate(data, 1):
+        w = f"{where} entry {n}"
+        at = raw.get("at")
+        if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= max(iterations, 1):
+            raise ConfigError(f"{w}: at must be an iteration number from 1 to iterations "
+                              f"({iterations}), got {at!r}")
+        if at in seen:
+            raise ConfigError(f"{w}: another entry is also at iteration {at}; merge them")
+        seen.add(at)
+        entry: dict[str, Any] = {"at": at}
+        for section, keys in raw.items():
+            if section == "at":
+                continue
+            if section not in SCHEDULABLE or not isinstance(keys, dict):
+                raise ConfigError(f"{w} (at = {at}): {section!r} cannot be scheduled; an entry "
+                                  f"sets section.key = value for the sections "
+                                  f"{', '.join(SCHEDULABLE)}")
+            if not keys:
+                continue
+            for key in keys:
+                if (section, key) in _UNSCHEDULABLE:
+                    raise ConfigError(f"{w} (at = {at}): {section}.{key} cannot be scheduled: "
+                                      f"{_UNSCHEDULABLE[section, key]}")
+            cls = _SECTIONS[section]
+            built = _build(cls, dict(keys), f"{w} (at = {at}): [{section}]")
+            entry[section] = {k: getattr(built, k) for k in keys}
+        if len(entry) == 1:
+            raise ConfigError(f"{w} (at = {at}): changes nothing; give section.key = value "
+                              "pairs, e.g. train.lr = 5e-4")
+        out.append(entry)
+    return tuple(sorted(out, key=lambda e: e["at"]))
 
 
 def _check_value(where: str, key: str, value: Any, hint: Any) -> Any:
@@ -578,6 +670,8 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> RunConfig:
     kwargs: dict[str, Any] = {}
     hints = typing.get_type_hints(RunConfig)
     for key, value in data.items():
+        if key == "schedule":
+            continue  # below, once iterations is known
         if key in _SECTIONS:
             if not isinstance(value, dict):
                 raise ConfigError(f"{source}: [{key}] must be a table, got {value!r}")
@@ -591,8 +685,13 @@ def config_from_dict(data: dict[str, Any], source: str = "config") -> RunConfig:
             kwargs[key] = _build(_SECTIONS[key], value, f"{source}: [{key}]")
         else:
             kwargs[key] = _check_value(source, key, value, hints[key])
+    if "schedule" in data:
+        kwargs["schedule"] = _schedule(data["schedule"], source,
+                                       kwargs.get("iterations", RunConfig.iterations))
     cfg = RunConfig(**kwargs)
     validate(cfg, source)
+    for entry in cfg.schedule:  # each stage of the run is a whole, valid config
+        validate(cfg.at(entry["at"]), f"{source}: [[schedule]] at = {entry['at']}")
     return cfg
 
 
@@ -890,6 +989,13 @@ def config_to_toml(cfg: RunConfig) -> str:
     import tomli_w
 
     d = cfg.to_dict()
+    schedule = d.pop("schedule", [])
     game = d["game"]
     game.update({k: v for k, v in game.pop("rules").items() if v is not None})
-    return tomli_w.dumps(d)
+    text = tomli_w.dumps(d)
+    for entry in schedule:  # as written by hand: [[schedule]], at, then section.key = value
+        text += f"\n[[schedule]]\nat = {entry['at']}\n"
+        for section, keys in entry.items():
+            if section != "at":
+                text += "".join(f"{section}.{tomli_w.dumps({k: v})}" for k, v in keys.items())
+    return text

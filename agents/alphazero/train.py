@@ -127,6 +127,9 @@ from taluva_ai.runfiles import (
 #: ``state.json`` ``format`` field.
 RUN_FORMAT = "taluva-ai-az-run/1"
 
+#: The record of the hand edits of a run's ``config.toml`` (JSON Lines: the iteration from
+#: which each applied, the keys it changed, the whole config then).
+CONFIG_HISTORY = "config_history.jsonl"
 #: A run's copy of its ``[warm_start] init`` checkpoint (what ``--redo 0`` starts from).
 INIT_NAME = "init.pt"
 
@@ -422,9 +425,13 @@ def read_state(out: Path) -> dict[str, Any] | None:
         RunConfigError: not the state of a training run.
     """
     path = out / "state.json"
-    if not path.exists():
-        return None
     again = f"start the run again: taluva train --resume {out} --redo 0"
+    if not path.exists():
+        later = _later_iteration_files(out)
+        if later:  # iteration 0 finished (state.json is written before iteration 1 starts)
+            raise RunFileError([f"{path}: missing, although the run has finished iterations "
+                                f"({later} exists); restore it, or {again}"])
+        return None
     try:
         raw = path.read_bytes()
     except OSError as e:
@@ -456,6 +463,24 @@ def read_state(out: Path) -> dict[str, Any] | None:
         raise RunFileError([f"{path}: damaged (a field is missing or of the wrong type); "
                             f"{again}"])
     return state
+
+
+def _later_iteration_files(out: Path) -> str | None:
+    """A file of an iteration after 0 in the run directory ``out`` (its path), or None: a sign
+    that iteration 0 finished, since an iteration starts only after the one before wrote
+    ``state.json``."""
+    for sub, pattern in (("checkpoints", "*_[0-9][0-9][0-9][0-9].pt"),
+                         ("selfplay", "iter_[0-9][0-9][0-9][0-9]"),
+                         ("anchors", "iter_[0-9][0-9][0-9][0-9]")):
+        d = out / sub
+        if d.is_dir():
+            for p in sorted(d.glob(pattern)):
+                if int(p.stem.split("_")[-1]) >= 1:
+                    return str(p)
+    metrics = out / "metrics.jsonl"
+    if metrics.is_file() and metrics.read_bytes().count(b"\n") >= 2:
+        return str(metrics)
+    return None
 
 
 def read_metrics(out: Path, state: dict[str, Any], upto: int
@@ -548,6 +573,10 @@ class TrainingRun:
                                      "...); a new training run needs a new or empty --out")
             self.resuming = False
         self.redo = redo
+        #: the run's whole config (``[[schedule]]`` included), as ``config.toml`` holds it
+        self.base_cfg = config
+        #: the settings in force: the base config's at the iteration in progress
+        #: (:meth:`RunConfig.at`), set before each iteration
         self.cfg = config
         self.backend = backend or LocalBackend()
         self.workers = config.workers or self.backend.cpus()
@@ -767,7 +796,7 @@ class TrainingRun:
         """Write the config of a new run; for a resume, read the state (rolled back for a
         redo), check the run's files, and clear what the interrupted (or redone) iterations
         left."""
-        cfg_text = config_to_toml(self.cfg)
+        cfg_text = config_to_toml(self.base_cfg)
         if not self.resuming:
             if self.cfg.warm_start.init:  # the network a --redo 0 starts from again
                 write_atomic(self.out / INIT_NAME, Path(self.cfg.warm_start.init).read_bytes())
@@ -817,7 +846,47 @@ class TrainingRun:
                 write_atomic(metrics, keep)
         if state is not None:
             self._restore_copies(state, quiet=redone)
+        if self.resuming and not redone and done < self.cfg.iterations:
+            print(f"taluva train: {self.out} goes on at iteration {done + 1} of "
+                  f"{self.cfg.iterations}" + ("" if done < 0 else f" (iterations 0-{done} are "
+                  "kept)") + f": iteration {done + 1} is played from its start, whatever an "
+                  "interrupted run had done of it", file=sys.stderr, flush=True)
+        self._record_config(done + 1)
         return state
+
+    def _record_config(self, start: int) -> None:
+        """Append to :data:`CONFIG_HISTORY` the config the run goes on with from iteration
+        ``start``, when it differs from the one recorded last (``config.json``, the config
+        at the start, for the first change): an edit of ``config.toml`` between a stop and a
+        resume is kept, with the keys it changed, and said on stderr.
+        (``[[schedule]]`` changes are part of the config and need no record.)"""
+        path = self.out / CONFIG_HISTORY
+        now = self.base_cfg.to_dict()
+        before: dict[str, Any] | None = None
+        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+        try:
+            if lines:
+                before = json.loads(lines[-1])["config"]
+            elif (self.out / "config.json").is_file():
+                before = json.loads((self.out / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"taluva train: {path if lines else self.out / 'config.json'}: unreadable "
+                  f"({_first_line(e)}); the config's history restarts from here",
+                  file=sys.stderr, flush=True)
+        if before is None:
+            before = now if not lines else {}
+        changed = _config_changes(before, now)
+        if not changed:
+            return
+        text = "".join(f"{line}\n" for line in lines)
+        text += json.dumps({"iteration": start, "changed": changed, "config": now},
+                           sort_keys=True) + "\n"
+        write_atomic(path, text.encode("utf-8"))
+        shown = ", ".join(f"{k} {v[0]!r} -> {v[1]!r}" for k, v in list(changed.items())[:6])
+        more = f" and {len(changed) - 6} more" if len(changed) > 6 else ""
+        print(f"taluva train: {self.out} config.toml was changed by hand: from iteration "
+              f"{start}, {shown}{more} (recorded in {CONFIG_HISTORY})", file=sys.stderr,
+              flush=True)
 
     def _workers(self, n: int) -> Executor:
         """The self-play workers: ``n`` of them, kept from one iteration to the next (on Ray,
@@ -881,6 +950,8 @@ class TrainingRun:
         try:
             for k in range(start, cfg.iterations + 1):
                 t0 = time.perf_counter()
+                self.cfg = self.base_cfg.at(k)  # the [[schedule]]'s settings of iteration k
+                trainer.cfg = self.cfg.train
                 line = self._iteration(k, net, trainer, buffer, state)
                 state["elapsed_s"] = round(state["elapsed_s"] + time.perf_counter() - t0, 3)
                 line["elapsed_s"] = state["elapsed_s"]
@@ -933,7 +1004,7 @@ class TrainingRun:
         k = int(state["iteration"])
         net, opt = self._saved_network(k)
         net.to(self.device).eval()
-        trainer = Trainer(net, self.cfg.train, self.device)
+        trainer = Trainer(net, self.base_cfg.at(k).train, self.device)
         try:
             trainer.load_optimizer_state(opt)
         except Exception as e:  # crafted: groups that do not fit this network
@@ -953,7 +1024,7 @@ class TrainingRun:
         Raises:
             RunFileError: a sample file cannot be read (naming it and the remedy).
         """
-        buffer.window_games = self.cfg.replay.window_at(k)
+        buffer.window_games = self.base_cfg.at(k).replay.window_at(k)
         d = self.out / "selfplay" / f"iter_{k:04d}"
         if files is not None:
             prefix = f"selfplay/iter_{k:04d}/worker_"
@@ -1022,6 +1093,8 @@ class TrainingRun:
                    state: dict[str, Any]) -> dict[str, Any]:
         cfg = self.cfg
         line: dict[str, Any] = {"iteration": k}
+        if self.base_cfg.schedule:
+            line["schedule"] = self.base_cfg.scheduled_keys(k)
         phases: dict[str, float] = {}
         torch.manual_seed(_seed(cfg.seed, k, 2))
         rng = np.random.default_rng(_seed(cfg.seed, k, 3))
@@ -1249,10 +1322,27 @@ class TrainingRun:
 # -- moving a run: its small state, without the replay data --------------------------------
 
 
+def _config_changes(before: dict[str, Any], now: dict[str, Any]) -> dict[str, list[Any]]:
+    """The keys (``section.key``, or ``schedule``) whose values differ between two configs
+    (:meth:`RunConfig.to_dict`), each as ``[before, now]``."""
+    out: dict[str, list[Any]] = {}
+    for key in sorted(set(before) | set(now)):
+        a, b = before.get(key), now.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            for sub in sorted(set(a) | set(b)):
+                # a key the config did not have then came with a later version of taluva-ai
+                if sub in a and a.get(sub) != b.get(sub):
+                    out[f"{key}.{sub}"] = [a.get(sub), b.get(sub)]
+        elif a != b:
+            out[key] = [a, b]
+    return out
+
+
 #: A run directory's own top-level names: what a pack replaces or removes in its directory
 #: (anything else there is left alone).
-_RUN_NAMES = ("config.toml", "config.json", "state.json", "metrics.jsonl", "best.pt",
-              "latest.pt", "checkpoints", "selfplay", "records", "gating", "anchors", "tb")
+_RUN_NAMES = ("config.toml", "config.json", CONFIG_HISTORY, "state.json", "metrics.jsonl",
+              "best.pt", "latest.pt", "checkpoints", "selfplay", "records", "gating", "anchors",
+              "tb")
 
 #: An anchor tournament's table (small; the Elo curve), carried by a pack.
 _ANCHOR_TABLE = re.compile(r"^anchors/iter_\d+/[^/]+/results\.json$")
@@ -1376,6 +1466,8 @@ def pack_run(run: str | Path, out: str | Path) -> dict[str, Any]:
     plan: dict[str, bytes] = {"config.toml": (run / "config.toml").read_bytes()}
     if (run / "config.json").is_file():
         plan["config.json"] = (run / "config.json").read_bytes()
+    if (run / CONFIG_HISTORY).is_file():
+        plan[CONFIG_HISTORY] = (run / CONFIG_HISTORY).read_bytes()
     plan["metrics.jsonl"] = b"".join(line + b"\n" for line in raw_metrics)
     if (run / INIT_NAME).is_file():  # the warm start's network: --redo 0 from the pack
         try:
