@@ -6,7 +6,8 @@
 Exports the run's ``best.pt`` (or ``--checkpoint``) to ONNX, checks that ONNX Runtime gives
 the network's exact outputs (PyTorch in float64: its values and its policy, the softmax of the
 logits) to 1e-5 on real positions, and writes
-``builtin-2p.onnx`` and ``builtin-2p.json`` (the run's config, the checkpoint's iteration,
+``builtin-<n>p.onnx`` and ``builtin-<n>p.json`` for the run's table of n players (2-4;
+``az:builtin`` plays the one of the table at hand) (the run's config, the checkpoint's iteration,
 the anchors' metrics by iteration, the encoder settings, the ONNX file's SHA-256) into the
 package (``agents/alphazero/data/``, or ``--out``). It reads the run directory only. Needs
 the ``train`` extra (PyTorch, onnx).
@@ -34,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.positions < 1:
         p.error(f"--positions must be >= 1, got {args.positions}")
-    from taluva_ai.agents.alphazero.builtin import DATA_DIR, JSON_NAME, ONNX_NAME, ship
+    from taluva_ai.agents.alphazero.builtin import DATA_DIR, json_name, onnx_name, ship
 
     try:
         info = ship(args.run, args.checkpoint, args.out, positions=args.positions)
@@ -51,8 +52,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ship_builtin.py: note: wrote into the installed package ({DATA_DIR}), not into "
               f"this repository's {here}", file=sys.stderr)
     src = info["source"]
-    print(f"wrote {out}/{ONNX_NAME} ({info['bytes']} bytes, sha256 {info['sha256'][:16]}...) "
-          f"and {JSON_NAME}: {src['run']}/{src['checkpoint']}, iteration {src['iteration']}; "
+    players = info["game"]["num_players"]
+    print(f"wrote {out}/{onnx_name(players)} ({info['bytes']} bytes, sha256 "
+          f"{info['sha256'][:16]}...) and {json_name(players)}: {src['run']}/"
+          f"{src['checkpoint']}, iteration {src['iteration']}; "
           f"ONNX Runtime = the exact (float64) outputs to "
           f"{max(info['check']['max_abs_diff'][k] for k in ('policy', 'values')):.2g} on "
           f"{info['check']['positions']} positions")

@@ -39,7 +39,7 @@ def taluva(*args: str, **kw) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("name", ["tiny", "demo", "full", "solo-demo", "tnt-demo", "strong",
-                                  "strong2"])
+                                  "strong2", "builtin-2p", "builtin-3p", "builtin-4p"])
 def test_shipped_configs_load_and_round_trip(name: str) -> None:
     cfg = load_config(CONFIGS / f"{name}.toml")
     import tomllib
@@ -2030,3 +2030,45 @@ def test_a_missing_state_file_stops_the_resume_when_iterations_have_finished(
                    f"finished iterations ({out / 'checkpoints' / 'iter_0001.pt'} exists); "
                    f"restore it, or start the run again: taluva train --resume {out} --redo 0"]
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_builtin_recipes_run_at_a_tiny_size(tmp_path, players: int) -> None:
+    """experiments/configs/builtin-<n>p.toml with its sizes cut to seconds and its schedule
+    moved from iteration 31 to 2, everything else as written: build-site inputs, greedy
+    rollouts in the self-play search and rollout value targets, then no search rollouts and a
+    lower rate; the metrics say which settings were in force."""
+    import dataclasses as dc
+
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    cfg = load_config(CONFIGS / f"builtin-{players}p.toml")
+    assert cfg.game.num_players == players and cfg.encoder.build_sites
+    assert (cfg.selfplay.rollout, cfg.selfplay.value_rollouts, cfg.train.rollout_target_mix) \
+        == ("greedy", 16, 0.5)
+    assert [e["at"] for e in cfg.schedule] == [31, 130]
+    assert cfg.at(31).selfplay.rollout == "none" and cfg.at(130).train.lr == 2e-4
+    cfg = dc.replace(
+        cfg, iterations=2, workers=1,
+        game=dc.replace(cfg.game, rules={"tiles_per_player": 3}),
+        net=dc.replace(cfg.net, channels=4, blocks=1, global_hidden=8, value_hidden=8),
+        warm_start=dc.replace(cfg.warm_start, games=2, steps=2),
+        selfplay=dc.replace(cfg.selfplay, games=2, parallel_games=2, sims=4, fast_sims=2,
+                            gumbel_m=2, leaf_batch=2, records=1, value_rollouts=2,
+                            rollout_samples=2),
+        replay=dc.replace(cfg.replay, window_games=4, window_start=1, window_growth=1),
+        train=dc.replace(cfg.train, steps=2, batch_size=8),
+        anchors=dc.replace(cfg.anchors, opponents=["greedy"], games=players, every=2,
+                           az="sims=2,leaf_batch=2,rollout=none,root=gumbel"),
+        schedule=({**cfg.schedule[0], "at": 2},))
+    out = tmp_path / "recipe"
+    TrainingRun(out, cfg, progress=False).run()
+    lines = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [ln["iteration"] for ln in lines] == [0, 1, 2]
+    assert [ln["train"]["lr"] for ln in lines] == [2e-3, 2e-3, 5e-4]
+    assert [ln["schedule"] for ln in lines] == [{}, {}, {
+        "selfplay.rollout": "none", "selfplay.rollout_lambda": 0.0, "train.lr": 5e-4}]
+    leaf = [torch.load(out / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)["meta"]
+            ["leaf"]["rollout"] for k in range(3)]
+    assert leaf == ["greedy", "greedy", "none"]
+    assert [sorted(ln.get("anchors") or {}) for ln in lines] == [["greedy"], [], ["greedy"]]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taluva_ai.agents.alphazero.builtin import BUILTIN, WHAT, load_builtin
+from taluva_ai.agents.alphazero.builtin import BUILTIN, TABLES, WHAT, load_builtin
 from taluva_ai.agents.alphazero.config import (
     AZ_DEFAULTS,
     AZ_NO_MCTS_PARAMETERS,
@@ -75,7 +75,10 @@ def _load_net(path: str | Path, device: torch.device
 
     p = Path(path).resolve()
     if not p.is_file():
-        raise CheckpointError(f"checkpoint {path}: no such file")
+        raise CheckpointError(f"checkpoint {path}: " + (
+            "is a directory, not a checkpoint file (give the .pt file in it, e.g. "
+            f"{Path(path) / 'best.pt'})" if p.is_dir() else
+            "not a regular file" if p.exists() else "no such file"))
     key = (str(p), p.stat().st_mtime_ns, str(device))
     if key not in _CACHE:
         payload, digest = read_checkpoint(p)
@@ -205,10 +208,31 @@ class AlphaZeroAgent(MCTSAgent):
         self.checkpoint = dict(payload.get("meta", {}))
         self.game_name = str((payload.get("game") or {}).get("name", ""))
         self.path = str(path)
+        # what a built-in network for another table is made with (:meth:`_use_builtin`)
+        self._evaluator_args: dict[str, Any] = {
+            "rollout": str(rollout), "rollout_lambda": float(lam), "samples": samples,
+            "seed": seed, "backend": str(backend), "threads": threads}
         evaluator = NetEvaluator(net, encoder, dev, rollout=str(rollout),
                                  rollout_lambda=float(lam), samples=samples, seed=seed,
                                  backend=str(backend))
         super().__init__(seed=seed, evaluator=evaluator, **{**defaults, **params})
+
+    def _use_builtin(self, players: int) -> None:
+        """Play the packaged network of ``players``-player tables from now on (``az:builtin``
+        picks the network of the table at hand).
+
+        Raises:
+            ValueError: none ships for that table (one line naming those that do)."""
+        args = dict(self._evaluator_args)
+        try:
+            net, encoder, info = load_builtin(int(args.pop("threads")), players=players)
+        except CheckpointError as e:
+            raise ValueError(str(e)) from None
+        self.evaluator = NetEvaluator(net, encoder, "cpu", **args)
+        self.evaluator.reset(None if args["seed"] is None else int(args["seed"]) + 1)
+        self.encoder = encoder
+        self._files = {BUILTIN: str(info.get("sha256"))}
+        self.checkpoint = {**(info.get("source") or {}), "leaf": info.get("leaf")}
 
     def pinned_files(self) -> dict[str, str]:
         """``{file: SHA-256}`` of the network this agent plays: the checkpoint's path as given
@@ -241,6 +265,9 @@ class AlphaZeroAgent(MCTSAgent):
         self._check(getattr(game, "name", None), getattr(game, "num_players", None))
 
     def _check(self, name: str | None, players: int | None) -> None:
+        if self.path == BUILTIN and players is not None and players in TABLES \
+                and name in (None, self.game_name) and players != self.encoder.num_players:
+            self._use_builtin(players)
         if self.game_name and name and name != self.game_name:
             raise ValueError(f"{self.label} is for {self.game_name}, this game is {name}")
         if players is not None and players != self.encoder.num_players:

@@ -42,11 +42,33 @@ from taluva_ai.runfiles import sha256_bytes
 DATA_DIR = Path(__file__).resolve().parent / "data"
 #: The ``path`` value that names the packaged network (``az:builtin``, ``az:path=builtin``).
 BUILTIN = "builtin"
-#: Players of the packaged network.
+#: Players of the packaged network that ``az:builtin`` loads before it knows the table (the
+#: agent then takes the network of the table's player count: :func:`load_builtin`).
 PLAYERS = 2
-#: Its files, in :data:`DATA_DIR`.
-ONNX_NAME = f"builtin-{PLAYERS}p.onnx"
-JSON_NAME = f"builtin-{PLAYERS}p.json"
+#: The player counts a packaged network may be made for (Taluva: 2-4 players).
+TABLES = (2, 3, 4)
+
+
+def onnx_name(players: int = PLAYERS) -> str:
+    """The ONNX file of the packaged network for ``players``-player tables, in
+    :data:`DATA_DIR`."""
+    return f"builtin-{players}p.onnx"
+
+
+def json_name(players: int = PLAYERS) -> str:
+    """Its description (the JSON), in :data:`DATA_DIR`."""
+    return f"builtin-{players}p.json"
+
+
+#: The 2-player files' names (what older callers import).
+ONNX_NAME = onnx_name()
+JSON_NAME = json_name()
+
+
+def shipped_tables(data_dir: str | Path | None = None) -> list[int]:
+    """The player counts for which a packaged network is present (its JSON file), sorted."""
+    d = Path(DATA_DIR if data_dir is None else data_dir)
+    return [n for n in TABLES if (d / json_name(n)).is_file()]
 #: The JSON description's ``format`` field.
 FORMAT = "taluva-ai-az-builtin/1"
 #: What error messages call it, and what to do about a bad file.
@@ -56,9 +78,10 @@ REMEDY = "reinstall taluva-ai, or rebuild it: python experiments/ship_builtin.py
 _CACHE: dict[tuple[str, str, int], tuple[OnnxNet, Any]] = {}
 
 
-def load_builtin(threads: int = 1, data_dir: str | Path | None = None
-                 ) -> tuple[OnnxNet, Any, dict[str, Any]]:
-    """The packaged network, its encoder and its description (the JSON), checked.
+def load_builtin(threads: int = 1, data_dir: str | Path | None = None,
+                 players: int = PLAYERS) -> tuple[OnnxNet, Any, dict[str, Any]]:
+    """The packaged network for ``players``-player tables, its encoder and its description
+    (the JSON), checked.
 
     The ONNX Runtime session and the encoder are cached per process (keyed by the file's
     hash), so the games of a tournament load them once; the files are read and hashed on
@@ -67,13 +90,15 @@ def load_builtin(threads: int = 1, data_dir: str | Path | None = None
     Args:
         threads: ONNX Runtime's intra-op threads (0: one per core).
         data_dir: where the files are (default :data:`DATA_DIR`).
+        players: the table's player count (2, 3 or 4).
 
     Returns:
         ``(net, encoder, info)``: an :class:`~.runtime.OnnxNet`, a
         :class:`~.encoder.NetEncoder`, the parsed JSON.
 
     Raises:
-        CheckpointError: (one line) a file missing or unreadable, the ONNX file's SHA-256 not
+        CheckpointError: (one line) no network for ``players``-player tables (naming those
+            that ship), a file missing or unreadable, the ONNX file's SHA-256 not
             the one recorded, a network made for another encoding, version, player count or
             view than the encoder this version of taluva-ai builds from the description, or
             an ONNX model whose input or output shapes do not fit it.
@@ -81,8 +106,14 @@ def load_builtin(threads: int = 1, data_dir: str | Path | None = None
     from taluva_ai.agents.alphazero.encoder import make_encoder
 
     d = Path(DATA_DIR if data_dir is None else data_dir)
-    meta_path = d / JSON_NAME
+    meta_path = d / json_name(players)
     if not meta_path.is_file():
+        tables = shipped_tables(d)
+        if players != PLAYERS and tables:
+            raise CheckpointError(
+                f"{WHAT} has no network for {players}-player tables (this installation "
+                f"has one for {', '.join(f'{n}' for n in tables)} players); train one: "
+                f"taluva train --config experiments/configs/builtin-{players}p.toml")
         raise CheckpointError(f"{WHAT}: {meta_path} is missing; {REMEDY}")
     try:
         text = meta_path.read_text(encoding="utf-8")
@@ -94,7 +125,7 @@ def load_builtin(threads: int = 1, data_dir: str | Path | None = None
         got = info.get("format") if isinstance(info, dict) else type(info).__name__
         raise CheckpointError(f"{WHAT}: {meta_path} is not a built-in network description "
                               f"(format {got!r}, expected {FORMAT!r}); {REMEDY}")
-    onnx_path = d / Path(str(info.get("onnx", ONNX_NAME))).name
+    onnx_path = d / Path(str(info.get("onnx", onnx_name(players)))).name
     try:
         data = onnx_path.read_bytes()
     except FileNotFoundError:
@@ -116,6 +147,8 @@ def load_builtin(threads: int = 1, data_dir: str | Path | None = None
         except (TypeError, ValueError) as e:
             raise CheckpointError(f"{WHAT}: {meta_path}: {e}; {REMEDY}") from None
         diff = encoding_differences(encoder.spec(), info.get("encoder") or {})
+        if encoder.num_players != players:
+            diff = [f"{encoder.num_players} players, not {players}", *diff]
         if diff:
             raise CheckpointError(f"{WHAT}: made for another encoding than this version of "
                                   f"taluva-ai's: {'; '.join(diff)}; {REMEDY}")
@@ -124,7 +157,8 @@ def load_builtin(threads: int = 1, data_dir: str | Path | None = None
             net.check_fits(encoder)
         except CheckpointError as e:
             raise CheckpointError(f"{WHAT}: {e}; {REMEDY}") from None
-        _CACHE.clear()  # one network per process; keep memory bounded
+        if len(_CACHE) >= len(TABLES):  # at most a network per table in a process
+            _CACHE.clear()
         _CACHE[key] = (net, encoder)
     net, encoder = _CACHE[key]
     return net, encoder, info
@@ -198,9 +232,10 @@ def check_positions(game: Any, encoder: Any, count: int, seed: int = 0
 def ship(run: str | Path, checkpoint: str | Path | None = None,
          out_dir: str | Path | None = None, positions: int = 64,
          tolerance: float = 1e-5) -> dict[str, Any]:
-    """Build the packaged network from a ``taluva train`` run directory: export the
-    checkpoint to ONNX, check that ONNX Runtime's outputs equal PyTorch's, and write
-    :data:`ONNX_NAME` and :data:`JSON_NAME` (module docstring) into ``out_dir`` (atomically:
+    """Build the packaged network of the run's table from a ``taluva train`` run directory:
+    export the checkpoint to ONNX, check that ONNX Runtime's outputs equal PyTorch's, and
+    write ``builtin-<n>p.onnx`` and ``builtin-<n>p.json`` (:func:`onnx_name`,
+    :func:`json_name`; module docstring) into ``out_dir`` (atomically:
     the ONNX file first, then its description), then load them back with
     :func:`load_builtin`.
 
@@ -225,8 +260,8 @@ def ship(run: str | Path, checkpoint: str | Path | None = None,
 
     Raises:
         ImportError: PyTorch or ``onnx`` is not installed (the ``train`` extra).
-        CheckpointError: the checkpoint is unreadable or damaged, not a 2-player network, not
-            of this run's encoding, or its ONNX export differs from it by more than
+        CheckpointError: the checkpoint is unreadable or damaged, not a Taluva network for 2-4
+            players, not of this run's encoding, or its ONNX export differs from it by more than
             ``tolerance``.
         taluva_ai.agents.alphazero.config.ConfigError: the run's ``config.toml`` is missing
             or bad.
@@ -259,10 +294,11 @@ def ship(run: str | Path, checkpoint: str | Path | None = None,
         raise CheckpointError(f"checkpoint {ckpt}: changed while it was read; run again")
     encoder = make_encoder_for(cfg)
     check_compatible(payload, ckpt, encoder)  # the run's encoding (and so its view, players)
-    if encoder.num_players != PLAYERS or cfg.game.name != "taluva":
-        raise CheckpointError(f"checkpoint {ckpt}: the built-in network is a {PLAYERS}-player "
-                              f"taluva network; this one is for {encoder.num_players}-player "
-                              f"{cfg.game.name}")
+    players = encoder.num_players
+    if players not in TABLES or cfg.game.name != "taluva" or cfg.game.rules.get("solo"):
+        raise CheckpointError(f"checkpoint {ckpt}: a built-in network is a taluva network for "
+                              f"{', '.join(map(str, TABLES))} players; this one is for "
+                              f"{players}-player {cfg.game.name}")
     net, net_config = net_from_checkpoint(payload, ckpt, encoder)
     net.eval()
     model = export_onnx(net, encoder)
@@ -303,7 +339,7 @@ def ship(run: str | Path, checkpoint: str | Path | None = None,
     anchors, elapsed = _anchor_metrics(run / "metrics.jsonl", iteration)
     info: dict[str, Any] = {
         "format": FORMAT,
-        "onnx": ONNX_NAME,
+        "onnx": onnx_name(players),
         "sha256": sha256_bytes(model),
         "bytes": len(model),
         "game": {"name": cfg.game.name, "num_players": cfg.game.num_players,
@@ -333,9 +369,9 @@ def ship(run: str | Path, checkpoint: str | Path | None = None,
                          "policy": policy(r_lo)[:, ids].tolist()}
     out = Path(DATA_DIR if out_dir is None else out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / ONNX_NAME, model)
-    write_atomic(out / JSON_NAME, json.dumps(info, indent=2) + "\n")
-    load_builtin(data_dir=out)  # what was written loads and passes every check
+    write_atomic(out / onnx_name(players), model)
+    write_atomic(out / json_name(players), json.dumps(info, indent=2) + "\n")
+    load_builtin(data_dir=out, players=players)  # what was written loads and passes every check
     return info
 
 
