@@ -1,4 +1,5 @@
-"""Every shell command in README.md and docs/*.md runs as written (issue 19 A.4).
+"""Every shell command in README.md, docs/*.md and the experiment journal
+(experiments/journal/*.md) runs as written (issue 19 A.4).
 
 The commands are read from the documents' ``bash`` code blocks (continuation lines joined,
 comments dropped, ``a && b`` split) and each must appear in the checked list :data:`CHECKED`,
@@ -37,7 +38,8 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+             *sorted((ROOT / "experiments" / "journal").glob("*.md"))]
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
 
 RUN, CHECK, SKIP = "run", "check", "skip"
@@ -316,7 +318,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "runs/s2-rollsp/config.toml": (SKIP, _EXTERNAL, None),
     "taluva train --resume runs/s2-rollsp": (CHECK, _LONG, None),
     "python experiments/plot_anchors.py packs/strong2-rollsp --out "
-    "docs/strong2_rollsp_anchors.png": (CHECK, "reads the pack of the s2-rollsp run", None),
+    "experiments/journal/plots/strong2_rollsp_anchors.png":
+        (CHECK, "reads the pack of the s2-rollsp run", None),
     "taluva train --pack runs/s2-rollsp packs/strong2-rollsp":
         (CHECK, "needs the run directory a training command writes", None),
     **{f"taluva tournament --agents az:path=runs/rollsp/iter_{it:04d}.pt,sims=200,rollout=none,"
@@ -345,7 +348,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva train --resume runs/s2-sites": (CHECK, _LONG, None),
     "taluva train --pack runs/s2-sites packs/strong2-sites":
         (CHECK, "needs the run directory a training command writes", None),
-    "python experiments/plot_anchors.py packs/strong2-sites --out docs/strong2_sites_anchors.png":
+    "python experiments/plot_anchors.py packs/strong2-sites --out "
+    "experiments/journal/plots/strong2_sites_anchors.png":
         (CHECK, "reads the pack of the s2-sites run", None),
     **{f"taluva tournament --agents az:path=runs/sites/iter_{it:04d}.pt,sims=200,rollout=none,"
        f"lambda=0,root=gumbel {opp} --games 200 --concurrency {conc} --seed {seed} --out "
@@ -373,7 +377,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva train --pack runs/s2-sites-l0 packs/strong2-sites-l0":
         (CHECK, "needs the run directory a training command writes", None),
     "python experiments/plot_anchors.py packs/strong2-sites-l0 --out "
-    "docs/strong2_sites_l0_anchors.png": (CHECK, "reads the pack of the s2-sites-l0 run", None),
+    "experiments/journal/plots/strong2_sites_l0_anchors.png":
+        (CHECK, "reads the pack of the s2-sites-l0 run", None),
     **{f"taluva tournament --agents az:path=runs/sites/l0_iter_{it:04d}.pt,sims=200,"
        f"rollout=none,lambda=0,root=gumbel {opp} --games 200 --concurrency {conc} --seed {seed} "
        f"--out runs/sites/l0_i{it}_{short}":
@@ -394,7 +399,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva train --resume runs/s2-l1": (CHECK, _LONG, None),
     "taluva train --pack runs/s2-l1 packs/strong2-l1":
         (CHECK, "needs the run directory a training command writes", None),
-    "python experiments/plot_anchors.py packs/strong2-l1 --out docs/strong2_l1_anchors.png":
+    "python experiments/plot_anchors.py packs/strong2-l1 --out "
+    "experiments/journal/plots/strong2_l1_anchors.png":
         (CHECK, "reads the pack of the s2-l1 run", None),
     "python experiments/plot_anchors.py packs/strong2-rt --out docs/strong2_rt_anchors.png":
         (CHECK, "reads the pack of the s2-rt run", None),
@@ -479,7 +485,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva tournament --agents az:builtin mcts:sims=1600,rollout=greedy,root=gumbel --games "
     "200 --concurrency 2 --seed 1 --out runs/cand/builtin125_mcts1600":
         (CHECK, "plays the candidate network of /tmp/cand; 200 games, 30 minutes", None),
-    "python experiments/plot_anchors.py packs/strong2-more --out docs/strong2_more_anchors.png":
+    "python experiments/plot_anchors.py packs/strong2-more --out "
+    "experiments/journal/plots/strong2_more_anchors.png":
         (CHECK, "reads the pack of the s2-more run, committed under packs/", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
     "--out runs/s2-base/avg_61_70.pt": (CHECK, "needs the checkpoints of a training run", None),
@@ -544,7 +551,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva tournament --agents az:builtin mcts:sims=1600,rollout=greedy,root=gumbel --games "
     "200 --concurrency 2 --seed 1 --out runs/builtin_mcts1600": (CHECK, "hours of MCTS-1600 "
                                                                   "games", None),
-    "python experiments/plot_anchors.py packs/strong --out docs/strong_anchors.png":
+    "python experiments/plot_anchors.py packs/strong --out "
+    "experiments/journal/plots/strong_anchors.png":
         (CHECK, "reads the pack of the strong run, committed under packs/", None),
     "taluva play --solo --players az:path=runs/solo-demo/best.pt,sims=64,rollout=greedy,"
     "lambda=0.5 --show": (CHECK, _NET, None),
