@@ -150,8 +150,6 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "rollout=none,lambda=0,root=gumbel az:builtin --games 200 --concurrency 2 --seed 1 "
     "--out runs/s2_20_vs_builtin": (CHECK, "200 games of two networks at 200 simulations "
                                     "(12 minutes on 2 cores)", None),
-    "taluva train --pack runs/strong packs/strong": (CHECK, "needs a training run", None),
-    "cp -r packs/strong runs/strong": (SKIP, _EXTERNAL, None),
     "python experiments/value_estimators.py --records runs/builtin_mcts400/games --games 100 "
     "--json docs/data/value_estimators.json": (CHECK, "needs the games of the ladder's "
                                                "MCTS-400 row", None),
@@ -199,11 +197,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--out runs/base70_greedy": (CHECK, "200 games of a network at 200 simulations "
                                  "(6 minutes on 2 cores)", None),
     "cp -r packs/strong2 runs/s2-base": (SKIP, _EXTERNAL, None),
-    "cp -r packs/strong2-more runs/s2-more": (SKIP, _EXTERNAL, None),
     "cp -r packs/strong2-rt runs/s2-rt": (SKIP, _EXTERNAL, None),
-    "sed -i 's/^workers = 2$/workers = 15/; s/^device = \"cpu\"$/device = \"cuda\"/' "
-    "runs/s2-more/config.toml": (SKIP, _EXTERNAL, None),
-    "taluva train --resume runs/s2-more": (CHECK, _LONG, None),
     **{"taluva tournament --agents az:path=runs/s2-more/checkpoints/iter_0" + it + ".pt,sims=200,"
        "rollout=none,lambda=0,root=gumbel " + opp + " --games 200 --concurrency 2 --seed 1 "
        "--out runs/more" + it.lstrip("0") + "_" + out:
@@ -539,7 +533,19 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "lambda=0.5 --games 200 --concurrency 2 --seed 1 --out runs/demo_vs_random":
         (CHECK, _NET, None),
     "taluva play --players az:builtin greedy --show": (RUN, "", None),
-    "python experiments/ship_builtin.py runs/strong": (CHECK, _NET, None),
+    # docs/alphazero.md: train your own network (the recipe of the built-in network)
+    "taluva train --config experiments/configs/builtin-2p.toml --out runs/builtin-2p":
+        (CHECK, _LONG, None),
+    "taluva train --resume runs/builtin-2p": (CHECK, _LONG, None),
+    "python experiments/plot_anchors.py runs/builtin-2p --out runs/builtin-2p/anchors.png":
+        (CHECK, "needs the run directory a training command writes", None),
+    "python experiments/ship_builtin.py runs/builtin-2p --checkpoint checkpoints/iter_0200.pt":
+        (CHECK, _NET, None),
+    "taluva train --pack runs/builtin-2p packs/builtin-2p":
+        (CHECK, "needs the run directory a training command writes", None),
+    "cp -r packs/builtin-2p runs/builtin-2p": (SKIP, _EXTERNAL, None),
+    "sed -i 's/^workers = 2$/workers = 15/; s/^device = \"cpu\"$/device = \"cuda\"/' "
+    "runs/builtin-2p/config.toml": (SKIP, _EXTERNAL, None),
     "taluva tournament --gauntlet az:builtin --agents greedy mcts:sims=400,rollout=greedy,"
     "root=gumbel mcts:sims=1600,rollout=greedy,root=gumbel --games 200 --concurrency 2 "
     "--seed 1 --out runs/builtin_ladder": (CHECK, "hours of MCTS-1600 games", None),
