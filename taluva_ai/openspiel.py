@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -105,57 +106,146 @@ def _options_key(game: Any) -> str:
 # -- the state's payload -----------------------------------------------------------------------
 
 
-class _Core:
-    """The engine state inside an OpenSpiel state, with what each seat has seen of the game
-    (``log``, for information-state strings) and the legal ids of the position (a cache).
+class _Step:
+    """One action of a state's line (a persistent list, newest last, shared by clones): the
+    seat that took it (-1: chance), its id, and what the seats see of it (``token``: a str every
+    seat sees, or ``(seat, text)`` seen by that seat only, ``?`` for the others). ``texts``
+    caches each seat's view of the line up to here (information-state strings); ``facts`` what
+    a resample needs of the line (Thurn und Taxis)."""
 
-    OpenSpiel clones a Python state by deep-copying its attributes and serializes it by
-    pickling them: here a clone copies the engine state's arrays, and a pickle holds the
-    engine's position string (and the log).
+    __slots__ = ("action", "facts", "player", "prev", "texts", "token")
+
+    def __init__(self, prev: _Step | None, player: int, action: int, token: Any) -> None:
+        self.prev = prev
+        self.player = player
+        self.action = action
+        self.token = token
+        self.texts: dict[int, str] | None = None
+        self.facts: Any = None
+
+
+def _steps(log: _Step | None) -> list[_Step]:
+    """The line's steps, oldest first."""
+    out = []
+    while log is not None:
+        out.append(log)
+        log = log.prev
+    return out[::-1]
+
+
+def _seat_view(token: Any, player: int) -> str:
+    if isinstance(token, tuple):
+        return token[1] if token[0] == player else "?"
+    return token
+
+
+def _line_text(log: _Step | None, player: int) -> str:
+    """``player``'s view of the line, space-separated, from the newest step with it cached
+    (kept on ``log``: the next call, and the next step's, start from there)."""
+    views = []
+    node = log
+    text = None
+    while node is not None:
+        cached = node.texts.get(player) if node.texts is not None else None
+        if cached is not None:
+            text = cached
+            break
+        views.append(_seat_view(node.token, player))
+        node = node.prev
+    if not views:
+        return text or ""
+    tail = " ".join(reversed(views))
+    text = tail if text is None else f"{text} {tail}"
+    assert log is not None
+    if log.texts is None:
+        log.texts = {}
+    log.texts[player] = text
+    return text
+
+
+class _Replay:
+    """Stands in for the engine while a state is given a known line without playing it (a
+    resample): ``current_player`` is the seat of the step being recorded."""
+
+    current_player = 0
+
+
+class _Core:
+    """The engine state inside an OpenSpiel state, the position its OpenSpiel history starts
+    from (``start``: the game's initial state, or the position given to ``state_from_engine``;
+    never changed), the line played from there (``log``, :class:`_Step`), the legal ids of the
+    position and the strings asked for at it (caches, dropped when an action is applied).
+
+    OpenSpiel clones a Python state by deep-copying its attributes: a clone copies the engine
+    state's arrays and shares the rest. OpenSpiel's C++ serialization pickles them: a pickle
+    holds this module's text form (:meth:`OpenSpielState.serialize`), loaded back through the
+    same checks as ``game.deserialize_state``.
     """
 
-    __slots__ = ("engine", "legal", "log")
+    __slots__ = ("cache", "engine", "legal", "log", "start")
 
-    def __init__(self, engine: Any, log: tuple | None = None) -> None:
+    def __init__(self, engine: Any, start: Any, log: _Step | None = None) -> None:
         self.engine = engine
-        engine.record_history = False  # OpenSpiel keeps the history
-        # a persistent list: None or (previous, token); a token is a str every seat sees, or
-        # (seat, text) seen by that seat only (another seat sees "?")
+        if not isinstance(engine, _Replay):
+            engine.record_history = False  # OpenSpiel keeps the history
+        self.start = start
         self.log = log
         self.legal: tuple[int, np.ndarray] | None = None
+        self.cache: dict[Any, str] | None = None
 
     def __deepcopy__(self, memo: dict) -> _Core:
-        out = _Core(self.engine.clone(), self.log)
+        out = _Core(self.engine.clone(), self.start, self.log)
         out.legal = self.legal
+        out.cache = self.cache  # same position: entries hold for both; apply drops it
         return out
 
     def __reduce__(self) -> tuple:
         game = self.engine.game
-        return (_core_from_position, (game.name, _options_key(game),
-                                      self.engine.to_position_string(), _flatten(self.log)))
+        return (_core_from_text, (game.name, _options_key(game), _state_text(self)))
 
 
-def _flatten(log: tuple | None) -> list:
-    out = []
-    while log is not None:
-        log, token = log
-        out.append(token)
-    return out[::-1]
+def _state_text(core: _Core) -> str:
+    """The serialized form of a state (docs/openspiel.md, Serialization)."""
+    steps = _steps(core.log)
+    history = ",".join(f"{s.player}:{s.action}" for s in steps)
+    return (f"history={history}\nmove_number={len(steps)}\n"
+            f"start={core.start.to_position_string()}\n"
+            f"position={core.engine.to_position_string()}")
 
 
-def _core_from_position(name: str, options_json: str, position: str, tokens: list) -> _Core:
-    game = _engine_game(name, options_json)
-    engine: Any
-    if hasattr(game, "state_from_position"):
-        engine = game.state_from_position(position)
-    else:
-        from taluva_ai.games.taluva.position import parse_position
+def _core_from_text(name: str, options_json: str, text: str) -> _Core:
+    """The core of :func:`_state_text`'s ``text`` (OpenSpiel's C++ deserialization: the
+    pickle's only call)."""
+    game = _openspiel_game(name, options_json)
+    core: _Core = game.deserialize_state(text)._core
+    return core
 
-        engine = parse_position(game, position)
-    log: Any = None
-    for t in tokens:
-        log = (log, tuple(t) if isinstance(t, list) else t)
-    return _Core(engine, log)
+
+class SerializedStateError(ValueError, pyspiel.SpielError):
+    """A string refused by ``game.deserialize_state`` (a ``ValueError`` and OpenSpiel's
+    ``pyspiel.SpielError``): not this module's serialized form, a field out of range, a history
+    that does not replay legally from its start, or that does not end at its position. The
+    message is one line and names the field."""
+
+
+#: The longest serialized state accepted (characters): a full game of either game is some
+#: tens of kilobytes.
+MAX_SERIALIZED_CHARS = 4_000_000
+_FIELDS = ("history", "move_number", "start", "position")
+_HISTORY_ITEM = re.compile(r"(-?[0-9]{1,12}):(-?[0-9]{1,12})")
+_COUNT = re.compile(r"[0-9]{1,12}")
+
+
+def _clip(text: str, most: int = 40) -> str:
+    return repr(text if len(text) <= most else text[:most] + "...")
+
+
+def _parse_start(engine_game: Any, text: str) -> Any:
+    if hasattr(engine_game, "state_from_position"):
+        return engine_game.state_from_position(text)
+    from taluva_ai.games.taluva.position import parse_position
+
+    return parse_position(engine_game, text)
 
 
 # -- observers ---------------------------------------------------------------------------------
@@ -192,7 +282,7 @@ class _Observer:
                                                        self._params).ravel()
 
     def string_from(self, state: Any, player: int) -> str:
-        return self._game.observation_text(state._core.engine, player)
+        return state.observation_text(player)
 
 
 # -- games -------------------------------------------------------------------------------------
@@ -272,7 +362,7 @@ class _GameBase(pyspiel.Game):
 
     # states
     def new_initial_state(self) -> OpenSpielState:
-        return OpenSpielState(self, _Core(self._template.clone()))
+        return OpenSpielState(self, _Core(self._template.clone(), self._template))
 
     def state_from_engine(self, engine_state: GameState) -> OpenSpielState:
         """An OpenSpiel state holding a copy of the engine state ``engine_state`` (a position
@@ -287,7 +377,83 @@ class _GameBase(pyspiel.Game):
                 _options_key(g) != _options_key(self.engine_game):
             raise ValueError(f"{self.short_name}: the state belongs to another game or other "
                              f"options ({g!r}, this game: {self.engine_game!r})")
-        return OpenSpielState(self, _Core(engine_state.clone()))
+        return OpenSpielState(self, _Core(engine_state.clone(), engine_state.clone()))
+
+    def deserialize_state(self, text: str) -> OpenSpielState:
+        """The state of ``state.serialize()``'s ``text``: its start position is parsed by the
+        engine's checked parser, its history replayed from there action by action (each one
+        legal for the seat to move), and the end compared with its position. Nothing in it is
+        unpickled or run.
+
+        Raises:
+            SerializedStateError: any other string (one line naming the field), among them
+                OpenSpiel's default ``__dict__=`` (pickle) form of Python states.
+        """
+        name = self.short_name
+
+        def refuse(why: str) -> SerializedStateError:
+            return SerializedStateError(f"{name}: serialized state refused: {why}")
+
+        if not isinstance(text, str):
+            raise refuse(f"expected a str, got {type(text).__name__}")
+        if len(text) > MAX_SERIALIZED_CHARS:
+            raise refuse(f"{len(text)} characters, more than {MAX_SERIALIZED_CHARS}")
+        if "__dict__=" in text:
+            raise refuse("it holds '__dict__=' (a pickle, OpenSpiel's default form for Python "
+                         "states), which is never loaded; states serialize as history, "
+                         "move_number, start and position lines")
+        lines = text.split("\n")
+        if len(lines) == len(_FIELDS) + 1 and lines[-1] == "":
+            lines.pop()
+        if len(lines) != len(_FIELDS):
+            raise refuse(f"expected {len(_FIELDS)} lines ({', '.join(f + '=' for f in _FIELDS)}"
+                         f"), got {len(lines)}")
+        values = {}
+        for i, (line, key) in enumerate(zip(lines, _FIELDS, strict=True)):
+            if not line.startswith(key + "="):
+                raise refuse(f"line {i + 1}: expected '{key}=...', got {_clip(line)}")
+            values[key] = line[len(key) + 1:]
+        g = self.engine_game
+        n = g.num_players
+        most = self.max_decisions() + self.max_chance_nodes_in_history()
+        items = values["history"].split(",") if values["history"] else []
+        if len(items) > most:
+            raise refuse(f"history: {len(items)} actions, more than a game has ({most})")
+        history = []
+        for i, item in enumerate(items):
+            m = _HISTORY_ITEM.fullmatch(item)
+            if m is None:
+                raise refuse(f"history item {i + 1}: {_clip(item)} is not 'player:action'")
+            player, action = int(m.group(1)), int(m.group(2))
+            if not -1 <= player < n:
+                raise refuse(f"history item {i + 1}: player {player} is not -1 (chance) or a "
+                             f"seat 0..{n - 1}")
+            top = g.max_chance_outcomes if player == -1 else g.num_actions
+            if not 0 <= action < top:
+                raise refuse(f"history item {i + 1}: action {action} is outside 0..{top - 1}")
+            history.append((player, action))
+        if _COUNT.fullmatch(values["move_number"]) is None:
+            raise refuse(f"move_number: {_clip(values['move_number'])} is not a count")
+        if int(values["move_number"]) != len(history):
+            raise refuse(f"move_number: {int(values['move_number'])}, but the history has "
+                         f"{len(history)} actions")
+        try:
+            start = _parse_start(g, values["start"])
+        except (ValueError, KeyError, IndexError) as e:
+            raise refuse(f"start: {_clip(str(e), 200)}") from None
+        state = OpenSpielState(self, _Core(start.clone(), start))
+        for i, (player, action) in enumerate(history):
+            to_move = state.current_player()
+            if to_move != player:
+                raise refuse(f"history item {i + 1}: {player}:{action}, but "
+                             f"{_player_name(to_move)} is to move")
+            try:
+                state.apply_action(action)
+            except OpenSpielIllegalActionError as e:
+                raise refuse(f"history item {i + 1}: {_clip(str(e), 200)}") from None
+        if str(state) != values["position"]:
+            raise refuse("position: not the position the history leads to from start")
+        return state
 
     def make_py_observer(self, iig_obs_type: Any = None,
                          params: dict[str, Any] | None = None) -> Any:
@@ -337,6 +503,15 @@ class _GameBase(pyspiel.Game):
     def decision_token(cls, engine: Any, action: int) -> str:
         """What every seat sees of a decision (applied next in ``engine``)."""
         return engine.game.action_to_string(action)
+
+    @classmethod
+    def resample_line(cls, core: _Core, steps: list[_Step], player: int,
+                      rng: np.random.Generator) -> tuple[Any, Any, dict[int, int]]:
+        """A line consistent with what ``player`` has seen of ``core``'s: ``(start, engine,
+        changed)``, the start position, the engine state it leads to and the new outcome of
+        each chance step (by index in ``steps``) whose outcome was redrawn; every other step
+        is kept. Nothing of the true hidden outcomes is left in them."""
+        raise NotImplementedError
 
 
 class TaluvaOpenSpielGame(_GameBase):
@@ -408,6 +583,56 @@ class TaluvaOpenSpielGame(_GameBase):
         return str(Action(ActionKind.DRAW, tile=int(outcome)))
 
     @classmethod
+    def resample_line(cls, core: _Core, steps: list[_Step], player: int,
+                      rng: np.random.Generator) -> tuple[Any, Any, dict[int, int]]:
+        """Taluva: what ``player`` has not seen is the undrawn tiles' order and, with
+        ``tile_preview``, the tile each other seat holds (not yet in play). Those held tiles
+        and the undrawn tiles are dealt again (the engine's ``resample``); a held tile drawn
+        within the line changes its draw there (and its place in the deck's drawn part); the
+        start's deck is the new deck, so that every draw of the line finds its tile next."""
+        from taluva_ai.games.taluva.game import TaluvaState
+        from taluva_ai.games.taluva.state import M_BOTTOM, M_DRAWN, P_HAND, Step
+        from taluva_ai.games.taluva.tiles import NUM_TILES
+
+        engine, start = core.engine, core.start
+        drawn = int(engine.meta[M_DRAWN])
+        end = NUM_TILES - int(engine.meta[M_BOTTOM])
+        first = int(start.meta[M_DRAWN])  # deck index of the line's first draw
+        others = []  # the seats whose held tile `player` has not seen (as the engine's resample)
+        if engine.game.rules.tile_preview:
+            in_play = engine.current_player if engine.step in (Step.TILE, Step.BUILD) else None
+            others = [q for q in range(engine.num_players)
+                      if q != player and q != in_play and engine.players[q, P_HAND] >= 0]
+        # the line's draw of each such held tile: the seat's last draw (None: held since start)
+        last_draw: dict[int, tuple[int, int]] = {}
+        k = 0
+        for i, s in enumerate(steps):
+            if s.player == -1:
+                if isinstance(s.token, tuple):
+                    last_draw[s.token[0]] = (i, first + k)
+                k += 1
+        pool = np.concatenate([engine.deck[drawn:end],
+                               engine.players[others, P_HAND].astype(np.int8)])
+        pool = rng.permutation(np.sort(pool))  # sorted first: depends only on what is known
+        out = TaluvaState(engine.game, engine.cells.copy(), engine.players.copy(),
+                          engine.deck.copy(), engine.meta.copy())
+        new_start = TaluvaState(start.game, start.cells.copy(), start.players.copy(),
+                                start.deck.copy(), start.meta.copy())
+        changed = {}
+        for j, q in enumerate(others):
+            tile = pool[j]
+            out.players[q, P_HAND] = tile
+            if q in last_draw:
+                i, d = last_draw[q]
+                out.deck[d] = tile
+                changed[i] = int(tile)
+            else:
+                new_start.players[q, P_HAND] = tile
+        out.deck[drawn:end] = pool[len(others):]
+        new_start.deck[first:] = out.deck[first:]
+        return new_start, out, changed
+
+    @classmethod
     def decision_token(cls, engine: Any, action: int) -> str:
         text = engine.game.action_to_string(action)
         if engine.tile >= 0:  # the tile placed is public (with tile_preview it was hidden)
@@ -460,8 +685,213 @@ class ThurnUndTaxisOpenSpielGame(_GameBase):
 
         return chance_to_string(outcome)
 
+    #: Deals tried by :meth:`resample_line` before it gives up.
+    RESAMPLE_TRIES = 1000
+
+    @classmethod
+    def resample_line(cls, core: _Core, steps: list[_Step], player: int,
+                      rng: np.random.Generator) -> tuple[Any, Any, dict[int, int]]:
+        """Thurn und Taxis: what ``player`` has not seen is the city of each card dealt to
+        another hand from the supply (and of the other hands' unknown cards at the start).
+        A deal of those (:func:`_tnt_deal`) respects the cards later seen leaving those hands
+        and the make-up of each reshuffled supply; the line is then replayed from its start
+        with the new deal, and a deal under which the line does not replay exactly (another
+        hand would have changed what was forced: a surplus discard the engine makes by itself
+        when only one card may go) is drawn again.
+
+        Raises:
+            RuntimeError: no deal replayed the line in :attr:`RESAMPLE_TRIES` tries.
+        """
+        from taluva_ai.games.thurn_und_taxis.game import ThurnUndTaxisState
+        from taluva_ai.games.thurn_und_taxis.state import L_DISCARD, L_HAND, L_KNOWN, L_SUPPLY
+
+        facts = _tnt_facts(core, steps)
+        piles = facts[4]
+
+        def same_pile(engine: Any, i: int) -> bool:  # what the engine discarded by itself
+            return bool(np.array_equal(engine.cards[L_DISCARD], piles[i]))
+
+        start = core.start
+        n = start.num_players
+        start_unknown, supplies = facts[0], facts[1]
+        unseen = supplies[0] + sum(start_unknown[q] for q in range(n) if q != player)
+        for _ in range(cls.RESAMPLE_TRIES):
+            changed, dealt = _tnt_deal(facts, player, n, rng)
+            new_start = ThurnUndTaxisState(start.game, *start._copy_arrays(), seed=start.seed)
+            c = new_start.cards
+            for q in range(n):
+                if q != player:
+                    c[L_HAND + q] = c[L_KNOWN + q] + dealt[q]
+            c[L_SUPPLY] = unseen - dealt.sum(axis=0)
+            # before the first unseen card of the line (when none is held at the start) the
+            # line is the true one
+            trusted = 0 if dealt.any() else min(changed, default=len(steps))
+            engine = _replay_line(new_start, steps, changed, trusted, same_pile)
+            if engine is not None:
+                return new_start, engine, changed
+        raise RuntimeError(f"resample_from_infostate: no deal of the unseen cards replayed the "
+                           f"line in {cls.RESAMPLE_TRIES} tries")
+
 
 # -- states ------------------------------------------------------------------------------------
+
+
+def _replay_line(start: Any, steps: list[_Step], changed: dict[int, int], trusted: int = 0,
+                 check: Any = None) -> Any:
+    """The engine state ``steps`` lead to from ``start`` with the outcomes of ``changed``, or
+    None when the line does not replay (a step by another seat than the one to move, an
+    illegal action, or ``check(engine, i)`` false after step ``i``). The first ``trusted``
+    steps are known to replay (unchecked)."""
+    engine = start.clone()
+    engine.record_history = False
+    for s in steps[:trusted]:
+        engine.apply_unchecked(s.action)
+    for i, s in enumerate(steps[trusted:], trusted):
+        if engine.current_player != s.player:
+            return None
+        try:
+            engine.apply(changed.get(i, s.action))
+        except IllegalActionError:
+            return None
+        if check is not None and not check(engine, i):
+            return None
+    return engine
+
+
+def _tnt_deal(facts: tuple, player: int, n: int, rng: np.random.Generator
+              ) -> tuple[dict[int, int], np.ndarray]:
+    """One random deal of what ``player`` has not seen of a Thurn und Taxis line
+    (:func:`_tnt_facts`): ``(changed, dealt)``, the city of each card dealt to another hand
+    within the line (by step index) and the unknown cards of each other hand at the start.
+
+    Each card another seat played or discarded while none of its known cards was of that city
+    came from one of its unseen draws before: tied to one at random among those whose
+    stretch (the supply between two reshuffles) still holds that city. The other unseen draws
+    of a stretch get, in random order, the cities of that stretch's supply that ``player``
+    did not see drawn; what is left of the last stretch is the supply now."""
+    start_unknown, supplies, draws, leaves, _ = facts
+    cities = len(supplies[0])
+    pools = [s.copy() for s in supplies]
+    slots: list[tuple[int, int, int]] = []  # (step index, -1 at the start; seat; stretch)
+    for q in range(n):
+        if q != player:
+            pools[0] += start_unknown[q]
+            slots += [(-1, q, 0)] * int(start_unknown[q].sum())
+    for i, to, city, stretch in draws:
+        if to == -1 or to == player:
+            pools[stretch][city] -= 1
+        else:
+            slots.append((i, to, stretch))
+    city_of: list[int] = [-1] * len(slots)
+    # the unseen draws of one seat and stretch made before a leave are interchangeable for every
+    # later leave, so the search branches on the stretch only
+    open_slots: dict[tuple[int, int], list[int]] = {}
+    for k, (_, q, stretch) in enumerate(slots):
+        open_slots.setdefault((q, stretch), []).append(k)
+    todo = [(i, q, c) for i, q, c in leaves if q != player]
+    cap = pools
+    # depth-first over the leaves in order: frames[t] = [stretches still to try, choice made]
+    frames: list[list[Any]] = []
+    t = 0
+    while t < len(todo):
+        i, q, c = todo[t]
+        if len(frames) == t:
+            stretches = [e for e in range(len(cap)) if cap[e][c] > 0 and any(
+                slots[k][0] <= i for k in open_slots.get((q, e), ()))]
+            rng.shuffle(stretches)
+            frames.append([stretches, None])
+        frame = frames[t]
+        if frame[1] is not None:  # back here: undo the choice that led nowhere
+            e, k = frame[1]
+            frame[1] = None
+            city_of[k] = -1
+            cap[e][c] += 1
+            open_slots[(q, e)].append(k)
+        if not frame[0]:
+            frames.pop()
+            t -= 1
+            if t < 0:  # the true deal is one answer, so this cannot happen
+                raise RuntimeError("resample_from_infostate: no deal fits the cards seen")
+            continue
+        e = frame[0].pop()
+        ready = [k for k in open_slots[(q, e)] if slots[k][0] <= i]
+        k = ready[int(rng.integers(len(ready)))]
+        open_slots[(q, e)].remove(k)
+        cap[e][c] -= 1
+        city_of[k] = c
+        frame[1] = (e, k)
+        t += 1
+    tied = [c >= 0 for c in city_of]
+    for e, left in enumerate(cap):
+        free = [k for k in range(len(slots)) if not tied[k] and slots[k][2] == e]
+        cards = rng.permutation(np.repeat(np.arange(cities), left))
+        for k, city in zip(free, cards[:len(free)], strict=True):
+            city_of[k] = int(city)
+    changed = {}
+    dealt = np.zeros((n, cities), np.int64)
+    for k, (i, q, _) in enumerate(slots):
+        if i >= 0:
+            changed[i] = city_of[k]
+        else:
+            dealt[q, city_of[k]] += 1
+    return changed, dealt
+
+
+def _tnt_facts(core: _Core, steps: list[_Step]) -> tuple:
+    """What a Thurn und Taxis resample needs of the line, whoever asks (cached on its last
+    step): ``(start_unknown, supplies, draws, leaves, piles)``: the unknown cards of each hand
+    at the start (``int64[n, 22]``, hand less known cards), the supply at the start and after
+    each reshuffle, each card dealt from the supply ``(step index, seat of the hand or -1 for the
+    display, city, reshuffles before it)``, each unknown card that left a hand ``(step
+    index, seat, city)``, and the discard pile after each step (``int8[steps, 22]``). Found by
+    replaying the line from its start."""
+    from taluva_ai.games.thurn_und_taxis.state import (
+        L_DISCARD,
+        L_HAND,
+        L_KNOWN,
+        L_SUPPLY,
+        M_CHANCE_TO,
+        M_PLAYER,
+        M_RESHUFFLES,
+        TO_HAND,
+    )
+
+    last = steps[-1] if steps else None
+    if last is not None and last.facts is not None:
+        return last.facts  # type: ignore[no-any-return]
+    eng = core.start.clone()
+    eng.record_history = False
+    n = eng.num_players
+
+    def unknown() -> np.ndarray:
+        c = eng.cards.astype(np.int64)
+        return c[L_HAND:L_HAND + n] - c[L_KNOWN:L_KNOWN + n]
+
+    before = unknown()
+    start_unknown = before.copy()
+    supplies = [eng.cards[L_SUPPLY].astype(np.int64)]
+    draws = []
+    leaves = []
+    piles = np.empty((len(steps), eng.cards.shape[1]), eng.cards.dtype)
+    for i, s in enumerate(steps):
+        reshuffles = int(eng.meta[M_RESHUFFLES])
+        if s.player == -1:
+            to = int(eng.meta[M_PLAYER]) if eng.meta[M_CHANCE_TO] == TO_HAND else -1
+            draws.append((i, to, s.action, len(supplies) - 1))
+            if to >= 0:
+                before[to, s.action] += 1
+        eng.apply_unchecked(s.action)
+        after = unknown()
+        for q, c in zip(*np.nonzero(before > after), strict=True):
+            leaves += [(i, int(q), int(c))] * int(before[q, c] - after[q, c])
+        if int(eng.meta[M_RESHUFFLES]) != reshuffles:
+            supplies.append(eng.cards[L_SUPPLY].astype(np.int64))
+        before = after
+        piles[i] = eng.cards[L_DISCARD]
+    facts = (start_unknown, supplies, draws, leaves, piles)
+    if last is not None:
+        last.facts = facts
+    return facts
 
 
 class OpenSpielState(pyspiel.State):
@@ -469,7 +899,7 @@ class OpenSpielState(pyspiel.State):
 
     def __init__(self, game: _GameBase, core: _Core | None = None) -> None:
         super().__init__(game)
-        self._core = core if core is not None else _Core(game._template.clone())
+        self._core = core if core is not None else _Core(game._template.clone(), game._template)
 
     @property
     def engine_state(self) -> Any:
@@ -498,14 +928,28 @@ class OpenSpielState(pyspiel.State):
         return self._legal().tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return self._core.engine.chance_outcomes()
+        """``[(outcome, probability)]`` of the chance node (the engine's).
+
+        Raises:
+            pyspiel.SpielError: not a chance node (a decision or the end), as OpenSpiel's own
+                games do.
+        """
+        engine = self._core.engine
+        p = engine.current_player
+        if p != CHANCE:
+            raise pyspiel.SpielError(f"chance_outcomes(): not a chance node "
+                                     f"({_player_name(self.current_player())} to move)")
+        return engine.chance_outcomes()
 
     def _apply_action(self, action: int) -> None:
         core = self._core
         engine = core.engine
+        if engine.__class__ is _Replay:  # a known line being recorded (_with_line)
+            return
         spec = self._spec()
         a = int(action)
         chance = engine.current_player == CHANCE
+        player = -1 if chance else int(engine.current_player)
         seat = spec.chance_receiver(engine) if chance else None
         token: Any = ""
         fast = False
@@ -523,7 +967,8 @@ class OpenSpielState(pyspiel.State):
             raise OpenSpielIllegalActionError(e.action, e.rule, str(e)) from e
         if chance:
             token = spec.chance_text(a) if seat is None else (seat, spec.chance_text(a))
-        core.log = (core.log, token)
+        core.log = _Step(core.log, player, a, token)
+        core.cache = None
 
     def _action_to_string(self, player: int, action: int) -> str:
         spec = self._spec()
@@ -541,33 +986,99 @@ class OpenSpielState(pyspiel.State):
         """The engine's position string (the whole state, hidden information included)."""
         return self._core.engine.to_position_string()
 
+    def serialize(self) -> str:
+        """This state as text, for ``game.deserialize_state``: four lines, ``history=`` (the
+        OpenSpiel history, ``player:action`` comma-separated, -1 for chance), ``move_number=``,
+        ``start=`` (the engine's position string of the position the history starts from) and
+        ``position=`` (the engine's position string now). No pickle."""
+        return _state_text(self._core)
+
+    def _cached(self, key: Any, make: Any) -> str:
+        core = self._core
+        if core.cache is None:
+            core.cache = {}
+        text = core.cache.get(key)
+        if text is None:
+            text = core.cache[key] = make()
+        return text
+
+    def observation_text(self, player: int) -> str:
+        """The observation string of ``player`` (cached at this position)."""
+        return self._cached(("obs", player),
+                            lambda: self._spec().observation_text(self._core.engine, player))
+
     def information_state_text(self, player: int) -> str:
         """What ``player`` has seen: its seat, every action and chance outcome in order (an
         outcome seen by another seat only as ``?``; a Taluva placement with its tile), and with
-        imperfect information its current observation string."""
-        tokens = []
-        for t in _flatten(self._core.log):
-            if isinstance(t, tuple):
-                t = t[1] if t[0] == player else "?"
-            tokens.append(t)
-        text = f"seat {player}: " + " ".join(tokens)
-        spec = self._spec()
-        if spec.imperfect_rules(self._core.engine.game):
-            text += "\n" + spec.observation_text(self._core.engine, player)
+        imperfect information its current observation string. Cached per position and seat;
+        the line's part grows step by step from the last string asked for."""
+        return self._cached(("info", player), lambda: self._information_state_text(player))
+
+    def _information_state_text(self, player: int) -> str:
+        text = f"seat {player}: " + _line_text(self._core.log, player)
+        if self._spec().imperfect_rules(self._core.engine.game):
+            text += "\n" + self.observation_text(player)
         return text
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> Any:
-        """A state consistent with what ``player_id`` knows: the engine's ``resample``
-        (the unseen tiles or cards dealt again at random, seeded from one draw of
-        ``probability_sampler``). Python only (OpenSpiel's C++ algorithms do not call it); the
-        copy keeps this state's history and information strings, so its hidden chance outcomes
-        in ``history()`` are this state's, not the new deal's."""
+        """A state consistent with everything ``player_id`` has seen, with a line of its own:
+        the chance outcomes hidden from that seat (cards dealt to other hands, other seats'
+        held tiles) and the hidden order of what is left are drawn again at random (seeded
+        from one draw of ``probability_sampler``), so the copy's ``history()``, every seat's
+        information-state string, its observations and its position string hold the sampled
+        cards or tiles, never the true ones, and its history replays from its start to it
+        (``serialize`` / ``deserialize_state`` round-trip). The seat's own information state
+        and observation are unchanged. A draw respects what the seat saw later (a card another
+        seat played from its hand, the make-up of a reshuffled supply, a tile put in play); it
+        is not weighted by how likely the other seats' moves made each deal. Python only
+        (OpenSpiel's C++ algorithms do not call it).
+
+        Raises:
+            ValueError: ``player_id`` is not a seat.
+        """
+        core = self._core
+        n = core.engine.num_players
+        p = int(player_id)
+        if not 0 <= p < n:
+            raise ValueError(f"resample_from_infostate: player must be a seat 0..{n - 1}, "
+                             f"got {player_id}")
         seed = int(float(probability_sampler()) * 2**32) % 2**32
-        out = self.clone()
-        engine = self._core.engine
-        out._core = _Core(engine.resample(int(player_id), np.random.default_rng(seed)),
-                          self._core.log)
-        return out
+        rng = np.random.default_rng(seed)
+        steps = _steps(core.log)
+        spec = self._spec()
+        start, engine, changed = spec.resample_line(core, steps, p, rng)
+        line = []
+        for i, s in enumerate(steps):
+            if i in changed:
+                a = changed[i]
+                line.append((s.player, a, (s.token[0], spec.chance_text(a))))
+            else:
+                line.append((s.player, s.action, s.token))
+        return _with_line(self.get_game(), start, engine, line)
+
+
+def _with_line(game: _GameBase, start: Any, engine: Any, line: list[tuple[int, int, Any]]
+               ) -> OpenSpielState:
+    """A state at ``engine`` whose OpenSpiel history is ``line`` (``(player, action, token)``
+    from ``start``), recorded without playing it: the caller knows the line leads there."""
+    replay = _Replay()
+    out = OpenSpielState(game, _Core(replay, start))
+    for player, action, _ in line:
+        replay.current_player = player
+        out.apply_action(action)
+    log = None
+    for player, action, token in line:
+        log = _Step(log, player, action, token)
+    out._core = _Core(engine, start, log)
+    return out
+
+
+def _player_name(p: int) -> str:
+    if p == int(pyspiel.PlayerId.CHANCE):
+        return "chance"
+    if p == int(pyspiel.PlayerId.TERMINAL):
+        return "nobody (the game is over)"
+    return f"seat {p}"
 
 
 _SPECS: dict[str, type[_GameBase]] = {}
@@ -710,6 +1221,10 @@ class AgentBot(pyspiel.Bot):
         player_id: the seat the bot plays.
         seed: the agent's seed (a spec's agent is made with it; ``restart_at`` resets it).
 
+    An agent that keeps its search tree between moves (``mcts:reuse_tree=true``) is given an
+    engine state that records the game's history, replayed from the OpenSpiel state's start
+    at each step, so it finds its subtree as it does in this project's arena.
+
     Raises:
         ValueError: a bad agent spec. At ``step``: TypeError for a state of another game.
     """
@@ -741,7 +1256,22 @@ class AgentBot(pyspiel.Bot):
         if core is None:
             raise TypeError(f"AgentBot plays the states of {TALUVA} and {THURN_UND_TAXIS}, got "
                             f"{type(state).__name__}")
-        return int(self.agent.act(core.engine.clone()))
+        engine = core.engine.clone()
+        if getattr(getattr(self.agent, "config", None), "reuse_tree", False):
+            engine = _engine_with_history(core)
+        return int(self.agent.act(engine))
+
+
+def _engine_with_history(core: _Core) -> Any:
+    """A copy of ``core``'s engine state whose ``history()`` (and undo) holds the OpenSpiel
+    history: the line replayed from its start with the engine recording it, so that an agent
+    that keeps its tree between moves (``mcts:reuse_tree=true``) finds the moves since its
+    last search."""
+    engine = core.start.clone()
+    engine.record_history = True
+    for s in _steps(core.log):
+        engine.apply_unchecked(s.action)
+    return engine
 
 
 # -- golden playthroughs -----------------------------------------------------------------------

@@ -156,7 +156,11 @@ def test_clone_is_independent_and_serialization_uses_the_position_string():
     _play(clone, 5, seed=1)
     assert str(clone) != str(state) and len(state.history()) == 30
     text = state.serialize()
-    assert state.engine_state.to_position_string() not in text  # pickled, base64
+    lines = text.split("\n")  # no pickle: the history, the start and the position, as text
+    assert [line.split("=", 1)[0] for line in lines] == ["history", "move_number", "start",
+                                                        "position"]
+    assert lines[3] == "position=" + state.engine_state.to_position_string()
+    assert "__dict__" not in text
     back = game.deserialize_state(text)
     assert str(back) == str(state)
     assert back.history() == state.history()
