@@ -30,7 +30,6 @@ import itertools
 import json
 import math
 import os
-import re
 import signal
 import sys
 import threading
@@ -47,6 +46,12 @@ from taluva_ai.parallel import Backend, LocalBackend, exit_if_orphaned, sigint_d
 from taluva_ai.protocol import CHANCE, Game, make_game
 from taluva_ai.records import MoveEvent, Outcome, outcome_of, read_header, replay_record
 from taluva_ai.runfiles import damaged, json_sha256, naming, sha256_file, write_atomic
+from taluva_ai.tournament.agents import _check_pins as _check_pins
+from taluva_ai.tournament.agents import _pins_ok as _pins_ok
+from taluva_ai.tournament.agents import check_fits as check_fits
+from taluva_ai.tournament.agents import make_agent as make_agent
+from taluva_ai.tournament.agents import pinned_files as pinned_files
+from taluva_ai.tournament.agents import time_budget as time_budget
 from taluva_ai.tournament.play import DEFAULT_TIME_MARGIN as DEFAULT_TIME_MARGIN
 from taluva_ai.tournament.play import FORFEIT as FORFEIT
 from taluva_ai.tournament.play import Forfeit as Forfeit
@@ -81,85 +86,6 @@ CONFIG_FILE, LOG_FILE, TABLE_FILE, TIMING_FILE, GAMES_DIR = (
 
 #: The deals a tournament plays (a deal file, :func:`read_deals`) and its games as PGN.
 DEALS_FILE, PGN_FILE = "deals.jsonl", "games.pgn"
-
-
-def time_budget(spec: str) -> float | None:
-    """The per-move budget, in seconds, that an agent spec declares with ``time=S`` (e.g.
-    ``mcts:time=0.5``, ``pkg.mod:Class:time=2``), or None.
-
-    Raises:
-        ValueError: ``time`` is not a positive number.
-    """
-    spec_key = importlib.import_module("taluva_ai.agents").spec_key
-    value = dict(spec_key(str(spec))[1]).get("time")
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-        math.isfinite(value) and value > 0
-    ):
-        raise ValueError(f"agent {spec!r}: time must be a positive number of seconds, got "
-                         f"{value!r}")
-    return float(value)
-
-
-def check_fits(agent: Any, game: Game) -> None:
-    """Let an agent that plays only some games (an ``az`` checkpoint: one game, one number of
-    players) refuse ``game`` before any move, through its optional ``check_game(game)``.
-
-    Raises:
-        ValueError: the agent cannot play ``game`` (its message says why).
-    """
-    check = getattr(agent, "check_game", None)
-    if check is not None:
-        check(game)
-
-
-def pinned_files(agent: Any) -> dict[str, str]:
-    """``{file: SHA-256}`` of the files whose content decides ``agent``'s play, through its
-    optional ``pinned_files()`` (:meth:`taluva_ai.agents.base.Agent.pinned_files`; an ``az``
-    agent: its network); empty for an agent without files."""
-    get = getattr(agent, "pinned_files", None)
-    return {} if get is None else {str(k): str(v) for k, v in get().items()}
-
-
-def _pins_ok(pins: Any) -> bool:
-    """``pins`` has the form of ``agent_files`` (config.json, a record's header): a mapping of
-    agent specs to ``{file: SHA-256 (64 lowercase hex digits)}``."""
-    return isinstance(pins, dict) and all(
-        isinstance(files, dict) and all(
-            isinstance(d, str) and re.fullmatch(r"[0-9a-f]{64}", d) is not None
-            for d in files.values())
-        for files in pins.values())
-
-
-def _check_pins(spec: str, got: Mapping[str, str], want: Mapping[str, str] | None) -> None:
-    """Refuse the agent of ``spec`` when a file it loaded (``got``: :func:`pinned_files`) is
-    not the one the tournament pinned (``want``, from ``config.json``'s ``agent_files``).
-
-    Raises:
-        RunConfigError: one line naming the file, the agent and both checksums.
-    """
-    for name, digest in (want or {}).items():
-        now = got.get(name)
-        if now != digest:
-            raise RunConfigError(
-                f"{name}: changed since the tournament pinned it (SHA-256 {digest[:12]}..., now "
-                f"{'none' if now is None else now[:12] + '...'}), so agent {spec!r} would play "
-                "another network; restore that file and resume, or start a new --out (to rate "
-                "a network that training replaces, give a copy: checkpoints/iter_NNNN.pt)")
-
-
-def make_agent(spec: str, seed: int | None = None) -> Any:
-    """Make an agent from its spec (``"random"``, ``"greedy:epsilon=0.1"``, ``"module:Class"``)
-    with the agent registry of ``taluva_ai.agents``, looked up by name at run time: the core
-    reaches agents only through names, never by a static import (DESIGN.md, Layout).
-
-    Raises:
-        ValueError: an unknown agent or a bad parameter (the message lists the known names).
-        ImportError, AttributeError: a ``module:Class`` spec that does not resolve.
-    """
-    registry = importlib.import_module("taluva_ai.agents")
-    return registry.make_agent(spec, seed=seed)
 
 
 @dataclass(frozen=True)
