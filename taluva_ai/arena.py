@@ -34,12 +34,9 @@ import signal
 import sys
 import threading
 from collections.abc import Container, Generator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any, cast
-
-import numpy as np
 
 from taluva_ai.errors import RecordError, RunConfigError
 from taluva_ai.parallel import Backend, LocalBackend, exit_if_orphaned, sigint_deferred
@@ -52,6 +49,14 @@ from taluva_ai.tournament.agents import check_fits as check_fits
 from taluva_ai.tournament.agents import make_agent as make_agent
 from taluva_ai.tournament.agents import pinned_files as pinned_files
 from taluva_ai.tournament.agents import time_budget as time_budget
+from taluva_ai.tournament.deals import DEAL_KEYS as DEAL_KEYS
+from taluva_ai.tournament.deals import DEALS_FILE_MAX as DEALS_FILE_MAX
+from taluva_ai.tournament.deals import Deal as Deal
+from taluva_ai.tournament.deals import _deal_of as _deal_of
+from taluva_ai.tournament.deals import deal_seed as deal_seed
+from taluva_ai.tournament.deals import deals_text as deals_text
+from taluva_ai.tournament.deals import read_deals as read_deals
+from taluva_ai.tournament.deals import seed_deals as seed_deals
 from taluva_ai.tournament.play import DEFAULT_TIME_MARGIN as DEFAULT_TIME_MARGIN
 from taluva_ai.tournament.play import FORFEIT as FORFEIT
 from taluva_ai.tournament.play import Forfeit as Forfeit
@@ -68,6 +73,11 @@ from taluva_ai.tournament.play import _outcome as _outcome
 from taluva_ai.tournament.play import _parse_deck as _parse_deck
 from taluva_ai.tournament.play import agent_seeds as agent_seeds
 from taluva_ai.tournament.play import play_game as play_game
+from taluva_ai.tournament.schedules import MAX_GAMES as MAX_GAMES
+from taluva_ai.tournament.schedules import Schedule as Schedule
+from taluva_ai.tournament.schedules import _GameIds as _GameIds
+from taluva_ai.tournament.schedules import _GameTask as _GameTask
+from taluva_ai.tournament.schedules import schedule as schedule
 
 try:  # POSIX; elsewhere tournaments run without the lock of their run directory
     import fcntl
@@ -86,279 +96,6 @@ CONFIG_FILE, LOG_FILE, TABLE_FILE, TIMING_FILE, GAMES_DIR = (
 
 #: The deals a tournament plays (a deal file, :func:`read_deals`) and its games as PGN.
 DEALS_FILE, PGN_FILE = "deals.jsonl", "games.pgn"
-
-
-@dataclass(frozen=True)
-class _GameTask:
-    """One scheduled tournament game."""
-
-    game_id: str
-    group: tuple[int, ...]  # agent indices of the group, ascending
-    deal: int
-    rotation: int
-    seats: tuple[str, ...]  # agent spec per seat
-    seed: int
-    deck: tuple[str, ...] | None = None  # the deal's explicit draw order (a deal file's)
-
-
-def deal_seed(seed: int, deal: int) -> int:
-    """Seed of deal ``deal`` of a tournament of seed ``seed`` (shared by all groups)."""
-    return int(np.random.SeedSequence([seed, deal]).generate_state(1)[0])
-
-
-@dataclass(frozen=True)
-class Deal:
-    """One deal of a tournament: every group plays it once per seat rotation.
-
-    Attributes:
-        seed: the game seed: it seeds each seat's agent (:func:`agent_seeds`) and, without a
-            ``deck``, shuffles the deck (``game.new_initial_state(seed)``).
-        deck: for a game with a deck (Taluva), the explicit draw order as the game's names
-            (``game.parse_deck``; Taluva: 48 tile names such as ``"JC"``, a shorter list
-            completed in type order), or None.
-    """
-
-    seed: int
-    deck: tuple[str, ...] | None = None
-
-    def to_json(self, index: int) -> dict[str, Any]:
-        """The deal's line of a deal file: ``{"deal": index, "seed": ..., "deck": [...]}``
-        (no ``deck`` key without one)."""
-        out: dict[str, Any] = {"deal": index, "seed": self.seed}
-        if self.deck is not None:
-            out["deck"] = list(self.deck)
-        return out
-
-
-#: The most deals a run writes to its own deal file (``deals.jsonl``) when its deals come from
-#: its seed: a larger run computes each deal when it plays it and writes no deal file.
-DEALS_FILE_MAX = 100_000
-
-
-#: Keys of a deal file's lines.
-DEAL_KEYS = ("deal", "seed", "deck")
-
-
-def read_deals(path: str | Path, game: Game | None = None) -> list[Deal]:
-    """The deals of a deal file (docs/tournaments.md): JSON Lines, one deal a line,
-    ``{"seed": S, "deck": ["JC", "SR", ...]}`` (``deck`` optional, for a game with a deck;
-    ``deal``, optional, is the line's 0-based deal index and is checked); blank lines are
-    skipped. With ``game``, each deck is checked to be one of its draw orders.
-
-    Raises:
-        ValueError: the file holds no deal, a line is not a JSON object, has an unknown key, a
-            seed that is not an integer in 0 .. 2**64 - 1, a deck that is not a list of names
-            (or not the game's), or a ``deal`` index out of order; the message names the file,
-            the line and the key.
-        OSError: the file cannot be read.
-    """
-    p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{p}: not UTF-8 text: {e}") from None
-    deals: list[Deal] = []
-    for i, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{p}: line {i}"
-        try:
-            obj = json.loads(line)
-        except (ValueError, RecursionError) as e:
-            raise ValueError(f"{where}: not JSON ({e})") from None
-        deals.append(_deal_of(obj, where, len(deals), game))
-    if not deals:
-        raise ValueError(f"{p}: no deal (a deal file has one JSON object a line, e.g. "
-                         '{"seed": 7})')
-    return deals
-
-
-def _deal_of(obj: Any, where: str, index: int, game: Game | None) -> Deal:
-    """A :class:`Deal` from one line's object (or a :class:`Deal`), checked."""
-    if isinstance(obj, Deal):
-        obj = obj.to_json(index)
-    if not isinstance(obj, dict):
-        raise ValueError(f"{where}: a deal is a JSON object like {{\"seed\": 7}}, got {obj!r}")
-    unknown = [k for k in obj if k not in DEAL_KEYS]
-    if unknown:
-        raise ValueError(f"{where}: unknown key {unknown[0]!r}; a deal has "
-                         f"{', '.join(DEAL_KEYS)}")
-    if "deal" in obj and (not isinstance(obj["deal"], int) or isinstance(obj["deal"], bool)
-                          or obj["deal"] != index):
-        raise ValueError(f"{where}: deal must be {index} (the deals are numbered from 0 in "
-                         f"file order), got {obj['deal']!r}")
-    seed = obj.get("seed")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-        raise ValueError(f"{where}: seed must be an integer in 0 .. 2**64 - 1, got {seed!r}")
-    deck = obj.get("deck")
-    if deck is not None:
-        if not isinstance(deck, list) or not all(isinstance(t, str) for t in deck):
-            raise ValueError(f"{where}: deck must be a list of names (the draw order), got "
-                             f"{deck!r}")
-        if game is not None:
-            try:
-                _parse_deck(game, deck)
-            except ValueError as e:
-                raise ValueError(f"{where}: deck: {e}") from None
-        deck = tuple(deck)
-    return Deal(seed, deck)
-
-
-def deals_text(deals: Sequence[Deal]) -> str:
-    """A deal file's text: one :meth:`Deal.to_json` line per deal."""
-    return "".join(json.dumps(d.to_json(i)) + "\n" for i, d in enumerate(deals))
-
-
-def seed_deals(game: Game, seed: int, count: int) -> list[Deal]:
-    """The first ``count`` deals of a tournament of seed ``seed`` (:func:`deal_seed`), each
-    with the draw order its seed shuffles when the game has a deck (``game.deck_names``)."""
-    names = getattr(game, "deck_names", None)
-    out = []
-    for d in range(count):
-        s = deal_seed(seed, d)
-        out.append(Deal(s, None if names is None else tuple(names(s))))
-    return out
-
-
-#: Most games per group a tournament may schedule (``games``).
-MAX_GAMES = 10**9
-
-
-class Schedule(Sequence[_GameTask]):
-    """The games of a tournament (:func:`schedule`) as a sequence computed on demand: its
-    length, the task at an index or with a game id, and its iteration cost no memory, so a
-    schedule of millions of games is allocated game by game as they are played."""
-
-    def __init__(self, agent_specs: Sequence[str], groups: list[tuple[int, ...]], deals: int,
-                 players_per_game: int, seed: int, deal_list: Sequence[Deal] | None = None
-                 ) -> None:
-        self.specs = tuple(agent_specs)
-        self.groups = groups
-        self.deals = deals
-        self.k = players_per_game
-        self.seed = seed
-        self.deal_list = None if deal_list is None else list(deal_list)
-        #: The game ids, as a container (``game_id in schedule.ids``).
-        self.ids = _GameIds(self)
-
-    def __len__(self) -> int:
-        return len(self.groups) * self.deals * self.k
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[j] for j in range(len(self))[i]]
-        n = len(self)
-        i = int(i) + n if i < 0 else int(i)
-        if not 0 <= i < n:
-            raise IndexError(f"game {i} of a schedule of {n}")
-        gi, rest = divmod(i, self.deals * self.k)
-        d, r = divmod(rest, self.k)
-        return self.task(gi, d, r)
-
-    def __iter__(self) -> Iterator[_GameTask]:
-        for gi in range(len(self.groups)):
-            for d in range(self.deals):
-                s = self.deal_seed(d)
-                for r in range(self.k):
-                    yield self.task(gi, d, r, s)
-
-    def deal_seed(self, deal: int) -> int:
-        """The seed of deal ``deal`` (the deal file's, else :func:`deal_seed`)."""
-        if self.deal_list is not None:
-            return self.deal_list[deal].seed
-        return deal_seed(self.seed, deal)
-
-    def __contains__(self, task: object) -> bool:
-        return isinstance(task, _GameTask) and self.position(task.game_id) is not None \
-            and self[cast(int, self.position(task.game_id))] == task
-
-    def task(self, group: int, deal: int, rotation: int, seed: int | None = None) -> _GameTask:
-        """The game of group ``group`` (index), deal ``deal``, rotation ``rotation``."""
-        g = self.groups[group]
-        order = g[rotation:] + g[:rotation]
-        deck = None if self.deal_list is None else self.deal_list[deal].deck
-        return _GameTask(f"{group:03d}-{deal:04d}-{rotation}", g, deal, rotation,
-                         tuple(self.specs[i] for i in order),
-                         self.deal_seed(deal) if seed is None else seed, deck)
-
-    def position(self, game_id: str) -> int | None:
-        """The position of the game ``game_id`` in the schedule, None when it has none."""
-        parts = game_id.split("-") if isinstance(game_id, str) else []
-        if len(parts) != 3 or not all(x.isdigit() for x in parts):
-            return None
-        gi, d, r = (int(x) for x in parts)
-        if not (gi < len(self.groups) and d < self.deals and r < self.k) or \
-                game_id != f"{gi:03d}-{d:04d}-{r}":
-            return None
-        return (gi * self.deals + d) * self.k + r
-
-    def up_to_deal(self, deal: int) -> list[_GameTask]:
-        """The games of deals ``0 .. deal`` in every group, in game-id order."""
-        return [self.task(gi, d, r) for gi in range(len(self.groups))
-                for d in range(min(deal + 1, self.deals)) for r in range(self.k)]
-
-    def deal_tasks(self, deal: int) -> list[_GameTask]:
-        """The games of deal ``deal`` in every group, in game-id order."""
-        s = self.deal_seed(deal)
-        return [self.task(gi, deal, r, s) for gi in range(len(self.groups))
-                for r in range(self.k)]
-
-
-class _GameIds(Container[str]):
-    """The game ids of a :class:`Schedule`, as a container."""
-
-    def __init__(self, sched: Schedule) -> None:
-        self.sched = sched
-
-    def __contains__(self, game_id: object) -> bool:
-        return isinstance(game_id, str) and self.sched.position(game_id) is not None
-
-    def order(self, game_id: str) -> int:
-        """Sort key of a game id of the schedule: its position."""
-        i = self.sched.position(game_id)
-        if i is None:
-            raise KeyError(f"{game_id!r} is not a game of the schedule")
-        return i
-
-
-def schedule(
-    agent_specs: Sequence[str], games: int, players_per_game: int, seed: int,
-    gauntlet: str | None = None, deals: Sequence[Deal] | None = None,
-) -> Schedule:
-    """The tournament's games, in game-id order (a :class:`Schedule`, computed on demand).
-
-    Round robin: every group of ``players_per_game`` agents (all pairs, triples or quadruples,
-    in :func:`itertools.combinations` order) plays. Gauntlet (``gauntlet`` names one of
-    ``agent_specs``, the candidate): only the groups that hold the candidate, i.e. the
-    candidate with every combination of ``players_per_game - 1`` other agents. Each group plays
-    ``ceil(games / k)`` deals, ``k = players_per_game``, each deal once per cyclic seat
-    rotation (rotation ``r`` seats the group's agents ``r, r+1, ...``: duplicate play), so
-    ``games`` is rounded up to a multiple of ``k``. Game ids are
-    ``"<group:03d>-<deal:04d>-<rotation>"``. Deal ``d`` is ``deals[d]`` when ``deals`` is
-    given (its seed and deck), else :func:`deal_seed` of ``seed``.
-
-    Raises:
-        ValueError: ``gauntlet`` is not one of ``agent_specs``, ``games`` outside
-            ``1 .. MAX_GAMES``, or fewer ``deals`` than the ``ceil(games / k)`` the schedule
-            needs.
-    """
-    k = players_per_game
-    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
-        raise ValueError(f"games must be an integer in 1..{MAX_GAMES} (per group), got "
-                         f"{games!r}")
-    need = -(-games // k)
-    if deals is not None and len(deals) < need:
-        raise ValueError(f"deals: {len(deals)} deals for {games} games per group of {k} "
-                         f"players, which need {need}")
-    if gauntlet is None:
-        groups = list(itertools.combinations(range(len(agent_specs)), k))
-    else:
-        if gauntlet not in agent_specs:
-            raise ValueError(f"gauntlet agent {gauntlet!r} is not one of the agents")
-        c = list(agent_specs).index(gauntlet)
-        others = [i for i in range(len(agent_specs)) if i != c]
-        groups = [tuple(sorted((c, *combo))) for combo in itertools.combinations(others, k - 1)]
-    return Schedule(agent_specs, groups, need, k, seed, deals)
 
 
 _WORKER_CACHE: dict[str, Any] = {}
