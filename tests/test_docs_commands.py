@@ -126,9 +126,9 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva tournament --agents random greedy --games 200 --concurrency 2 --seed 1 --out runs/t1":
         (RUN, "", None),
     "taluva tournament --gauntlet mcts:sims=400,rollout=greedy --agents random greedy "
-    "--out runs/g1": (RUN, "", None),
+    "--out runs/gauntlet-mcts400": (RUN, "", None),
     "taluva tournament --agents greedy mcts:time=0.5 --sprt elo0=0 elo1=50 --games 2000 "
-    "--out runs/s1": (RUN, "", None),
+    "--out runs/sprt-mcts-time": (RUN, "", None),
     "taluva tournament --resume runs/t1":
         (RUN, "", "taluva tournament --agents random greedy --games 200 --concurrency 2 --seed 1 "
          "--out runs/t1"),
@@ -514,15 +514,10 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva bench --solo --json": (RUN, "", None),
     "taluva train --config experiments/configs/solo-demo.toml --out runs/solo-demo":
         (CHECK, _LONG, None),
-    "taluva train --config experiments/configs/demo.toml --out runs/demo --ray":
+    "taluva train --config experiments/configs/demo.toml --out runs/demo-ray --ray":
         (CHECK, _LONG + "; " + _RAY, None),
     "taluva train --config experiments/configs/tnt-demo.toml --out runs/tnt-demo":
         (CHECK, _LONG, None),
-    "taluva tournament --agents greedy az:path=runs/demo/best.pt,sims=200 --games 200 "
-    "--concurrency 2 --out runs/demo_vs_greedy": (CHECK, _NET, None),
-    "taluva tournament --game thurn_und_taxis --agents greedy az:path=runs/tnt-demo/best.pt,"
-    "sims=64,leaf_batch=1,rollout=greedy,lambda=1 --games 200 --out runs/tnt-demo_vs_greedy":
-        (CHECK, _NET, None),
     # docs/agents.md
     "taluva play --players mcts:sims=400,rollout=greedy greedy --seed 1 --show": (RUN, "", None),
     # docs/alphazero.md
@@ -648,12 +643,11 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "sims=64,leaf_batch=1,rollout=greedy,lambda=1 --games 200 --concurrency 1 --seed 1 "
     "--out runs/tnt-demo_vs_random": (CHECK, _NET, None),
     # docs/tournaments.md
-    "taluva tournament --agents random greedy --games 20 --out runs/demo": (RUN, "", None),
     "taluva tournament --agents random greedy:epsilon=0.25 --games 20 --deals "
-    "runs/demo/deals.jsonl --out runs/same-deals":
-        (RUN, "", "taluva tournament --agents random greedy --games 20 --out runs/demo"),
-    "taluva pgn runs/demo --out demo.pgn":
-        (RUN, "", "taluva tournament --agents random greedy --games 20 --out runs/demo"),
+    "runs/tournament/deals.jsonl --out runs/same-deals":
+        (RUN, "", "taluva tournament --agents random greedy --games 20 --out runs/tournament"),
+    "taluva pgn runs/tournament --out tournament.pgn":
+        (RUN, "", "taluva tournament --agents random greedy --games 20 --out runs/tournament"),
     "taluva tournament --gauntlet mcts:sims=400,rollout=greedy --agents random greedy "
     "--games 100 --concurrency 2 --seed 1 --out runs/g1": (RUN, "", None),
     "taluva tournament --agents greedy:epsilon=0.25 greedy --games 1000 --sprt elo0=0 elo1=50 "
@@ -694,7 +688,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
 #: The RUN commands the default suite runs (the others: ``-m slow``).
 DEFAULT_RUN = {
     "taluva tournament --agents random greedy --games 20 --out runs/tournament",
-    "taluva pgn runs/demo --out demo.pgn",  # (no work to stub: it reads a finished run)
+    "taluva pgn runs/tournament --out tournament.pgn",  # (no work to stub: reads a finished run)
     "taluva replay game.jsonl --svg out/",
     "taluva play --players greedy random --seed 7 --record game.jsonl --show",
     "taluva replay game.jsonl",
