@@ -9,7 +9,8 @@ seat that went out without having built all of two kinds of pieces; RULES.md "En
 game"), the other games' samples, each game's last ``--last`` samples and the rest.
 
     python experiments/replay_priorities.py runs/s2-sites-l0/selfplay/iter_00{91..99} \\
-        runs/s2-sites-l0/selfplay/iter_0100 --alpha 0 1 2 --json docs/data/replay_priorities.json
+        runs/s2-sites-l0/selfplay/iter_0100 --alpha 0 1 2 \\
+        --json experiments/journal/data/replay_priorities.json
 """
 
 from __future__ import annotations

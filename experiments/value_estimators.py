@@ -15,7 +15,7 @@ positions and by the third of the game the position is in. It is the measurement
 ``[selfplay] value_rollouts`` (docs/alphazero.md, "Rollout value targets").
 
     python experiments/value_estimators.py --records runs/builtin_mcts400/games --games 100 \\
-        --json docs/data/value_estimators.json
+        --json experiments/journal/data/value_estimators.json
 """
 
 from __future__ import annotations

@@ -151,16 +151,16 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--out runs/s2_20_vs_builtin": (CHECK, "200 games of two networks at 200 simulations "
                                     "(12 minutes on 2 cores)", None),
     "python experiments/value_estimators.py --records runs/builtin_mcts400/games --games 100 "
-    "--json docs/data/value_estimators.json": (CHECK, "needs the games of the ladder's "
-                                               "MCTS-400 row", None),
+    "--json experiments/journal/data/value_estimators.json":
+        (CHECK, "needs the games of the ladder's MCTS-400 row", None),
     "cp -r packs/strong2 runs/s2-own": (SKIP, _EXTERNAL, None),
     "python experiments/heldout.py --samples runs/s2-league/selfplay/iter_0055 --checkpoints "
     "runs/s2-league/checkpoints/iter_0054.pt runs/s2-base/checkpoints/iter_0054.pt --json "
-    "docs/data/heldout_league_on_league.json": (CHECK, "needs the samples of a training run",
-                                                None),
+    "experiments/journal/data/heldout_league_on_league.json":
+        (CHECK, "needs the samples of a training run", None),
     "python experiments/losses.py runs/builtin_greedy --agent az:builtin --json "
-    "docs/data/losses_builtin_greedy.json": (CHECK, "needs the games of the ladder's greedy "
-                                             "row", None),
+    "experiments/journal/data/losses_builtin_greedy.json":
+        (CHECK, "needs the games of the ladder's greedy row", None),
     "taluva tournament --agents az:path=runs/s2-league/checkpoints/iter_0055.pt,sims=200,"
     "rollout=none,lambda=0,root=gumbel az:path=runs/s2-base/checkpoints/iter_0055.pt,sims=200,"
     "rollout=none,lambda=0,root=gumbel --games 200 --concurrency 2 --seed 1 "
@@ -177,7 +177,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                                              "(20 minutes on 2 cores)", None),
     "python experiments/heldout.py --samples runs/s2-own/selfplay/iter_0055 --checkpoints "
     "runs/s2-own/checkpoints/iter_0054.pt runs/s2-base/checkpoints/iter_0054.pt --json "
-    "docs/data/heldout_own_on_own.json": (CHECK, "needs the samples of a training run", None),
+    "experiments/journal/data/heldout_own_on_own.json":
+        (CHECK, "needs the samples of a training run", None),
     "taluva tournament --agents " + _OWN55 + " " + _BASE55 + " --games 200 --concurrency 2 "
     "--seed 1 --out runs/own55_vs_base55": (CHECK, "200 games of two networks at 200 simulations "
                                    "(8 minutes on 2 cores)", None),
@@ -188,7 +189,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--out runs/base55_greedy": (CHECK, "200 games of a network at 200 simulations "
                                  "(6 minutes on 2 cores)", None),
     "python experiments/losses.py runs/own55_greedy --agent " + _OWN55 + " --json "
-    "docs/data/losses_own55_greedy.json": (CHECK, "needs the games of a tournament", None),
+    "experiments/journal/data/losses_own55_greedy.json":
+        (CHECK, "needs the games of a tournament", None),
     "cp -r packs/strong2-base runs/s2-base": (SKIP, _EXTERNAL, None),
     "taluva tournament --agents " + _BASE70 + " az:builtin --games 200 --concurrency 2 "
     "--seed 1 --out runs/base70_vs_builtin": (CHECK, "200 games of two networks at 200 "
@@ -214,11 +216,12 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--train runs/s2-more/selfplay/iter_00{81..99} runs/s2-more/selfplay/iter_01{00..17} "
     "--heldout runs/s2-more/selfplay/iter_01{18..20} --shapes small/1x1/aux tiny/1x1/aux "
     "--steps 4000 --lr 2e-3 --final-lr 1e-4 --eval-every 1000 --threads 2 --save runs/offline "
-    "--json docs/data/offline_capacity.json":
+    "--json experiments/journal/data/offline_capacity.json":
         (CHECK, "needs the samples of a training run; trains for 44 minutes", None),
     "python experiments/heldout.py --samples runs/s2-more/selfplay/iter_01{18..20} --checkpoints "
     "runs/s2-more/checkpoints/iter_0117.pt runs/s2-more/checkpoints/iter_0094.pt "
-    "packs/strong2/checkpoints/iter_0040.pt --json docs/data/offline_capacity_heldout_online.json":
+    "packs/strong2/checkpoints/iter_0040.pt --json "
+    "experiments/journal/data/offline_capacity_heldout_online.json":
         (CHECK, "needs the samples and checkpoints of a training run", None),
     "taluva tournament --agents az:path=runs/offline/small_1x1_aux.pt,sims=200,rollout=none,"
     "lambda=0,root=gumbel az:path=runs/s2-more/checkpoints/iter_0117.pt,sims=200,rollout=none,"
@@ -260,7 +263,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        (CHECK, "200 games against MCTS (17 minutes on 2 cores for 400 simulations, 48 for "
         "1600)", None) for sims in ("400", "1600")},
     **{"python experiments/losses.py runs/probe/" + out + " --agent az:builtin," + az +
-       " --json docs/data/losses_builtin_" + name + ".json":
+       " --json experiments/journal/data/losses_builtin_" + name + ".json":
        (CHECK, "needs the games of a tournament", None)
        for az, out, name in [("sims=800", "sims_800", "sims800_greedy"),
                              ("sims=200,rollout=greedy,lambda=0.5",
@@ -276,7 +279,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        "--init packs/strong2/checkpoints/iter_0040.pt --shapes tiny/1x1/aux --train runs/" +
        t + "/round_000" + rounds + " --heldout runs/s2-more/selfplay/iter_01{18..20} --steps " +
        steps + " --lr 5e-4 --final-lr 5e-5 --eval-every 50 --threads 2 --save runs/ft/" + out +
-       " --json docs/data/ft_" + out + ".json":
+       " --json experiments/journal/data/ft_" + out + ".json":
        (CHECK, "needs the samples teacher_games.py writes", None)
        for t, rounds, steps, out in FINE_TUNES},
     **{"taluva tournament --agents az:path=runs/ft/" + out + "/tiny_1x1_aux.pt,sims=200,"
@@ -289,11 +292,12 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "packs/strong2/checkpoints/iter_0040.pt --shapes tiny/1x1/aux --train "
     "runs/teacher_roll/round_000{0..2} --heldout runs/teacher_roll/round_0003 --steps 300 --lr "
     "1e-3 --final-lr 1e-4 --eval-every 100 --threads 2 --save runs/ft/teacher_roll3 --json "
-    "docs/data/ft_teacher_roll3.json": (CHECK, "needs the samples teacher_games.py writes", None),
+    "experiments/journal/data/ft_teacher_roll3.json":
+        (CHECK, "needs the samples teacher_games.py writes", None),
     "python experiments/heldout.py --samples runs/teacher_roll/round_0003 --checkpoints "
     "packs/strong2/checkpoints/iter_0040.pt runs/ft/teacher_roll/tiny_1x1_aux.pt "
     "runs/ft/teacher_roll3/tiny_1x1_aux.pt runs/ft/teacher128/tiny_1x1_aux.pt --json "
-    "docs/data/ft_heldout_roll3.json":
+    "experiments/journal/data/ft_heldout_roll3.json":
         (CHECK, "needs the samples and networks of the commands above", None),
     "taluva tournament --agents az:builtin greedy --games 200 --concurrency 2 --seed 2 --out "
     "runs/ft/builtin_greedy_s2": (CHECK, "200 games of a network against greedy (1.5 minutes "
@@ -330,11 +334,12 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                             (",gumbel_m=32", "m32")]},
     **{f"python experiments/losses.py runs/rollsp/i{it}_greedy --agent az:path=runs/rollsp/"
        f"iter_{it:04d}.pt,sims=200,rollout=none,lambda=0,root=gumbel --json "
-       f"docs/data/losses_rollsp_{it}_greedy.json": (CHECK, "needs the games of a tournament", None)
+       f"experiments/journal/data/losses_rollsp_{it}_greedy.json":
+           (CHECK, "needs the games of a tournament", None)
        for it, opp, _, _ in ROLLSP_MATCHES if opp == "greedy"},
     **{f"python experiments/losses.py runs/builtin_{opp} --agent az:builtin --values "
        f"--checkpoint packs/strong2-rollsp/evaluated/iter_0180.pt --json "
-       f"docs/data/losses_builtin180_values_{opp}.json":
+       f"experiments/journal/data/losses_builtin180_values_{opp}.json":
        (CHECK, "needs the games of a ladder row", None)
        for opp in ("greedy", "mcts400", "mcts1600")},
     "taluva train --config experiments/configs/strong2-sites.toml --out runs/s2-sites":
@@ -352,16 +357,16 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        for it, opp, seed, short, conc in SITES_MATCHES},
     **{f"python experiments/losses.py runs/sites/i{it}_greedy --agent az:path=runs/sites/"
        f"iter_{it:04d}.pt,sims=200,rollout=none,lambda=0,root=gumbel --values --checkpoint "
-       f"runs/sites/iter_{it:04d}.pt --json docs/data/losses_sites{it}_greedy.json":
+       f"runs/sites/iter_{it:04d}.pt --json experiments/journal/data/losses_sites{it}_greedy.json":
        (CHECK, "needs the games of a tournament and a network of the s2-sites run", None)
        for it in (20, 40, 50, 80)},
     "python experiments/losses.py runs/sites/i50_mcts1600 --agent az:path=runs/sites/"
     "iter_0050.pt,sims=200,rollout=none,lambda=0,root=gumbel --values --checkpoint "
-    "runs/sites/iter_0050.pt --json docs/data/losses_sites50_mcts1600.json":
+    "runs/sites/iter_0050.pt --json experiments/journal/data/losses_sites50_mcts1600.json":
         (CHECK, "needs the games of a tournament and a network of the s2-sites run", None),
     **{f"python experiments/losses.py runs/builtin_mcts1600 --agent az:builtin --values "
        f"--checkpoint runs/sites/iter_{it:04d}.pt --json "
-       f"docs/data/values_sites{it}_on_builtin_mcts1600.json":
+       f"experiments/journal/data/values_sites{it}_on_builtin_mcts1600.json":
        (CHECK, "needs the games of a ladder row and a network of the s2-sites run", None)
        for it in (20, 40, 50)},
     "cp -r runs/s2-sites runs/s2-sites-l0": (SKIP, _EXTERNAL, None),
@@ -380,11 +385,12 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        for it, opp, seed, short, conc in SITES_L0_MATCHES},
     "python experiments/losses.py runs/sites/l0_i100_greedy --agent az:path=runs/sites/"
     "l0_iter_0100.pt,sims=200,rollout=none,lambda=0,root=gumbel --values --checkpoint "
-    "runs/sites/l0_iter_0100.pt --json docs/data/losses_sitesl0_100_greedy.json":
+    "runs/sites/l0_iter_0100.pt --json experiments/journal/data/losses_sitesl0_100_greedy.json":
         (CHECK, "needs the games of a tournament and a network of the s2-sites-l0 run", None),
     "python experiments/losses.py runs/sites/l0_i120_greedy --agent az:path=runs/sites/"
     "l0_iter_0120.pt,sims=200,rollout=none,lambda=0,root=gumbel --json "
-    "docs/data/losses_sitesl0_120_greedy.json": (CHECK, "needs the games of a tournament", None),
+    "experiments/journal/data/losses_sitesl0_120_greedy.json":
+        (CHECK, "needs the games of a tournament", None),
     "cp -r runs/s2-sites-l0 runs/s2-l1": (SKIP, _EXTERNAL, None),
     "sed -i 's/^sims = 64$/sims = 128/; s/^100 = 0.0002$/100 = 0.0001/' runs/s2-l1/config.toml":
         (SKIP, _EXTERNAL, None),
@@ -430,14 +436,15 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--init packs/strong2-sites-l0/evaluated/iter_0100.pt --shapes tiny/1x1/aux --train "
     "runs/s2-sites-l0/selfplay/iter_00{91..99} runs/s2-sites-l0/selfplay/iter_0100 --heldout "
     "runs/s2-sites-l0/selfplay/iter_0101 --steps 160 --lr 2e-4 --elimination-weight 4 --save "
-    "runs/ft/elim4 --json docs/data/ft_elim4.json":
+    "runs/ft/elim4 --json experiments/journal/data/ft_elim4.json":
         (CHECK, "needs the samples of a training run", None),
     "python experiments/losses.py runs/builtin100_mcts1600 --agent az:builtin --values "
     "--checkpoint runs/ft/elim4/tiny_1x1_aux.pt --json "
-    "docs/data/losses_elim4_values_mcts1600.json":
+    "experiments/journal/data/losses_elim4_values_mcts1600.json":
         (CHECK, "needs the ladder's games and a fine-tuned network", None),
     "python experiments/losses.py runs/builtin100_mcts1600 --agent az:builtin --values "
-    "--checkpoint runs/sites/rt_iter_0110.pt --json docs/data/losses_rt110_values_mcts1600.json":
+    "--checkpoint runs/sites/rt_iter_0110.pt --json "
+    "experiments/journal/data/losses_rt110_values_mcts1600.json":
         (CHECK, "needs the ladder's games and a network of the s2-rt run", None),
     "taluva tournament --agents az:path=runs/sites/rt_iter_0110.pt,sims=200,rollout=none,"
     "lambda=0,root=gumbel greedy --games 200 --concurrency 1 --seed 1 --out "
@@ -468,10 +475,12 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--seed 1 --out runs/eft/rt160_mcts1600_s1":
         (CHECK, "needs a network of the s2-rt run; 200 games (35 minutes on 2 cores)", None),
     "python experiments/losses.py runs/eft/rt125_mcts1600_s1 --agent az:path=runs/eft/rt125.pt,"
-    "sims=200,rollout=none,lambda=0,root=gumbel --json docs/data/losses_rt125_mcts1600.json":
+    "sims=200,rollout=none,lambda=0,root=gumbel --json "
+    "experiments/journal/data/losses_rt125_mcts1600.json":
         (CHECK, "needs the games of a match", None),
     "python experiments/losses.py runs/eft/w4_mcts400_s1 --agent az:path=runs/eft/w4.pt,"
-    "sims=200,rollout=none,lambda=0,root=gumbel --json docs/data/losses_elim4_mcts400_s1.json":
+    "sims=200,rollout=none,lambda=0,root=gumbel --json "
+    "experiments/journal/data/losses_elim4_mcts400_s1.json":
         (CHECK, "needs the games of a match", None),
     "python experiments/ship_builtin.py packs/strong2-l1 --checkpoint evaluated/iter_0125.pt "
     "--out /tmp/cand/agents/alphazero/data":
@@ -490,12 +499,13 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--out runs/s2-base/avg_61_70_bn.pt --bn-samples runs/s2-base/selfplay/iter_00{61..70}":
         (CHECK, "needs the checkpoints and samples of a training run", None),
     "python experiments/replay_priorities.py runs/s2-sites-l0/selfplay/iter_00{91..99} "
-    "runs/s2-sites-l0/selfplay/iter_0100 --alpha 0 1 2 --json docs/data/replay_priorities.json":
+    "runs/s2-sites-l0/selfplay/iter_0100 --alpha 0 1 2 --json "
+    "experiments/journal/data/replay_priorities.json":
         (CHECK, "needs the samples of a training run", None),
     "python experiments/heldout.py --samples runs/s2-more/selfplay/iter_0071 --checkpoints "
     "runs/s2-base/checkpoints/iter_0068.pt runs/s2-base/checkpoints/iter_0069.pt "
     "runs/s2-base/checkpoints/iter_0070.pt runs/s2-base/avg_66_70.pt runs/s2-base/avg_61_70.pt "
-    "runs/s2-base/avg_61_70_bn.pt --json docs/data/heldout_averaged.json":
+    "runs/s2-base/avg_61_70_bn.pt --json experiments/journal/data/heldout_averaged.json":
         (CHECK, "needs the samples of a training run", None),
     "sed -i 's/^aux_head = true$/aux_head = true\\nownership_head = true/' "
     "runs/s2-own/config.toml": (SKIP, _EXTERNAL, None),
