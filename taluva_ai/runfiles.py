@@ -6,6 +6,11 @@ A training run records the checksum of every file it writes in its ``state.json`
 ``results.jsonl``, and each line's own checksum in the line (docs/tournaments.md). A file
 that is missing or whose bytes differ from its checksum is reported by name, with what to
 do (:class:`taluva_ai.errors.RunFileError`), never used or skipped silently.
+
+While a run lasts it holds its directory's lock (:func:`run_lock`: a second run on the same
+directory fails at once) and SIGTERM stops it like Ctrl-C (:func:`sigterm_as_interrupt`), so
+that it leaves the directory resumable. Tournaments (:mod:`taluva_ai.tournament.rundir`) and
+training runs share these.
 """
 
 from __future__ import annotations
@@ -14,9 +19,19 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
+
+from taluva_ai.errors import RunConfigError
+
+try:  # POSIX; elsewhere tournaments run without the lock of their run directory
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
 
 _CHUNK = 1 << 20
 
@@ -121,3 +136,46 @@ def read_checked(path: str | Path, sha256: str | None) -> tuple[bytes | None, st
 def damaged(got: str, want: str, where: str = "recorded when it was written") -> str:
     """``"damaged (its SHA-256 is <got>..., not the <want>... <where>)"``."""
     return f"damaged (its SHA-256 is {got[:12]}..., not the {want[:12]}... {where})"
+
+
+@contextlib.contextmanager
+def run_lock(out: Path, holder: str = "tournament") -> Iterator[None]:
+    """Hold an exclusive lock on ``out/.lock`` (``fcntl.flock``, non-blocking), for a run
+    directory (a tournament's, or a training run's with ``holder="training run"``).
+
+    Raises:
+        RunConfigError: another run holds it.
+    """
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunConfigError(
+                f"{out} is in use by another {holder} (it holds {out / '.lock'}); wait for "
+                "it to finish or use another --out") from None
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """While a run (a tournament, a training run) lasts, SIGTERM raises KeyboardInterrupt in
+    the main thread, so it stops the workers and leaves the run directory resumable like
+    Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

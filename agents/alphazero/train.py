@@ -104,7 +104,6 @@ from taluva_ai.agents.alphazero.net import (
     save_torch,
 )
 from taluva_ai.agents.alphazero.replay import Batch, ReplayBuffer, SampleSet
-from taluva_ai.arena import run_lock, sigterm_as_interrupt
 from taluva_ai.errors import RunConfigError, RunFileError
 from taluva_ai.parallel import (
     Backend,
@@ -119,8 +118,10 @@ from taluva_ai.runfiles import (
     json_sha256,
     naming,
     read_checked,
+    run_lock,
     sha256_bytes,
     sha256_file,
+    sigterm_as_interrupt,
     write_atomic,
 )
 
