@@ -30,6 +30,14 @@ from tests.helpers import micro_run_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "experiments" / "configs"
+#: The configs of superseded runs, kept with their history (experiments/journal/README.md).
+JOURNAL_CONFIGS = ROOT / "experiments" / "journal" / "configs"
+
+
+def config_path(name: str) -> Path:
+    """``experiments/configs/<name>.toml``, or the journal's config of that name."""
+    path = CONFIGS / f"{name}.toml"
+    return path if path.exists() else JOURNAL_CONFIGS / f"{name}.toml"
 
 
 def taluva(*args: str, **kw) -> subprocess.CompletedProcess:
@@ -41,7 +49,7 @@ def taluva(*args: str, **kw) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("name", ["tiny", "demo", "full", "solo-demo", "tnt-demo", "strong",
                                   "strong2", "builtin-2p", "builtin-3p", "builtin-4p"])
 def test_shipped_configs_load_and_round_trip(name: str) -> None:
-    cfg = load_config(CONFIGS / f"{name}.toml")
+    cfg = load_config(config_path(name))
     import tomllib
 
     assert config_from_dict(tomllib.loads(config_to_toml(cfg))) == cfg
@@ -836,7 +844,7 @@ def test_a_growing_replay_window() -> None:
 
 @pytest.mark.parametrize("name", ["strong", "strong2"])
 def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str, capsys) -> None:
-    """experiments/configs/strong.toml (and strong2.toml) with its sizes cut to seconds,
+    """experiments/journal/configs/strong.toml (and strong2.toml) with its sizes cut to seconds,
     everything else as written: the Gumbel root with playout cap randomisation, view radius
     11, a growing replay window, no gating (the latest network is the best) and anchors at
     lambda 0; strong2 adds a 1x1 stem, the aux head and a step schedule of the rate."""
@@ -844,7 +852,7 @@ def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str, capsys) -> N
 
     from taluva_ai.agents.alphazero.train import TrainingRun
 
-    cfg = load_config(CONFIGS / f"{name}.toml")
+    cfg = load_config(JOURNAL_CONFIGS / f"{name}.toml")
     v2 = name == "strong2"
     assert (cfg.net.stem_kernel, cfg.net.aux_head) == ((1, True) if v2 else (3, False))
     assert cfg.train.lr_schedule == ({"30": 5e-4} if v2 else {})
@@ -902,20 +910,32 @@ def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str, capsys) -> N
                                              "az:builtin,sims=2,leaf_batch=2"]
 
 
-def test_the_committed_strong_pack_is_whole_and_continues_the_strong_config() -> None:
-    """packs/strong (the strong run's small state, docs/alphazero.md): every file it lists
-    has its recorded checksum, its metrics are whole, and it runs strong.toml as written."""
+def test_the_committed_pack_of_the_shipped_network_is_whole_and_holds_its_checkpoint() -> None:
+    """packs/ keeps the run of the built-in 2-player network (docs/alphazero.md, "The built-in
+    network"): the pack its description names (``source.run``) is whole (every file it lists
+    has its recorded checksum, its metrics are whole), it runs the network's game and
+    encoding, and it holds the shipped checkpoint itself (``source.checkpoint_sha256``), so
+    ``experiments/ship_builtin.py`` can package it again."""
+    from taluva_ai.agents.alphazero.builtin import load_builtin
     from taluva_ai.agents.alphazero.train import read_metrics, read_state
     from taluva_ai.runfiles import sha256_file
 
-    pack = ROOT / "packs" / "strong"
+    info = load_builtin()[2]
+    source = info["source"]
+    pack = ROOT / "packs" / source["run"]
     state = read_state(pack)
     assert state is not None and state["pack"]["iteration"] == state["iteration"]
     assert {rel: sha256_file(pack / rel) for rel in state["files"]} == state["files"]
     lines, problem = read_metrics(pack, state, state["iteration"])
     assert problem is None
     assert [ln["iteration"] for ln in lines] == list(range(state["iteration"] + 1))
-    assert load_config(pack / "config.toml") == load_config(CONFIGS / "strong.toml")
+    cfg = load_config(pack / "config.toml")
+    assert (cfg.game.name, cfg.game.num_players) == (info["game"]["name"],
+                                                    info["game"]["num_players"])
+    assert cfg.encoder.build_sites == bool(info["encoder_options"].get("build_sites"))
+    shipped = [p for p in pack.rglob(source["checkpoint"])
+               if sha256_file(p) == source["checkpoint_sha256"]]
+    assert shipped, f"{pack} holds no {source['checkpoint']} with the shipped checksum"
 
 
 # -- the auxiliary head (KataGo's auxiliary targets; [net] aux_head) ---------------------------
@@ -1191,7 +1211,7 @@ def test_a_training_head_without_its_targets_is_refused(game: str, players: int,
 
 
 def test_a_run_adds_the_aux_head_when_resumed_with_it(micro_run, tmp_path, capsys) -> None:
-    """packs/strong was trained without the head: its continuation adds one by editing the
+    """A run trained without the head (as the strong run was) adds one by editing the
     run's config.toml; the head trains from then on, the rest goes on from the checkpoint."""
     out = _copy_run(micro_run, tmp_path)
     text = (out / "config.toml").read_text()
@@ -1605,7 +1625,7 @@ def test_teacher_games_are_reproducible_resumable_and_fine_tune_from_a_checkpoin
             "or neither)") in capsys.readouterr().err
     junk = tmp_path / "junk.pt"
     junk.write_bytes(b"not a checkpoint")
-    for net, why in ((ROOT / "packs" / "strong2" / "checkpoints" / "iter_0040.pt",
+    for net, why in ((ROOT / "packs" / "strong2-rt" / "evaluated" / "iter_0160.pt",
                       "another encoding"), (junk, "junk.pt")):
         with pytest.raises(SystemExit):
             teacher.main([*args[:2], "--checkpoint", str(net), *args[4:], "--out",

@@ -140,10 +140,10 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                                        "(minutes)", None),
     "taluva bench --inference --json": (CHECK, "times three network presets with three "
                                         "inference backends (minutes)", None),
-    "taluva train --config experiments/configs/strong.toml --out runs/strong":
+    "taluva train --config experiments/journal/configs/strong.toml --out runs/strong":
         (CHECK, _LONG, None),
     "taluva train --resume runs/strong": (CHECK, _LONG, None),
-    "taluva train --config experiments/configs/strong2.toml --out runs/strong2":
+    "taluva train --config experiments/journal/configs/strong2.toml --out runs/strong2":
         (CHECK, _LONG, None),
     "taluva train --resume runs/strong2": (CHECK, _LONG, None),
     "taluva tournament --agents az:path=packs/strong2/checkpoints/iter_0020.pt,sims=200,"
@@ -342,7 +342,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
        f"experiments/journal/data/losses_builtin180_values_{opp}.json":
        (CHECK, "needs the games of a ladder row", None)
        for opp in ("greedy", "mcts400", "mcts1600")},
-    "taluva train --config experiments/configs/strong2-sites.toml --out runs/s2-sites":
+    "taluva train --config experiments/journal/configs/strong2-sites.toml --out runs/s2-sites":
         (CHECK, _LONG, None),
     "taluva train --resume runs/s2-sites": (CHECK, _LONG, None),
     "taluva train --pack runs/s2-sites packs/strong2-sites":
@@ -549,6 +549,9 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva train --pack runs/builtin-2p packs/builtin-2p":
         (CHECK, "needs the run directory a training command writes", None),
     "cp -r packs/builtin-2p runs/builtin-2p": (SKIP, _EXTERNAL, None),
+    # experiments/journal/README.md: a pack of a superseded run, back from the git history
+    "git checkout \"$(git log -1 --format=%h --diff-filter=D -- packs/strong2)^\" -- "
+    "packs/strong2": (SKIP, _EXTERNAL, None),
     "sed -i 's/^workers = 2$/workers = 15/; s/^device = \"cpu\"$/device = \"cuda\"/' "
     "runs/builtin-2p/config.toml": (SKIP, _EXTERNAL, None),
     "taluva tournament --gauntlet az:builtin --agents greedy mcts:sims=400,rollout=greedy,"
