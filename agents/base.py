@@ -3,12 +3,31 @@
 from __future__ import annotations
 
 import inspect
+import math
 import textwrap
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from taluva_ai.errors import echo
 from taluva_ai.protocol import GameState
+
+#: The most simulations a search may be asked for per move (``sims=``): far above any
+#: setting that plays in reasonable time, but finite, so a typing slip
+#: (``sims=99999999999999999999``) is refused in one line instead of running for ever.
+MAX_SIMS = 10_000_000
+#: The longest time budget per move, in seconds (``time=``): a day.
+MAX_TIME = 86_400.0
+#: The spec parameters that set how much work a move costs, for every registered agent that
+#: takes them, and their largest values (``time`` in seconds, the others counts). Each is
+#: checked, with its type, by :func:`make_agent` before the agent is made.
+BUDGET_LIMITS: dict[str, int | float] = {
+    "sims": MAX_SIMS,  # simulations per move (mcts, ismcts, az, openspiel)
+    "time": MAX_TIME,  # seconds per move (mcts, ismcts, az)
+    "rollouts": 10_000,  # random rollouts per leaf (openspiel)
+    "samples": 10_000,  # tile placements sampled per rollout decision (mcts, az)
+    "leaf_batch": 65_536,  # leaves evaluated together (mcts, az)
+}
 
 
 class Agent(ABC):
@@ -220,6 +239,53 @@ def _typed(val: str) -> Any:
     return val
 
 
+def _expected(default: Any) -> tuple[tuple[type, ...], str] | None:
+    """The types a spec value may take for a parameter whose default is ``default``, and
+    their name in an error, or None when the default does not tell (None, a string,
+    :data:`REQUIRED`)."""
+    if isinstance(default, bool):
+        return (bool,), "bool"
+    if isinstance(default, int):
+        return (int,), "int"
+    if isinstance(default, float):
+        return (int, float), "int or float"
+    return None
+
+
+def check_spec_parameters(name: str, params: dict[str, Any]) -> None:
+    """Check the typed parameters of a spec of the registered agent ``name`` before the agent
+    is made: each value has its default's type (an int or a float where the default is a
+    float, ``true``/``false`` where it is a bool), and no budget of :data:`BUDGET_LIMITS`
+    exceeds its limit. Unknown parameters, and the lower bounds, are left to the agent (it
+    names the parameters it knows, and the range of each).
+
+    Raises:
+        ValueError: one line naming the parameter, the value (cut when long) and what it must
+            be.
+    """
+    try:
+        defaults = registered_agent_parameters(name)
+    except (KeyError, ImportError):  # pragma: no cover  (a registered agent's own problem)
+        defaults = {}
+    for key, value in params.items():
+        want = _expected(defaults.get(key))
+        if want is not None:
+            types, what = want
+            if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+                raise ValueError(f"parameter {key}={echo(value)} must be {what}")
+        limit = BUDGET_LIMITS.get(key)
+        if limit is None or key not in defaults or isinstance(value, bool) or \
+                not isinstance(value, (int, float)):
+            continue
+        if key == "time":
+            if math.isinf(value) or value > limit:
+                raise ValueError(f"parameter time={echo(value)} must be a positive number of "
+                                 f"seconds (at most {limit:g})")
+        elif value > limit:
+            raise ValueError(f"parameter {key}={echo(value)} must be an integer in "
+                             f"1..{int(limit)}")
+
+
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """Make an agent from a spec.
 
@@ -229,16 +295,22 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
     Raises:
         ValueError: an unknown agent, a module or class that cannot be loaded, a parameter that
-            is malformed, given twice, unknown or of the wrong type, or ``seed`` given in the
-            spec (the caller sets it). The message names the spec.
+            is malformed, given twice, unknown or of the wrong type, a budget out of range
+            (:data:`BUDGET_LIMITS`; registered agents), or ``seed`` given in the spec (the
+            caller sets it). The message names the spec (cut when long).
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"an agent spec is a non-empty string, got {spec!r}")
+        raise ValueError(f"an agent spec is a non-empty string, got {echo(spec)}")
     head, _, rest = spec.partition(":")
     head = head.strip()
     if head in _AGENTS:
         factory = _AGENTS[head]
         _, params = parse_agent_spec(spec)
+        if "seed" not in params:
+            try:
+                check_spec_parameters(head, params)
+            except ValueError as e:
+                raise ValueError(f"agent {echo(spec)}: {e}") from None
     else:
         cls_name, _, param_text = rest.partition(":")
         if not cls_name.isidentifier() or ("." not in head and not _importable(head)):
@@ -252,9 +324,10 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     try:
         agent = factory(seed=seed, **params)
     except (TypeError, ValueError) as e:
-        raise ValueError(f"agent {spec!r}: {e}") from None
+        raise ValueError(f"agent {echo(spec)}: {e}") from None
     if not isinstance(agent, Agent):
-        raise ValueError(f"agent {spec!r}: {type(agent).__name__} is not a taluva_ai Agent")
+        raise ValueError(f"agent {echo(spec)}: {type(agent).__name__} is not a taluva_ai "
+                         "Agent")
     agent.name = spec
     return agent
 

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from taluva_ai.agents.base import Agent
+from taluva_ai.agents.base import MAX_SIMS, MAX_TIME, Agent
 from taluva_ai.agents.evaluators import RolloutEvaluator
 from taluva_ai.protocol import CHANCE, GameState
 
@@ -60,8 +60,9 @@ class ISMCTSConfig:
     """Search parameters (``ismcts:key=value,...`` sets any of them).
 
     Attributes:
-        sims: iterations per move (ignored when ``time`` is set).
-        time: seconds per move, or None.
+        sims: iterations per move (ignored when ``time`` is set), 1 to
+            :data:`~taluva_ai.agents.base.MAX_SIMS`.
+        time: seconds per move, or None; at most :data:`~taluva_ai.agents.base.MAX_TIME`.
         c: exploration constant (values are returns, -1..1).
         rollout: ``greedy`` (default) or ``random`` rollout policy.
         prior: ``heuristic`` (PUCT with the game's heuristic values) or ``none`` (UCB1).
@@ -76,11 +77,15 @@ class ISMCTSConfig:
     prior_temperature: float = 10.0
 
     def __post_init__(self) -> None:
-        if not isinstance(self.sims, int) or isinstance(self.sims, bool) or self.sims < 1:
-            raise ValueError(f"sims must be a positive integer, got {self.sims!r}")
-        if self.time is not None and (not isinstance(self.time, (int, float))
-                                      or not math.isfinite(self.time) or self.time <= 0):
-            raise ValueError(f"time must be a positive number of seconds, got {self.time!r}")
+        if not isinstance(self.sims, int) or isinstance(self.sims, bool) or \
+                not 1 <= self.sims <= MAX_SIMS:
+            raise ValueError(f"sims must be an integer in 1..{MAX_SIMS}, got {self.sims!r}")
+        if self.time is not None and (
+            not isinstance(self.time, (int, float)) or isinstance(self.time, bool)
+            or not math.isfinite(self.time) or not 0 < self.time <= MAX_TIME
+        ):
+            raise ValueError(f"time must be a positive number of seconds (at most "
+                             f"{MAX_TIME:g}), got {self.time!r}")
         if not isinstance(self.c, (int, float)) or isinstance(self.c, bool) or not (
             math.isfinite(self.c) and self.c >= 0
         ):

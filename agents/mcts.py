@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from taluva_ai.agents.base import Agent
+from taluva_ai.agents.base import BUDGET_LIMITS, Agent
 from taluva_ai.agents.evaluators import Evaluator, RolloutEvaluator
 from taluva_ai.agents.mcts_gumbel import (
     completed_q,
@@ -64,8 +64,9 @@ class MCTSConfig:
     """Search parameters (the ``mcts:key=value,...`` agent spec sets any of them).
 
     Attributes:
-        sims: simulations per move (ignored when ``time`` is set).
-        time: seconds per move, or None.
+        sims: simulations per move (ignored when ``time`` is set); at most
+            :data:`~taluva_ai.agents.base.MAX_SIMS`.
+        time: seconds per move, or None; at most :data:`~taluva_ai.agents.base.MAX_TIME`.
         rollout: ``random`` or ``greedy`` rollout evaluator.
         c: exploration constant (UCT's c, or PUCT's c_puct).
         fpu: PUCT value of unvisited children.
@@ -129,6 +130,10 @@ class MCTSConfig:
             v = getattr(self, name)
             if v is not None and not math.isfinite(v):
                 raise ValueError(f"parameter {name} must be finite, got {v!r}")
+        for name in ("sims", "time", "samples", "leaf_batch"):  # finite work per move
+            v, most = getattr(self, name), BUDGET_LIMITS[name]
+            if v is not None and v > most:
+                raise ValueError(f"{name} must be at most {int(most)}, got {v!r}")
         if self.c < 0:
             raise ValueError(f"c must be >= 0, got {self.c}")
         if self.dirichlet_alpha < 0 or not 0 <= self.dirichlet_frac <= 1:

@@ -2,6 +2,29 @@
 
 from __future__ import annotations
 
+#: The most characters of a caller's input an error message repeats (:func:`echo`).
+ECHO_LIMIT = 80
+#: The longest reason a :class:`PositionError` or :class:`RecordError` carries; a longer one
+#: (one that repeats a long piece of its input) is cut to this length (:func:`clip`).
+REASON_LIMIT = 400
+
+
+def clip(text: str, limit: int = REASON_LIMIT) -> str:
+    """``text``, or its first ``limit`` characters, an ellipsis and its length when it is
+    longer: so an error message that repeats its input stays short, however long the input
+    (a 1 MB field gives a line, not a 1 MB message)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def echo(value: object, limit: int = ECHO_LIMIT) -> str:
+    """``repr(value)`` for an error message, a string cut to its first ``limit`` characters
+    (with an ellipsis and its length) when it is longer: ``'aaaa'... (1000000 characters)``."""
+    if isinstance(value, (str, bytes)) and len(value) > limit:
+        return f"{value[:limit]!r}... ({len(value)} characters)"
+    return clip(repr(value), limit)
+
 
 class TaluvaError(Exception):
     """Base class of the project's errors."""
@@ -35,18 +58,23 @@ class NotationError(TaluvaError, ValueError):
 
 
 class PositionError(TaluvaError, ValueError):
-    """Malformed position string; the message names the field."""
+    """Malformed position string; the message names the field (the reason is cut to
+    :data:`REASON_LIMIT` characters, the field's name to :data:`ECHO_LIMIT`)."""
 
     def __init__(self, field: str, reason: str) -> None:
+        field, reason = clip(field, ECHO_LIMIT), clip(reason)
         super().__init__(f"position string, field {field!r}: {reason}")
         self.field = field
         self.reason = reason
 
 
 class RecordError(TaluvaError, ValueError):
-    """Malformed or inconsistent game record; the message names the line (1-based) and field."""
+    """Malformed or inconsistent game record; the message names the line (1-based) and field
+    (the reason is cut to :data:`REASON_LIMIT` characters, the field's name to
+    :data:`ECHO_LIMIT`)."""
 
     def __init__(self, line: int, field: str, reason: str) -> None:
+        field, reason = clip(field, ECHO_LIMIT), clip(reason)
         super().__init__(f"record line {line}, field {field!r}: {reason}")
         self.line = line
         self.field = field

@@ -41,8 +41,10 @@ import logging
 import multiprocessing
 import os
 import re
+import secrets
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -516,6 +518,86 @@ def parse_ray_address(text: str) -> str:
                        "ray://HOST:PORT")
 
 
+#: The environment variable that marks the processes of a Ray instance this process starts
+#: (:class:`RayBackend` with ``--ray local`` or ``auto``): its value, a random token, is in the
+#: environment Ray's processes start with (set only while ``ray.init`` starts them), so that
+#: :data:`_RAY_REAPER` tells them from the driver's other children.
+RAY_OWNER_ENV = "TALUVA_RAY_OWNER"
+
+#: The program of the reaper that a :class:`RayBackend` starts beside a Ray instance of its
+#: own (Linux; ``python -c _RAY_REAPER DRIVER_PID MARK``). Every 2 s it notes the processes of
+#: the instance: the driver's children whose starting environment holds ``MARK`` (the GCS, the
+#: raylet, ...) and all their descendants, with their start times. It ends when the driver
+#: closes its pipe: after ``done`` (the driver shut Ray down), at once; without it (the driver
+#: died: SIGKILL, a crash), after killing every noted process still running. Ray ends the
+#: driver's children with it (a parent-death signal), but the raylet's agents
+#: (``ray::DashboardAgent``, ``ray::RuntimeEnvAgent``), seeing their raylet die, report it to
+#: the dead GCS and wait 60 s for an answer: without the reaper they outlived a killed run by a
+#: minute or more. (Their own environment cannot be read to tell them: their process title
+#: overwrites it.)
+_RAY_REAPER = r"""
+import os, select, signal, sys, time
+for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+    signal.signal(s, signal.SIG_IGN)
+driver, mark, me = int(sys.argv[1]), sys.argv[2].encode(), os.getpid()
+
+def processes():
+    out = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    rest = f.read().rsplit(b")", 1)[1].split()
+                if rest[0] != b"Z":  # a zombie has ended: nothing to kill
+                    out[int(name)] = (int(rest[1]), rest[19])  # parent, start time
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+def marked(pid):
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return mark in f.read().split(b"\0")
+    except OSError:
+        return False
+
+roots, checked, noted, got = set(), set(), {}, b""
+while True:
+    if select.select([0], [], [], 2.0)[0]:
+        data = os.read(0, 64)
+        if data:
+            got = (got + data)[-4:]
+            continue
+        break
+    procs = processes()
+    for pid, (parent, start) in procs.items():
+        if parent == driver and pid != me and (pid, start) not in checked:
+            checked.add((pid, start))
+            if marked(pid):
+                roots.add((pid, start))
+    kids = {}
+    for pid, (parent, start) in procs.items():
+        kids.setdefault(parent, []).append((pid, start))
+    todo = [r for r in roots if procs.get(r[0], (0, None))[1] == r[1]]
+    while todo:
+        pid, start = todo.pop()
+        noted[pid] = start
+        todo += kids.get(pid, [])
+if got == b"done":
+    sys.exit(0)
+end = time.monotonic() + 10
+while noted and time.monotonic() < end:
+    procs = processes()
+    noted = {p: s for p, s in noted.items() if procs.get(p, (0, None))[1] == s}
+    for pid in noted:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    time.sleep(0.2)
+"""
+
+
 class RayBackend(Backend):
     """Work on a Ray cluster (docs/ray.md). Connects on first use (:meth:`connect`); a Ray
     already initialised in this process (``ray.init``) is used as it is.
@@ -541,6 +623,7 @@ class RayBackend(Backend):
         self._started = False
         self._remote: tuple[Any, Any] | None = None
         self.group: Any = None  # the placement group of reserve()
+        self._reaper: subprocess.Popen[bytes] | None = None
 
     def connect(self) -> None:
         """Join the cluster (``ray.init``) unless this process already has.
@@ -553,6 +636,10 @@ class RayBackend(Backend):
             address = {"auto": None, "local": "local"}.get(self.address, self.address)
             if address not in (None, "local"):
                 _check_reachable(self.address)
+            token = None
+            if address in (None, "local") and sys.platform.startswith("linux"):
+                token = secrets.token_hex(16)  # marks the processes of a new Ray instance
+                os.environ[RAY_OWNER_ENV] = token
             try:
                 ray.init(address=address, include_dashboard=False,
                          logging_level=logging.WARNING)
@@ -560,7 +647,12 @@ class RayBackend(Backend):
                 raise BackendError(
                     f"--ray {self.address}: no Ray cluster could be reached ({e}); start "
                     "one with 'ray start --head' (docs/ray.md)") from None
+            finally:
+                if token is not None:
+                    os.environ.pop(RAY_OWNER_ENV, None)
             self._started = True
+            if token is not None:
+                self._start_reaper(f"{RAY_OWNER_ENV}={token}")
         if self._remote is None:
             self._remote = (ray.remote(_ray_call), ray.remote(_RayWorker))
 
@@ -625,11 +717,32 @@ class RayBackend(Backend):
         nodes = sum(1 for n in self.ray.nodes() if n.get("Alive"))
         return f"Ray ({nodes} node{'s' if nodes != 1 else ''}, {self.cpus()} CPUs)"
 
+    def _start_reaper(self, mark: str) -> None:
+        """Start :data:`_RAY_REAPER` for the Ray processes whose starting environment holds
+        ``mark`` and their descendants (in a session of its own, so a Ctrl-C to the terminal's
+        group leaves it to its pipe)."""
+        env = {k: v for k, v in os.environ.items() if k != RAY_OWNER_ENV}
+        try:
+            self._reaper = subprocess.Popen(
+                [sys.executable, "-c", _RAY_REAPER, str(os.getpid()), mark],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                start_new_session=True)
+        except OSError:  # pragma: no cover  (no reaper: the agents outlive a killed run)
+            self._reaper = None
+
     def close(self) -> None:
         if self._started and self.ray.is_initialized():
             self.ray.shutdown()
         self._started = False
         self._remote = None
+        reaper, self._reaper = self._reaper, None
+        if reaper is not None and reaper.stdin is not None:
+            with contextlib.suppress(OSError):
+                reaper.stdin.write(b"done")
+                reaper.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                reaper.wait(timeout=5)
 
 
 def _check_reachable(address: str, timeout: float = 5.0) -> None:

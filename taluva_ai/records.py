@@ -37,6 +37,9 @@ temporary file in the same folder, renamed onto the record once the result line 
 an existing record is never truncated by a game that does not finish); :func:`replay_record`
 re-applies every action and checks it. Every field is checked: a problem raises
 :class:`~taluva_ai.errors.RecordError` with the 1-based line number and the field's name.
+The readers take regular files only (a FIFO or a device is refused before it is read) and
+lines of at most :data:`MAX_LINE_BYTES` bytes, read one at a time, so a damaged or hostile file
+costs bounded memory.
 """
 
 from __future__ import annotations
@@ -47,7 +50,8 @@ import math
 import os
 import re
 import secrets
-from collections.abc import Callable, Sequence
+import stat
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -62,6 +66,10 @@ HEADER_REQUIRED = ("type", "format", "game", "rules", "seed", "players")
 HEADER_OPTIONAL = ("agent_seeds", "meta", "deck")
 ACTION_FIELDS = ("type", "ply", "player", "action")
 RESULT_FIELDS = ("type", "returns", "winners", "end_reason", "places", "plies")
+#: The longest line a record may have, in bytes (its line end not counted). The longest line
+#: a game writes is its header (agent specs, ``meta``, a deck of tiles), a few KiB at most; a
+#: longer line is refused before it is held in memory whole.
+MAX_LINE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -413,36 +421,95 @@ def _parse_header(obj: dict[str, Any]) -> RecordHeader:
     )
 
 
+def _open_record(path: str | Path) -> IO[bytes]:
+    """``path`` opened for reading in binary, if it is a regular file.
+
+    The file is opened without blocking (``O_NONBLOCK``: opening a FIFO with no writer would
+    wait for one) and checked before anything is read.
+
+    Raises:
+        OSError: the file cannot be opened, or it is not a regular file (a FIFO, a device, a
+            socket, a directory): its ``strerror`` says which.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                    else "a character device" if stat.S_ISCHR(mode)
+                    else "a block device" if stat.S_ISBLK(mode)
+                    else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+            raise OSError(errno.EINVAL, f"not a regular file ({kind}); a record is a file",
+                          str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _record_lines(f: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line)`` for each line of ``f`` (1-based; the line without its line
+    end), read one at a time. Lines end at ``\\n``, ``\\r\\n`` or ``\\r``
+    (``bytes.splitlines``).
+
+    Raises:
+        RecordError: a line longer than :data:`MAX_LINE_BYTES` bytes (found before more of
+            it than that is read; a run of lines split by ``\\r`` alone counts as one).
+    """
+    number = 0
+    while True:
+        chunk = f.readline(MAX_LINE_BYTES + 2)  # the longest line and its "\r\n"
+        if not chunk:
+            return
+        lines = chunk.splitlines()
+        if (len(chunk) == MAX_LINE_BYTES + 2 and not chunk.endswith(b"\n")) or \
+                any(len(line) > MAX_LINE_BYTES for line in lines):
+            raise RecordError(number + 1, "json", f"a line longer than {MAX_LINE_BYTES} bytes "
+                              "(a record's lines are a few KiB at most): not a game record")
+        for line in lines:
+            number += 1
+            yield number, line
+
+
 def read_header(path: str | Path) -> RecordHeader:
     """The parsed header (line 1) of a record, without replaying it.
 
     Raises:
-        RecordError: a malformed header.
-        OSError: the file cannot be read.
+        RecordError: a malformed header (or a first line longer than :data:`MAX_LINE_BYTES`).
+        OSError: the file cannot be read, or it is not a regular file.
     """
-    with Path(path).open("rb") as f:
-        first = f.readline()
+    with _open_record(path) as f:
+        first = next(_record_lines(f), (1, b""))[1]
     if not first.strip():
         raise RecordError(1, "type", "empty record: expected the header line")
-    return _parse_header(_parse_line(first.rstrip(b"\r\n"), 1))
+    return _parse_header(_parse_line(first, 1))
 
 
 def read_result(path: str | Path) -> Outcome | None:
     """The outcome stated by a record's last line, or None when the record has no (valid)
-    result line (e.g. a game interrupted while it was written). Nothing is replayed; use
-    :func:`replay_record` to check a record.
+    result line (e.g. a game interrupted while it was written, or a line longer than
+    :data:`MAX_LINE_BYTES`). Nothing is replayed; use :func:`replay_record` to check a record.
 
     Raises:
-        OSError: the file cannot be read.
+        OSError: the file cannot be read, or it is not a regular file.
     """
-    lines = Path(path).read_bytes().splitlines()
-    if len(lines) < 2:
+    count, last = 0, b""
+    with _open_record(path) as f:
+        try:
+            for count, last in _record_lines(f):  # noqa: B007  (the last one is wanted)
+                pass
+        except RecordError:
+            return None
+    if count < 2:
         return None
     try:
-        obj = _parse_line(lines[-1], len(lines))
+        obj = _parse_line(last, count)
         if obj["type"] != "result":
             return None
-        return _parse_result(obj, len(lines))
+        return _parse_result(obj, count)
     except RecordError:
         return None
 
@@ -574,12 +641,21 @@ def replay_record(
             or rule option, a wrong ply or seat, malformed notation, an illegal action, a
             missing, early or mismatching result line, or a line after it. ``line`` is 1-based;
             a record that ends without a result line reports the line after its last one.
-        OSError: the file cannot be read (e.g. FileNotFoundError).
+        OSError: the file cannot be read (e.g. FileNotFoundError), or it is not a regular
+            file (a FIFO, a device: refused before it is read).
     """
-    raw_lines = Path(path).read_bytes().splitlines()
-    if not raw_lines or not raw_lines[0].strip():
+    with _open_record(path) as f:
+        return _replay(_record_lines(f), on_state, seeded_draws)
+
+
+def _replay(
+    lines: Iterator[tuple[int, bytes]], on_state: StateCallback | None, seeded_draws: bool
+) -> GameState:
+    """:func:`replay_record` of a record's ``(line number, line)`` pairs, read as needed."""
+    first = next(lines, (1, b""))[1]
+    if not first.strip():
         raise RecordError(1, "type", "empty record: expected the header line")
-    header = _parse_header(_parse_line(raw_lines[0], 1))
+    header = _parse_header(_parse_line(first, 1))
     game = _build_game(header)
     if len(header.players) != game.num_players:
         raise RecordError(1, "players", f"{len(header.players)} players for a game of "
@@ -591,15 +667,16 @@ def replay_record(
     if on_state is not None:
         on_state(state, None)
     chance_kinds = {"draw"}
-    for plies, raw in enumerate(raw_lines[1:]):  # every line before the result is an action
-        line = plies + 2
+    line = 1
+    for line, raw in lines:  # every line before the result is an action
+        plies = line - 2
         obj = _parse_line(raw, line)
         kind = obj["type"]
         if kind == "header":
             raise RecordError(line, "type", "a second header line")
         if kind == "result":
             _check_result(obj, line, state, plies)
-            if line < len(raw_lines):
+            if next(lines, None) is not None:
                 raise RecordError(line + 1, "type", "a line after the result line")
             return state
         _check_fields(obj, line, ACTION_FIELDS)
@@ -632,8 +709,8 @@ def replay_record(
             raise RecordError(line, "action", f"{text!r} cannot be applied here: {e}") from None
         if on_state is not None:
             on_state(state, MoveEvent(plies, cp, int(a), text))
-    raise RecordError(len(raw_lines) + 1, "type",
-                      f"the record ends after line {len(raw_lines)} without a result line")
+    raise RecordError(line + 1, "type",
+                      f"the record ends after line {line} without a result line")
 
 
 def _check_action(

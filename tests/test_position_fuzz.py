@@ -379,3 +379,68 @@ def test_tile_preview_hands_follow_the_deal() -> None:
     assert e.value.field == "seats"
     assert e.value.reason.startswith("with tile_preview, while the deck lasts, every active "
                                      "seat holds its next tile")
+
+
+# -- issue 49: numbers are ASCII digits, echoed input is cut -----------------------------------
+
+
+#: Spellings of a digit ``d`` that Python's int() takes and a position string does not: other
+#: scripts' digits (Arabic-Indic, fullwidth, Devanagari), a sign, an underscore, spaces.
+_LENIENT: dict[str, Callable[[str], str]] = {
+    "arabic": lambda d: chr(0x0660 + int(d)), "fullwidth": lambda d: chr(0xFF10 + int(d)),
+    "devanagari": lambda d: chr(0x0966 + int(d)), "plus": lambda d: "+" + d,
+    "underscore": lambda d: "0_" + d, "space": lambda d: " " + d, "tab": lambda d: "\t" + d,
+    "trailing": lambda d: d + " ",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(_LENIENT))
+@pytest.mark.parametrize(("name", "step", "field"), [
+    ("taluva", "tile", "drawn"), ("taluva", "tile", "bbox"), ("taluva", "tile", "seats"),
+    ("taluva", "tile", "cells"), ("solo", "tile", "solo"), ("tnt", "draw", "round"),
+    ("tnt", "draw", "seats"), ("tnt", "draw", "supply"),
+])
+def test_a_number_spelled_as_only_python_reads_it_is_refused(
+    name: str, step: str, field: str, spelling: str
+) -> None:
+    game_name, options = GAMES[name]
+    game = make_game(game_name, **options)
+    text = _position(game, 4, 30, step)
+    value = dict(f.split("=", 1) for f in text.split(";"))[field]
+    m = re.search(r"(?<![-0-9])[0-9]", value)  # the first digit of a number not negative
+    assert m is not None
+    bad = _with(text, **{field: value[:m.start()] + _LENIENT[spelling](m.group(0))
+                         + value[m.end():]})
+    with pytest.raises(PositionError) as e:
+        _parse(game, bad)
+    assert e.value.field == field
+
+
+@pytest.mark.parametrize(("field", "value"), [("drawn", "-0"), ("drawn", "-3"),
+                                             ("worst", "+0"), ("worst", "--1")])
+def test_a_minus_sign_only_where_a_number_may_be_negative(field: str, value: str) -> None:
+    game = make_game("taluva")
+    text = _position(game, 4, 30, "tile")
+    assert "-" in dict(f.split("=", 1) for f in text.split(";"))["bbox"]
+    _parse(game, text)  # negative numbers where they are legal (the island's bounding box)
+    with pytest.raises(PositionError) as e:
+        _parse(game, _with(text, **{field: value}))
+    assert e.value.field == field
+
+
+@pytest.mark.parametrize(("name", "step", "field"), [
+    ("taluva", "tile", "step"), ("taluva", "tile", "drawn"), ("taluva", "tile", "cells"),
+    ("taluva", "tile", "deck"), ("taluva", "tile", "tile"), ("taluva", "tile", "taluva"),
+    ("tnt", "draw", "round"), ("tnt", "draw", "supply"), ("tnt", "draw", "routes"),
+    ("tnt", "draw", "official"), ("tnt", "draw", "tnt"),
+])
+def test_an_error_repeats_a_long_field_cut_short(name: str, step: str, field: str) -> None:
+    game_name, options = GAMES[name]
+    game = make_game(game_name, **options)
+    text = _position(game, 4, 30, step)
+    huge = "9" * 1_000_000 if field in ("drawn", "round") else "Q" * 1_000_000
+    with pytest.raises(PositionError) as e:
+        _parse(game, _with(text, **{field: huge}))
+    assert e.value.field == field
+    message = str(e.value)
+    assert len(message) < 600 and "\n" not in message, message[:1000]

@@ -287,3 +287,72 @@ def test_training_moves_between_backends_and_survives_a_killed_actor(ray_backend
     sa, sb = (torch.load(d / "checkpoints" / "iter_0000.pt", weights_only=True)["state_dict"]
               for d in (a, b))
     assert all(torch.equal(t, sb[name]) for name, t in sa.items())
+
+
+def _descendants(pid: int) -> dict[int, tuple[bytes, bytes]]:
+    """The living descendants of ``pid``: ``{pid: (command line, start time)}``."""
+    procs = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                rest = Path(f"/proc/{name}/stat").read_bytes().rsplit(b")", 1)[1].split()
+                cmd = Path(f"/proc/{name}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if rest[0] != b"Z":
+                procs[int(name)] = (int(rest[1]), cmd, rest[19])
+    out, todo = {}, [pid]
+    while todo:
+        parent = todo.pop()
+        for p, (pp, cmd, start) in procs.items():
+            if pp == parent and p not in out:
+                out[p] = (cmd, start)
+                todo.append(p)
+    return out
+
+
+def _alive(pid: int, start: bytes) -> bool:
+    try:
+        rest = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+    except OSError:
+        return False
+    return rest[0] != b"Z" and rest[19] == start
+
+
+@pytest.mark.slow  # ~20-40 s: a Ray instance started and its driver killed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_killed_driver_leaves_no_ray_process_of_its_own(tmp_path) -> None:
+    """SIGKILL of a driver that started a local Ray instance (``--ray local``): its Ray
+    processes end within seconds. Ray ends the driver's children with it, but the raylet's
+    agents (``ray::DashboardAgent``, ``ray::RuntimeEnvAgent``) outlived the run by a minute or
+    more, reporting their raylet's death to the dead GCS; RayBackend's reaper kills them."""
+    import signal
+    import subprocess
+
+    pytest.importorskip("ray")
+    from taluva_ai.parallel import RAY_OWNER_ENV
+
+    driver = subprocess.Popen(
+        [sys.executable, "-c", "import time; from taluva_ai.parallel import RayBackend; "
+         "b = RayBackend('local'); b.connect(); print('up', flush=True); time.sleep(600)"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        assert driver.stdout is not None and driver.stdout.readline() == b"up\n"
+        agents: dict[int, tuple[bytes, bytes]] = {}
+        deadline = time.monotonic() + 120
+        while len(agents) < 2 and time.monotonic() < deadline:  # the raylet starts them
+            agents = {p: v for p, v in _descendants(driver.pid).items() if v[0].startswith(
+                (b"ray::DashboardAgent", b"ray::RuntimeEnvAgent"))}
+            time.sleep(0.5)
+        assert len(agents) == 2, agents
+        time.sleep(3)  # the reaper notes them every 2 s
+        ours = _descendants(driver.pid)
+        assert RAY_OWNER_ENV.encode() not in Path(f"/proc/{driver.pid}/environ").read_bytes()
+    finally:
+        driver.send_signal(signal.SIGKILL)
+        driver.wait()
+    deadline = time.monotonic() + 15
+    while any(_alive(p, v[1]) for p, v in ours.items()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = {p: v[0][:40] for p, v in ours.items() if _alive(p, v[1])}
+    assert not left, left

@@ -374,3 +374,82 @@ def test_writer_refuses_paths_that_cannot_be_files(tmp_path: Path) -> None:
     with pytest.raises(NotADirectoryError) as info:
         RecordWriter(tmp_path / "f" / "g" / "r.jsonl", game, 1, ["a", "b"])
     assert info.value.filename == str(tmp_path / "f")
+
+
+# -- bounded reading (issue 49) -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", [1, 5, "last"])
+def test_a_line_longer_than_the_bound_is_refused_without_reading_it_whole(
+    tmp_path: Path, where: int | str
+) -> None:
+    import tracemalloc
+
+    from taluva_ai.records import MAX_LINE_BYTES
+
+    lines = _lines(GOLDEN)
+    at = len(lines) if where == "last" else int(where)
+    lines[at - 1] = '{"type": "action", "action": "' + "x" * (40 * MAX_LINE_BYTES) + '"}'
+    path = _write(tmp_path / "long.jsonl", lines)
+    replay_record(GOLDEN)  # the game's first use (kernels, caches) is not the reader's
+    tracemalloc.start()
+    try:
+        for read in (replay_record, read_header, read_result):
+            if read is read_header and at != 1:
+                continue
+            if read is read_result:
+                assert read_result(path) is None
+                continue
+            with pytest.raises(RecordError) as info:
+                read(path)
+            assert info.value.line == at and info.value.field == "json"
+            assert f"a line longer than {MAX_LINE_BYTES} bytes" in info.value.reason
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * MAX_LINE_BYTES  # the 40 MiB line was never held whole
+
+
+def test_a_line_of_the_bound_is_read(tmp_path: Path) -> None:
+    from taluva_ai.records import MAX_LINE_BYTES
+
+    lines = _lines(GOLDEN)
+    header = json.loads(lines[0])
+    header["meta"] = {"pad": ""}
+    pad = MAX_LINE_BYTES - len(json.dumps(header))
+    header["meta"] = {"pad": "p" * pad}
+    lines[0] = json.dumps(header)
+    assert len(lines[0]) == MAX_LINE_BYTES
+    path = tmp_path / "crlf.jsonl"
+    path.write_bytes(b"".join(line.encode() + b"\r\n" for line in lines))
+    assert replay_record(path).is_terminal()
+    assert read_header(path).meta == {"pad": "p" * pad}
+    assert read_result(path) is not None
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_a_record_that_is_not_a_regular_file_is_refused_in_one_line(
+    tmp_path: Path, kind: str
+) -> None:
+    import os
+    import subprocess
+
+    if kind == "fifo":
+        path = tmp_path / "fifo.jsonl"
+        os.mkfifo(path)  # no writer: opening it to read would wait for one
+        what = "a FIFO"
+    elif kind == "device":
+        path = Path("/dev/zero")  # endless: reading it whole ran out of memory
+        what = "a character device"
+    else:
+        path = tmp_path
+        what = "a directory"
+    for read in (replay_record, read_header, read_result):
+        with pytest.raises(OSError) as info:
+            read(path)
+        assert info.value.strerror == f"not a regular file ({what}); a record is a file"
+    proc = subprocess.run(
+        ["taluva", "replay", str(path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr == f"{path}: cannot read the record: not a regular file ({what}); a " \
+        "record is a file\n"

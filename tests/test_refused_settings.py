@@ -232,3 +232,137 @@ def test_vector_env_ignores_the_action_of_an_autoreset_slot() -> None:
     act = np.full(2, -1)
     with pytest.raises(IndexError, match="action -1 of env 0 is outside the action space"):
         venv.step(act)  # a live game's -1 is still refused
+
+
+# -- issue 49: bounds and one-line errors ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("mcts:sims=99999999999999999999",
+     "parameter sims=99999999999999999999 must be an integer in 1..10000000"),
+    ("mcts:time=1e308", "parameter time=1e+308 must be a positive number of seconds (at most "
+                        "86400)"),
+    ("mcts:sims=10,time=86401", "parameter time=86401 must be a positive number of seconds (at "
+                                "most 86400)"),
+    ("ismcts:sims=10000001", "parameter sims=10000001 must be an integer in 1..10000000"),
+    ("ismcts:time=1e9", "parameter time=1000000000.0 must be a positive number of seconds (at "
+                        "most 86400)"),
+    ("az:builtin,sims=99999999999999999999",
+     "parameter sims=99999999999999999999 must be an integer in 1..10000000"),
+    ("az:builtin,time=1e308", "parameter time=1e+308 must be a positive number of seconds (at "
+                              "most 86400)"),
+    ("mcts:samples=1000000", "parameter samples=1000000 must be an integer in 1..10000"),
+    ("mcts:leaf_batch=100000000", "parameter leaf_batch=100000000 must be an integer in "
+                                  "1..65536"),
+    ("openspiel:sims=99999999999999999999",
+     "parameter sims=99999999999999999999 must be an integer in 1..10000000"),
+    ("openspiel:sims=20000,rollouts=100000",
+     "parameter rollouts=100000 must be an integer in 1..10000"),
+])
+def test_absurd_search_budgets_are_refused_in_one_line(spec: str, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        make_agent(spec)
+    assert str(info.value) == f"agent {spec!r}: {message}"
+
+
+@pytest.mark.parametrize("spec", ["mcts:sims=99999999999999999999", "mcts:time=1e308",
+                                  "openspiel:sims=20000,rollouts=100000"])
+def test_the_cli_refuses_absurd_budgets_before_playing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str
+) -> None:
+    for argv in (["play", "--players", spec, "random"],
+                 ["tournament", "--agents", spec, "random", "--games", "2", "--out",
+                  str(tmp_path / "t"), "--no-progress"]):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].startswith(f"taluva {argv[0]}: error: ")
+        assert f"agent {spec!r}: parameter " in err[-1]
+    assert not (tmp_path / "t").exists()
+
+
+def test_the_search_configs_bound_their_budgets_for_python_callers() -> None:
+    from taluva_ai.agents import ISMCTSConfig, MCTSConfig
+    from taluva_ai.arena import time_budget
+
+    for make in (lambda: MCTSConfig(sims=10**20), lambda: MCTSConfig(time=1e308),
+                 lambda: MCTSConfig(samples=10**9), lambda: MCTSConfig(leaf_batch=10**9),
+                 lambda: ISMCTSConfig(sims=10**20), lambda: ISMCTSConfig(time=1e308)):
+        with pytest.raises(ValueError, match=r"(sims|time|samples|leaf_batch) must be"):
+            make()
+    with pytest.raises(ValueError, match=r"time must be a positive number of seconds \(at "
+                                         r"most 86400\), got 1e\+308$"):
+        time_budget("misbehaving_agents:Sleeper:time=1e308")
+    assert MCTSConfig(sims=10_000_000).sims == 10_000_000  # the limit itself is allowed
+    assert time_budget("mcts:time=86400") == 86400.0
+
+
+def test_an_az_gating_spec_with_an_absurd_budget_is_refused() -> None:
+    from taluva_ai.agents.alphazero.config import ConfigError, check_az_params
+
+    with pytest.raises(ConfigError, match=r"^c\.toml: \[gating\] az: sims must be at most "
+                                          r"10000000, got 99999999999999999999$"):
+        check_az_params("sims=99999999999999999999", "c.toml: [gating] az")
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("greedy:epsilon=x", "parameter epsilon='x' must be int or float"),
+    ("greedy:epsilon=true", "parameter epsilon=True must be int or float"),
+    ("mcts:sims=1.5", "parameter sims=1.5 must be int"),
+    ("mcts:c=abc", "parameter c='abc' must be int or float"),
+    ("mcts:reuse_tree=1", "parameter reuse_tree=1 must be bool"),
+    ("ismcts:c=x", "parameter c='x' must be int or float"),
+    ("openspiel:solve=yes", "parameter solve='yes' must be bool"),
+    ("openspiel:uct_c=x", "parameter uct_c='x' must be int or float"),
+    ("az:builtin,threads=two", "parameter threads='two' must be int"),
+])
+def test_a_parameter_of_the_wrong_type_is_named_with_its_value_and_type(
+    spec: str, message: str
+) -> None:
+    with pytest.raises(ValueError) as info:
+        make_agent(spec)
+    assert str(info.value) == f"agent {spec!r}: {message}"
+
+
+def test_a_long_spec_is_cut_in_its_error() -> None:
+    spec = "greedy:epsilon=" + "x" * 1_000_000
+    with pytest.raises(ValueError) as info:
+        make_agent(spec)
+    message = str(info.value)
+    assert len(message) < 400 and "(1000015 characters)" in message
+    assert message.endswith("(1000000 characters) must be int or float")
+
+
+def test_az_path_of_a_directory_says_it_is_a_directory(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    with pytest.raises(ValueError) as info:
+        make_agent(f"az:path={tmp_path}")
+    assert str(info.value) == (
+        f"agent 'az:path={tmp_path}': checkpoint {tmp_path}: is a directory, not a checkpoint "
+        f"file (give the .pt file in it, e.g. {tmp_path / 'best.pt'})")
+    with pytest.raises(ValueError, match=r": no such file$"):
+        make_agent(f"az:path={tmp_path / 'none.pt'}")
+
+
+@pytest.mark.parametrize(("key", "value", "most"), [
+    ("channels", 100000, 512), ("blocks", 10**6, 80), ("global_hidden", 10**9, 4096),
+    ("value_hidden", 4097, 4096), ("channels", -1, 512),
+])
+def test_absurd_network_sizes_are_refused_in_one_line(key: str, value: int, most: int) -> None:
+    from taluva_ai.agents.alphazero.config import ConfigError, config_from_dict
+
+    with pytest.raises(ConfigError) as info:
+        config_from_dict({"net": {key: value}}, "c.toml")
+    assert str(info.value) == (f"c.toml: [net]: net {key} must be an integer in 0..{most} "
+                               f"(0: the preset's value), got {value}")
+
+
+def test_a_network_size_of_0_is_the_preset_s() -> None:
+    from taluva_ai.agents.alphazero.config import PRESETS, NetConfig, config_from_dict
+
+    cfg = config_from_dict({"net": {"preset": "small", "channels": 0, "blocks": 0}}, "c.toml")
+    sizes = NetConfig(**cfg.net.__dict__).sizes()
+    assert sizes == PRESETS["small"]
+    big = NetConfig("tiny", channels=512, blocks=80, global_hidden=4096, value_hidden=4096)
+    assert big.sizes()["channels"] == 512  # the limits themselves are allowed

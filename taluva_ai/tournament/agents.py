@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from taluva_ai.errors import RunConfigError
+from taluva_ai.errors import RunConfigError, echo
 from taluva_ai.protocol import Game
 
 
@@ -26,17 +26,19 @@ def time_budget(spec: str) -> float | None:
     ``mcts:time=0.5``, ``pkg.mod:Class:time=2``), or None.
 
     Raises:
-        ValueError: ``time`` is not a positive number.
+        ValueError: ``time`` is not a positive number of seconds up to
+            :data:`~taluva_ai.agents.base.MAX_TIME` (a day).
     """
-    spec_key = importlib.import_module("taluva_ai.agents").spec_key
-    value = dict(spec_key(str(spec))[1]).get("time")
+    agents = importlib.import_module("taluva_ai.agents")
+    value = dict(agents.spec_key(str(spec))[1]).get("time")
     if value is None:
         return None
+    most = importlib.import_module("taluva_ai.agents.base").MAX_TIME
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-        math.isfinite(value) and value > 0
+        math.isfinite(value) and 0 < value <= most
     ):
-        raise ValueError(f"agent {spec!r}: time must be a positive number of seconds, got "
-                         f"{value!r}")
+        raise ValueError(f"agent {echo(spec)}: time must be a positive number of seconds "
+                         f"(at most {most:g}), got {echo(value)}")
     return float(value)
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from taluva_ai.errors import PositionError
+from taluva_ai.errors import PositionError, echo
 from taluva_ai.games.taluva.state import (
     C_BUILDING,
     C_LEVEL,
@@ -102,7 +102,9 @@ _META_FIELDS = (
 )
 _BUILD_LETTER = {1: "h", 2: "T", 3: "W"}
 _LETTER_BUILD = {v: k for k, v in _BUILD_LETTER.items()}
-_CELL = re.compile(r"(-?\d+),(-?\d+):(\d+)([VJCSRL])(\d+)(\.\.|[hTW]\d)")
+_CELL = re.compile(r"(-?[0-9]+),(-?[0-9]+):([0-9]+)([VJCSRL])([0-9]+)(\.\.|[hTW][0-9])")
+#: An integer field: ASCII digits, perhaps after a minus sign.
+_INT = re.compile(r"-?[0-9]+")
 
 
 def format_position(state: TaluvaState) -> str:
@@ -169,10 +171,15 @@ _MAX_SOLO_PLY = 6 * NUM_TILES
 
 
 def _int(field: str, text: str, lo: int, hi: int) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise PositionError(field, f"{text!r} is not an integer") from None
+    """``text`` as an integer in ``lo..hi``: ASCII digits, with a ``-`` only where ``lo`` is
+    negative (not Python's ``int()``, which also takes ``+``, ``_``, spaces and other
+    scripts' digits)."""
+    if not _INT.fullmatch(text) or (text.startswith("-") and lo >= 0):
+        raise PositionError(field, f"{echo(text)} is not an integer"
+                            + (f" in {lo}..{hi}" if _INT.fullmatch(text) else ""))
+    if len(text) > 40:  # beyond any field's range, and too long for int() to be quick
+        raise PositionError(field, f"{echo(text)} is outside {lo}..{hi}")
+    v = int(text)
     if not lo <= v <= hi:
         raise PositionError(field, f"{v} is outside {lo}..{hi}")
     return v
@@ -204,19 +211,19 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
             raise PositionError(want, f"expected '{want}=...', got {item[:40]!r}")
         vals[key] = val
     if vals["taluva"] != "1":
-        raise PositionError("taluva", f"unknown format version {vals['taluva']!r}")
+        raise PositionError("taluva", f"unknown format version {echo(vals['taluva'])}")
     n = _int("players", vals["players"], 1 if game.rules.solo else 2, 4)
     if n != game.num_players:
         raise PositionError("players", f"{n} players, but the game has {game.num_players}")
     solo = game.rules.solo
     steps = {s.name.lower(): s for s in Step if solo or s not in _SOLO_STEPS}
     if vals["step"] not in steps:
-        raise PositionError("step", f"{vals['step']!r} is not one of {', '.join(steps)}"
+        raise PositionError("step", f"{echo(vals['step'])} is not one of {', '.join(steps)}"
                             + ("" if solo else " (bonus and box are solo steps)"))
     ends = {e.name.lower(): e for e in EndReason if (e in _SOLO_ENDS) == solo
             or e == EndReason.NONE}
     if vals["end"] not in ends:
-        raise PositionError("end", f"{vals['end']!r} is not one of {', '.join(ends)}"
+        raise PositionError("end", f"{echo(vals['end'])} is not one of {', '.join(ends)}"
                             f"{' in a solo game' if solo else ''}")
     deck_s = vals["deck"]
     if len(deck_s) != 2 * NUM_TILES:
@@ -269,7 +276,7 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
             if not mt:
                 raise PositionError(
                     "cells",
-                    f"entry {k + 1} {item!r} is not 'q,r:<level><terrain><tile><building>'",
+                    f"entry {k + 1} {echo(item)} is not 'q,r:<level><terrain><tile><building>'",
                 )
             q, r, lv, terr, tix, bs = mt.groups()
             try:

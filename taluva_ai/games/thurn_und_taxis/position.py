@@ -10,11 +10,12 @@ for tests, bug reports and tools, not an observation.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from taluva_ai.errors import PositionError
+from taluva_ai.errors import PositionError, echo
 from taluva_ai.games.thurn_und_taxis.board import (
     ADJACENT,
     BAIERN,
@@ -160,11 +161,19 @@ def format_position(state: ThurnUndTaxisState) -> str:
     return ";".join(f"{k}={fields[k]}" for k in FIELDS)
 
 
+#: An integer field: ASCII digits, perhaps after a minus sign.
+_INT = re.compile(r"-?[0-9]+")
+
+
 def _int(field: str, text: str, lo: int, hi: int) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise PositionError(field, f"expected an integer, got {text!r}") from None
+    """``text`` as an integer in ``lo..hi``: ASCII digits, with a ``-`` only where ``lo`` is
+    negative (not Python's ``int()``, which also takes ``+``, ``_``, spaces and other
+    scripts' digits)."""
+    if not _INT.fullmatch(text) or (text.startswith("-") and lo >= 0):
+        raise PositionError(field, f"expected an integer in {lo}..{hi}, got {echo(text)}")
+    if len(text) > 40:  # beyond any field's range, and too long for int() to be quick
+        raise PositionError(field, f"{echo(text)} is outside {lo}..{hi}")
+    v = int(text)
     if not lo <= v <= hi:
         raise PositionError(field, f"{v} is outside {lo}..{hi}")
     return v
@@ -172,7 +181,7 @@ def _int(field: str, text: str, lo: int, hi: int) -> int:
 
 def _name(field: str, text: str, names: tuple[str, ...]) -> int:
     if text not in names:
-        raise PositionError(field, f"expected one of {', '.join(names)}, got {text!r}")
+        raise PositionError(field, f"expected one of {', '.join(names)}, got {echo(text)}")
     return names.index(text)
 
 
@@ -185,8 +194,9 @@ def _parts(field: str, text: str, sep: str, count: int) -> list[str]:
 
 
 def _row(field: str, text: str, hi: int) -> np.ndarray:
-    if len(text) != NUM_CITIES or not text.isdigit():
-        raise PositionError(field, f"expected {NUM_CITIES} digits (one per city), got {text!r}")
+    if len(text) != NUM_CITIES or not text.isascii() or not text.isdigit():
+        raise PositionError(field, f"expected {NUM_CITIES} digits (one per city), got "
+                            f"{echo(text)}")
     row = np.array([int(ch) for ch in text], dtype=np.int8)
     if (row > hi).any():
         raise PositionError(field, f"a city count above {hi}")
@@ -210,14 +220,15 @@ def parse_position(game: ThurnUndTaxisGame, text: str) -> ThurnUndTaxisState:
     for i, k in enumerate(FIELDS):
         if i >= len(items) or keys[i] != k:
             raise PositionError(k, f"expected field {i + 1} to be {k!r}, got "
-                                f"{keys[i] if i < len(items) else 'nothing'!r}")
+                                f"{echo(keys[i]) if i < len(items) else repr('nothing')}")
         if "=" not in items[i]:
             raise PositionError(k, "expected key=value")
     if len(items) > len(FIELDS):
         raise PositionError(keys[len(FIELDS)], "unknown extra field")
     f = {k: it.partition("=")[2] for k, it in zip(keys, items, strict=True)}
     if f["tnt"] != str(FORMAT_VERSION):
-        raise PositionError("tnt", f"expected format version {FORMAT_VERSION}, got {f['tnt']!r}")
+        raise PositionError("tnt", f"expected format version {FORMAT_VERSION}, got "
+                            f"{echo(f['tnt'])}")
     n = _int("players", f["players"], 2, 4)
     if n != game.num_players:
         raise PositionError("players", f"{n} players, but the game has {game.num_players}")
@@ -259,7 +270,7 @@ def parse_position(game: ThurnUndTaxisGame, text: str) -> ThurnUndTaxisState:
         cities = part.split("-") if part else []
         for i, name in enumerate(cities):
             if name not in CITY_ID:
-                raise PositionError("routes", f"{name!r} is not a city")
+                raise PositionError("routes", f"{echo(name)} is not a city")
             c = CITY_ID[name]
             if cards[L_ROUTE + p, c]:
                 raise PositionError("routes", f"seat {p}'s route holds {name} twice")
