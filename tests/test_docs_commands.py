@@ -490,7 +490,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
         (CHECK, "plays the candidate network of /tmp/cand; 200 games, 30 minutes", None),
     "python experiments/plot_anchors.py packs/strong2-more --out "
     "experiments/journal/plots/strong2_more_anchors.png":
-        (CHECK, "reads the pack of the s2-more run, committed under packs/", None),
+        (CHECK, "reads the pack of the s2-more run (in the git history)", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{61..70}.pt "
     "--out runs/s2-base/avg_61_70.pt": (CHECK, "needs the checkpoints of a training run", None),
     "python experiments/average_checkpoints.py runs/s2-base/checkpoints/iter_00{66..70}.pt "
@@ -567,7 +567,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
                                                                   "games", None),
     "python experiments/plot_anchors.py packs/strong --out "
     "experiments/journal/plots/strong_anchors.png":
-        (CHECK, "reads the pack of the strong run, committed under packs/", None),
+        (CHECK, "reads the pack of the strong run (in the git history)", None),
     "taluva play --solo --players az:path=runs/solo-demo/best.pt,sims=64,rollout=greedy,"
     "lambda=0.5 --show": (CHECK, _NET, None),
     "python experiments/solo_ladder.py --out runs/solo_ladder --games 200 --concurrency 2 "
