@@ -430,7 +430,7 @@ def test_sigterm_interrupts_a_tournament_like_ctrl_c(
     import signal
     import time
 
-    import taluva_ai.arena as arena
+    import taluva_ai.tournament.workers as workers
 
     def terminated(*args: object) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
@@ -438,7 +438,7 @@ def test_sigterm_interrupts_a_tournament_like_ctrl_c(
         raise AssertionError("SIGTERM was not turned into KeyboardInterrupt")
 
     before = signal.getsignal(signal.SIGTERM)
-    monkeypatch.setattr(arena, "_play_task", terminated)
+    monkeypatch.setattr(workers, "_play_task", terminated)
     argv = ["tournament", "--agents", "random", "greedy", "--games", "2", "--no-progress",
             "--out", str(tmp_path)]
     assert main(argv) == 130

@@ -103,24 +103,24 @@ def test_a_worker_warms_up_before_its_first_game(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """The worker's side (what each worker process does before its first timed game), here in
     this process with nothing warmed and the agent's kernel not compiled yet."""
-    from taluva_ai import arena
+    from taluva_ai.tournament import schedules, workers
     from tests import warmup_agents
 
     fresh = warmup_agents.njit(cache=False)(warmup_agents.probe_kernel.py_func)
     monkeypatch.setattr(warmup_agents, "probe_kernel", fresh)
-    monkeypatch.setattr(arena, "_WARMED", set())
+    monkeypatch.setattr(workers, "_WARMED", set())
     log = tmp_path / "acts.jsonl"
     monkeypatch.setenv("TALUVA_WARMUP_LOG", str(log))
     rules = {"num_players": 2, "tiles_per_player": 2}
-    task = arena.schedule(["random", SPEC], 2, 2, 0)[0]
-    entry = arena._play_task("taluva", rules, task, str(tmp_path / "g.jsonl"))
+    task = schedules.schedule(["random", SPEC], 2, 2, 0)[0]
+    entry = workers._play_task("taluva", rules, task, str(tmp_path / "g.jsonl"))
     acts = [json.loads(line) for line in log.read_text().splitlines()]
     assert next(a["compiles"] for a in acts if a["warm_up"]) is True
     timed = [a for a in acts if not a["warm_up"]]
     assert timed and not any(a["compiles"] for a in timed)
     seat = task.seats.index(SPEC)
     assert entry["time_s"][seat] >= 0.0
-    assert {s for _, s in arena._WARMED} == {"random", SPEC}
+    assert {s for _, s in workers._WARMED} == {"random", SPEC}
 
 
 def test_only_what_the_agents_use_is_loaded() -> None:
