@@ -13,6 +13,7 @@ import argparse
 import errno
 import json
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -730,17 +731,30 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         raise _ArgError("--max-batch goes with --selfplay and must be >= 1")
     if args.out is not None:
         _check_output_path("--out", args.out)
+    if args.compile_command and not args.compile:
+        raise _ArgError("--compile-command goes with --compile")
     engine = args.engine or not (args.mcts or args.env or args.net or args.solo
-                                 or args.selfplay or args.inference)
+                                 or args.selfplay or args.inference or args.compile)
     problem = bench_problem(args.game, solo=args.solo, net=args.net, selfplay=args.selfplay,
                             inference=args.inference)
     if problem:
         raise _ArgError(problem)
+    compiled: dict[str, Any] | None = None
+    if args.compile:  # first: subprocesses, each with an empty kernel cache of its own
+        from taluva_ai.compile_bench import COMMANDS, bench_compile
+
+        commands = [shlex.split(c) for c in args.compile_command] or list(COMMANDS)
+        for c in commands:
+            if c and c[0] == "taluva":
+                c.pop(0)
+        compiled = bench_compile(commands)
     try:
         res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
                         mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game,
                         solo=args.solo, selfplay=args.selfplay, inference=args.inference,
                         max_batch=args.max_batch)
+        if compiled is not None:
+            res = {"compile": compiled, **res}
     except ImportError as e:
         need = [f"{flag} needs the {extra} extra (pip install -e '.[{extra}]')"
                 for flag, extra, given in (("--env", "envs", args.env),
@@ -753,6 +767,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(text, flush=True)  # the figures first: a failing --out loses nothing
         return _write_bench(args.out, text)
+    if "compile" in res:
+        for c in res["compile"]["commands"]:
+            cold, warm = c["cold"], c["warm"]
+            print(f"compile: {c['command']}: cold (empty kernel cache) {cold['cpu_s']:.1f} CPU s "
+                  f"({cold['kernels_compiled']} kernels compiled in {cold['compile_cpu_s']:.1f} "
+                  f"s), warm {warm['cpu_s']:.1f} CPU s; load average {c['load_avg'][0][0]:.1f} "
+                  f"to {c['load_avg'][1][0]:.1f}")
     if "engine" in res and res["engine"].get("game") == "thurn_und_taxis":
         _print_tnt_bench(res["engine"])
     elif "engine" in res:
@@ -1208,6 +1229,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--max-batch", type=int, default=None, metavar="N",
                        help="with --selfplay: the largest batch the network evaluates at once "
                        "(default: 16 for ONNX Runtime, 512 for PyTorch; docs/alphazero.md)")
+    bench.add_argument("--compile", action="store_true",
+                       help="the first run's cost: CPU seconds (user + system) of a cold "
+                       "'taluva play --players greedy random --seed 1' and 'taluva play "
+                       "--players az:builtin greedy --seed 1', each in a subprocess with an "
+                       "empty NUMBA_CACHE_DIR, kernel by kernel, then warm (from that cache); "
+                       "a few minutes on 2 cores (docs/benchmarks.md, Compile time)")
+    bench.add_argument("--compile-command", action="append", default=[], metavar="ARGS",
+                       help="with --compile: measure 'taluva ARGS' instead (repeatable; e.g. "
+                       "--compile-command 'play --players mcts random --seed 1')")
     bench.add_argument("--inference", action="store_true",
                        help="network inference backends side by side (PyTorch eager, "
                        "TorchScript, ONNX Runtime) per preset, view radius 13 and 11, batch "
