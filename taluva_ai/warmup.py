@@ -328,7 +328,7 @@ def warm_up(game: Game, specs: Sequence[str], *, progress: bool = True, seed: in
                                 refresh=True)
 
     watch.on_change = show
-    from taluva_ai.arena import _interrupted
+    from taluva_ai.tournament.play import _interrupted
 
     try:
         with watch.active():

@@ -172,17 +172,17 @@ def test_spec_key_compares_name_and_typed_parameters() -> None:
 
 def test_defer_changes_the_play_order_only(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    import taluva_ai.arena as arena
+    import taluva_ai.tournament.runner as runner
 
     played: list[list[str]] = []
-    stream = arena._play_stream
+    stream = runner._play_stream
 
     def spy(todo, *args, **kwargs):  # type: ignore[no-untyped-def]
         todo = list(todo)  # an iterator: the schedule is computed game by game
         played.append([t.game_id for t in todo])
         return stream(todo, *args, **kwargs)
 
-    monkeypatch.setattr(arena, "_play_stream", spy)
+    monkeypatch.setattr(runner, "_play_stream", spy)
     specs = ["random", "greedy", "greedy:epsilon=0.5"]
     kw = {"games": 2, "seed": 3, "progress": False, "plots": False}
     plain = run_tournament(specs, out_dir=tmp_path / "plain", **kw)  # type: ignore[arg-type]

@@ -13,7 +13,6 @@ import pytest
 from taluva_ai import make_game
 from taluva_ai.arena import (
     Deal,
-    _SprtWatch,
     export_pgn,
     pgn_result,
     pgn_text,
@@ -26,6 +25,7 @@ from taluva_ai.arena import (
 from taluva_ai.cli import main
 from taluva_ai.errors import RunConfigError
 from taluva_ai.sprt import SPRT
+from taluva_ai.tournament.sprt_watch import _SprtWatch
 
 KW: dict[str, Any] = {"rules": {"tiles_per_player": 4}, "progress": False, "plots": False}
 SPECS = ["random", "greedy"]
