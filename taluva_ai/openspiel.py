@@ -21,8 +21,13 @@ a card leaving the supply), terminal rewards, zero-sum returns in ``[-1, 1]``; i
 perfect for Taluva and imperfect for Thurn und Taxis and for Taluva with ``tile_preview``.
 Observation tensors are the project's encoders (Taluva: :func:`taluva_ai.encoding.encode`
 planes ``[C, S, S]`` of a view of radius ``view_radius``, an observation parameter, default
-13; Thurn und Taxis: ``float32[536]``). Serialization goes through the engines' position
-strings, ``resample_from_infostate`` through their ``resample``. An illegal action raises
+13; Thurn und Taxis: ``float32[536]``). ``state.serialize()`` is text (the history, the move
+number, the start and current position strings); ``game.deserialize_state`` replays and checks
+it and never unpickles (:class:`SerializedStateError` for anything else).
+``resample_from_infostate`` gives a state with a line of its own: only the sampled hidden cards
+or tiles, in its history, strings and tensors. ``chance_outcomes()`` away from a chance node
+raises ``pyspiel.SpielError``. OpenSpiel 2.0.2's C++ ``pyspiel.MCTSBot`` and
+``pyspiel.ISMCTSBot`` crash on Python games: use the Python bots. An illegal action raises
 :class:`OpenSpielIllegalActionError` (both a ``pyspiel.SpielError`` and the project's
 ``IllegalActionError``) with the project's message, and leaves the state as it was.
 
@@ -237,7 +242,14 @@ _COUNT = re.compile(r"[0-9]{1,12}")
 
 
 def _clip(text: str, most: int = 40) -> str:
-    return repr(text if len(text) <= most else text[:most] + "...")
+    """``text`` quoted, cut to ``most`` characters (a field of the input, in a message)."""
+    return repr(_shorten(text, most))
+
+
+def _shorten(text: str, most: int = 200) -> str:
+    """``text`` cut to ``most`` characters, on one line (a message quoted in a message)."""
+    text = " ".join(text.split("\n"))
+    return text if len(text) <= most else text[:most] + "..."
 
 
 def _parse_start(engine_game: Any, text: str) -> Any:
@@ -440,17 +452,17 @@ class _GameBase(pyspiel.Game):
         try:
             start = _parse_start(g, values["start"])
         except (ValueError, KeyError, IndexError) as e:
-            raise refuse(f"start: {_clip(str(e), 200)}") from None
+            raise refuse(f"start: {_shorten(str(e))}") from None
         state = OpenSpielState(self, _Core(start.clone(), start))
         for i, (player, action) in enumerate(history):
             to_move = state.current_player()
             if to_move != player:
                 raise refuse(f"history item {i + 1}: {player}:{action}, but "
-                             f"{_player_name(to_move)} is to move")
+                             f"{_to_move(to_move)}")
             try:
                 state.apply_action(action)
             except OpenSpielIllegalActionError as e:
-                raise refuse(f"history item {i + 1}: {_clip(str(e), 200)}") from None
+                raise refuse(f"history item {i + 1}: {_shorten(str(e))}") from None
         if str(state) != values["position"]:
             raise refuse("position: not the position the history leads to from start")
         return state
@@ -674,8 +686,8 @@ class ThurnUndTaxisOpenSpielGame(_GameBase):
         parts = []
         for key, v in engine.observation(player).items():
             if isinstance(v, np.ndarray):
-                rows = v.reshape(-1, v.shape[-1]) if v.ndim > 1 else v[None]
-                v = "/".join(",".join(str(int(x)) for x in row) for row in rows)
+                rows = (v.reshape(-1, v.shape[-1]) if v.ndim > 1 else v[None]).tolist()
+                v = "/".join(",".join(map(str, row)) for row in rows)
             parts.append(f"{key}={v}")
         return " ".join(parts)
 
@@ -717,7 +729,9 @@ class ThurnUndTaxisOpenSpielGame(_GameBase):
         unseen = supplies[0] + sum(start_unknown[q] for q in range(n) if q != player)
         for _ in range(cls.RESAMPLE_TRIES):
             changed, dealt = _tnt_deal(facts, player, n, rng)
-            new_start = ThurnUndTaxisState(start.game, *start._copy_arrays(), seed=start.seed)
+            cards, route, houses, players, meta = start._copy_arrays()
+            new_start = ThurnUndTaxisState(start.game, cards, route, houses, players, meta,
+                                           seed=start.seed)
             c = new_start.cards
             for q in range(n):
                 if q != player:
@@ -858,7 +872,7 @@ def _tnt_facts(core: _Core, steps: list[_Step]) -> tuple:
 
     last = steps[-1] if steps else None
     if last is not None and last.facts is not None:
-        return last.facts  # type: ignore[no-any-return]
+        return last.facts
     eng = core.start.clone()
     eng.record_history = False
     n = eng.num_players
@@ -938,7 +952,7 @@ class OpenSpielState(pyspiel.State):
         p = engine.current_player
         if p != CHANCE:
             raise pyspiel.SpielError(f"chance_outcomes(): not a chance node "
-                                     f"({_player_name(self.current_player())} to move)")
+                                     f"({_to_move(self.current_player())})")
         return engine.chance_outcomes()
 
     def _apply_action(self, action: int) -> None:
@@ -1073,12 +1087,13 @@ def _with_line(game: _GameBase, start: Any, engine: Any, line: list[tuple[int, i
     return out
 
 
-def _player_name(p: int) -> str:
+def _to_move(p: int) -> str:
+    """Who is to move, for messages (an OpenSpiel player id)."""
     if p == int(pyspiel.PlayerId.CHANCE):
-        return "chance"
+        return "chance is to move"
     if p == int(pyspiel.PlayerId.TERMINAL):
-        return "nobody (the game is over)"
-    return f"seat {p}"
+        return "the game is over"
+    return f"seat {p} is to move"
 
 
 _SPECS: dict[str, type[_GameBase]] = {}
@@ -1094,6 +1109,38 @@ _register()
 
 
 # -- interop: OpenSpiel's MCTS as an agent, agents as OpenSpiel bots -----------------------------
+
+
+_ENVELOPE_HEAD = ("# Automatically generated by OpenSpiel SerializeGameAndState\n[Meta]\n"
+                  "Version: 1\n\n[Game]\n")
+
+
+def serialize_game_and_state(game: Any, state: OpenSpielState) -> str:
+    """``pyspiel.serialize_game_and_state``'s layout (meta, game string, state) with the state
+    in this module's text form (:meth:`OpenSpielState.serialize`), for
+    :func:`deserialize_game_and_state`."""
+    return f"{_ENVELOPE_HEAD}{game}\n[State]\n{state.serialize()}"
+
+
+def deserialize_game_and_state(text: str) -> tuple[Any, OpenSpielState]:
+    """The game and state of :func:`serialize_game_and_state`'s ``text``, loaded without
+    unpickling: use it, not ``pyspiel.deserialize_game_and_state`` (OpenSpiel's C++ code
+    unpickles the ``__dict__=`` line of any Python game's state), for text you did not write.
+
+    Raises:
+        SerializedStateError: not that layout, a game other than ``python_taluva`` and
+            ``python_thurn_und_taxis``, or a state refused by ``game.deserialize_state``.
+    """
+    if not isinstance(text, str) or not text.startswith(_ENVELOPE_HEAD):
+        raise SerializedStateError("serialized game and state refused: it does not start "
+                                   "with OpenSpiel's header ([Meta] Version: 1, [Game])")
+    game_string, sep, state_text = text[len(_ENVELOPE_HEAD):].partition("\n[State]\n")
+    name = game_string.split("(", 1)[0]
+    if not sep or name not in (TALUVA, THURN_UND_TAXIS) or "\n" in game_string:
+        raise SerializedStateError(f"serialized game and state refused: the game is "
+                                   f"{_clip(game_string)}, not {TALUVA} or {THURN_UND_TAXIS}")
+    game = pyspiel.load_game(game_string)
+    return game, game.deserialize_state(state_text)
 
 
 def openspiel_game(engine_game: Any) -> Any:
