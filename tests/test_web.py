@@ -24,6 +24,10 @@ from taluva_ai.web.app import create_app
 DATA = Path(__file__).parent / "data"
 GOLDEN = DATA / "golden_greedy_random_seed7.jsonl"
 TNT = DATA / "tnt_golden_greedy_random_seed7.jsonl"
+#: The address the clients use: the server answers only its own names (docs/web.md, Security).
+BASE = "http://127.0.0.1:8000"
+#: A request that changes something is sent as JSON (the server refuses other types).
+JSON = {"Content-Type": "application/json"}
 
 
 @pytest.fixture
@@ -40,7 +44,7 @@ def served(tmp_path: Path) -> tuple[Path, TestClient]:
     secret.write_bytes(GOLDEN.read_bytes())
     (runs / "link.jsonl").symlink_to(secret)
     (runs / "linkdir").symlink_to(tmp_path, target_is_directory=True)
-    client = TestClient(create_app([runs]), raise_server_exceptions=False)
+    client = TestClient(create_app([runs]), base_url=BASE, raise_server_exceptions=False)
     return runs, client
 
 
@@ -219,11 +223,11 @@ def test_play_a_game_to_the_end_and_save_it(served: tuple[Path, TestClient]) -> 
                                json={"move": g["moves"][0]["notation"]})
         else:
             assert g["moves"] == []
-            resp = client.post(f"/api/games/{g['id']}/agent")
+            resp = client.post(f"/api/games/{g['id']}/agent", json={})
         assert resp.status_code == 200, resp.text
         g = resp.json()
     assert g["result"] == "tiles_out after 6 plies; winners: seat 0 (human), seat 1 (random)"
-    assert _error(client.post(f"/api/games/{g['id']}/agent"), 409) == "the game is over"
+    assert _error(client.post(f"/api/games/{g['id']}/agent", json={}), 409) == "the game is over"
     assert _error(client.post(f"/api/games/{g['id']}/save", json={"dir": 0, "x": 1}), 400) == \
         "unknown field(s) x; a save takes dir"
     saved = client.post(f"/api/games/{g['id']}/save", json={"dir": 0}).json()
@@ -248,7 +252,7 @@ def test_illegal_moves_are_explained_and_change_nothing(served: tuple[Path, Test
     assert _error(client.post(url, json={"move": "nonsense"}), 400).startswith(
         "move 'nonsense': ")
     assert _error(client.post(url, json={}), 400).startswith("move must be an action")
-    assert _error(client.post(f"/api/games/{g['id']}/agent"), 409) == \
+    assert _error(client.post(f"/api/games/{g['id']}/agent", json={}), 409) == \
         "seat 0 is a person: play a move"
     assert client.get(f"/api/games/{g['id']}").json()["history"] == g["history"]
     assert _error(client.get("/api/games/nope"), 404).startswith("no game 'nope'")
@@ -280,7 +284,7 @@ def test_seats_are_made_by_the_registry_at_call_time(served: tuple[Path, TestCli
 def test_a_body_nested_too_deeply_is_refused(served: tuple[Path, TestClient]) -> None:
     _, client = served
     body = b'{"rules": ' + b"[" * 20000 + b"]" * 20000 + b"}"
-    assert _error(client.post("/api/games", content=body), 400) == \
+    assert _error(client.post("/api/games", content=body, headers=JSON), 400) == \
         "the request body is nested too deeply"
 
 
@@ -302,14 +306,14 @@ def test_bad_new_games_are_refused(served: tuple[Path, TestClient], body: dict[s
                                    message: str) -> None:
     _, client = served
     assert _error(client.post("/api/games", json=body), 400).startswith(message)
-    _error(client.post("/api/games", content=b"[1"), 400)
+    _error(client.post("/api/games", content=b"[1", headers=JSON), 400)
 
 
 def test_agents_only_game_and_thurn_und_taxis_play(served: tuple[Path, TestClient]) -> None:
     _, client = served
     g = _new_game(client, seats=["greedy", "random", "random"])
     assert not g["human_to_move"] and g["to_move"] == 0
-    g = client.post(f"/api/games/{g['id']}/agent").json()
+    g = client.post(f"/api/games/{g['id']}/agent", json={}).json()
     assert g["history"][1]["player"] == 0 and g["ply"] == 2
     t = client.post("/api/games", json={"game": "thurn_und_taxis", "seats": ["human", "random"],
                                         "seed": 1}).json()
@@ -374,7 +378,8 @@ def tournament_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_run_page(tournament_run: Path) -> None:
-    client = TestClient(create_app([tournament_run]), raise_server_exceptions=False)
+    client = TestClient(create_app([tournament_run]), base_url=BASE,
+                        raise_server_exceptions=False)
     assert client.get("/api/runs").json()["runs"] == [
         {"path": "0/t1", "dir": str(tournament_run.resolve()), "name": "t1"}]
     run = client.get("/api/run", params={"path": "0/t1"}).json()
@@ -405,7 +410,7 @@ def _small_record(client: TestClient) -> str:
     g = client.post("/api/games", json={"seats": ["random", "random"],
                                         "rules": {"tiles_per_player": 2}, "seed": 3}).json()
     while not g["over"]:
-        g = client.post(f"/api/games/{g['id']}/agent").json()
+        g = client.post(f"/api/games/{g['id']}/agent", json={}).json()
     return str(client.post(f"/api/games/{g['id']}/save", json={"dir": 0}).json()["path"])
 
 
@@ -475,7 +480,8 @@ def test_bad_game_analyses_are_refused(served: tuple[Path, TestClient], body: di
 def test_unknown_analysis_jobs_404(served: tuple[Path, TestClient]) -> None:
     _, client = served
     assert _error(client.get("/api/analysis/nope"), 404).startswith("no analysis 'nope'")
-    assert _error(client.delete("/api/analysis/nope"), 404).startswith("no analysis 'nope'")
+    assert _error(client.delete("/api/analysis/nope", headers=JSON), 404).startswith(
+        "no analysis 'nope'")
 
 
 def test_cancel_stops_a_game_analysis_between_positions(
@@ -506,7 +512,7 @@ def test_cancel_stops_a_game_analysis_between_positions(
     assert (v["status"], v["done"], v["total"], v["cancel_requested"]) == \
         ("running", 2, 8, False)
     assert [p["ply"] for p in v["result"]["points"]] == [1, 2]
-    v = client.delete(f"/api/analysis/{job['id']}").json()
+    v = client.delete(f"/api/analysis/{job['id']}", headers=JSON).json()
     assert (v["status"], v["cancel_requested"]) == ("running", True)
     go.set()
     v = _finished(client, job["id"])
@@ -546,7 +552,7 @@ def test_cancel_stops_a_position_analysis_between_chunks(
     assert reached.wait(60)
     v = client.get(f"/api/analysis/{job['id']}").json()
     assert (v["status"], v["done"], v["total"]) == ("running", 20, 50)
-    client.delete(f"/api/analysis/{job['id']}")
+    client.delete(f"/api/analysis/{job['id']}", headers=JSON)
     go.set()
     v = _finished(client, job["id"])
     assert (v["status"], v["done"], v["result"]) == ("cancelled", 30, None)

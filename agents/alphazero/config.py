@@ -894,19 +894,34 @@ def _check_fixed_agent(spec: str, key: str, game: Any, where: str, why: str) -> 
     """Check an agent spec of a config key that takes fixed agents (``[anchors] opponents``,
     ``[selfplay] opponent``): any agent but ``az``, and ``az:builtin`` (the packaged network,
     a fixed one, for 2-player Taluva only), written without white space (the spec is also the
-    player's name in the tournaments and records), made once with seed 0.
+    player's name in the tournaments and records). A registered agent is made once with
+    seed 0; a ``package.module:Class`` spec is checked by its form and parameters only:
+    checking it imports, calls and constructs nothing (the run makes it when it plays).
 
     Raises:
         ConfigError: white space in the spec, a malformed spec, ``az:path=...`` (a run's file,
             which may change), a time budget (``time=...``: the games would not repeat), or
             a spec that does not make an agent for ``game`` (one line, naming ``key``)."""
-    from taluva_ai.agents import make_agent
+    from taluva_ai.agents import known_agents, make_agent, spec_key
     from taluva_ai.agents.alphazero.builtin import BUILTIN
     from taluva_ai.agents.base import parse_agent_spec
 
     _need(not any(c.isspace() for c in spec), where,
           f"{key}: {spec!r} has white space in it; write an agent spec without any (e.g. "
           "az:builtin,sims=64)")
+    head, _, rest = spec.partition(":")
+    if head not in known_agents():
+        cls_name = rest.partition(":")[0]
+        _need(bool(head) and all(p.isidentifier() for p in head.split("."))
+              and cls_name.isidentifier(), where,
+              f"{key}: unknown agent {head!r}; known: {', '.join(known_agents())}, or "
+              "package.module:Class")
+        try:
+            spec_key(spec)  # the parameters' form; nothing is imported
+        except ValueError as e:
+            raise ConfigError(f"{where}: {key}: {e}") from None
+        _refuse_time_budget(spec, f"{where}: {key}")
+        return
     try:
         name, params = parse_agent_spec(spec)
     except ValueError as e:

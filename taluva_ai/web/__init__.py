@@ -8,6 +8,7 @@ its arguments without the extra.
 from __future__ import annotations
 
 import socket
+from collections.abc import Sequence
 from typing import Any
 
 #: The addresses that only this machine reaches.
@@ -25,9 +26,34 @@ def listen(host: str, port: int) -> socket.socket:
     return socket.create_server((host, port), family=family)
 
 
+#: Seconds a stopping server waits for the requests in flight before it cancels them (and
+#: their searches, :mod:`taluva_ai.web.cancel`).
+SHUTDOWN_GRACE = 2
+
+
+def served_hosts(host: str, port: int, extra: Sequence[str] = ()) -> list[str]:
+    """The ``Host`` header values a server listening on ``host:port`` answers
+    (:class:`taluva_ai.web.guard.HostRule` entries): this machine's names, ``host`` (any IP
+    address when it is a wildcard such as ``0.0.0.0``) and the names ``extra``
+    (``--allow-host``), each with ``port``."""
+    names = ["127.0.0.1", "localhost", "[::1]"]
+    bare = host.strip("[]")
+    if bare in ("0.0.0.0", "::", ""):
+        names.append("*")
+    else:
+        names.append(f"[{bare}]" if ":" in bare else bare)
+    for e in extra:
+        e = e.strip().strip("[]")
+        if e:
+            names.append(f"[{e}]" if ":" in e else e)
+    return [f"{n}:{port}" for n in dict.fromkeys(names)]
+
+
 def run_server(app: Any, sock: socket.socket) -> None:
     """Serve ``app`` with uvicorn on the bound socket ``sock`` (:func:`listen`) until
-    interrupted (Ctrl-C)."""
+    interrupted (Ctrl-C); a stop waits at most :data:`SHUTDOWN_GRACE` seconds for the requests
+    in flight, then cancels them (an agent's search stops with its request)."""
     import uvicorn
 
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    uvicorn.Server(uvicorn.Config(app, log_level="warning",
+                                  timeout_graceful_shutdown=SHUTDOWN_GRACE)).run(sockets=[sock])

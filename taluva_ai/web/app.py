@@ -24,21 +24,35 @@ Routes:
   answers its error. ``DELETE /api/analysis/{id}`` cancels it: the search stops at its next
   chunk of simulations (or position), and the job's status turns ``cancelled``.
 
+Security (docs/web.md, Security): :class:`~taluva_ai.web.guard.Guard` refuses a request to
+another ``Host`` (DNS rebinding), a state-changing request that is not ``application/json`` or
+comes from another ``Origin``, and a declared body over :data:`MAX_BODY_BYTES`; a body sent in
+chunks is refused as it streams past the limit (:func:`_json_body`). Agent specs are checked by
+:func:`taluva_ai.web.play.check_spec` (registered agents, ``module:Class`` only from the modules
+given to :func:`create_app`, every costly parameter bounded). An agent's move and a same-request
+analysis run in a daemon thread, interrupted when the client leaves or the server stops
+(:mod:`taluva_ai.web.cancel`). Pictures are served with ``Content-Security-Policy: sandbox``;
+a save never goes through a symbolic link (:func:`save_folder`).
+
 Every error is a JSON object ``{"error": "<one line>"}``: 400 a bad query, 403 a path outside
-the served directories (``..``, an absolute path, a symbolic link that leads out), 404 an unknown
-record or route, 422 a malformed record (the line and field, as ``taluva replay`` says it), 500
-anything else (the exception's type and first line, never a traceback).
+the served directories (``..``, an absolute path, a symbolic link that leads out), a refused
+spec, host or origin, 404 an unknown record or route, 409 a game busy or in the wrong state,
+413 a body too large, 415 a state-changing request that is not JSON, 422 a malformed record
+(the line and field, as ``taluva replay`` says it), 429 too many searches at once, 503 a move
+cancelled, 500 anything else (the exception's type and first line, never a traceback).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -46,7 +60,8 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -54,6 +69,8 @@ from starlette.staticfiles import StaticFiles
 from taluva_ai.errors import RecordError
 from taluva_ai.protocol import CHANCE
 from taluva_ai.records import read_header, read_result, replay_record
+from taluva_ai.web.cancel import CancelFlag, Cancelled
+from taluva_ai.web.guard import Guard, HostRule
 from taluva_ai.web.play import WebError, _one_line
 
 STATIC = Path(__file__).parent / "static"
@@ -72,8 +89,15 @@ PICTURE_TYPES = {".png": "image/png", ".svg": "image/svg+xml"}
 SAVE_DIR = "web-games"
 #: Analyses that may run at once (each a search in a worker thread).
 MAX_ANALYSES = 2
-#: The largest request body accepted (bytes).
+#: The largest request body accepted (bytes); a longer one is refused while it streams in.
 MAX_BODY_BYTES = 64 * 1024
+#: Agents' moves that may run at once (each a search in a worker thread).
+MAX_MOVES = 4
+#: How often (seconds) a request whose search runs looks whether its client left.
+DISCONNECT_POLL = 0.25
+#: The headers of a picture (a run's ``*.svg``/``*.png``, a board): an SVG opened on its
+#: own address runs no script and reaches nothing of the board's origin.
+PICTURE_HEADERS = {"Content-Security-Policy": "sandbox", "X-Content-Type-Options": "nosniff"}
 
 
 @dataclass
@@ -267,14 +291,25 @@ def board_svg(rep: Replayed, ply: int) -> str:
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
-    """The request's JSON object body.
+    """The request's JSON object body, read chunk by chunk: one past :data:`MAX_BODY_BYTES`
+    is refused as soon as it gets there (the rest is never read).
 
     Raises:
-        WebError: 400 a body that is not a JSON object.
+        WebError: 400 a body that is not a JSON object or a client that left in the middle
+            of it; 413 a body over the limit.
     """
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise WebError(413, f"request body over {MAX_BODY_BYTES} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise WebError(413, f"request body over {MAX_BODY_BYTES} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise WebError(400, "the client closed the connection in the middle of its request "
+                       "body") from None
+    raw = b"".join(chunks)
     if not raw.strip():
         return {}
     try:
@@ -307,6 +342,33 @@ def _seed(body: dict[str, Any]) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise WebError(400, f"seed must be an integer 0..2**63-1, got {seed!r}")
     return seed
+
+
+def save_folder(root: Path) -> Path:
+    """The folder of saved games under the served directory ``root`` (:data:`SAVE_DIR`),
+    made when missing: a real folder inside ``root``, never a symbolic link (a save never
+    writes outside the served directories).
+
+    Raises:
+        WebError: 403 the folder is a symbolic link or leads outside ``root``; 500 it cannot
+            be made (or is a file).
+    """
+    folder = root / SAVE_DIR
+
+    def check() -> None:
+        if folder.is_symlink() or (folder.exists()
+                                   and not folder.resolve().is_relative_to(root)):
+            raise WebError(403, f"refused to save: {folder} is a symbolic link; games are "
+                           f"saved only into a real {SAVE_DIR} folder inside the served "
+                           "directory (remove the link)")
+
+    check()
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as e:
+        raise WebError(500, f"cannot make {folder}: {e.strerror or e}") from None
+    check()
+    return folder
 
 
 def run_view(store: RecordStore, ref: str | None) -> dict[str, Any]:
@@ -368,13 +430,24 @@ def run_view(store: RecordStore, ref: str | None) -> dict[str, Any]:
             "games": games}
 
 
-def create_app(dirs: Sequence[str | Path]) -> Starlette:
+def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None,
+               agent_modules: Sequence[str] = ()) -> Starlette:
     """The app serving the records under ``dirs`` (module docstring).
 
+    Args:
+        hosts: the ``Host`` header values answered (:class:`~taluva_ai.web.guard.HostRule`:
+            ``NAME:PORT``, ``NAME`` on any port, ``*:PORT`` any IP address); None:
+            ``127.0.0.1``, ``localhost`` and ``[::1]`` on any port.
+        agent_modules: the Python modules whose classes may play or analyse as
+            ``module:Class`` specs (``taluva serve --allow-agent-module``); none by default:
+            only the registered agents (:class:`~taluva_ai.web.play.AgentPolicy`).
+
     Raises:
-        ValueError: a directory that does not exist.
+        ValueError: a directory that does not exist, or a malformed module name.
     """
     from taluva_ai.web.play import (
+        CHECKPOINT_SUFFIXES,
+        AgentPolicy,
         AnalysisJob,
         AnalysisJobs,
         GameAnalysis,
@@ -386,10 +459,72 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         planned_sims,
     )
 
+    for m in agent_modules:
+        if not m or not all(part.isidentifier() for part in m.split(".")):
+            raise ValueError(f"agent module {m!r} is not a dotted module name (package.module)")
     store = RecordStore(dirs)
     sessions = Sessions()
     analyses = threading.BoundedSemaphore(MAX_ANALYSES)
+    moves = threading.BoundedSemaphore(MAX_MOVES)
     jobs = AnalysisJobs()
+    running: set[CancelFlag] = set()  # the searches of requests in flight
+
+    def checkpoint(ref: str) -> Path:
+        return store.resolve_path(ref, CHECKPOINT_SUFFIXES, "checkpoint")
+
+    policy = AgentPolicy(tuple(agent_modules), checkpoint)
+
+    async def watched(request: Request, work: Any, cancel: CancelFlag,
+                      release: Any = None) -> Any:
+        """``work()`` in a daemon thread (never the server's thread pool, so that a stopping
+        server does not wait for it); ``cancel`` interrupted when the client leaves or the
+        request is cancelled (the server stopping); ``release()`` when the thread ends."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Any] = loop.create_future()
+
+        def deliver(ok: bool, value: Any) -> None:
+            if done.done():
+                return
+            if ok:
+                done.set_result(value)
+            else:
+                done.set_exception(value)
+
+        def main() -> None:
+            try:
+                value, ok = work(), True
+            except Cancelled:
+                value, ok = WebError(503, "cancelled (the client left or the server is "
+                                     "stopping)"), False
+            except BaseException as e:  # handed to the request, answered there
+                value, ok = e, False
+            finally:
+                if release is not None:
+                    release()
+            with contextlib.suppress(RuntimeError):  # a closed loop: the server stopped
+                loop.call_soon_threadsafe(deliver, ok, value)
+
+        running.add(cancel)
+        try:
+            threading.Thread(target=main, name="board-search", daemon=True).start()
+            while not done.done():
+                await asyncio.wait({done}, timeout=DISCONNECT_POLL)
+                if not done.done() and not cancel.is_set() and \
+                        await request.is_disconnected():
+                    cancel.interrupt()  # the client left: stop its search
+            return done.result()
+        except asyncio.CancelledError:
+            cancel.interrupt()
+            raise
+        finally:
+            running.discard(cancel)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        for flag in list(running):  # the server is stopping: stop every search
+            flag.interrupt()
+        jobs.interrupt_all()
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -412,7 +547,7 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         ply = _ply(request.query_params.get("ply", "0"), len(rep.positions) - 1)
         svg = board_svg(rep, ply)
         return Response(svg, media_type="image/svg+xml",
-                        headers={"Cache-Control": "no-store"})
+                        headers={"Cache-Control": "no-store", **PICTURE_HEADERS})
 
     async def new_game(request: Request) -> Response:
         body = await _json_body(request)
@@ -423,14 +558,14 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
 
         def make() -> GameSession:
             return GameSession(str(body.get("game", "taluva")), body.get("seats"),
-                               body.get("rules"), body.get("seed"))
+                               body.get("rules"), body.get("seed"), policy=policy)
 
         session = await run_in_threadpool(make)
         sessions.add(session)
         return await run_in_threadpool(_view, session)
 
     def _view(session: GameSession) -> Response:
-        with session.lock:
+        with session.locked():
             return JSONResponse(session.view())
 
     def game_state(request: Request) -> Response:
@@ -441,17 +576,29 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         body = await _json_body(request)
 
         def move() -> Response:
-            with session.lock:
+            with session.locked():
                 session.play(body.get("move"))
                 return JSONResponse(session.view())
 
         return await run_in_threadpool(move)
 
-    def game_agent(request: Request) -> Response:
+    async def game_agent(request: Request) -> Response:
         session = sessions.get(request.path_params["gid"])
-        with session.lock:
-            session.agent_move()
-            return JSONResponse(session.view())
+        body = await _json_body(request)
+        if body:
+            raise WebError(400, f"unknown field(s) {', '.join(sorted(body))}; an agent's move "
+                           "takes none")
+        if not moves.acquire(blocking=False):
+            raise WebError(429, f"{MAX_MOVES} agents are moving already: wait for one of "
+                           "their moves")
+        cancel = CancelFlag()
+
+        def move() -> dict[str, Any]:
+            with session.locked():
+                session.agent_move(cancel)
+                return session.view()
+
+        return JSONResponse(await watched(request, move, cancel, moves.release))
 
     async def game_save(request: Request) -> Response:
         session = sessions.get(request.path_params["gid"])
@@ -466,8 +613,8 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
 
         def save() -> Response:
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            path = store.roots[i] / SAVE_DIR / f"{stamp}-{session.id}.jsonl"
-            with session.lock:
+            path = save_folder(store.roots[i]) / f"{stamp}-{session.id}.jsonl"
+            with session.locked():
                 try:
                     session.write_record(path)
                 except OSError as e:
@@ -480,7 +627,7 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         session = sessions.get(request.path_params["gid"])
         import tempfile
 
-        with session.lock, tempfile.TemporaryDirectory() as tmp:
+        with session.locked(), tempfile.TemporaryDirectory() as tmp:
             try:
                 text = session.record_text(Path(tmp))
             except OSError as e:
@@ -515,23 +662,25 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
             _, rep = store.replayed(body.get("path"))
             return rep.positions[_ply(body.get("ply"), len(rep.positions) - 1)][0].clone()
 
+        cancel = CancelFlag()
+
         def run() -> dict[str, Any] | None:
             state = position()
             _slot()
             try:
-                return analyse(state, body.get("agent"), seed)
+                return analyse(state, body.get("agent"), seed, cancel, policy=policy)
             finally:
                 analyses.release()
 
         if not background:
-            return JSONResponse(await run_in_threadpool(run))
+            return JSONResponse(await watched(request, run, cancel))
 
         def start() -> Response:
             state = position()
             if state.current_player < 0:
                 raise WebError(400, "nobody is to move in this position (a chance draw or the "
                                "end): analyse a position where a seat is to move")
-            spec, agent = analysis_agent(state, body.get("agent"), seed)
+            spec, agent = analysis_agent(state, body.get("agent"), seed, policy)
             _slot()
             job = AnalysisJob("position", "simulations", planned_sims(agent))
 
@@ -557,7 +706,8 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
 
         def start() -> Response:
             _, rep = store.replayed(body.get("path"))
-            graph = GameAnalysis(rep.positions, rep.header.players, body.get("agent"), seed)
+            graph = GameAnalysis(rep.positions, rep.header.players, body.get("agent"), seed,
+                                 policy)
             _slot()
             job = AnalysisJob("game", "positions", graph.total)
             job.partial = graph.result
@@ -572,7 +722,7 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
 
         return await run_in_threadpool(start)
 
-    def analysis_job(request: Request) -> Response:
+    async def analysis_job(request: Request) -> Response:
         job = jobs.get(request.path_params["aid"])
         if request.method == "DELETE":
             job.cancel.set()
@@ -591,7 +741,8 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
     def picture(request: Request) -> Response:
         path = store.resolve_path(request.query_params.get("path"), tuple(PICTURE_TYPES),
                                   "picture")
-        return FileResponse(path, media_type=PICTURE_TYPES[path.suffix.lower()])
+        return FileResponse(path, media_type=PICTURE_TYPES[path.suffix.lower()],
+                            headers=PICTURE_HEADERS)
 
     async def web_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, WebError)
@@ -602,6 +753,10 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         message = "not found" if exc.status_code == 404 else _one_line(str(exc.detail))
         return JSONResponse({"error": f"{message}: {request.url.path}"},
                             status_code=exc.status_code)
+
+    async def client_gone(request: Request, exc: Exception) -> Response:
+        return JSONResponse({"error": "the client closed the connection in the middle of its "
+                             "request"}, status_code=400)
 
     async def internal_error(request: Request, exc: Exception) -> Response:
         first = _one_line(str(exc).splitlines()[0] if str(exc) else "")
@@ -627,6 +782,7 @@ def create_app(dirs: Sequence[str | Path]) -> Starlette:
         Route("/api/picture", picture),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={
-        WebError: web_error, HTTPException: http_error,
-        Exception: internal_error})
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={
+        WebError: web_error, HTTPException: http_error, ClientDisconnect: client_gone,
+        Exception: internal_error},
+        middleware=[Middleware(Guard, hosts=HostRule(hosts), max_body=MAX_BODY_BYTES)])

@@ -17,17 +17,26 @@ graph. :func:`search_position` runs an MCTS search in chunks of simulations so t
 (a ``threading.Event``) stops it between chunks; :class:`AnalysisJob` runs either in a worker
 thread with its progress, for the page to poll and cancel.
 
+Agent specs that arrive over HTTP are checked by :func:`check_spec` before anything is made
+of them: the registered agents only, ``package.module:Class`` only from the modules an
+:class:`AgentPolicy` allows (``taluva serve --allow-agent-module``), every parameter that costs
+time bounded (:data:`INT_BOUNDS`). A move or a search given a
+:class:`~taluva_ai.web.cancel.CancelFlag` stops when it is interrupted.
+
 Every refusal is a :class:`WebError` (status and one line).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +47,7 @@ from taluva_ai.arena import agent_seeds, check_fits
 from taluva_ai.errors import IllegalActionError, NotationError
 from taluva_ai.protocol import CHANCE, TERMINAL, GameState, chance_observers, make_game
 from taluva_ai.records import RecordWriter, outcome_of
+from taluva_ai.web.cancel import CancelFlag, Cancelled, section
 
 #: The seat spec of a person playing in the page.
 HUMAN = "human"
@@ -64,6 +74,9 @@ MAX_GAME_SIMS = 200_000
 MAX_GAME_SECONDS = 600.0
 #: Analysis jobs kept in memory (finished ones dropped first).
 MAX_JOBS = 32
+#: Seconds a request waits for a game's lock (held while an agent of it moves) before it is
+#: refused with 409.
+LOCK_WAIT = 2.0
 
 
 #: The longest error message the board sends (characters; a longer one, e.g. echoing a huge
@@ -118,29 +131,34 @@ def make_rules(game_name: str, num_players: int, rules: Any) -> Any:
         raise WebError(400, f"rules: {_one_line(e)}") from None
 
 
-def _make_seat(spec: Any, seat: int, game: Any, seed: int | None) -> Any:
+def _make_seat(spec: Any, seat: int, game: Any, seed: int | None,
+               policy: AgentPolicy | None = None) -> Any:
     if not isinstance(spec, str) or not spec.strip():
         raise WebError(400, f"seats[{seat}]: an agent spec or \"human\", got {spec!r}")
     if spec.strip() == HUMAN:
         return None
-    return _board_agent(spec.strip(), game, seed, f"seats[{seat}]")
+    return _board_agent(spec.strip(), game, seed, f"seats[{seat}]", policy)
 
 
-def _board_agent(spec: str, game: Any, seed: int | None, field: str) -> Any:
-    """The agent ``spec`` for ``game``, within the board's bounds (:func:`_check_bounds`),
-    reset with ``seed``; made through ``arena.make_agent`` at call time (the one registry).
+def _board_agent(spec: str, game: Any, seed: int | None, field: str,
+                 policy: AgentPolicy | None = None) -> Any:
+    """The agent ``spec`` for ``game``, checked first (:func:`check_spec`: only what
+    ``policy`` allows, within the board's bounds), reset with ``seed``; made through
+    ``arena.make_agent`` at call time (the one registry).
 
     Raises:
-        WebError: 400 naming ``field``: an unbounded spec, an unknown agent or parameter, an
-            agent that does not fit the game.
+        WebError: naming ``field``: 403 a ``module:Class`` spec the server was not started to
+            allow, a checkpoint outside the served directories; 400 an unbounded spec, an
+            unknown agent or parameter, an agent that does not fit the game; 404 no such
+            checkpoint.
     """
-    _check_bounds(spec, field)
+    made = check_spec(spec, field, policy)
     try:
-        agent = arena.make_agent(spec, seed=seed)
+        agent = arena.make_agent(made, seed=seed)
         check_fits(agent, game)
         agent.reset(seed)
     except (ValueError, ImportError, AttributeError, TypeError) as e:
-        raise WebError(400, f"{field}: {_one_line(e)}") from None
+        raise WebError(400, f"{field}: {_one_line(str(e).replace(made, spec))}") from None
     return agent
 
 
@@ -196,12 +214,16 @@ class GameSession:
         rules: the game's keyword options (a dict; ``num_players`` comes from the seats).
         seed: the game seed (the deck's shuffle; each agent gets its seat's seed from
             :func:`~taluva_ai.arena.agent_seeds`); None draws one.
+        policy: the agent specs allowed (:class:`AgentPolicy`; default: the registered
+            agents, ``az:builtin``).
 
     Raises:
-        WebError: 400 a bad seat list, agent spec, game or rule option.
+        WebError: 400 a bad seat list, agent spec, game or rule option; 403 a spec the policy
+            refuses.
     """
 
-    def __init__(self, game_name: str, seats: Any, rules: Any, seed: Any = None) -> None:
+    def __init__(self, game_name: str, seats: Any, rules: Any, seed: Any = None,
+                 policy: AgentPolicy | None = None) -> None:
         if not isinstance(seats, list) or not seats:
             raise WebError(400, "seats must be a list of 1 to 4 entries, each \"human\" or an "
                             "agent spec")
@@ -219,7 +241,7 @@ class GameSession:
         self.seed = seed
         seeds = agent_seeds(seed, len(seats))
         self.seats = [str(s).strip() if isinstance(s, str) else s for s in seats]
-        self.agents = [_make_seat(s, i, self.game, None if seeds is None else seeds[i])
+        self.agents = [_make_seat(s, i, self.game, None if seeds is None else seeds[i], policy)
                        for i, s in enumerate(seats)]
         self.agent_seeds = seeds
         self.id = secrets.token_hex(8)
@@ -297,12 +319,28 @@ class GameSession:
         self.last_stats = {}
         self._resolve_chance()
 
-    def agent_move(self) -> None:
-        """The agent of the seat to move plays one move; chance resolved after it.
+    @contextmanager
+    def locked(self, wait: float = LOCK_WAIT) -> Iterator[None]:
+        """Hold the game's lock, waiting at most ``wait`` seconds for it.
+
+        Raises:
+            WebError: 409 the game stays busy (an agent of it is moving)."""
+        if not self.lock.acquire(timeout=wait):
+            raise WebError(409, "this game is busy: an agent of it is moving; wait for its "
+                           "move")
+        try:
+            yield
+        finally:
+            self.lock.release()
+
+    def agent_move(self, cancel: threading.Event | None = None) -> None:
+        """The agent of the seat to move plays one move; chance resolved after it. A
+        :class:`~taluva_ai.web.cancel.CancelFlag` ``cancel`` interrupted during the agent's
+        search stops it: the game stays as it was and the seat's agent is reset.
 
         Raises:
             WebError: 409 the game is over or a person is to move; 500 the agent failed or
-                chose an illegal action (named, in one line).
+                chose an illegal action (named, in one line); 503 the move was interrupted.
         """
         p = self.state.current_player
         if p == TERMINAL or self.state.is_terminal():
@@ -311,8 +349,14 @@ class GameSession:
         if agent is None:
             raise WebError(409, f"seat {p} is a person: play a move")
         try:
-            raw = agent.act(self.state.clone())
+            with section(cancel):
+                raw = agent.act(self.state.clone())
             stats = agent.stats()
+        except Cancelled:
+            agent.reset(None if self.agent_seeds is None else self.agent_seeds[p])
+            raise WebError(503, f"{_seat_label(self.seats[p], p)}: its move was cancelled "
+                           "(the client left or the server is stopping); the game is as it "
+                           "was") from None
         except Exception as e:  # an agent's own failure: reported, the game kept as it was
             raise WebError(500, f"{_seat_label(self.seats[p], p)} failed: "
                             f"{type(e).__name__}: {_one_line(e)}") from None
@@ -382,7 +426,7 @@ class GameSession:
                 is to move (its search would read that seat's hand: an agent's, or another
                 person's in a hot-seat game).
         """
-        with self.lock:
+        with self.locked():
             state = self.state.clone()
             viewer = self.viewer()
         hidden = getattr(state, "has_hidden_information", lambda: False)()
@@ -450,33 +494,158 @@ class Sessions:
 # -- analysis ---------------------------------------------------------------------------------
 
 
-def _check_bounds(spec: str, field: str = "agent") -> None:
-    """Refuse a spec the board must not run: more than :data:`MAX_ANALYSIS_SIMS` simulations
-    or :data:`MAX_ANALYSIS_SECONDS` a move (a seat or an analysis would hold its game for
-    that long), or a ``path=`` other than ``builtin`` (the board reads no file outside the
-    served directories; a checkpoint plays in ``taluva play``)."""
-    from taluva_ai.agents import parse_agent_spec
+#: Bounds of the spec parameters that cost time or processors, for every agent made over HTTP
+#: (a registered one or an allowed ``module:Class``): parameter -> (least, most) integer.
+#: ``sims`` and ``time`` (below) bound a move; ``rollouts`` (OpenSpiel's random games per
+#: leaf), ``samples`` (tile placements sampled per greedy-rollout decision), ``leaf_batch``
+#: (leaves evaluated together) and ``threads`` (a network's CPU threads) multiply its cost.
+INT_BOUNDS: dict[str, tuple[int, int]] = {
+    "sims": (1, MAX_ANALYSIS_SIMS),
+    "rollouts": (1, 100),
+    "samples": (1, 64),
+    "leaf_batch": (1, 256),
+    "threads": (1, 8),
+}
+#: The most simulations x rollouts of a move (OpenSpiel's ``sims`` x ``rollouts``: each
+#: simulation plays that many random games to the end).
+MAX_SIMS_X_ROLLOUTS = MAX_ANALYSIS_SIMS
+#: The checkpoint suffixes ``az:path=<dir index>/<file>`` may name.
+CHECKPOINT_SUFFIXES = (".pt",)
 
-    try:
-        _, params = parse_agent_spec(spec)
-    except ValueError as e:
-        raise WebError(400, f"{field}: {_one_line(e)}") from None
-    sims = params.get("sims")
-    if sims is not None and (not isinstance(sims, int) or not 1 <= sims <= MAX_ANALYSIS_SIMS):
-        raise WebError(400, f"{field}: sims must be an integer 1..{MAX_ANALYSIS_SIMS} on the "
-                        f"board, got {sims!r}")
+
+@dataclass(frozen=True)
+class AgentPolicy:
+    """Which agent specs the board makes (docs/web.md, Security).
+
+    The registered agents (``random``, ``greedy``, ``mcts``, ``ismcts``, ``az``, ``openspiel``
+    and any other the process registered, :func:`taluva_ai.agents.register_agent`) always;
+    a ``package.module:Class`` spec only when its module is one of ``modules`` or inside one
+    of them (``taluva serve --allow-agent-module``), never otherwise: checking such a spec
+    imports nothing. ``az:path=`` may name ``builtin`` or, when ``checkpoint`` is given, a
+    checkpoint under the served directories as ``<dir index>/<file>.pt`` (``checkpoint``
+    resolves that name to the file, raising :class:`WebError` for one outside them).
+    """
+
+    modules: tuple[str, ...] = ()
+    checkpoint: Callable[[str], Path] | None = None
+
+    def allows_module(self, module: str) -> bool:
+        return any(module == m or module.startswith(m + ".") for m in self.modules)
+
+
+#: The policy of a board started without flags: registered agents, ``az:builtin`` only.
+DEFAULT_POLICY = AgentPolicy()
+
+
+def _is_dotted_name(text: str) -> bool:
+    return bool(text) and all(part.isidentifier() for part in text.split("."))
+
+
+def check_spec(spec: str, field: str = "agent", policy: AgentPolicy | None = None) -> str:
+    """Check an agent spec that arrived over HTTP before anything is made of it, and return
+    the spec to make (``az:path=<dir index>/<file>`` turned into the file's path).
+
+    The spec must name a registered agent, or a ``module:Class`` of a module ``policy``
+    allows (nothing is imported to check it); every parameter of :data:`INT_BOUNDS` must be
+    an integer in its range, ``time`` a number of seconds in ``(0,``
+    :data:`MAX_ANALYSIS_SECONDS` ``]``, ``sims x rollouts`` at most
+    :data:`MAX_SIMS_X_ROLLOUTS` (each refused in one line naming the parameter and the
+    bound), and ``path`` ``builtin`` or a checkpoint under the served directories.
+
+    Raises:
+        WebError: naming ``field``: 403 a ``module:Class`` not allowed, a checkpoint outside
+            the served directories; 400 an unknown agent, a malformed or unbounded
+            parameter; 404 no such checkpoint.
+    """
+    from taluva_ai.agents import known_agents, parse_agent_spec, registered_agent_parameters
+
+    policy = DEFAULT_POLICY if policy is None else policy
+    head, _, rest = spec.partition(":")
+    head = head.strip()
+    known = known_agents()
+    defaults: dict[str, Any] = {}
+    if head in known:
+        try:
+            _, params = parse_agent_spec(spec)
+        except ValueError as e:
+            raise WebError(400, f"{field}: {_one_line(e)}") from None
+        try:
+            defaults = registered_agent_parameters(head)
+        except (KeyError, ImportError, ValueError):
+            defaults = {}
+    else:
+        cls_name, _, param_text = rest.partition(":")
+        if not rest or not _is_dotted_name(head) or not cls_name.strip().isidentifier():
+            raise WebError(400, f"{field}: unknown agent {head!r}; known: {', '.join(known)}"
+                           + (", or package.module:Class when the server allows its module"
+                              if policy.modules else ""))
+        if not policy.allows_module(head):
+            allowed = (f"the modules allowed are {', '.join(policy.modules)}"
+                       if policy.modules else "start the server with --allow-agent-module "
+                       f"{head} to allow that module")
+            raise WebError(403, f"{field}: {spec!r} names a Python class (module:Class), which "
+                           f"the board runs only from the modules its server allows: "
+                           f"{allowed}; the registered agents are {', '.join(known)}")
+        try:
+            params = _parse_params(param_text, spec)
+        except ValueError as e:
+            raise WebError(400, f"{field}: {_one_line(e)}") from None
+    for name, (low, high) in INT_BOUNDS.items():
+        v = params.get(name)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)
+                              or not low <= v <= high):
+            raise WebError(400, f"{field}: {name} must be an integer {low}..{high} on the "
+                           f"board, got {_one_line(repr(v))[:40]}")
     t = params.get("time")
-    if t is not None and (not isinstance(t, (int, float)) or not 0 < t <= MAX_ANALYSIS_SECONDS):
+    if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float))
+                          or not 0 < t <= MAX_ANALYSIS_SECONDS):
         raise WebError(400, f"{field}: time must be a number of seconds in (0, "
-                        f"{MAX_ANALYSIS_SECONDS:g}] on the board, got {t!r}")
+                       f"{MAX_ANALYSIS_SECONDS:g}] on the board, got {_one_line(repr(t))[:40]}")
+    rollouts = params.get("rollouts", defaults.get("rollouts"))
+    sims = params.get("sims", defaults.get("sims"))
+    if isinstance(rollouts, int) and isinstance(sims, int) \
+            and sims * rollouts > MAX_SIMS_X_ROLLOUTS:
+        raise WebError(400, f"{field}: sims x rollouts must be at most {MAX_SIMS_X_ROLLOUTS} "
+                       f"on the board (each simulation plays rollouts random games), got "
+                       f"{sims} x {rollouts} = {sims * rollouts}")
     path = params.get("path")
-    if path is not None and path != "builtin":
+    if path is None or path == "builtin":
+        return spec
+    if policy.checkpoint is None or not isinstance(path, str):
         raise WebError(400, f"{field}: the board plays only the built-in network "
-                        "(az:builtin), not a file (path=...); play a checkpoint with "
-                        "`taluva play`")
+                       "(az:builtin), not a file (path=...); play a checkpoint with "
+                       "`taluva play`")
+    if not re.fullmatch(r"[0-9]+/[^,]+", path):
+        raise WebError(400, f"{field}: the board plays only the built-in network "
+                       "(az:builtin), not a file outside the served directories: give "
+                       "path=builtin or a checkpoint under them as <dir index>/<file>.pt "
+                       f"(path=0/run/best.pt), got path={_one_line(repr(path))[:80]}")
+    try:
+        real = policy.checkpoint(path)
+    except WebError as e:
+        raise WebError(e.status, f"{field}: checkpoint: {e.message}") from None
+    if "," in str(real) or "=" in str(real):
+        raise WebError(400, f"{field}: the checkpoint's path {str(real)!r} holds ',' or '=', "
+                       "which an agent spec cannot carry")
+    items = [f"path={real}" if k == "path" else f"{k}={_spec_value(v)}"
+             for k, v in params.items()]
+    return f"{head}:{','.join(items)}"
 
 
-def analysis_agent(state: GameState, spec: Any, seed: int) -> tuple[str, Any]:
+def _spec_value(v: Any) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def _parse_params(text: str, spec: str) -> dict[str, Any]:
+    """The typed parameters of a ``module:Class:key=value,...`` spec (as the registry reads
+    them), without importing anything."""
+    from taluva_ai.agents import spec_key
+
+    return dict(spec_key(spec)[1]) if text.strip() else {}
+
+
+def analysis_agent(state: GameState, spec: Any, seed: int,
+                   policy: AgentPolicy | None = None) -> tuple[str, Any]:
     """The checked spec and its agent, made for ``state``'s game and reset with ``seed``.
 
     Raises:
@@ -488,7 +657,8 @@ def analysis_agent(state: GameState, spec: Any, seed: int) -> tuple[str, Any]:
     if not isinstance(spec, str) or not spec.strip():
         raise WebError(400, f"agent must be an agent spec such as 'mcts:sims=200', got {spec!r}")
     spec = spec.strip()
-    agent = _board_agent(spec, state.game, seed, "agent")  # type: ignore[attr-defined]
+    agent = _board_agent(spec, state.game, seed, "agent",  # type: ignore[attr-defined]
+                         policy)
     if type(agent).search_candidates is Agent.search_candidates:
         raise WebError(400, f"agent {spec!r} does not search (it gives no candidate moves): "
                         "use mcts:... or az:...")
@@ -530,7 +700,19 @@ def search_position(agent: Any, state: GameState, cancel: threading.Event | None
     mover's view (``state.resample``, as :meth:`MCTSAgent.act` does). Any other agent runs
     ``agent.act`` whole (bounded by :data:`MAX_ANALYSIS_SECONDS` or
     :data:`MAX_ANALYSIS_SIMS`); ``cancel`` is seen before it.
+
+    A :class:`~taluva_ai.web.cancel.CancelFlag` ``cancel`` that is interrupted (a departed
+    client, the server's shutdown) stops any of them at once (:mod:`taluva_ai.web.cancel`).
     """
+    try:
+        with section(cancel):
+            return _search_position(agent, state, cancel, on_sims)
+    except Cancelled:
+        return None
+
+
+def _search_position(agent: Any, state: GameState, cancel: threading.Event | None,
+                     on_sims: Any) -> tuple[int, list[float | None]] | None:
     from taluva_ai.agents.mcts import MCTSAgent
     from taluva_ai.agents.mcts_tree import Tree
 
@@ -595,7 +777,7 @@ def _root_values(agent: Any, tree: Any, root: GameState, n: int
 
 
 def analyse(state: GameState, spec: Any, seed: int = 0, cancel: threading.Event | None = None,
-            on_sims: Any = None) -> dict[str, Any] | None:
+            on_sims: Any = None, policy: AgentPolicy | None = None) -> dict[str, Any] | None:
     """Run the agent ``spec``'s search on a copy of ``state`` and return its view:
     ``{"agent", "chosen", "summary", "simulations", "root_value", "values", "candidates":
     [{"notation", "visits", "value", "prior", "share", "hex", "cells"}...]}`` (``values``: the
@@ -612,7 +794,7 @@ def analyse(state: GameState, spec: Any, seed: int = 0, cancel: threading.Event 
     if state.current_player < 0:
         raise WebError(400, "nobody is to move in this position (a chance draw or the end): "
                         "analyse a position where a seat is to move")
-    spec, agent = analysis_agent(state, spec, seed)
+    spec, agent = analysis_agent(state, spec, seed, policy)
     return analyse_with(agent, spec, state, cancel, on_sims)
 
 
@@ -684,12 +866,12 @@ class GameAnalysis:
     """
 
     def __init__(self, positions: Sequence[tuple[GameState, Any]], players: Sequence[str],
-                 spec: Any, seed: int = 0) -> None:
+                 spec: Any, seed: int = 0, policy: AgentPolicy | None = None) -> None:
         self.plies = [k for k, (s, _) in enumerate(positions) if s.current_player >= 0]
         if not self.plies:
             raise WebError(400, "the record has no position where a seat is to move")
         first = positions[self.plies[0]][0]
-        self.spec, self.agent = analysis_agent(first, spec, seed)
+        self.spec, self.agent = analysis_agent(first, spec, seed, policy)
         check_game_budget(self.spec, self.agent, len(self.plies))
         self.positions = positions
         self.players = list(players)
@@ -759,7 +941,7 @@ class AnalysisJob:
         self.partial: Any = None  # a callable giving the result so far (the game's points)
         self.error: str | None = None
         self.error_status = 500
-        self.cancel = threading.Event()
+        self.cancel = CancelFlag()  # DELETE sets it; the server's shutdown interrupts it
         self.finished = threading.Event()
         self.lock = threading.Lock()
 
@@ -821,6 +1003,13 @@ class AnalysisJobs:
                 if len(self._jobs) <= self.limit:
                     break
                 del self._jobs[old.id]
+
+    def interrupt_all(self) -> None:
+        """Interrupt every running job (the server is stopping)."""
+        with self._lock:
+            running = [j for j in self._jobs.values() if not j.finished.is_set()]
+        for job in running:
+            job.cancel.interrupt()
 
     def get(self, job_id: str) -> AnalysisJob:
         """The job ``job_id``.

@@ -389,9 +389,11 @@ async function saveGame() {
 
 // -- analysis ---------------------------------------------------------------------------------
 
-// A running analysis job: DELETE stops the server's search (between its chunks).
+// A running analysis job: DELETE stops the server's search (between its chunks). Like every
+// request that changes something, it says application/json (the server refuses other types).
 function cancelJob(id) {
-  if (id) fetch("/api/analysis/" + encodeURIComponent(id), { method: "DELETE" }).catch(() => {});
+  if (id) fetch("/api/analysis/" + encodeURIComponent(id), {
+    method: "DELETE", headers: { "Content-Type": "application/json" } }).catch(() => {});
 }
 
 function clearAnalysis() {
