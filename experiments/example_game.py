@@ -139,8 +139,8 @@ register_game("nim", NimGame)
 
 if __name__ == "__main__":
     from taluva_ai import make_game
-    from taluva_ai.arena import make_agent, play_game
     from taluva_ai.records import replay_record
+    from taluva_ai.tournament import make_agent, play_game
 
     game = make_game("nim", big=True)
     agents = [make_agent("mcts:sims=200,prior=none"), make_agent("random")]

@@ -1,7 +1,7 @@
 """The MCTS strength ladder (issue 4): a round robin of random, greedy and MCTS at several
 simulation budgets, its Elo table, and a plot.
 
-Runs ``taluva_ai.arena.run_tournament`` (resumable: rerun the same command after an
+Runs ``taluva_ai.tournament.run_tournament`` (resumable: rerun the same command after an
 interruption) for 2 players, and optionally 3 and 4 players, then writes
 ``<out>/<n>p/results.json`` (the tournament table), ``<out>/ladder.md`` (Markdown tables) and
 ``<out>/ladder.png`` (Elo with 95% intervals). The default config is the full ladder of the
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from taluva_ai.agents import match_specs
-from taluva_ai.arena import interim_table, run_tournament
 from taluva_ai.errors import RunConfigError
+from taluva_ai.tournament import interim_table, run_tournament
 
 
 @dataclass

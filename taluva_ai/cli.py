@@ -322,7 +322,7 @@ def format_solo_score(state: Any) -> str:
 def _cmd_play(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from taluva_ai.arena import check_fits, make_agent, play_game
+    from taluva_ai.tournament import check_fits, make_agent, play_game
 
     if args.solo and len(args.players) != 1:
         raise _ArgError(f"--players: the solo variant has one player, got {len(args.players)}")
@@ -579,7 +579,7 @@ _TOURNAMENT_DEFAULTS: dict[str, Any] = {
 def _tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The tournament's settings: built-in defaults, then the --config file, then the flags
     given on the command line (each overriding the one before)."""
-    from taluva_ai.arena import DEFAULT_TIME_MARGIN, read_tournament_file
+    from taluva_ai.tournament import DEFAULT_TIME_MARGIN, read_tournament_file
 
     settings = dict(_TOURNAMENT_DEFAULTS, time_margin=DEFAULT_TIME_MARGIN, rules={})
     if args.config is not None:
@@ -617,9 +617,9 @@ def _tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
-    from taluva_ai.arena import MAX_GAMES, resume_tournament, run_tournament
     from taluva_ai.parallel import make_backend
     from taluva_ai.sprt import parse_sprt
+    from taluva_ai.tournament import MAX_GAMES, resume_tournament, run_tournament
 
     if args.sprt is not None:
         try:
@@ -714,7 +714,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def _cmd_pgn(args: argparse.Namespace) -> int:
-    from taluva_ai.arena import export_pgn
+    from taluva_ai.tournament import export_pgn
 
     try:
         text = export_pgn(args.run_dir)

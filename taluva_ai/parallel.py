@@ -4,7 +4,7 @@
 
 A backend makes :class:`Executor` objects; an executor runs module-level functions
 ``fn(*args)`` (picklable, with picklable arguments and results) in its workers and hands back
-their results. The arena (:func:`taluva_ai.arena.run_tournament`) and the AlphaZero training
+their results. The arena (:func:`taluva_ai.tournament.run_tournament`) and the AlphaZero training
 loop submit their work through an executor, so each holds one copy of its logic whatever runs
 it:
 

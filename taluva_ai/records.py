@@ -634,7 +634,7 @@ def replay_record(
             (``event`` None) and after each action (:class:`MoveEvent`).
         seeded_draws: also check that every chance outcome is the one ``state.draw()`` gives
             (the deck shuffled from the header's seed, or the header's ``deck``), as in records
-            written by :func:`taluva_ai.arena.play_game`.
+            written by :func:`taluva_ai.tournament.play_game`.
 
     Raises:
         RecordError: malformed JSON, a missing or unknown field, a wrong type, an unknown game

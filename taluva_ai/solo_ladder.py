@@ -59,8 +59,8 @@ def _slug(agent: str) -> str:
 def play_one(agent_spec: str, seed: int, rules: dict[str, Any]) -> dict[str, Any]:
     """One solo game of ``agent_spec`` with game seed ``seed``; its result line."""
     from taluva_ai.agents import make_agent
-    from taluva_ai.arena import play_game
     from taluva_ai.protocol import make_game
+    from taluva_ai.tournament import play_game
 
     game = make_game("taluva", solo=True, **rules)
     agent = make_agent(agent_spec)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from taluva_ai import make_game
-from taluva_ai.arena import make_agent, play_game, run_tournament
 from taluva_ai.errors import IllegalActionError, RecordError
 from taluva_ai.protocol import known_games
 from taluva_ai.records import replay_record
+from taluva_ai.tournament import make_agent, play_game, run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -323,8 +323,8 @@ def test_az_agent_by_name_plays_legal_moves_and_checks_its_checkpoint(tmp_path, 
     with pytest.raises(ValueError, match="2-player games, this game has 3"):
         agent.act(three)
     # refused before any move: by the arena, and by taluva play in one line
-    from taluva_ai.arena import run_tournament
     from taluva_ai.cli import main
+    from taluva_ai.tournament import run_tournament
 
     with pytest.raises(ValueError, match="is for taluva, this game is thurn_und_taxis"):
         run_tournament([f"az:path={path}", "random"], 2, tmp_path / "t",
@@ -417,9 +417,9 @@ def test_solo_network_has_extra_logits_and_one_value_on_the_score_scale(tmp_path
 def test_a_tournament_pins_its_checkpoints_and_refuses_a_replaced_one(tmp_path) -> None:
     """A checkpoint replaced between a tournament's start and its resume (a training run
     writing best.pt again) is refused in one line naming it; restored, the run goes on."""
-    from taluva_ai.arena import run_tournament
     from taluva_ai.errors import RunConfigError
     from taluva_ai.runfiles import json_sha256
+    from taluva_ai.tournament import run_tournament
 
     path = tmp_path / "best.pt"
     save_small(path)

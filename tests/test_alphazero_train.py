@@ -215,10 +215,10 @@ def test_killed_run_resumes_losing_only_the_iteration_in_progress(tmp_path) -> N
     # the record replays, and the trained network plays by name
     from taluva_ai.agents import make_agent
     from taluva_ai.agents.alphazero.train import TrainingRun
-    from taluva_ai.arena import play_game
     from taluva_ai.errors import RunConfigError
     from taluva_ai.games.taluva import TaluvaGame
     from taluva_ai.records import replay_record
+    from taluva_ai.tournament import play_game
 
     assert replay_record(out / "records" / "iter_0001" / "game_0000.jsonl").is_terminal()
     torch.set_num_threads(1)
@@ -1523,8 +1523,8 @@ def test_compare_shapes_saves_networks_that_play_and_decays_the_rate(micro_run, 
                      str(weighed)]) == 0
     assert load_checkpoint(weighed / path.name)["meta"]["elimination_weight"] == 4.0
     from taluva_ai.agents import make_agent
-    from taluva_ai.arena import play_game
     from taluva_ai.games.taluva import TaluvaGame
+    from taluva_ai.tournament import play_game
 
     az = make_agent(f"az:path={path},sims=4,device=cpu", seed=1)
     assert play_game(TaluvaGame(), [az, make_agent("random", seed=2)], seed=3).winners

@@ -12,7 +12,6 @@ import pytest
 
 from taluva_ai import make_game
 from taluva_ai.agents import make_agent, match_specs, spec_key
-from taluva_ai.arena import agent_seeds, deal_seed, play_game, run_tournament, schedule
 from taluva_ai.errors import IllegalActionError, RunConfigError
 from taluva_ai.ratings import (
     bradley_terry_elo,
@@ -20,6 +19,7 @@ from taluva_ai.ratings import (
     openskill_ratings,
     pairwise_scores,
 )
+from taluva_ai.tournament import agent_seeds, deal_seed, play_game, run_tournament, schedule
 
 # -- play_game ----------------------------------------------------------------------------------
 
@@ -216,7 +216,7 @@ def test_defer_changes_the_play_order_only(tmp_path: Path,
 
 
 def test_interim_table_reads_the_games_finished_so_far(tmp_path: Path) -> None:
-    from taluva_ai.arena import interim_table
+    from taluva_ai.tournament import interim_table
 
     specs = ["random", "greedy", "greedy:epsilon=0.5"]
     full = run_tournament(specs, 2, tmp_path, seed=3, progress=False,
@@ -546,3 +546,22 @@ def test_tournament_table_refuses_games_that_do_not_fit() -> None:
     for change, message in cases:
         with pytest.raises(ValueError, match=r"game '000-0000-0': " + re.escape(message)):
             tournament_table(["a", "b"], [{**good, **change}], 2, bootstrap=0)
+
+
+def test_arena_is_a_deprecated_re_export_of_the_tournament_package() -> None:
+    """``taluva_ai.arena`` (deprecated) still gives what code imported from it: every public
+    name of ``taluva_ai.tournament`` (the same objects) and the run lock and SIGTERM handling
+    of ``taluva_ai.runfiles``."""
+    import taluva_ai.arena as arena
+    import taluva_ai.runfiles as runfiles
+    import taluva_ai.tournament as tournament
+
+    for name in ("run_tournament", "resume_tournament", "play_game", "make_agent", "schedule",
+                 "read_deals", "export_pgn", "interim_table", "read_tournament_file",
+                 "time_budget", "MAX_GAMES", "DEFAULT_TIME_MARGIN", "GameResult"):
+        assert name in tournament.__all__, name
+    for name in tournament.__all__:
+        assert getattr(arena, name) is getattr(tournament, name), name
+    assert arena.run_lock is runfiles.run_lock
+    assert arena.sigterm_as_interrupt is runfiles.sigterm_as_interrupt
+    assert "deprecated" in (arena.__doc__ or "").lower()

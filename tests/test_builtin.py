@@ -134,8 +134,8 @@ def test_builtin_spec_and_defaults() -> None:
 
 
 def test_builtin_refuses_other_games_before_any_move(tmp_path, capsys) -> None:
-    from taluva_ai.arena import run_tournament
     from taluva_ai.cli import main
+    from taluva_ai.tournament import run_tournament
 
     agent = make_agent("az:builtin,sims=4", seed=0)
     assert builtin.shipped_tables() == [2]  # until a 3- or 4-player network ships

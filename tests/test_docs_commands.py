@@ -820,9 +820,9 @@ def _run(cmd: str) -> int:
 
 
 def _stub_the_work(monkeypatch: pytest.MonkeyPatch, taluva: bool) -> None:
-    import taluva_ai.arena as arena
     import taluva_ai.bench as bench
     import taluva_ai.parallel as parallel
+    import taluva_ai.tournament as tournament
     import taluva_ai.web as web
     from taluva_ai.agents import known_agents, parse_agent_spec
     from taluva_ai.agents.simple import RandomAgent
@@ -841,8 +841,8 @@ def _stub_the_work(monkeypatch: pytest.MonkeyPatch, taluva: bool) -> None:
         return parallel.LocalBackend()
 
     for name in ("run_tournament", "resume_tournament", "play_game"):
-        monkeypatch.setattr(arena, name, reached)
-    monkeypatch.setattr(arena, "make_agent", agent)
+        monkeypatch.setattr(tournament, name, reached)
+    monkeypatch.setattr(tournament, "make_agent", agent)
     monkeypatch.setattr(bench, "run_bench", reached)
     monkeypatch.setattr(web, "run_server", reached)
     monkeypatch.setattr(web, "listen", lambda host, port: socket.socket())  # no real port

@@ -177,8 +177,8 @@ def test_value_estimators_compares_the_network_and_rollouts_on_recorded_games(
         tmp_path: Path, capsys) -> None:
     pytest.importorskip("onnxruntime")
     from taluva_ai.agents import make_agent
-    from taluva_ai.arena import play_game
     from taluva_ai.protocol import make_game
+    from taluva_ai.tournament import play_game
 
     games = tmp_path / "games"
     games.mkdir()
@@ -224,9 +224,9 @@ def test_losses_counts_an_agents_games_by_end_reason_and_its_supply_when_elimina
     from collections import Counter
 
     from taluva_ai.agents import make_agent
-    from taluva_ai.arena import play_game
     from taluva_ai.games.taluva.state import Status
     from taluva_ai.protocol import make_game
+    from taluva_ai.tournament import play_game
 
     run = tmp_path / "run"
     (run / "games").mkdir(parents=True)
@@ -273,9 +273,9 @@ def test_losses_values_reads_the_network_at_the_agents_last_decisions(
     (not replayed from the records)."""
     pytest.importorskip("onnxruntime")
     from taluva_ai.agents import make_agent
-    from taluva_ai.arena import play_game
     from taluva_ai.games.taluva.state import Status
     from taluva_ai.protocol import make_game
+    from taluva_ai.tournament import play_game
 
     mod = _load("losses")
     evaluator = mod.make_evaluator(None)
@@ -327,8 +327,8 @@ def test_losses_counts_a_truncated_game_as_undecided_not_lost(tmp_path: Path) ->
     """A game the board bound truncates has no result (RULES.md "Board bound"): neither a
     win nor a loss of either seat."""
     from taluva_ai.agents import make_agent
-    from taluva_ai.arena import play_game
     from taluva_ai.protocol import make_game
+    from taluva_ai.tournament import play_game
 
     (tmp_path / "games").mkdir()
     for seed in range(3):  # radius 4 leaves random play no placement long before the end
@@ -344,8 +344,8 @@ def test_losses_counts_a_truncated_game_as_undecided_not_lost(tmp_path: Path) ->
 
 def test_losses_refuses_a_record_that_is_not_2_player_taluva(tmp_path: Path) -> None:
     from taluva_ai.agents import make_agent
-    from taluva_ai.arena import play_game
     from taluva_ai.protocol import make_game
+    from taluva_ai.tournament import play_game
 
     (tmp_path / "games").mkdir()
     play_game(make_game("taluva", num_players=3, tiles_per_player=4),
@@ -365,8 +365,8 @@ def test_losses_refuses_bad_records_unwritable_json_and_networks_of_another_game
     from taluva_ai.agents.alphazero.config import NetConfig
     from taluva_ai.agents.alphazero.encoder import make_encoder
     from taluva_ai.agents.alphazero.net import build_net, save_checkpoint
-    from taluva_ai.arena import play_game
     from taluva_ai.protocol import make_game
+    from taluva_ai.tournament import play_game
 
     mod = _load("losses")
     run = tmp_path / "run"

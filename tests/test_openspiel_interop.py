@@ -22,8 +22,8 @@ from taluva_ai.agents import (  # noqa: E402
     registered_agent_parameters,
     spec_key,
 )
-from taluva_ai.arena import play_game  # noqa: E402
 from taluva_ai.protocol import make_game  # noqa: E402
+from taluva_ai.tournament import play_game  # noqa: E402
 
 
 def test_registry_parameters_are_the_agents():

@@ -139,7 +139,7 @@ def _same_tournament(a: Path, b: Path) -> None:
 
 
 def test_tournament_on_ray_equals_the_local_one(ray_backend, tmp_path) -> None:
-    from taluva_ai.arena import run_tournament
+    from taluva_ai.tournament import run_tournament
 
     agents = ["random", "greedy:epsilon=0.3"]
     kw = dict(games=4, seed=7, progress=False, plots=False)
@@ -165,7 +165,7 @@ def test_a_ray_task_raises_its_own_error_in_one_line(ray_backend) -> None:
 
 def test_a_tournament_task_whose_worker_dies_is_retried_and_counted_once(ray_backend,
                                                                          tmp_path) -> None:
-    from taluva_ai.arena import run_tournament
+    from taluva_ai.tournament import run_tournament
 
     token = uuid.uuid4().hex
     marker = Path(__import__("tempfile").gettempdir()) / f"taluva-exit-once-{token}"

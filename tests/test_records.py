@@ -9,7 +9,6 @@ import pytest
 
 from taluva_ai import make_game
 from taluva_ai.agents import make_agent
-from taluva_ai.arena import play_game
 from taluva_ai.errors import RecordError
 from taluva_ai.records import (
     RECORD_FORMAT,
@@ -18,6 +17,7 @@ from taluva_ai.records import (
     read_result,
     replay_record,
 )
+from taluva_ai.tournament import play_game
 
 GOLDEN = Path(__file__).parent / "data" / "golden_greedy_random_seed7.jsonl"
 

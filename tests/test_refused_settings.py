@@ -12,10 +12,10 @@ import pytest
 
 from taluva_ai import make_game
 from taluva_ai.agents import make_agent, parse_agent_spec, spec_key
-from taluva_ai.arena import MAX_GAMES, run_tournament, schedule
 from taluva_ai.cli import main
 from taluva_ai.envs import EnvStateError, TaluvaEnv, TaluvaVectorEnv
 from taluva_ai.sprt import parse_sprt
+from taluva_ai.tournament import MAX_GAMES, run_tournament, schedule
 
 # -- B.14 ---------------------------------------------------------------------------------------
 
@@ -284,7 +284,7 @@ def test_the_cli_refuses_absurd_budgets_before_playing(
 
 def test_the_search_configs_bound_their_budgets_for_python_callers() -> None:
     from taluva_ai.agents import ISMCTSConfig, MCTSConfig
-    from taluva_ai.arena import time_budget
+    from taluva_ai.tournament import time_budget
 
     for make in (lambda: MCTSConfig(sims=10**20), lambda: MCTSConfig(time=1e308),
                  lambda: MCTSConfig(samples=10**9), lambda: MCTSConfig(leaf_batch=10**9),

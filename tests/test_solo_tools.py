@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from taluva_ai.agents import make_agent
-from taluva_ai.arena import play_game
 from taluva_ai.cli import main
 from taluva_ai.games.taluva import Step
 from taluva_ai.games.taluva.actions import SOLO_OPTIONS, Action, ActionKind, decode, encode
 from taluva_ai.records import replay_record
+from taluva_ai.tournament import play_game
 from tests.solo_helpers import solo_game, start, tile_at
 
 GAME = solo_game()

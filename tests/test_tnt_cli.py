@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from taluva_ai import make_game
-from taluva_ai.arena import make_agent, play_game
 from taluva_ai.cli import main
+from taluva_ai.tournament import make_agent, play_game
 
 GOLDEN = Path(__file__).parent / "data" / "tnt_golden_greedy_random_seed7.jsonl"
 

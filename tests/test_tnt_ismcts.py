@@ -7,8 +7,8 @@ import pytest
 
 from taluva_ai import make_game
 from taluva_ai.agents import ISMCTSAgent, make_agent
-from taluva_ai.arena import play_game
 from taluva_ai.games.thurn_und_taxis.bench import midgame_state
+from taluva_ai.tournament import play_game
 from tests.tnt_helpers import scenario
 
 

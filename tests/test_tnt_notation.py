@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from taluva_ai import make_game
-from taluva_ai.arena import make_agent, play_game
 from taluva_ai.errors import (
     ActionOutOfRangeError,
     IllegalActionError,
@@ -20,6 +19,7 @@ from taluva_ai.errors import (
 )
 from taluva_ai.games.thurn_und_taxis import actions as A
 from taluva_ai.records import replay_record
+from taluva_ai.tournament import make_agent, play_game
 from tests.tnt_helpers import scenario
 
 DATA = Path(__file__).parent / "data"

@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from taluva_ai import make_game
-from taluva_ai.arena import (
+from taluva_ai.cli import main
+from taluva_ai.errors import RunConfigError
+from taluva_ai.sprt import SPRT
+from taluva_ai.tournament import (
     Deal,
     export_pgn,
     pgn_result,
@@ -22,9 +25,6 @@ from taluva_ai.arena import (
     schedule,
     seed_deals,
 )
-from taluva_ai.cli import main
-from taluva_ai.errors import RunConfigError
-from taluva_ai.sprt import SPRT
 from taluva_ai.tournament.sprt_watch import _SprtWatch
 
 KW: dict[str, Any] = {"rules": {"tiles_per_player": 4}, "progress": False, "plots": False}

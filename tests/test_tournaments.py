@@ -22,7 +22,11 @@ from scipy import linalg, optimize, stats
 
 from taluva_ai import make_game
 from taluva_ai.agents import make_agent
-from taluva_ai.arena import (
+from taluva_ai.cli import main
+from taluva_ai.ratings import fit_elo, seat_pairwise_scores, tournament_table
+from taluva_ai.records import replay_record
+from taluva_ai.sprt import SPRT, llr_logistic, llr_normalized, parse_sprt, pentanomial_elo
+from taluva_ai.tournament import (
     deal_seed,
     play_game,
     read_tournament_file,
@@ -30,10 +34,6 @@ from taluva_ai.arena import (
     schedule,
     time_budget,
 )
-from taluva_ai.cli import main
-from taluva_ai.ratings import fit_elo, seat_pairwise_scores, tournament_table
-from taluva_ai.records import replay_record
-from taluva_ai.sprt import SPRT, llr_logistic, llr_normalized, parse_sprt, pentanomial_elo
 
 ROOT = Path(__file__).resolve().parents[1]
 C = 400 / math.log(10)  # Elo per nat
@@ -887,7 +887,7 @@ class _CompileInterrupted:
 
 
 def test_a_ctrl_c_inside_an_agent_stops_the_game_and_is_no_forfeit() -> None:
-    from taluva_ai.arena import play_game
+    from taluva_ai.tournament import play_game
 
     game = make_game("taluva", num_players=2)
     with pytest.raises(KeyboardInterrupt):
@@ -956,8 +956,8 @@ def test_a_changed_line_of_results_jsonl_is_named_and_not_counted(
 
 
 def test_a_changed_config_json_is_refused_by_name(tmp_path: Path) -> None:
-    from taluva_ai.arena import resume_tournament
     from taluva_ai.errors import RunConfigError
+    from taluva_ai.tournament import resume_tournament
 
     run_tournament(PAIR, 2, tmp_path, **PAIR_KW)
     cfg = tmp_path / "config.json"

@@ -84,7 +84,7 @@ def test_no_timed_move_compiles(concurrency: int, tmp_path: Path,
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Every compile of the agent's own kernel happens in a warm-up, in the main process and
     in each worker process, never in a timed move of a tournament game."""
-    from taluva_ai.arena import run_tournament
+    from taluva_ai.tournament import run_tournament
 
     log = tmp_path / "acts.jsonl"
     monkeypatch.setenv("TALUVA_WARMUP_LOG", str(log))
@@ -192,7 +192,7 @@ def test_log_lines_drop_the_cursor_moves_of_nested_bars() -> None:
 
 
 def test_a_tournament_logs_its_progress_one_line_per_redraw(tmp_path: Path, capsys) -> None:
-    from taluva_ai.arena import run_tournament
+    from taluva_ai.tournament import run_tournament
 
     run_tournament(["random", "greedy"], 2, tmp_path / "t", rules={"tiles_per_player": 2},
                    progress=True, plots=False)

@@ -1,5 +1,6 @@
 """Gating (candidate against the current best) and anchor matches, played as tournaments of
-:mod:`taluva_ai.arena` (paired deals: every tile sequence once per seat rotation; records kept).
+:mod:`taluva_ai.tournament` (paired deals: every tile sequence once per seat rotation; records
+kept).
 
 The SPRT is Wald's sequential probability ratio test on the score per game, in the
 generalised (normal-approximation) form fishtest uses (Van den Bergh, "GSPRT"):
@@ -85,7 +86,7 @@ def play_match(agent: str, opponent: str, games: int, out: Path, seed: int, conc
         ``(head-to-head of agent, the tournament table)``; for a one-player game, ``(paired
         head-to-head of agent, the solo ladder table of both)`` (module docstring).
     """
-    from taluva_ai.arena import run_tournament
+    from taluva_ai.tournament import run_tournament
 
     if num_players == 1:
         return solo_match(agent, opponent, games, out, seed, concurrency, rules, progress)

@@ -1254,7 +1254,7 @@ class TrainingRun:
         if not any(s.get("opponent_seat", -1) >= 0 for s in summaries):
             return {}
         from taluva_ai.agents import make_agent
-        from taluva_ai.arena import pinned_files
+        from taluva_ai.tournament import pinned_files
 
         files = pinned_files(make_agent(self.cfg.selfplay.opponent, seed=0))
         return {"opponent_files": files} if files else {}
