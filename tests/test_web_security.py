@@ -126,6 +126,45 @@ def test_only_the_modules_the_server_allows_play(runs: Path, victim: Path) -> No
         create_app([runs], agent_modules=["web agents"])
 
 
+def test_a_file_parameter_of_an_allowed_class_names_a_served_file(runs: Path,
+                                                                   made: list[str]) -> None:
+    (runs / "w.pt").write_bytes(b"weights")
+    client = _client(runs, agent_modules=["web_agents"])
+    g = client.post("/api/games", json={"seats": ["web_agents:Quick:path=0/w.pt,sims=3",
+                                                  "human"]})
+    assert g.status_code == 200, g.text
+    assert made == [f"web_agents:Quick:path={(runs / 'w.pt').resolve()},sims=3"]
+    _error(client.post("/api/games", json={"seats": ["web_agents:Quick:path=/etc/passwd",
+                                                     "human"]}), 400)
+
+
+def test_serve_passes_its_hosts_and_modules_to_the_app(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from taluva_ai.cli import main
+
+    apps: list[Any] = []
+    monkeypatch.setattr(web, "listen", lambda host, port: socket.socket())
+    monkeypatch.setattr(web, "run_server", lambda app, sock: apps.append(app))
+    assert main(["serve", str(tmp_path), "--port", "9000", "--allow-host", "box.lan",
+                 "--allow-agent-module", "web_agents"]) == 0
+    assert "WARNING: the page may run Python classes of web_agents" in capsys.readouterr().err
+    for base, status in (("http://box.lan:9000", 200), ("http://localhost:9000", 200),
+                         ("http://127.0.0.1:9000", 200), ("http://evil.example:9000", 403),
+                         ("http://box.lan:9001", 403)):
+        client = TestClient(apps[0], base_url=base, raise_server_exceptions=False)
+        assert client.get("/api/records").status_code == status, base
+    client = TestClient(apps[0], base_url="http://box.lan:9000")
+    assert client.post("/api/games", json={"seats": ["web_agents:Quick", "human"]}
+                       ).status_code == 200
+    for bad in (["--allow-host", "box.lan:80"], ["--allow-host", "a b"],
+                ["--allow-agent-module", "web agents"]):
+        with pytest.raises(SystemExit) as e:
+            main(["serve", str(tmp_path), *bad])
+        assert e.value.code == 2
+        assert "taluva serve: error: --allow-" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("spec", "message"), [
     ("openspiel:sims=20000,rollouts=100000",
      "rollouts must be an integer 1..100 on the board, got 100000"),

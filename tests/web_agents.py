@@ -19,10 +19,11 @@ STOPPED = threading.Event()
 
 
 class Quick(Agent):
-    """Plays the first legal action."""
+    """Plays the first legal action (``path``: a file it would read, kept as given)."""
 
-    def __init__(self, seed: int | None = None, sims: int = 1) -> None:
+    def __init__(self, seed: int | None = None, sims: int = 1, path: str = "") -> None:
         self.sims = sims
+        self.path = path
 
     def act(self, state: GameState) -> int:
         return int(state.legal_actions()[0])

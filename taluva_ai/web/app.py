@@ -506,7 +506,13 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
 
         running.add(cancel)
         try:
-            threading.Thread(target=main, name="board-search", daemon=True).start()
+            try:
+                threading.Thread(target=main, name="board-search", daemon=True).start()
+            except RuntimeError:  # no thread to be had
+                if release is not None:
+                    release()
+                raise WebError(503, "the server cannot start a search now: try again") \
+                    from None
             while not done.done():
                 await asyncio.wait({done}, timeout=DISCONNECT_POLL)
                 if not done.done() and not cancel.is_set() and \

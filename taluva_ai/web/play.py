@@ -564,6 +564,7 @@ def check_spec(spec: str, field: str = "agent", policy: AgentPolicy | None = Non
     head = head.strip()
     known = known_agents()
     defaults: dict[str, Any] = {}
+    prefix = head  # what the spec's parameters follow: the name, or module:Class
     if head in known:
         try:
             _, params = parse_agent_spec(spec)
@@ -586,6 +587,7 @@ def check_spec(spec: str, field: str = "agent", policy: AgentPolicy | None = Non
             raise WebError(403, f"{field}: {spec!r} names a Python class (module:Class), which "
                            f"the board runs only from the modules its server allows: "
                            f"{allowed}; the registered agents are {', '.join(known)}")
+        prefix = f"{head}:{cls_name.strip()}"
         try:
             params = _parse_params(param_text, spec)
         except ValueError as e:
@@ -629,7 +631,7 @@ def check_spec(spec: str, field: str = "agent", policy: AgentPolicy | None = Non
                        "which an agent spec cannot carry")
     items = [f"path={real}" if k == "path" else f"{k}={_spec_value(v)}"
              for k, v in params.items()]
-    return f"{head}:{','.join(items)}"
+    return f"{prefix}:{','.join(items)}"
 
 
 def _spec_value(v: Any) -> str:
