@@ -603,7 +603,7 @@ class TaluvaOpenSpielGame(_GameBase):
         within the line changes its draw there (and its place in the deck's drawn part); the
         start's deck is the new deck, so that every draw of the line finds its tile next."""
         from taluva_ai.games.taluva.game import TaluvaState
-        from taluva_ai.games.taluva.state import M_BOTTOM, M_DRAWN, P_HAND, Step
+        from taluva_ai.games.taluva.state import M_BOTTOM, M_DRAWN, M_PLACED, P_HAND, Step
         from taluva_ai.games.taluva.tiles import NUM_TILES
 
         engine, start = core.engine, core.start
@@ -631,6 +631,9 @@ class TaluvaOpenSpielGame(_GameBase):
         new_start = TaluvaState(start.game, start.cells.copy(), start.players.copy(),
                                 start.deck.copy(), start.meta.copy())
         changed = {}
+        placed = int(start.meta[M_PLACED])
+        region = [int(t) for t in start.deck[placed:first]]
+        redealt = False
         for j, q in enumerate(others):
             tile = pool[j]
             out.players[q, P_HAND] = tile
@@ -638,10 +641,22 @@ class TaluvaOpenSpielGame(_GameBase):
                 i, d = last_draw[q]
                 out.deck[d] = tile
                 changed[i] = int(tile)
-            else:
+            else:  # held since the start: its draw is among the start's drawn, unplaced tiles
+                true = int(start.players[q, P_HAND])
                 new_start.players[q, P_HAND] = tile
+                if true in region:
+                    region.remove(true)
+                else:  # pragma: no cover - a start whose drawn tiles are not placed in order
+                    k = int(np.flatnonzero(new_start.deck[:first] == true)[-1])
+                    new_start.deck[k] = tile
+                    continue
+                region.append(int(tile))
+                redealt = True
+        if redealt:  # in an order that says nothing of which seat holds which tile
+            new_start.deck[placed:first] = sorted(region)
         out.deck[drawn:end] = pool[len(others):]
         new_start.deck[first:] = out.deck[first:]
+        out.deck[:first] = new_start.deck[:first]
         return new_start, out, changed
 
     @classmethod

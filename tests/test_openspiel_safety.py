@@ -300,6 +300,36 @@ def test_resample_of_taluva_preview_redraws_held_tiles():
     assert redrawn > 0
 
 
+@pytest.mark.parametrize("name, options, steps", [
+    ("thurn_und_taxis", {"max_rounds": 20}, 80),
+    ("taluva", {"tile_preview": True, "num_players": 4, "tiles_per_player": 6}, 16),
+])
+def test_resample_of_a_state_from_an_engine_position(name, options, steps):
+    """A state made by ``state_from_engine`` starts where other seats already hold cards or
+    tiles seat 0 has not seen: they are dealt again in the resample's start, which stays a
+    valid position (the resample round-trips)."""
+    engine = make_game(name, **options).new_initial_state(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        if engine.current_player < 0:
+            engine.draw()
+        else:
+            engine.apply(int(rng.choice(engine.legal_actions())))
+    game = tos.openspiel_game(engine.game)
+    n = game.num_players()
+    sampler = np.random.default_rng(3).random
+    other_deals = 0
+    for more in (0, 3, 20):
+        state = _play(game.state_from_engine(engine), more, seed=more)
+        for _ in range(4):
+            other = state.resample_from_infostate(0, sampler)
+            assert other.information_state_string(0) == state.information_state_string(0)
+            assert other.observation_tensor(0) == state.observation_tensor(0)
+            _same_state(game.deserialize_state(other.serialize()), other, n)
+            other_deals += str(other) != str(state)
+    assert other_deals >= 6
+
+
 # -- information-state cache --------------------------------------------------------------------
 
 
