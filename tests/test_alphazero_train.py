@@ -83,8 +83,9 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[anchors]\nopponents = ['greedy ']\n",
      r"\[anchors\] opponents: 'greedy ' has white space in it"),
     ("[game]\nnum_players = 3\n[anchors]\nopponents = ['az:builtin']\n",
-     r"\[anchors\] opponents: the built-in network \(az:builtin\) is for 2-player games, "
-     r"this game has 3 player\(s\)"),
+     r"\[anchors\] opponents: the built-in network \(az:builtin\) has no network for "
+     r"3-player tables \(this installation has one for 2 players\); train one: taluva train "
+     r"--config experiments/configs/builtin-3p.toml$"),
     ("[selfplay]\nrollout = 'greedy'\n", "rollout and rollout_lambda go together"),
     ("seed = [1\n", "not valid TOML"),
     ("[game]\nsolo = true\n", r"\[game\]: the solo variant has one player: num_players = 1, got 2"),
