@@ -53,14 +53,18 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from taluva_ai.envs.taluva_env import (
+from taluva_ai.envs.base import (
     RENDER_MODES,
+    EnvStateError,
     MaskedDiscrete,
+    StateRender,
     check_action,
     check_illegal_mode,
+    check_render_mode,
+    draw_module,
     illegal_returns,
+    render_game,
 )
-from taluva_ai.envs.vector import EnvStateError
 from taluva_ai.errors import IllegalActionError
 from taluva_ai.protocol import CHANCE, Game, GameState, make_game
 
@@ -76,39 +80,6 @@ def _make_agent(spec: Any, seed: int | None) -> Any:
     if hasattr(spec, "act"):
         return spec
     raise ValueError(f"an opponent is a name or an object with act(state), got {spec!r}")
-
-
-def draw_module(game: Game) -> Any:
-    """The module that draws ``game``'s states (``taluva_ai.games.<name>.draw``, with
-    ``render_rgb(state)``).
-
-    Raises:
-        ValueError: the game has none (the message suggests ``render_mode="ansi"``).
-    """
-    name = game.name
-    try:
-        return importlib.import_module(f"taluva_ai.games.{name}.draw")
-    except ImportError:
-        raise ValueError(f"game {name!r} has no picture (no taluva_ai.games.{name}.draw); "
-                         "use render_mode='ansi'") from None
-
-
-def render_game(state: GameState, game: Game, mode: str | None) -> str | np.ndarray | None:
-    """What ``render()`` returns in ``mode`` (module docstring): ``"ansi"`` the text,
-    ``"human"`` prints it and returns None, ``"rgb_array"`` the picture of
-    :func:`draw_module` (``uint8[H, W, 3]``), None for no mode.
-
-    Raises:
-        ValueError: ``"rgb_array"`` for a game without a picture.
-    """
-    if mode == "ansi":
-        return str(state)
-    if mode == "human":
-        print(state, flush=True)
-        return None
-    if mode == "rgb_array":
-        return np.asarray(draw_module(game).render_rgb(state))
-    return None
 
 
 def tensor_game(name: str, options: dict[str, Any]) -> Game:
@@ -134,7 +105,7 @@ def game_spaces(game: Game) -> tuple[spaces.Dict, spaces.Discrete]:
     return obs, spaces.Discrete(game.num_actions)
 
 
-class GameEnv(gym.Env):
+class GameEnv(StateRender, gym.Env):
     """One agent plays one seat of a protocol game against opponents (module docstring).
 
     Args:
@@ -181,9 +152,7 @@ class GameEnv(gym.Env):
                                        or not 0 <= agent_seat < n):
             raise ValueError(f"agent_seat must be a seat 0..{n - 1} or 'random', got "
                              f"{agent_seat!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                             f"None, got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         if render_mode == "rgb_array":
             draw_module(self.game)
         self.render_mode = render_mode
@@ -197,6 +166,9 @@ class GameEnv(gym.Env):
         self.state: GameState | None = None
         self.seat = 0 if agent_seat == "random" else int(agent_seat)
         self._done = False
+
+    def _game_state(self) -> GameState | None:
+        return self.state
 
     def _others(self) -> dict[int, Any]:
         seats = [s for s in range(self.game.num_players) if s != self.seat]
@@ -298,18 +270,6 @@ class GameEnv(gym.Env):
         info["illegal_action"] = False
         return obs, reward, terminated, truncated, info
 
-    def render(self) -> str | np.ndarray | None:
-        """The state in the render mode (module docstring): text for ``"ansi"``, printed for
-        ``"human"`` (returns None), ``uint8[480, 480, 3]`` for ``"rgb_array"`` (every seat's
-        hand shown, as in the text); None without a render mode.
-
-        Raises:
-            EnvStateError: before ``reset``.
-        """
-        if self.state is None:
-            raise EnvStateError("call reset() before render()")
-        return render_game(self.state, self.game, self.render_mode)
-
 
 class ThurnUndTaxisEnv(GameEnv):
     """``taluva_ai/ThurnUndTaxis-v0``: :class:`GameEnv` of Thurn und Taxis (THURN-UND-TAXIS.md;
@@ -321,3 +281,7 @@ class ThurnUndTaxisEnv(GameEnv):
                  illegal_penalty: float = -1.0, **options: Any) -> None:
         super().__init__("thurn_und_taxis", opponents, num_players, agent_seat, render_mode,
                          illegal_action, illegal_penalty, **options)
+
+
+__all__ = ["GameEnv", "ThurnUndTaxisEnv", "draw_module", "game_spaces", "render_game",
+           "tensor_game"]

@@ -45,23 +45,19 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from taluva_ai.envs.core import EXTERNAL
-from taluva_ai.envs.taluva_env import MaskedDiscrete, TaluvaViewEnv, check_illegal_mode
+from taluva_ai.envs.taluva_env import TaluvaViewEnv
 from taluva_ai.envs.vector import (
     END_TRUNCATED,
-    OBS_HIGH,
     TaluvaVectorEnv,
     check_reset_options,
 )
-from taluva_ai.games.taluva import RuleSet, TaluvaGame, TaluvaState
+from taluva_ai.games.taluva import RuleSet
 from taluva_ai.games.taluva import solo_kernels as SK
 from taluva_ai.games.taluva.encoding import (
     DEFAULT_VIEW_RADIUS,
     NUM_SOLO_ACTIONS,
-    make_view,
     num_planes,
 )
 from taluva_ai.games.taluva.state import M_END, M_STEP
@@ -122,33 +118,12 @@ class TaluvaSoloEnv(TaluvaViewEnv):
     ) -> None:
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
-        check_illegal_mode(illegal_action)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                             f"got {render_mode!r}")
+        self._set_modes(illegal_action, illegal_penalty, render_mode)
         self.rules = make_solo_rules(rules)
         self.reward_mode = reward
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
-        self.game = TaluvaGame(self.rules)
-        self.view = make_view(view_radius)
-        s = self.view.side
-        self.num_actions = self.view.num_actions + NUM_SOLO_ACTIONS
-        self._obs = np.zeros((num_planes(1, solo=True), s, s), dtype=np.float32)
-        self._mask = np.zeros(self.num_actions, dtype=np.int8)
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, OBS_HIGH, self._obs.shape, np.float32),
-            "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
-        })
-        self.action_space = MaskedDiscrete(self.num_actions, self._mask)
-        self._center = np.zeros(2, dtype=np.int64)
-        self._ret = np.zeros(1, dtype=np.float64)
-        self._rng = np.zeros(1, dtype=np.uint64)
-        self._seat_kind = np.full(4, EXTERNAL, dtype=np.int8)
-        self._outside = 0
+        self._init_view(self.rules, view_radius, num_planes(1, solo=True), NUM_SOLO_ACTIONS)
+        self.num_actions = int(self._mask.size)
         self._score = 0
-        self.state: TaluvaState | None = None
 
     def _kernel(self, view_action: int) -> None:
         self._run_kernel(view_action, 0)
@@ -185,24 +160,11 @@ class TaluvaSoloEnv(TaluvaViewEnv):
         self._first = True
         return self._obs_dict(), self._info()
 
-    def step(
-        self, action: Any
-    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        """Apply a view id (module docstring).
-
-        Raises:
-            EnvStateError: before ``reset`` or after the episode ended.
-            ValueError: a non-scalar or non-integer action.
-            ActionOutOfRangeError: an id outside the action space.
-            IllegalActionError: a masked action with ``illegal_action="raise"``.
-        """
-        a, penalty = self._checked_action(action)
-        if penalty is not None:
-            return penalty
+    def _play(self, action: int) -> float:
         st = self.state
         assert st is not None
         before = self._score
-        self._kernel(a)
+        self._kernel(action)
         self._score = self._running_score()
         over = st.is_terminal() and st.meta[M_END] != END_TRUNCATED
         if self.reward_mode == "shaped":  # the first step counts from 0 (module docstring)
@@ -210,7 +172,7 @@ class TaluvaSoloEnv(TaluvaViewEnv):
         else:
             reward = float(self._ret[0]) if over else 0.0
         self._first = False
-        return self._result(reward)
+        return reward
 
 
 class TaluvaSoloVectorEnv(TaluvaVectorEnv):

@@ -61,102 +61,32 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from taluva_ai.envs.base import (
+    ILLEGAL_ACTION_MODES,
+    RENDER_MODES,
+    EnvStateError,
+    MaskedDiscrete,
+    StateRender,
+    check_action,
+    check_illegal_mode,
+    check_render_mode,
+    illegal_returns,
+    illegal_step_rewards,
+)
 from taluva_ai.envs.core import (
     BUILTIN_OPPONENTS,
     EXTERNAL,
     advance,
     env_step,
 )
-from taluva_ai.envs.vector import END_TRUNCATED, OBS_HIGH, STEP_TERMINAL, EnvStateError, make_rules
-from taluva_ai.errors import ActionOutOfRangeError, IllegalActionError
+from taluva_ai.envs.vector import END_TRUNCATED, OBS_HIGH, STEP_TERMINAL, make_rules
+from taluva_ai.errors import IllegalActionError
 from taluva_ai.games.taluva import RuleSet, TaluvaGame, TaluvaState
 from taluva_ai.games.taluva.encoding import DEFAULT_VIEW_RADIUS, make_view, num_planes
 from taluva_ai.games.taluva.state import M_END, M_PLAYER, M_STEP, new_arrays
 from taluva_ai.games.taluva.tiles import full_tile_set
 
 STEP_NAMES = {1: "tile", 2: "build", 3: "over"}
-
-#: What the envs do with a masked (illegal) action, the default first (module docstring).
-ILLEGAL_ACTION_MODES = ("terminate", "penalty", "raise")
-#: Render modes of the Taluva envs (``"human"`` prints the ``"ansi"`` text).
-RENDER_MODES = ["human", "ansi", "rgb_array"]
-
-
-def check_illegal_mode(mode: Any) -> str:
-    """``mode`` if it is one of :data:`ILLEGAL_ACTION_MODES`.
-
-    Raises:
-        ValueError: any other value (the message lists the allowed ones).
-    """
-    if not isinstance(mode, str) or mode not in ILLEGAL_ACTION_MODES:
-        allowed = ", ".join(map(repr, ILLEGAL_ACTION_MODES))
-        raise ValueError(f"illegal_action must be one of {allowed}, got {mode!r}")
-    return mode
-
-
-def illegal_returns(num_players: int, actor: int, penalty: float) -> np.ndarray:
-    """``float64[num_players]``: the returns of an episode ended by ``actor``'s illegal action:
-    ``penalty`` for the actor, ``-penalty / (num_players - 1)`` for each other seat (a
-    forfeit; zero-sum)."""
-    out = np.full(num_players, 0.0 if num_players < 2 else -penalty / (num_players - 1))
-    out[actor] = penalty
-    return out
-
-
-def illegal_step_rewards(env: Any, agent: str, seat: int) -> bool:
-    """Set the rewards of a PettingZoo AEC ``env`` whose ``agent`` (seat ``seat``) chose a
-    masked action, in the env's ``illegal_action`` mode (``"terminate"``: every agent gets its
-    :func:`illegal_returns` entry and terminates; ``"penalty"``: the agent gets
-    ``illegal_penalty`` and the game goes on). The state is unchanged. Returns whether the
-    episode ended."""
-    env._cumulative_rewards[agent] = 0.0
-    env._clear_rewards()
-    if env.illegal_action != "terminate":
-        env.rewards[agent] = env.illegal_penalty
-        return False
-    ret = illegal_returns(len(env.possible_agents), seat, env.illegal_penalty)
-    for i, ag in enumerate(env.agents):
-        env.rewards[ag] = float(ret[i])
-        env.terminations[ag] = True
-    env._illegal_end = True
-    return True
-
-
-class MaskedDiscrete(spaces.Discrete):
-    """``Discrete(n)`` whose ``sample()`` without a mask draws a legal action of the env's
-    current position (the env keeps ``legal`` up to date). A given mask is used as is."""
-
-    def __init__(self, n: int, legal: np.ndarray, seed: int | None = None) -> None:
-        super().__init__(n, seed=seed)
-        self.legal = legal
-
-    def sample(self, mask: Any = None, probability: Any = None) -> np.int64:
-        if mask is None and probability is None and self.legal.any():
-            mask = self.legal
-        return super().sample(mask=mask, probability=probability)
-
-
-def check_action(action: Any, num_actions: int) -> int:
-    """An int from a scalar action.
-
-    Raises:
-        ValueError: not a scalar integer (wrong shape or dtype).
-        ActionOutOfRangeError: outside ``0 .. num_actions - 1``.
-    """
-    if isinstance(action, (bool, np.bool_)):
-        raise ValueError(f"an action is an integer view id, got {action!r}")
-    if isinstance(action, (int, np.integer)):
-        a = int(action)
-    else:
-        arr = np.asarray(action)
-        if arr.shape != ():
-            raise ValueError(f"an action is a scalar integer, got shape {arr.shape}")
-        if not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"an action is an integer view id, got dtype {arr.dtype}")
-        a = int(arr)
-    if not 0 <= a < num_actions:
-        raise ActionOutOfRangeError(a, f"view action ids run from 0 to {num_actions - 1}")
-    return a
 
 
 def resolve_opponent(spec: Any, seed: int | None) -> tuple[int, Any]:
@@ -179,13 +109,13 @@ def resolve_opponent(spec: Any, seed: int | None) -> tuple[int, Any]:
     raise ValueError(f"an opponent is a name or an object with act(state), got {spec!r}")
 
 
-class TaluvaViewEnv(gym.Env):
+class TaluvaViewEnv(StateRender, gym.Env):
     """What ``Taluva-v0`` and ``TaluvaSolo-v0`` share: one Taluva state stepped by the
     compiled :func:`~taluva_ai.envs.core.env_step` on view ids (docs/encoding.md), the
     observation dict, the step's checks, the sb3-contrib mask and the pictures. Subclasses
-    set ``game``, ``view``, ``state``, ``illegal_action``, ``illegal_penalty``, the kernel
-    buffers (``_rng``, ``_seat_kind``, ``_center``, ``_obs``, ``_mask``, ``_ret``) and
-    ``_info()``."""
+    call :meth:`_set_modes` and :meth:`_init_view` (the game, the view, the spaces and the
+    kernel buffers) and give ``_info()`` and ``_play()`` (a legal view id played: the
+    reward)."""
 
     metadata: dict[str, Any] = {  # noqa: RUF012
         "render_modes": RENDER_MODES, "render_fps": 2}
@@ -204,7 +134,49 @@ class TaluvaViewEnv(gym.Env):
     #: an illegal action ended the episode (``illegal_action="terminate"``)
     _illegal_end: bool = False
 
+    def _set_modes(self, illegal_action: str, illegal_penalty: float,
+                   render_mode: str | None) -> None:
+        """Check and keep the ``illegal_action`` mode, its penalty and the render mode.
+
+        Raises:
+            ValueError: an unknown ``illegal_action`` or render mode.
+        """
+        check_illegal_mode(illegal_action)
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+
+    def _init_view(self, rules: RuleSet, view_radius: int, planes: int,
+                   extra_actions: int = 0) -> None:
+        """The game of ``rules``, the view, the spaces (``planes`` planes; the view's ids and
+        ``extra_actions`` more) and the kernel's buffers."""
+        self.game = TaluvaGame(rules)
+        self.view = make_view(view_radius)
+        s = self.view.side
+        num_actions = self.view.num_actions + extra_actions
+        self._obs = np.zeros((planes, s, s), dtype=np.float32)
+        self._mask = np.zeros(num_actions, dtype=np.int8)
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(0.0, OBS_HIGH, self._obs.shape, np.float32),
+            "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+        })
+        self.action_space = MaskedDiscrete(num_actions, self._mask)
+        self._center = np.zeros(2, dtype=np.int64)
+        self._ret = np.zeros(rules.num_players, dtype=np.float64)
+        self._rng = np.zeros(1, dtype=np.uint64)
+        self._seat_kind = np.full(4, EXTERNAL, dtype=np.int8)
+        self._outside = 0
+        self.state = None
+
+    def _game_state(self) -> TaluvaState | None:
+        return self.state
+
     def _info(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _play(self, action: int) -> float:
+        """Play the legal view id ``action`` (and what follows it in the env); the reward."""
         raise NotImplementedError
 
     def _run_kernel(self, view_action: int, perspective: int) -> None:
@@ -274,25 +246,21 @@ class TaluvaViewEnv(gym.Env):
         """``bool[A]`` legal mask of the view's ids (the sb3-contrib convention)."""
         return self._mask.astype(bool)
 
-    def render(self) -> str | np.ndarray | None:
-        """``"ansi"``: the island as text; ``"human"``: that text printed to stdout (returns
-        None); ``"rgb_array"``: ``uint8[480, 480, 3]`` picture; None without a render mode.
+    def step(
+        self, action: Any
+    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """Apply the agent's view id (the env's module docstring).
 
         Raises:
-            EnvStateError: before ``reset``.
+            EnvStateError: before ``reset`` or after the episode ended.
+            ValueError: a non-scalar or non-integer action.
+            ActionOutOfRangeError: an id outside the action space.
+            IllegalActionError: a masked action with ``illegal_action="raise"``.
         """
-        if self.state is None:
-            raise EnvStateError("call reset() before render()")
-        if self.render_mode == "human":
-            print(self.state, flush=True)
-            return None
-        if self.render_mode == "ansi":
-            return str(self.state)
-        if self.render_mode == "rgb_array":
-            from taluva_ai.games.taluva.draw import render_rgb
-
-            return render_rgb(self.state)
-        return None
+        a, penalty = self._checked_action(action)
+        if penalty is not None:
+            return penalty
+        return self._result(self._play(a))
 
 
 class TaluvaEnv(TaluvaViewEnv):
@@ -344,34 +312,13 @@ class TaluvaEnv(TaluvaViewEnv):
                                            and 0 <= agent_seat < n)):
             raise ValueError(f"agent_seat must be a seat 0..{n - 1} or 'random', got "
                              f"{agent_seat!r}")
-        check_illegal_mode(illegal_action)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                             f"got {render_mode!r}")
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
-        self.game = TaluvaGame(self.rules)
-        self.view = make_view(view_radius)
+        self._set_modes(illegal_action, illegal_penalty, render_mode)
+        self._init_view(self.rules, view_radius, num_planes(n))
         self.opponent_specs = list(opponents) if opponents is not None else None
         self._resolved = [resolve_opponent(o, None) for o in (opponents or [])]
         self.agent_seat_option = agent_seat
         self.agent_seat = 0 if agent_seat == "random" else int(agent_seat)
-        s = self.view.side
-        self._obs = np.zeros((num_planes(n), s, s), dtype=np.float32)
-        self._mask = np.zeros(self.view.num_actions, dtype=np.int8)
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(0.0, OBS_HIGH, self._obs.shape, np.float32),
-            "action_mask": spaces.Box(0, 1, (self.view.num_actions,), np.int8),
-        })
-        self.action_space = MaskedDiscrete(self.view.num_actions, self._mask)
-        self._center = np.zeros(2, dtype=np.int64)
-        self._ret = np.zeros(n, dtype=np.float64)
-        self._rng = np.zeros(1, dtype=np.uint64)
-        self._seat_kind = np.zeros(4, dtype=np.int8)
         self._agents: dict[int, Any] = {}
-        self._outside = 0
-        self.state: TaluvaState | None = None
 
     # -- internals --------------------------------------------------------------------------
 
@@ -440,24 +387,16 @@ class TaluvaEnv(TaluvaViewEnv):
         self._play_external_opponents()
         return self._obs_dict(), self._info()
 
-    def step(
-        self, action: Any
-    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        """Apply the agent's view id (module docstring).
-
-        Raises:
-            EnvStateError: before ``reset`` or after the episode ended.
-            ValueError: a non-scalar or non-integer action.
-            ActionOutOfRangeError: an id outside the action space.
-            IllegalActionError: a masked action with ``illegal_action="raise"``.
-        """
-        a, penalty = self._checked_action(action)
-        if penalty is not None:
-            return penalty
+    def _play(self, action: int) -> float:
         st = self.state
         assert st is not None
         mover = self.agent_seat if self.opponent_specs is not None else int(st.meta[M_PLAYER])
-        self._kernel(a)
+        self._kernel(action)
         self._play_external_opponents()
         over = st.is_terminal() and st.meta[M_END] != END_TRUNCATED
-        return self._result(float(self._ret[mover]) if over else 0.0)
+        return float(self._ret[mover]) if over else 0.0
+
+
+__all__ = ["ILLEGAL_ACTION_MODES", "RENDER_MODES", "STEP_NAMES", "MaskedDiscrete", "TaluvaEnv",
+           "TaluvaViewEnv", "check_action", "check_illegal_mode", "illegal_returns",
+           "illegal_step_rewards", "resolve_opponent"]

@@ -51,22 +51,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 from numba import njit, prange
 
-from taluva_ai.envs.core import BUILTIN_OPPONENTS, EXTERNAL, GREEDY, keep_best, sample_masked
+from taluva_ai.envs.base import check_illegal_mode
+from taluva_ai.envs.batched import BatchedEnv, MetaLayout, check_num_envs
+from taluva_ai.envs.core import BUILTIN_OPPONENTS, EXTERNAL, GREEDY, keep_best
 from taluva_ai.envs.game_env import game_spaces
 from taluva_ai.envs.pcg64 import STATE_SIZE, integers, seed_state, state_from_generator
-from taluva_ai.envs.taluva_env import check_illegal_mode, illegal_returns
-from taluva_ai.envs.vector import (
-    PARALLEL_MIN_GAMES,
-    EnvStateError,
-    check_action_batch,
-    reset_plan,
-)
 from taluva_ai.errors import IllegalActionError
 from taluva_ai.games.thurn_und_taxis import kernels as K
 from taluva_ai.games.thurn_und_taxis.actions import NUM_ACTIONS, action_to_string
@@ -178,7 +171,7 @@ def batch_env_step_serial(cards_b, route_b, houses_b, players_b, meta_b, rules, 
 # -- the env ------------------------------------------------------------------------------------
 
 
-class ThurnUndTaxisVectorEnv(VectorEnv):
+class ThurnUndTaxisVectorEnv(BatchedEnv):
     """N Thurn und Taxis games stepped by one compiled call (module docstring is the spec).
 
     Args:
@@ -202,6 +195,11 @@ class ThurnUndTaxisVectorEnv(VectorEnv):
         ValueError: a bad argument (named in the message).
     """
 
+    _step_kernels = (batch_env_step, batch_env_step_serial)
+    _meta_layout = MetaLayout(step=M_STEP, player=M_PLAYER, end=M_END, terminal=S_TERMINAL,
+                              truncated=END_TRUNCATED)
+    _score_truncated = True
+
     def __init__(
         self,
         num_envs: int = 1,
@@ -216,9 +214,7 @@ class ThurnUndTaxisVectorEnv(VectorEnv):
         parallel: bool | None = None,
         **options: Any,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
-                or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        num_envs = check_num_envs(num_envs)
         if render_mode is not None:
             raise ValueError(f"render_mode: this vector env has none, got {render_mode!r}")
         self.illegal_action = check_illegal_mode(illegal_action)
@@ -248,21 +244,13 @@ class ThurnUndTaxisVectorEnv(VectorEnv):
                 or not 0 <= agent_seat < n):
             raise ValueError(f"agent_seat must be a seat 0..{n - 1} or 'random', got "
                              f"{agent_seat!r}")
-        mode = AutoresetMode(autoreset_mode)
-        if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED):
-            raise ValueError(f"autoreset_mode must be NEXT_STEP or DISABLED, got {mode}")
-        self.metadata = {"autoreset_mode": mode, "render_modes": []}
+        self._set_autoreset(autoreset_mode)
         self.render_mode = None
         self.opponents = opponents
         self.agent_seat_option = agent_seat
-        self.num_envs = int(num_envs)
-        self.copy = copy
-        self.parallel = parallel
-        self.num_actions = self.game.num_actions
-        self.single_observation_space, self.single_action_space = game_spaces(self.game)
-        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space,
-                                                              self.num_envs)
-        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        single_observation_space, single_action_space = game_spaces(self.game)
+        self._init_batch(num_envs, copy, parallel, single_observation_space,
+                         single_action_space, (OBS_SIZE,), n)
         b = self.num_envs
         self._cards = np.zeros((b, L_ROWS, NUM_CITIES), dtype=np.int8)
         self._route = np.zeros((b, MAX_PLAYERS, NUM_CITIES), dtype=np.int8)
@@ -273,14 +261,6 @@ class ThurnUndTaxisVectorEnv(VectorEnv):
         self._opp = np.zeros((b, MAX_PLAYERS, STATE_SIZE), dtype=np.uint64)
         self._kind = np.zeros((b, MAX_PLAYERS), dtype=np.int8)
         self._persp = np.full(b, -1, dtype=np.int64)
-        self._obs = np.zeros((b, OBS_SIZE), dtype=np.float32)
-        self._mask = np.zeros((b, self.num_actions), dtype=np.int8)
-        self._ret = np.zeros((b, n), dtype=np.float64)
-        self._illegal = np.zeros(b, dtype=bool)
-        self._gens: list[np.random.Generator] = []
-        self._done = np.zeros(b, dtype=bool)  # game over, awaiting a reset
-        self._started = False
-        self._bench_rng = np.array([12345], dtype=np.uint64)
 
     @property
     def num_players(self) -> int:
@@ -307,141 +287,24 @@ class ThurnUndTaxisVectorEnv(VectorEnv):
         (self._cards[i], self._route[i], self._houses[i], self._players[i],
          self._meta[i]) = new_arrays(n)
 
-    def _kernel(self, games: int) -> Any:
-        par = self.parallel if self.parallel is not None else games >= PARALLEL_MIN_GAMES
-        return batch_env_step if par else batch_env_step_serial
-
-    def _run(self, act: np.ndarray, which: np.ndarray | None = None) -> None:
-        """Run the compiled step on every game (``which`` None) or on the games marked."""
-        arrays: tuple[np.ndarray, ...] = (self._cards, self._route, self._houses, self._players,
-                                          self._meta)
-        per_game: tuple[np.ndarray, ...] = (self._seed, self._opp, self._kind, self._persp, act,
-                                            self._obs, self._mask, self._ret)
-        rules = self.game.rules_array
-        if which is None or which.all():
-            self._kernel(self.num_envs)(*arrays, rules, *per_game)
-            return
-        idx = np.flatnonzero(which)
-        if idx.size == 0:
-            return
-        sub = [a[idx] for a in arrays + per_game]  # copies: run them, then write them back
-        self._kernel(idx.size)(*sub[:5], rules, *sub[5:])
-        for a, s in zip(arrays + per_game, sub, strict=True):
-            a[idx] = s
-
-    def _observation(self) -> dict[str, np.ndarray]:
-        if self.copy:
-            return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
-        return {"observation": self._obs, "action_mask": self._mask}
+    def _kernel_args(self, act: np.ndarray
+                     ) -> tuple[tuple[np.ndarray, ...], tuple[Any, ...], tuple[np.ndarray, ...]]:
+        return ((self._cards, self._route, self._houses, self._players, self._meta),
+                (self.game.rules_array,),
+                (self._seed, self._opp, self._kind, self._persp, act, self._obs, self._mask,
+                 self._ret))
 
     def _seats(self) -> np.ndarray:
         """``int64[N]``: the seat each observation is of."""
         return np.where(self._persp >= 0, self._persp, self._meta[:, M_PLAYER]).astype(np.int64)
 
-    def _info(self) -> dict[str, Any]:
-        step = self._meta[:, M_STEP]
-        player = np.where(step == S_TERMINAL, -1, self._meta[:, M_PLAYER]).astype(np.int64)
-        ones = np.ones(self.num_envs, dtype=bool)
-        return {
-            "current_player": player, "_current_player": ones,
-            "agent_seat": self._seats(), "_agent_seat": ones,
-            "step_kind": step.astype(np.int64), "_step_kind": ones,
-            "rewards": self._ret.copy(), "_rewards": ones,
-            "illegal_action": self._illegal.copy(), "_illegal_action": ones,
-        }
+    def _info_fields(self, player: np.ndarray, step: np.ndarray) -> dict[str, np.ndarray]:
+        return {"current_player": player, "agent_seat": self._seats(), "step_kind": step,
+                "rewards": self._ret.copy(), "illegal_action": self._illegal.copy()}
 
-    # -- gymnasium API ----------------------------------------------------------------------
-
-    def reset(
-        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Start games: all of them, or with ``options={"reset_mask": bool[N]}`` only those
-        marked. ``seed``: an int (game ``i`` gets ``seed + i``) or one seed per game.
-
-        Raises:
-            ValueError: an unknown key in ``options`` (only ``reset_mask`` is), a malformed
-                ``reset_mask`` or seed list.
-            EnvStateError: a first reset that does not reset every game.
-        """
-        b = self.num_envs
-        seeds, reset_mask = reset_plan(seed, options, b, self._started)
-        if not self._gens:
-            self._gens = [seeding.np_random(s)[0] for s in seeds]
-        idx = np.flatnonzero(reset_mask)
-        for i in idx:
-            if seeds[i] is not None:
-                self._gens[i] = seeding.np_random(seeds[i])[0]
-            self._new_game(int(i))
-        self._done[idx] = False
-        self._illegal[:] = False
-        self._started = True
-        self._run(np.full(b, -1, dtype=np.int64), reset_mask)
-        return self._observation(), self._info()
-
-    def step(
-        self, actions: Any
-    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Apply one action id per game (module docstring).
-
-        Raises:
-            EnvStateError: called before ``reset``; or (autoreset DISABLED) a game that has
-                ended is stepped again.
-            ValueError: actions of the wrong shape or dtype.
-            ActionOutOfRangeError: (an ``IndexError``) an id outside the action space.
-            IllegalActionError: (``illegal_action="raise"``) an action masked out in its game;
-                nothing changes.
-        """
-        if not self._started:
-            raise EnvStateError("call reset() before step()")
-        b = self.num_envs
-        resetting = self._done.copy()
-        act = check_action_batch(actions, b, self.num_actions, ignored=resetting)
-        if resetting.any() and self.metadata["autoreset_mode"] == AutoresetMode.DISABLED:
-            i = int(np.flatnonzero(resetting)[0])
-            raise EnvStateError(f"game {i} has ended: reset it with "
-                                "reset(options={'reset_mask': ...}) before stepping it")
-        live = ~resetting
-        legal = self._mask[np.arange(b), np.where(live, act, 0)] != 0
-        illegal = live & ~legal
-        if illegal.any() and self.illegal_action == "raise":
-            i = int(np.flatnonzero(illegal)[0])
-            raise IllegalActionError(action_to_string(int(act[i])), f"masked out in game {i}: "
-                                     "not a legal action (see action_mask)")
-        mover = self._seats()
-        act = np.where(live & legal, act, -1)
-        for j in np.flatnonzero(resetting):
-            self._new_game(int(j))
-        self._illegal[:] = illegal
-        self._run(act)
-        over = (self._meta[:, M_STEP] == S_TERMINAL) & live & ~illegal
-        truncated = over & (self._meta[:, M_END] == END_TRUNCATED)
-        terminated = over & ~truncated
-        rewards = np.where(over, self._ret[np.arange(b), mover], 0.0)
-        if illegal.any():
-            rewards[illegal] = self.illegal_penalty
-            if self.illegal_action == "terminate":
-                terminated |= illegal
-                for j in np.flatnonzero(illegal):
-                    self._ret[j] = illegal_returns(self.num_players, int(mover[j]),
-                                                   self.illegal_penalty)
-        self._done = terminated | truncated
-        info = self._info()
-        if self.illegal_action == "terminate" and illegal.any():
-            info["current_player"][illegal] = -1
-        return self._observation(), rewards, terminated, truncated, info
-
-    def sample_legal_actions(self) -> np.ndarray:
-        """``int64[N]``: a uniformly random legal id per game (compiled; for benchmarks and
-        random baselines); 0 for a game with none (a finished game)."""
-        a = sample_masked(self._mask, self._bench_rng)
-        return np.where(a < 0, 0, a)
-
-    def action_masks(self) -> np.ndarray:
-        """``bool[N, A]`` legal masks (the sb3-contrib convention)."""
-        return self._mask.astype(bool)
-
-    def close_extras(self, **kwargs: Any) -> None:
-        pass
+    def _illegal_error(self, action: int, game: int) -> IllegalActionError:
+        return IllegalActionError(action_to_string(action), f"masked out in game {game}: "
+                                  "not a legal action (see action_mask)")
 
 
 __all__ = ["ThurnUndTaxisVectorEnv", "batch_env_step", "chance_city", "env_step"]
