@@ -32,27 +32,19 @@ TNT_ENV_ID = "taluva_ai/ThurnUndTaxis-v0"
 #: The solo variant (docs/solo.md).
 SOLO_ENV_ID = "taluva_ai/TaluvaSolo-v0"
 
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(
-        id=ENV_ID,
-        entry_point="taluva_ai.envs.taluva_env:TaluvaEnv",
-        vector_entry_point="taluva_ai.envs.vector:TaluvaVectorEnv",
-        disable_env_checker=False,
-    )
-if TNT_ENV_ID not in gymnasium.registry:
-    gymnasium.register(
-        id=TNT_ENV_ID,
-        entry_point="taluva_ai.envs.game_env:ThurnUndTaxisEnv",
-        vector_entry_point="taluva_ai.envs.tnt_vector:ThurnUndTaxisVectorEnv",
-        disable_env_checker=False,
-    )
-if SOLO_ENV_ID not in gymnasium.registry:
-    gymnasium.register(
-        id=SOLO_ENV_ID,
-        entry_point="taluva_ai.envs.solo_env:TaluvaSoloEnv",
-        vector_entry_point="taluva_ai.envs.solo_env:TaluvaSoloVectorEnv",
-        disable_env_checker=False,
-    )
+#: ``(env id, entry point, vector entry point)`` of each registered env.
+_ENTRY_POINTS = (
+    (ENV_ID, "taluva_ai.envs.taluva_env:TaluvaEnv", "taluva_ai.envs.vector:TaluvaVectorEnv"),
+    (TNT_ENV_ID, "taluva_ai.envs.game_env:ThurnUndTaxisEnv",
+     "taluva_ai.envs.tnt_vector:ThurnUndTaxisVectorEnv"),
+    (SOLO_ENV_ID, "taluva_ai.envs.solo_env:TaluvaSoloEnv",
+     "taluva_ai.envs.solo_env:TaluvaSoloVectorEnv"),
+)
+for _id, _entry, _vector_entry in _ENTRY_POINTS:
+    if _id not in gymnasium.registry:
+        gymnasium.register(id=_id, entry_point=_entry, vector_entry_point=_vector_entry,
+                           disable_env_checker=False)
+del _id, _entry, _vector_entry
 
 
 def aec_env(**kwargs: object) -> object:
