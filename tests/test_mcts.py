@@ -195,6 +195,8 @@ def test_refuses_to_act_at_a_chance_node() -> None:
 
 
 def test_resample_keeps_what_the_player_knows_and_redeals_the_rest() -> None:
+    from taluva_ai.games.taluva.position import parse_position
+
     game = TaluvaGame(num_players=3, tile_preview=True)
     s = game.new_initial_state(seed=6)
     for _ in range(3):
@@ -210,6 +212,12 @@ def test_resample_keeps_what_the_player_knows_and_redeals_the_rest() -> None:
         pool_before = sorted(s.deck[3:].tolist() + hands[1:].tolist())
         pool_after = sorted(r.deck[3:].tolist() + r.players[1:3, 6].tolist())
         assert pool_after == pool_before  # the unseen tiles are redealt, none lost
+        # the deck stays the tile set and its drawn part shows the sampled held tiles, not the
+        # true ones (a resample read as a position is a legal position)
+        assert sorted(r.deck.tolist()) == sorted(s.deck.tolist())
+        assert sorted(r.deck[:3].tolist()) == sorted(r.players[:3, 6].tolist())
+        assert parse_position(game, r.to_position_string()).to_position_string() == \
+            r.to_position_string()
         seen_other.add(tuple(r.players[1:3, 6].tolist()))
     assert len(seen_other) > 1  # the other seats' tiles are actually resampled
     with pytest.raises(ValueError, match="seat"):
