@@ -22,7 +22,7 @@ from typing import Any
 from taluva_ai.errors import RecordError, RunConfigError
 from taluva_ai.protocol import CHANCE
 from taluva_ai.records import MoveEvent, Outcome, outcome_of, read_header, replay_record
-from taluva_ai.runfiles import json_sha256, naming, write_atomic
+from taluva_ai.runfiles import json_sha256, naming
 from taluva_ai.tournament.agents import _pins_ok
 from taluva_ai.tournament.play import Forfeit, GameResult, agent_seeds
 from taluva_ai.tournament.schedules import _GameTask
@@ -221,12 +221,6 @@ def _remove_parts(todo: Sequence[_GameTask], paths: Mapping[str, Path]) -> None:
         for part in folder.glob(".*.part"):
             if part.name[1:].rsplit(".", 2)[0] in names:
                 part.unlink(missing_ok=True)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``path`` through a temporary file renamed onto it (never a half-written file;
-    :func:`taluva_ai.runfiles.write_atomic`)."""
-    write_atomic(path, text)
 
 
 def _records_digest(paths: Mapping[str, Path], tasks: Sequence[_GameTask],

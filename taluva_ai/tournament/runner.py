@@ -9,7 +9,6 @@ so with the settings of a run directory's ``config.json``.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import itertools
 import json
@@ -23,7 +22,15 @@ from typing import Any, cast
 from taluva_ai.errors import RunConfigError
 from taluva_ai.parallel import Backend
 from taluva_ai.protocol import make_game
-from taluva_ai.runfiles import damaged, json_sha256, run_lock, sha256_file, sigterm_as_interrupt
+from taluva_ai.runfiles import (
+    damaged,
+    json_sha256,
+    run_lock,
+    sha256_bytes,
+    sha256_file,
+    sigterm_as_interrupt,
+    write_atomic,
+)
 from taluva_ai.tournament.agents import (
     _check_pins,
     _pins_ok,
@@ -57,7 +64,6 @@ from taluva_ai.tournament.rundir import (
     _RecordPaths,
     _records_digest,
     _task_meta,
-    _write_atomic,
 )
 from taluva_ai.tournament.schedules import MAX_GAMES, _GameTask, schedule
 from taluva_ai.tournament.settings import TOURNAMENT_FORMAT, read_config, tournament_config
@@ -267,8 +273,7 @@ def run_tournament(
             raise ValueError(f"deals: {where} holds {len(given)} deals; {games} games per "
                              f"group of {players_per_game} players need {need}")
         used = given[:need]
-    digest = (None if used is None
-              else hashlib.sha256(deals_text(used).encode("utf-8")).hexdigest())
+    digest = None if used is None else sha256_bytes(deals_text(used))
 
     out = Path(out_dir)
     config = tournament_config(specs, games, players_per_game, seed, game_name, full_rules,
@@ -318,7 +323,7 @@ def resume_tournament(
         except OSError as e:
             raise RunConfigError(f"{deals_path}: unreadable ({e.strerror or e}); restore the "
                                  "deal file the run was started with (--deals)") from None
-        if hashlib.sha256(text).hexdigest() != cfg["deals_sha256"]:
+        if sha256_bytes(text) != cfg["deals_sha256"]:
             raise RunConfigError(f"{deals_path}: not the deals of this run (its SHA-256 differs "
                                  f"from {path}'s deals_sha256); restore the deal file the run "
                                  "was started with (--deals)")
@@ -424,13 +429,13 @@ class _Run:
         self.games_dir.mkdir(exist_ok=True)
         cfg_path = self.out / CONFIG_FILE
         if not cfg_path.exists() or self.upgrade:
-            _write_atomic(cfg_path, json.dumps({**cfg, "sha256": json_sha256(cfg)}, indent=2)
-                          + "\n")
+            write_atomic(cfg_path, json.dumps({**cfg, "sha256": json_sha256(cfg)}, indent=2)
+                         + "\n")
         if self.deals is not None:  # the deals played: a deal file for another run (--deals)
             text = deals_text(self.deals)
             deals_path = self.out / DEALS_FILE
             if not deals_path.is_file() or deals_path.read_text(encoding="utf-8") != text:
-                _write_atomic(deals_path, text)
+                write_atomic(deals_path, text)
         for part in self.games_dir.glob(".*.part"):  # records of games interrupted while played
             part.unlink(missing_ok=True)
 
@@ -496,7 +501,7 @@ class _Run:
             counted: Sequence[_GameTask] = tasks.up_to_deal(watch.decided_deal)
         else:
             counted = tasks
-        _write_atomic(self.log_path, "".join(
+        write_atomic(self.log_path, "".join(
             json.dumps(done[g]) + "\n" for g in sorted(done, key=tasks.ids.order)))
         return self._finish(counted, done, paths, baseline, candidate, len(tasks))
 
@@ -563,10 +568,10 @@ class _Run:
         table = {"config": self.config,
                  "records_sha256": _records_digest(paths, counted, done), **table}
         timing = _timing(self.specs, counted, done, self.margin)
-        _write_atomic(self.out / TABLE_FILE, json.dumps(table, indent=2) + "\n")
-        _write_atomic(self.out / TIMING_FILE, json.dumps(timing, indent=2) + "\n")
+        write_atomic(self.out / TABLE_FILE, json.dumps(table, indent=2) + "\n")
+        write_atomic(self.out / TIMING_FILE, json.dumps(timing, indent=2) + "\n")
         if self.config["players_per_game"] == 2:
-            _write_atomic(self.out / PGN_FILE, pgn_text(
+            write_atomic(self.out / PGN_FILE, pgn_text(
                 self.game_name, [done[t.game_id] for t in counted if t.game_id in done]))
         write_reports(self.out, table, timing=timing, plots=self.plots)
         return table
