@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 import textwrap
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -138,7 +139,9 @@ def describe_agents(width: int = 88) -> str:
     text for ``--help`` (generated from the registry)."""
     lines = textwrap.wrap("agents: AGENT is NAME or NAME:KEY=VALUE,... (the parameters and "
                           "their defaults below), or package.module:Class[:KEY=VALUE,...] "
-                          "for your own Agent class", width)
+                          "for your own Agent class; any AGENT may add name=LABEL, a label "
+                          "not passed to the agent, so that one agent can take two seats "
+                          "(mcts:sims=400 and mcts:sims=400,name=b)", width)
     w = max(len(n) for n in _AGENTS)
     for name in _AGENTS:
         summary = _ABOUT.get(name, ("", None))[0]
@@ -268,6 +271,8 @@ def check_spec_parameters(name: str, params: dict[str, Any]) -> None:
     except (KeyError, ImportError):  # pragma: no cover  (a registered agent's own problem)
         defaults = {}
     for key, value in params.items():
+        if key == LABEL_PARAMETER:
+            continue  # a label of the spec (make_agent), not the agent's
         want = _expected(defaults.get(key))
         if want is not None:
             types, what = want
@@ -292,6 +297,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     Specs: ``name`` or ``name:key=value,...`` for a registered agent (``random``, ``greedy``,
     ``mcts``...), and ``package.module:Class`` or ``package.module:Class:key=value,...`` for
     your own :class:`Agent` subclass, constructed as ``Class(seed=seed, **params)``.
+
+    Every spec may carry ``name=LABEL`` (:data:`LABEL_PARAMETER`; letters, digits, ``._-``,
+    at most 40): a label that is not passed to the agent, so that two copies of one agent
+    are two specs (cutechess-cli's ``name=``), e.g. a candidate against two MCTS-400 at a
+    3-player table: ``--gauntlet az:builtin --agents mcts:sims=400 mcts:sims=400,name=b``.
 
     Raises:
         ValueError: an unknown agent, a module or class that cannot be loaded, a parameter that
@@ -321,6 +331,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     if "seed" in params:
         raise ValueError(f"agent {spec!r}: the seed is set by the caller (e.g. --seed), "
                          "not in the spec")
+    check_label(params.pop(LABEL_PARAMETER, None), spec)
     try:
         agent = factory(seed=seed, **params)
     except (TypeError, ValueError) as e:
@@ -330,6 +341,23 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
                          "Agent")
     agent.name = spec
     return agent
+
+
+#: The spec parameter every agent takes as a label of the spec, not passed to the agent
+#: (:func:`make_agent`).
+LABEL_PARAMETER = "name"
+_LABEL = re.compile(r"[A-Za-z0-9._-]{1,40}")
+
+
+def check_label(label: Any, spec: str) -> None:
+    """Refuse a ``name=`` label (:data:`LABEL_PARAMETER`) that is not 1-40 letters, digits,
+    ``.``, ``_`` or ``-`` (None: no label).
+
+    Raises:
+        ValueError: one line naming the spec."""
+    if label is not None and not (isinstance(label, str) and _LABEL.fullmatch(label)):
+        raise ValueError(f"agent {echo(spec)}: name={echo(label)} must be a label of 1 to 40 "
+                         "letters, digits, '.', '_' or '-'")
 
 
 def _importable(module: str) -> bool:

@@ -669,6 +669,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--players-per-game 4 --games 40 --out runs/t4": (RUN, "", None),
     "taluva tournament --agents greedy mcts:time=0.5,rollout=greedy --time-margin 0.5 "
     "--games 50 --out runs/timed": (RUN, "", None),
+    "taluva tournament --gauntlet greedy --agents random random:name=r2 --players-per-game 3 "
+    "--games 60 --seed 1 --out runs/field3": (RUN, "", None),
     "taluva tournament --config tournament.toml":
         (CHECK, "the file of the document's example (written first): 200 games of MCTS-400 "
          "and a 0.5 s gauntlet", None),
