@@ -655,6 +655,16 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva tournament --game thurn_und_taxis --agents random az:path=runs/tnt-demo/best.pt,"
     "sims=64,leaf_batch=1,rollout=greedy,lambda=1 --games 200 --concurrency 1 --seed 1 "
     "--out runs/tnt-demo_vs_random": (CHECK, _NET, None),
+    # docs/alphazero.md, "Train your own network": the 3-player measures need a 3-player
+    # network (none ships yet: az:builtin is refused at such a table, tests/test_builtin.py);
+    # the same command with two random copies is docs/tournaments.md's runs/field3
+    "taluva tournament --gauntlet az:builtin --agents greedy greedy:name=g2 --players-per-game "
+    "3 --games 240 --concurrency 2 --seed 1 --out runs/builtin3_greedy":
+        (CHECK, "needs a 3-player built-in network (none ships yet)", None),
+    "taluva tournament --gauntlet az:builtin --agents mcts:sims=400,rollout=greedy,root=gumbel "
+    "mcts:sims=400,rollout=greedy,root=gumbel,name=m2 --players-per-game 3 --games 240 "
+    "--concurrency 2 --seed 1 --out runs/builtin3_mcts400":
+        (CHECK, "needs a 3-player built-in network (none ships yet); hours of MCTS-400", None),
     # docs/tournaments.md
     "taluva tournament --agents random greedy:epsilon=0.25 --games 20 --deals "
     "runs/tournament/deals.jsonl --out runs/same-deals":
