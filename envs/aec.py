@@ -14,23 +14,21 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from taluva_ai.envs.base import (
+    EnvModes,
     EnvStateError,
-    StateRender,
     check_action,
-    check_illegal_mode,
-    check_render_mode,
     illegal_step_rewards,
 )
 from taluva_ai.errors import IllegalActionError
 from taluva_ai.protocol import CHANCE, Game
 
 
-class SeatAECEnv(StateRender, AECEnv):
+class SeatAECEnv(EnvModes, AECEnv):
     """A PettingZoo AEC env of one game whose every seat is an agent (the module docstring).
 
-    A subclass's ``__init__`` calls :meth:`_set_up`; it gives :meth:`_game_state`,
-    :meth:`_legal_move` and :meth:`_illegal_error`, and may refresh the infos after each step
-    (:meth:`_update_infos`).
+    A subclass's ``__init__`` calls :meth:`_set_modes` and :meth:`_set_up`; it gives
+    :meth:`_game_state`, :meth:`_legal_move` and :meth:`_illegal_error`, and may refresh the
+    infos after each step (:meth:`_update_infos`).
     """
 
     game: Game
@@ -38,25 +36,14 @@ class SeatAECEnv(StateRender, AECEnv):
     illegal_penalty: float
     _illegal_end: bool = False
 
-    def _set_up(self, num_players: int, render_mode: str | None, illegal_action: str,
-                illegal_penalty: float, obs_space: spaces.Space,
+    def _set_up(self, num_players: int, obs_space: spaces.Space,
                 act_space: spaces.Discrete) -> None:
-        """The agents, their spaces and the modes (``render_mode`` already checked).
-
-        Raises:
-            ValueError: an unknown ``illegal_action``.
-        """
-        self.illegal_action = check_illegal_mode(illegal_action)
-        self.illegal_penalty = float(illegal_penalty)
-        self.render_mode = render_mode
+        """The agents and their spaces."""
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._num_actions = int(act_space.n)
         self._illegal_end = False
-
-    def _check_render_mode(self, render_mode: str | None) -> None:
-        check_render_mode(render_mode, self.metadata["render_modes"])
 
     # -- what a game adds -------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """What every env of this package shares, of no particular game: the error of an env used out
 of order, the checks of an action and of the ``illegal_action`` mode, the returns of a forfeit,
-the action space whose ``sample()`` draws a legal action, and the render modes.
+the action space whose ``sample()`` draws a legal action, the render modes and the pictures
+(:class:`EnvModes`, which the scalar and the PettingZoo envs take in).
 
 The base classes over these: :mod:`taluva_ai.envs.batched` (the native vector envs) and
 :mod:`taluva_ai.envs.aec` (the PettingZoo AEC envs). The game-specific envs re-export the names
@@ -151,12 +152,29 @@ def render_game(state: GameState, game: Game, mode: str | None) -> str | np.ndar
     return None
 
 
-class StateRender:
-    """``render()`` of an env that holds a game's state (:meth:`_game_state`), its ``game``
-    and its ``render_mode``: :func:`render_game`."""
+class EnvModes:
+    """What every env here takes and does alike: the ``illegal_action`` mode, its penalty
+    and the render mode (:meth:`_set_modes`), and ``render()`` of the env's game state
+    (:meth:`_game_state`, drawn by :func:`render_game`)."""
 
     game: Game
     render_mode: str | None
+    illegal_action: str
+    illegal_penalty: float
+    metadata: dict[str, Any]
+
+    def _set_modes(self, illegal_action: str, illegal_penalty: float,
+                   render_mode: str | None) -> None:
+        """Check and keep the ``illegal_action`` mode, its penalty and the render mode (one
+        of ``metadata["render_modes"]``).
+
+        Raises:
+            ValueError: an unknown ``illegal_action`` or render mode.
+        """
+        self.illegal_action = check_illegal_mode(illegal_action)
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
+        self.illegal_penalty = float(illegal_penalty)
 
     def _game_state(self) -> Any:
         """The game's state (None before ``reset``)."""
@@ -177,6 +195,6 @@ class StateRender:
         return render_game(st, self.game, self.render_mode)
 
 
-__all__ = ["ILLEGAL_ACTION_MODES", "RENDER_MODES", "EnvStateError", "MaskedDiscrete", "StateRender",
+__all__ = ["ILLEGAL_ACTION_MODES", "RENDER_MODES", "EnvModes", "EnvStateError", "MaskedDiscrete",
            "check_action", "check_illegal_mode", "check_render_mode", "draw_module",
            "illegal_returns", "illegal_step_rewards", "render_game"]

@@ -55,12 +55,10 @@ from gymnasium import spaces
 
 from taluva_ai.envs.base import (
     RENDER_MODES,
+    EnvModes,
     EnvStateError,
     MaskedDiscrete,
-    StateRender,
     check_action,
-    check_illegal_mode,
-    check_render_mode,
     draw_module,
     illegal_returns,
     render_game,
@@ -105,7 +103,7 @@ def game_spaces(game: Game) -> tuple[spaces.Dict, spaces.Discrete]:
     return obs, spaces.Discrete(game.num_actions)
 
 
-class GameEnv(StateRender, gym.Env):
+class GameEnv(EnvModes, gym.Env):
     """One agent plays one seat of a protocol game against opponents (module docstring).
 
     Args:
@@ -135,9 +133,7 @@ class GameEnv(StateRender, gym.Env):
                  illegal_action: str = "terminate", illegal_penalty: float = -1.0,
                  **options: Any) -> None:
         opponents = list(opponents)
-        check_illegal_mode(illegal_action)
-        self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self._set_modes(illegal_action, illegal_penalty, render_mode)
         n = len(opponents) + 1 if num_players is None else num_players
         if len(opponents) != n - 1:
             raise ValueError(f"{len(opponents)} opponents for {n} seats: give num_players - 1")
@@ -152,10 +148,8 @@ class GameEnv(StateRender, gym.Env):
                                        or not 0 <= agent_seat < n):
             raise ValueError(f"agent_seat must be a seat 0..{n - 1} or 'random', got "
                              f"{agent_seat!r}")
-        check_render_mode(render_mode, self.metadata["render_modes"])
         if render_mode == "rgb_array":
             draw_module(self.game)
-        self.render_mode = render_mode
         self.agent_seat_option = agent_seat
         self.opponent_specs = opponents
         self.opponents = [_make_agent(o, None) for o in opponents]

@@ -55,11 +55,10 @@ class GameAECEnv(SeatAECEnv):
             self.game = tensor_game(game, {"num_players": num_players, **options})
         except (KeyError, TypeError) as e:
             raise ValueError(str(e.args[0] if e.args else e)) from None
-        self._check_render_mode(render_mode)
+        self._set_modes(illegal_action, illegal_penalty, render_mode)
         if render_mode == "rgb_array":
             draw_module(self.game)
-        self._set_up(num_players, render_mode, illegal_action, illegal_penalty,
-                     *game_spaces(self.game))
+        self._set_up(num_players, *game_spaces(self.game))
         self.state: GameState | None = None
         self._rng = np.random.default_rng()
 

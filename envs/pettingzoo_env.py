@@ -90,7 +90,7 @@ class TaluvaAECEnv(SeatAECEnv):
     ) -> None:
         super().__init__()
         self.rules = make_rules(num_players, rules)
-        self._check_render_mode(render_mode)
+        self._set_modes(illegal_action, illegal_penalty, render_mode)
         self.game = TaluvaGame(self.rules)
         self.view = make_view(view_radius)
         n = self.rules.num_players
@@ -99,8 +99,7 @@ class TaluvaAECEnv(SeatAECEnv):
             "observation": spaces.Box(0.0, OBS_HIGH, (num_planes(n), s, s), np.float32),
             "action_mask": spaces.Box(0, 1, (self.view.num_actions,), np.int8),
         })
-        self._set_up(n, render_mode, illegal_action, illegal_penalty, obs_space,
-                     spaces.Discrete(self.view.num_actions))
+        self._set_up(n, obs_space, spaces.Discrete(self.view.num_actions))
         self.state_: TaluvaState | None = None
         self._np_random, _ = seeding.np_random(None)
 

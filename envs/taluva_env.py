@@ -64,12 +64,11 @@ from gymnasium import spaces
 from taluva_ai.envs.base import (
     ILLEGAL_ACTION_MODES,
     RENDER_MODES,
+    EnvModes,
     EnvStateError,
     MaskedDiscrete,
-    StateRender,
     check_action,
     check_illegal_mode,
-    check_render_mode,
     illegal_returns,
     illegal_step_rewards,
 )
@@ -109,7 +108,7 @@ def resolve_opponent(spec: Any, seed: int | None) -> tuple[int, Any]:
     raise ValueError(f"an opponent is a name or an object with act(state), got {spec!r}")
 
 
-class TaluvaViewEnv(StateRender, gym.Env):
+class TaluvaViewEnv(EnvModes, gym.Env):
     """What ``Taluva-v0`` and ``TaluvaSolo-v0`` share: one Taluva state stepped by the
     compiled :func:`~taluva_ai.envs.core.env_step` on view ids (docs/encoding.md), the
     observation dict, the step's checks, the sb3-contrib mask and the pictures. Subclasses
@@ -133,19 +132,6 @@ class TaluvaViewEnv(StateRender, gym.Env):
     _outside: int
     #: an illegal action ended the episode (``illegal_action="terminate"``)
     _illegal_end: bool = False
-
-    def _set_modes(self, illegal_action: str, illegal_penalty: float,
-                   render_mode: str | None) -> None:
-        """Check and keep the ``illegal_action`` mode, its penalty and the render mode.
-
-        Raises:
-            ValueError: an unknown ``illegal_action`` or render mode.
-        """
-        check_illegal_mode(illegal_action)
-        check_render_mode(render_mode, self.metadata["render_modes"])
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
 
     def _init_view(self, rules: RuleSet, view_radius: int, planes: int,
                    extra_actions: int = 0) -> None:
