@@ -241,6 +241,25 @@ def test_play_a_game_to_the_end_and_save_it(served: tuple[Path, TestClient]) -> 
     assert text.text == (runs / saved["path"][2:]).read_text(encoding="utf-8")
 
 
+def test_a_game_in_play_is_read_back_by_its_id_and_ply(served: tuple[Path, TestClient]) -> None:
+    """The page's address names a game and a ply (docs/web.md, "The address"): the game is read
+    again by its id, and any of its positions by ply."""
+    _, client = served
+    g = _new_game(client)
+    g = client.post(f"/api/games/{g['id']}/move", json={"move": "tile@0,0:N"}).json()
+    assert g["ply"] == 2
+    again = client.get(f"/api/games/{g['id']}").json()
+    assert again["history"] == g["history"] and again["svg"] == g["svg"]
+    url = f"/api/games/{g['id']}/position"
+    first = client.get(url, params={"ply": 0}).json()
+    assert first["ply"] == 0 and first["last"] is None and "empty table" in first["svg"]
+    after = client.get(url, params={"ply": 2}).json()
+    assert after["last"] == "tile@0,0:N" and after["svg"].count('class="hex"') == 3
+    assert _error(client.get(url, params={"ply": 3}), 400) == "ply must be an integer 0..2, got '3'"
+    assert _error(client.get("/api/games/nope/position", params={"ply": 0}), 404).startswith(
+        "no game 'nope'")
+
+
 def test_illegal_moves_are_explained_and_change_nothing(served: tuple[Path, TestClient]) -> None:
     _, client = served
     g = _new_game(client)
@@ -261,20 +280,20 @@ def test_illegal_moves_are_explained_and_change_nothing(served: tuple[Path, Test
 
 def test_seats_are_made_by_the_registry_at_call_time(served: tuple[Path, TestClient],
                                                      monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The board makes agents through ``arena.make_agent`` when a game starts, not through a
+    """The board makes agents through ``tournament.make_agent`` when a game starts, not through a
     name bound when the module was imported: a test that patched ``make_agent`` while the web
     modules were first imported (tests/test_docs_commands.py) left its stand-in in them, and
     later games in that process refused every agent."""
-    from taluva_ai import arena
+    from taluva_ai import tournament
 
     made: list[str] = []
-    real = arena.make_agent
+    real = tournament.make_agent
 
     def spy(spec: str, seed: int | None = None) -> Any:
         made.append(spec)
         return real(spec, seed=seed)
 
-    monkeypatch.setattr(arena, "make_agent", spy)
+    monkeypatch.setattr(tournament, "make_agent", spy)
     _, client = served
     resp = client.post("/api/games", json={"seats": ["human", "random"], "seed": 1})
     assert resp.status_code == 200, resp.text

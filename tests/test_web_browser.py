@@ -194,3 +194,60 @@ def test_a_path_outside_is_refused(site: tuple[str, Any, Path]) -> None:
     driver.get(f"{base}/?record=0/../secret.jsonl#replay")
     _wait(driver, lambda d: _message(d).startswith("refused path '0/../secret.jsonl'"))
     assert _css(driver, "#board svg") == []
+
+
+def _ply(driver: Any) -> str:
+    return str(driver.find_element("id", "board").get_attribute("data-ply"))
+
+
+def test_the_address_keeps_the_view(site: tuple[str, Any, Path]) -> None:
+    """Reload, back and forward show the same record position and the same game; changing only
+    the hash switches the view."""
+    from selenium.webdriver.common.keys import Keys
+
+    base, driver, _ = site
+    driver.get(f"{base}/#replay/0/g.jsonl/30")
+    _wait(driver, lambda d: _text(d, "where") == "position 30 / 81")
+    body = _css(driver, "body")[0]
+    body.send_keys(Keys.ARROW_RIGHT)
+    _wait(driver, lambda d: _ply(d) == "31")
+    assert driver.execute_script("return location.hash") == "#replay/0/g.jsonl/31"
+    driver.refresh()
+    _wait(driver, lambda d: _text(d, "where") == "position 31 / 81" and _ply(d) == "31")
+    # a game: started, a tile placed, reloaded
+    driver.execute_script("location.hash = '#play'")
+    _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "play")
+    _css(driver, "#ng-tiles")[0].send_keys("2")
+    _css(driver, "#ng-seed")[0].send_keys("3")
+    _css(driver, "#ng-start")[0].click()
+    spot = _wait(driver, lambda d: _css(d, "#board svg polygon.spot"))
+    _click(driver, spot[0])
+    _wait(driver, lambda d: not _css(d, "#tile-tools")[0].get_attribute("hidden"))
+    _css(driver, "#place")[0].click()
+    _wait(driver, lambda d: _ply(d) == "2")
+    gid = driver.execute_script("return play.game.id")
+    assert driver.execute_script("return location.hash") == f"#play/{gid}/2"
+    moves = [li.text for li in _css(driver, "#moves li")]
+    driver.refresh()
+    _wait(driver, lambda d: _ply(d) == "2" and _css(d, "#board svg polygon.spot"))
+    assert driver.execute_script("return play.game.id") == gid
+    assert [li.text for li in _css(driver, "#moves li")] == moves
+    # a look back at the game's first position, kept in the address too
+    _css(driver, "body")[0].send_keys(Keys.ARROW_LEFT)
+    _wait(driver, lambda d: _ply(d) == "1" and not _css(d, "#board svg polygon.spot"))
+    assert driver.execute_script("return location.hash") == f"#play/{gid}/1"
+    driver.refresh()
+    _wait(driver, lambda d: _ply(d) == "1" and _text(d, "turn").startswith("looking back"))
+    _css(driver, "body")[0].send_keys(Keys.END)
+    _wait(driver, lambda d: _ply(d) == "2" and _css(d, "#board svg polygon.spot"))
+    # back: the replay position before the game; forward: the game again
+    driver.back()
+    _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "replay")
+    _wait(driver, lambda d: _text(d, "where") == "position 31 / 81")
+    driver.forward()
+    _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "play"
+          and _ply(d) == "2")
+    # only the hash changed: the view follows
+    driver.execute_script("location.hash = '#replay/0/g.jsonl/5'")
+    _wait(driver, lambda d: _text(d, "where") == "position 5 / 81" and _ply(d) == "5")
+    assert _message(driver) == ""

@@ -14,6 +14,9 @@ Routes:
   (:func:`taluva_ai.pictures.position_svg`: the game's own SVG picture, what the last action
   changed marked).
 
+- ``GET /api/games/{id}/position?ply=K``: a game in play as it was after ``K`` actions
+  (:meth:`taluva_ai.web.play.GameSession.position_view`), for the page's address.
+
 - ``POST /api/analysis``: an agent's search of one position (``{"agent", "path", "ply"}`` or
   ``{"agent", "game_id"}``; :func:`taluva_ai.web.play.analyse`); with ``"background": true``
   it answers 202 and a job at once (below).
@@ -577,6 +580,12 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
     def game_state(request: Request) -> Response:
         return _view(sessions.get(request.path_params["gid"]))
 
+    def game_position(request: Request) -> Response:
+        session = sessions.get(request.path_params["gid"])
+        with session.locked():
+            ply = _ply(request.query_params.get("ply"), len(session.positions) - 1)
+            return JSONResponse(session.position_view(ply))
+
     async def game_move(request: Request) -> Response:
         session = sessions.get(request.path_params["gid"])
         body = await _json_body(request)
@@ -776,6 +785,7 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
         Route("/api/board", board),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{gid}", game_state),
+        Route("/api/games/{gid}/position", game_position),
         Route("/api/games/{gid}/move", game_move, methods=["POST"]),
         Route("/api/games/{gid}/agent", game_agent, methods=["POST"]),
         Route("/api/games/{gid}/save", game_save, methods=["POST"]),

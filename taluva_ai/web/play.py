@@ -3,12 +3,12 @@ position: the server side of the Play view and of the analysis panel.
 
 A :class:`GameSession` holds one game in memory: the game (:func:`taluva_ai.protocol.make_game`
 with the page's rule options), its seats (``"human"`` or an agent spec made through the agent
-registry, :func:`taluva_ai.arena.make_agent`), the state and the actions played. Chance nodes
-are resolved at once by the state's seeded draw (as :func:`taluva_ai.arena.play_game` does), so
-the page only ever sees a seat to move or the end. A person's move arrives in notation and is
-checked against the legal moves before it reaches the engine (:meth:`GameSession.play`); an
-agent's move is asked for by the page one at a time (:meth:`GameSession.agent_move`), so it can
-show each one. :class:`Sessions` keeps the games by id (the oldest dropped past a bound).
+registry, :func:`taluva_ai.tournament.make_agent`), the state and the actions played. Chance nodes
+are resolved at once by the state's seeded draw (as :func:`taluva_ai.tournament.play_game` does),
+so the page only ever sees a seat to move or the end. A person's move arrives in notation and is
+checked against the legal moves before it reaches the engine (:meth:`GameSession.play`); an agent's
+move is asked for by the page one at a time (:meth:`GameSession.agent_move`), so it can show each
+one. :class:`Sessions` keeps the games by id (the oldest dropped past a bound).
 
 :func:`analyse` runs an agent's search on a position (a copy) and returns its candidate moves
 (:meth:`taluva_ai.agents.base.Agent.search_candidates`) with the hexes they concern, for the
@@ -42,11 +42,11 @@ from typing import Any
 
 import numpy as np
 
-from taluva_ai import arena
-from taluva_ai.arena import agent_seeds, check_fits
+from taluva_ai import tournament
 from taluva_ai.errors import IllegalActionError, NotationError
 from taluva_ai.protocol import CHANCE, TERMINAL, GameState, chance_observers, make_game
 from taluva_ai.records import RecordWriter, outcome_of
+from taluva_ai.tournament import agent_seeds, check_fits
 from taluva_ai.web.cancel import CancelFlag, Cancelled, section
 
 #: The seat spec of a person playing in the page.
@@ -144,7 +144,7 @@ def _board_agent(spec: str, game: Any, seed: int | None, field: str,
                  policy: AgentPolicy | None = None) -> Any:
     """The agent ``spec`` for ``game``, checked first (:func:`check_spec`: only what
     ``policy`` allows, within the board's bounds), reset with ``seed``; made through
-    ``arena.make_agent`` at call time (the one registry).
+    ``tournament.make_agent`` at call time (the one registry).
 
     Raises:
         WebError: naming ``field``: 403 a ``module:Class`` spec the server was not started to
@@ -154,7 +154,7 @@ def _board_agent(spec: str, game: Any, seed: int | None, field: str,
     """
     made = check_spec(spec, field, policy)
     try:
-        agent = arena.make_agent(made, seed=seed)
+        agent = tournament.make_agent(made, seed=seed)
         check_fits(agent, game)
         agent.reset(seed)
     except (ValueError, ImportError, AttributeError, TypeError) as e:
@@ -213,7 +213,7 @@ class GameSession:
         seats: per seat ``"human"`` or an agent spec; 2 to 4 seats (1 for the solo variant).
         rules: the game's keyword options (a dict; ``num_players`` comes from the seats).
         seed: the game seed (the deck's shuffle; each agent gets its seat's seed from
-            :func:`~taluva_ai.arena.agent_seeds`); None draws one.
+            :func:`~taluva_ai.tournament.agent_seeds`); None draws one.
         policy: the agent specs allowed (:class:`AgentPolicy`; default: the registered
             agents, ``az:builtin``).
 
@@ -254,6 +254,9 @@ class GameSession:
         # Taxis card dealt to a hand, a tile_preview tile), None when every seat did
         self.seen: list[tuple[int, ...] | None] = []
         self.previous: GameState | None = None  # the state before the last action (its marks)
+        # every position, by ply: positions[k] is the state after k actions (the page's
+        # address names one, docs/web.md, "The address")
+        self.positions: list[GameState] = [self.state.clone()]
         self.last_stats: dict[str, Any] = {}
         self.lock = threading.Lock()
         self._resolve_chance()
@@ -269,6 +272,7 @@ class GameSession:
         self.previous = previous
         self.history.append((player, text))
         self.seen.append(seen)
+        self.positions.append(self.state.clone())
 
     def shown(self, ply: int) -> str:
         """The notation of action ``ply`` as the page shows it: a chance outcome the
@@ -404,6 +408,23 @@ class GameSession:
             "last_stats": self.last_stats,
             "svg": board_picture(s, self.seats, last, self.previous, spots, self.viewer()),
         }
+
+    def position_view(self, ply: int) -> dict[str, Any]:
+        """The JSON of ``GET /api/games/ID/position?ply=K``: the position after ``ply``
+        actions as the page shows it (``{"ply", "svg", "last"}``; hidden information as
+        :meth:`viewer` sees it now), for a look back at a game in play or at its end.
+
+        Raises:
+            WebError: 400 ``ply`` out of ``0..ply of the game``.
+        """
+        if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply < len(self.positions):
+            raise WebError(400, f"ply must be an integer 0..{len(self.positions) - 1}, got "
+                           f"{_one_line(repr(ply))[:40]}")
+        state = self.positions[ply]
+        last = self.shown(ply - 1) if ply > 0 else None
+        previous = self.positions[ply - 1] if ply > 0 else None
+        return {"ply": ply, "last": last,
+                "svg": board_picture(state, self.seats, last, previous, (), self.viewer())}
 
     def viewer(self) -> int | None:
         """The seat whose hidden information the page shows (Thurn und Taxis: its hand; the

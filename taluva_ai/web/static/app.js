@@ -4,8 +4,12 @@
 
 const $ = (id) => document.getElementById(id);
 const SVGNS = "http://www.w3.org/2000/svg";
-const view = { mode: "replay", path: null, positions: 0, ply: 0, token: 0 };
-const play = { game: null, selected: null, turn: 0, busy: false };
+const MODES = ["replay", "play", "runs"];
+const view = { mode: null, path: null, positions: 0, ply: 0, token: 0 };
+// review: the ply looked at in a game in play (null: the game as it is now, live)
+const play = { game: null, selected: null, turn: 0, busy: false, review: null, token: 0 };
+const runs = { path: null };
+let applied = null;  // the address (hash) the page shows
 let analysisCtl = null;  // the running position analysis: { id, cancel }
 const graph = { job: null, res: null };  // the value graph of the open record
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
@@ -80,18 +84,87 @@ function label(g, at, text, cls) {
 
 // -- views ------------------------------------------------------------------------------------
 
-function setMode(mode) {
+// The view is named by the address's hash, so a reload, back, forward or a shared link shows
+// it again: #replay/<record path>/<ply>, #play/<game id>/<ply>, #runs/<run path> (docs/web.md).
+
+const segs = (path) => path.split("/").map(encodeURIComponent).join("/");
+
+function hashOf(mode) {
+  if (mode === "replay") return view.path !== null ? `#replay/${segs(view.path)}/${view.ply}` : "#replay";
+  if (mode === "play") {
+    if (!play.game) return "#play";
+    return `#play/${encodeURIComponent(play.game.id)}/${play.review === null ? play.game.ply : play.review}`;
+  }
+  return runs.path !== null ? `#runs/${segs(runs.path)}` : "#runs";
+}
+
+// Write the view into the address: a new history entry (push) or in place (a step, or an
+// address that named no record, game or run: "#play" before a game starts).
+function setHash(push) {
+  const hash = hashOf(view.mode);
+  if (location.hash !== hash || location.search) {
+    if (MODES.includes(location.hash.slice(1))) push = false;
+    const url = location.pathname + hash;
+    if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
+  }
+  applied = location.hash;
+}
+
+function parseHash(hash) {
+  let parts;
+  try { parts = hash.replace(/^#/, "").split("/").map(decodeURIComponent); } catch (e) { parts = [""]; }
+  const mode = MODES.includes(parts[0]) ? parts[0] : "replay";
+  const rest = parts.slice(1);
+  const num = (t) => (t !== undefined && /^[0-9]{1,9}$/.test(t) ? Number(t) : null);
+  if (mode === "replay") {
+    let ply = null;
+    if (rest.length > 1 && num(rest[rest.length - 1]) !== null) ply = num(rest.pop());
+    return { mode, record: rest.join("/") || null, ply };
+  }
+  if (mode === "play") return { mode, game: rest[0] || null, ply: num(rest[1]) };
+  return { mode, run: rest.join("/") || null };
+}
+
+// Show what the address names (at load, and on hashchange / popstate).
+async function route() {
+  applied = location.hash;
+  const r = parseHash(location.hash);
+  showMode(r.mode);
+  if (r.mode === "replay") {
+    if (r.record === null) {
+      if (view.path !== null) { go(view.ply); setHash(false); } else showIndex();
+    } else if (r.record !== view.path) {
+      await openRecord(r.record, r.ply || 0);
+    } else {
+      go(r.ply === null ? view.ply : r.ply);
+    }
+  } else if (r.mode === "play") {
+    if (r.game === null) {
+      if (play.game) { play.review = null; renderGame(play.game); advance(); }
+    } else if (!play.game || play.game.id !== r.game) {
+      await loadGame(r.game, r.ply);
+    } else {
+      lookAt(r.ply);
+      advance();
+    }
+  } else {
+    await loadRuns(r.run);
+  }
+}
+
+function showMode(mode) {
+  if (view.mode === mode) return;
   view.mode = mode;
   document.body.dataset.mode = mode;
   for (const b of document.querySelectorAll(".tab")) b.classList.toggle("active", b.dataset.view === mode);
-  if (location.hash !== "#" + mode) history.replaceState(null, "", location.search + "#" + mode);
   clearAnalysis();
   $("board").replaceChildren();
   $("moves").replaceChildren();
   showMessage("");
-  if (mode === "replay" && view.path) go(view.ply);
-  if (mode === "play" && play.game) renderGame(play.game);
-  if (mode === "runs") loadRuns();
+}
+
+function setMode(mode) {
+  location.hash = "#" + mode;  // route() shows it (the open record, game or run kept)
 }
 
 // -- replay -----------------------------------------------------------------------------------
@@ -110,26 +183,40 @@ async function loadList() {
       picker.appendChild(opt);
     }
     if (!data.records.length) showMessage("no game records (*.jsonl) under the served directories");
-    const wanted = new URLSearchParams(location.search).get("record");
-    if (wanted) { picker.value = wanted; openRecord(wanted); }
+    if (view.path !== null) picker.value = view.path;
   } catch (e) {
     showMessage("cannot list the records: " + e.message);
   }
 }
 
-async function openRecord(path) {
-  showMessage("");
+function closeRecord() {
   clearAnalysis();
   clearGraph();
   view.path = null;
+  view.ply = 0;
   $("moves").replaceChildren();
   $("info").textContent = "";
   $("board").replaceChildren();
+  $("where").textContent = "";
+}
+
+// The records' index, shown in the replay view while no record is open.
+function showIndex() {
+  closeRecord();
+  $("picker").value = "";
+}
+
+async function openRecord(path, ply) {
+  showMessage("");
+  closeRecord();
   if (!path) return;
+  const token = ++view.token;
   try {
     const rec = await api("/api/record?path=" + encodeURIComponent(path));
+    if (token !== view.token) return;  // another record was asked for meanwhile
     view.path = rec.path;
     view.positions = rec.positions;
+    $("picker").value = rec.path;
     const lines = [`game: ${rec.game}`, "players: " + rec.players.map((p, i) => `${i}: ${p}`).join(", "),
                    `result: ${rec.result}`];
     for (const line of lines) {
@@ -139,10 +226,9 @@ async function openRecord(path) {
     }
     fillMoves(rec.moves, (i) => go(i + 1));
     $("slider").max = String(rec.positions - 1);
-    history.replaceState(null, "", "?record=" + encodeURIComponent(rec.path) + "#replay");
-    go(0);
+    go(Math.min(ply || 0, rec.positions - 1));
   } catch (e) {
-    showMessage(e.message);
+    if (token === view.token) showMessage(e.message);
   }
 }
 
@@ -162,6 +248,7 @@ async function go(ply) {
   if (view.path === null || view.mode !== "replay") return;
   ply = Math.max(0, Math.min(view.positions - 1, ply));
   view.ply = ply;
+  setHash(false);
   $("slider").value = String(ply);
   $("where").textContent = `position ${ply} / ${view.positions - 1}`;
   const items = $("moves").children;
@@ -203,6 +290,9 @@ async function startGame() {
   try {
     const g = await api("/api/games", body);
     play.turn++;
+    play.review = null;
+    play.game = g;
+    setHash(true);
     renderGame(g);
     advance();
   } catch (e) {
@@ -210,19 +300,59 @@ async function startGame() {
   }
 }
 
+// A game of the server's memory, by its id (an address of the Play view).
+async function loadGame(id, ply) {
+  showMessage("");
+  play.turn++;
+  try {
+    const g = await api("/api/games/" + encodeURIComponent(id));
+    play.review = ply !== null && ply < g.ply ? ply : null;
+    play.game = g;
+    renderGame(g);
+    advance();
+  } catch (e) {
+    play.game = null;
+    $("board").replaceChildren();
+    $("turn").textContent = "";
+    showMessage(`game ${id}: ${e.message}`);
+  }
+}
+
+// Look at the game in play as it was after `ply` actions (null or its ply: as it is now).
+async function lookAt(ply) {
+  const g = play.game;
+  if (!g) return;
+  play.review = ply === null || ply >= g.ply ? null : Math.max(0, ply);
+  renderGame(g);
+}
+
 function renderGame(g) {
   play.game = g;
   play.selected = null;
   if (view.mode !== "play") return;
-  setBoard(g.svg);
+  setHash(false);
+  const review = play.review;
   const board = $("board");
-  board.dataset.ply = String(g.ply);
+  if (review === null) {
+    setBoard(g.svg);
+    board.dataset.ply = String(g.ply);
+  } else {
+    const token = ++play.token;
+    api(`/api/games/${encodeURIComponent(g.id)}/position?ply=${review}`).then((pos) => {
+      if (token !== play.token || play.review !== review || view.mode !== "play") return;
+      setBoard(pos.svg);
+      board.dataset.ply = String(review);
+    }).catch((e) => showMessage(e.message));
+  }
   board.dataset.over = String(g.over);
-  fillMoves(g.history, null);
-  const last = $("moves").lastElementChild;
-  if (last) { last.classList.add("current"); last.scrollIntoView({ block: "nearest" }); }
+  fillMoves(g.history, (i) => lookAt(i + 1));
+  const items = $("moves").children;
+  const now = review === null ? items.length : review;
+  for (let i = 0; i < items.length; i++) items[i].classList.toggle("current", i + 1 === now);
+  if (now > 0 && items[now - 1]) items[now - 1].scrollIntoView({ block: "nearest" });
   const who = g.to_move === null ? "" : `seat ${g.to_move} (${g.seats[g.to_move]})`;
-  $("turn").textContent = g.over ? "game over" :
+  $("turn").textContent = review !== null ? `looking back: position ${review} of ${g.ply} (→ or End: back to the game)` :
+    g.over ? "game over" :
     g.human_to_move ? `${who} to play: ${g.step === "tile" ? "click a marked spot to place the tile" : "click a marked hex to build"}` :
     `${who} is thinking…`;
   $("game-over").hidden = !g.over;
@@ -233,7 +363,7 @@ function renderGame(g) {
   }
   $("tile-tools").hidden = true;
   $("build-options").replaceChildren();
-  if (g.human_to_move) drawSpots(g);
+  if (g.human_to_move && review === null) drawSpots(g);
 }
 
 function movesAt(g, q, r) {
@@ -296,7 +426,8 @@ function preview(m) {
 }
 
 function boardClick(ev) {
-  if (view.mode !== "play" || !play.game || !play.game.human_to_move || play.busy) return;
+  if (view.mode !== "play" || !play.game || !play.game.human_to_move || play.busy ||
+      play.review !== null) return;
   const el = ev.target.closest("[data-q]");
   if (!el) return;
   const q = Number(el.getAttribute("data-q"));
@@ -359,17 +490,30 @@ async function sendMove(notation) {
 }
 
 // The agents move one at a time, each shown for a moment.
+// (Another page showing the same game may ask for the same move: a 409 is answered by
+// reading the game again.)
 async function advance() {
+  if (play.advancing === play.turn) return;  // this game's agents are being asked already
   const turn = play.turn;
-  while (play.game && !play.game.over && !play.game.human_to_move && turn === play.turn) {
-    await new Promise((ok) => setTimeout(ok, 250));
-    if (turn !== play.turn || view.mode !== "play") return;
-    try {
-      renderGame(await api(`/api/games/${play.game.id}/agent`, {}));
-    } catch (e) {
-      showMessage(e.message);
-      return;
+  play.advancing = turn;
+  try {
+    while (play.game && !play.game.over && !play.game.human_to_move && turn === play.turn) {
+      await sleep(250);
+      if (turn !== play.turn || view.mode !== "play") return;
+      const id = play.game.id;
+      try {
+        renderGame(await api(`/api/games/${encodeURIComponent(id)}/agent`, {}));
+      } catch (e) {
+        if (!/^this game is busy|^seat \d+ is a person|^the game is over/.test(e.message)) {
+          showMessage(e.message);
+          return;
+        }
+        await sleep(500);
+        if (turn === play.turn) renderGame(await api("/api/games/" + encodeURIComponent(id)));
+      }
     }
+  } finally {
+    if (play.advancing === turn) play.advancing = null;
   }
 }
 
@@ -377,7 +521,7 @@ async function saveGame() {
   try {
     const r = await api(`/api/games/${play.game.id}/save`, { dir: 0 });
     const a = document.createElement("a");
-    a.href = "/?record=" + encodeURIComponent(r.path) + "#replay";
+    a.href = `#replay/${segs(r.path)}/0`;
     a.id = "saved-link";
     a.textContent = "saved as " + r.path + ": open it in the replay view";
     $("saved").replaceChildren(a);
@@ -623,7 +767,7 @@ function drawAnalysis(res) {
 
 // -- tournament runs --------------------------------------------------------------------------
 
-async function loadRuns() {
+async function loadRuns(wanted) {
   try {
     const data = await api("/api/runs");
     const picker = $("run-picker");
@@ -635,8 +779,9 @@ async function loadRuns() {
       picker.appendChild(opt);
     }
     if (!data.runs.length) showMessage("no tournament runs (a directory with results.json and games/) under the served directories");
-    const wanted = new URLSearchParams(location.search).get("run");
-    if (wanted) { picker.value = wanted; openRun(wanted); }
+    if (wanted === null && runs.path !== null) { wanted = runs.path; setHash(false); }
+    picker.value = wanted || "";
+    if (wanted) await openRun(wanted);
   } catch (e) {
     showMessage("cannot list the runs: " + e.message);
   }
@@ -646,10 +791,11 @@ async function openRun(path) {
   const box = $("run");
   box.replaceChildren();
   showMessage("");
+  runs.path = null;
   if (!path) return;
   try {
     const run = await api("/api/run?path=" + encodeURIComponent(path));
-    history.replaceState(null, "", "?run=" + encodeURIComponent(run.path) + "#runs");
+    runs.path = run.path;
     const h = document.createElement("h3");
     h.textContent = `${run.game || ""}: ${(run.agents || []).join(", ")}`;
     const table = document.createElement("table");
@@ -681,7 +827,7 @@ async function openRun(path) {
     for (const g of run.games) {
       const li = document.createElement("li");
       const a = document.createElement("a");
-      a.href = "/?record=" + encodeURIComponent(g.path) + "#replay";
+      a.href = `#replay/${segs(g.path)}/0`;
       a.textContent = g.id;
       const won = g.winners ? g.winners.map((w) => g.seats ? g.seats[w] : w).join(", ") : "?";
       li.append(a, ` ${g.seats ? g.seats.join(" vs ") : ""}: ${g.end_reason || ""} after ${g.plies ?? "?"} plies, won by ${won}`);
@@ -698,8 +844,17 @@ async function openRun(path) {
 // -- wiring -----------------------------------------------------------------------------------
 
 for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => setMode(b.dataset.view));
-$("picker").addEventListener("change", (ev) => openRecord(ev.target.value));
-$("run-picker").addEventListener("change", (ev) => openRun(ev.target.value));
+$("picker").addEventListener("change", (ev) => {
+  if (ev.target.value) { location.hash = `#replay/${segs(ev.target.value)}/0`; return; }
+  showIndex();
+  setHash(true);
+});
+$("run-picker").addEventListener("change", (ev) => {
+  if (ev.target.value) { location.hash = "#runs/" + segs(ev.target.value); return; }
+  runs.path = null;
+  $("run").replaceChildren();
+  setHash(true);
+});
 $("first").addEventListener("click", () => go(0));
 $("prev").addEventListener("click", () => go(view.ply - 1));
 $("next").addEventListener("click", () => go(view.ply + 1));
@@ -724,6 +879,10 @@ document.addEventListener("keydown", (ev) => {
   if (view.mode === "replay") {
     keys = { ArrowLeft: () => go(view.ply - 1), ArrowRight: () => go(view.ply + 1),
              Home: () => go(0), End: () => go(view.positions - 1) };
+  } else if (view.mode === "play" && play.game && !play.selected) {
+    const at = play.review === null ? play.game.ply : play.review;
+    keys = { ArrowLeft: () => lookAt(at - 1), ArrowRight: () => lookAt(at + 1),
+             Home: () => lookAt(0), End: () => lookAt(null) };
   } else if (view.mode === "play" && play.selected) {
     keys = { q: () => rotate(1), "[": () => rotate(1), e: () => rotate(-1), r: () => rotate(-1),
              "]": () => rotate(-1), R: () => rotate(1), Enter: () => $("place").click(),
@@ -731,6 +890,11 @@ document.addEventListener("keydown", (ev) => {
   }
   if (keys[ev.key]) { ev.preventDefault(); keys[ev.key](); }
 });
-const first = (location.hash || "#replay").slice(1);
-setMode(["replay", "play", "runs"].includes(first) ? first : "replay");
+window.addEventListener("hashchange", () => { if (location.hash !== applied) route(); });
+window.addEventListener("popstate", () => { if (location.hash !== applied) route(); });
+// the addresses of earlier versions: /?record=P#replay, /?run=P#runs
+const legacy = new URLSearchParams(location.search);
+if (legacy.get("record")) history.replaceState(null, "", `${location.pathname}#replay/${segs(legacy.get("record"))}/0`);
+else if (legacy.get("run")) history.replaceState(null, "", `${location.pathname}#runs/${segs(legacy.get("run"))}`);
+route();
 loadList();
