@@ -68,16 +68,16 @@ def _error(resp: Any, status: int) -> str:
 @pytest.fixture
 def made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every spec the board hands to the agent registry."""
-    from taluva_ai import arena
+    from taluva_ai import tournament
 
     specs: list[str] = []
-    real = arena.make_agent
+    real = tournament.make_agent
 
     def spy(spec: str, seed: int | None = None) -> Any:
         specs.append(spec)
         return real(spec, seed=seed)
 
-    monkeypatch.setattr(arena, "make_agent", spy)
+    monkeypatch.setattr(tournament, "make_agent", spy)
     return specs
 
 
