@@ -241,6 +241,25 @@ def test_play_a_game_to_the_end_and_save_it(served: tuple[Path, TestClient]) -> 
     assert text.text == (runs / saved["path"][2:]).read_text(encoding="utf-8")
 
 
+def test_a_game_in_play_is_read_back_by_its_id_and_ply(served: tuple[Path, TestClient]) -> None:
+    """The page's address names a game and a ply (docs/web.md, "The address"): the game is read
+    again by its id, and any of its positions by ply."""
+    _, client = served
+    g = _new_game(client)
+    g = client.post(f"/api/games/{g['id']}/move", json={"move": "tile@0,0:N"}).json()
+    assert g["ply"] == 2
+    again = client.get(f"/api/games/{g['id']}").json()
+    assert again["history"] == g["history"] and again["svg"] == g["svg"]
+    url = f"/api/games/{g['id']}/position"
+    first = client.get(url, params={"ply": 0}).json()
+    assert first["ply"] == 0 and first["last"] is None and "empty table" in first["svg"]
+    after = client.get(url, params={"ply": 2}).json()
+    assert after["last"] == "tile@0,0:N" and after["svg"].count('class="hex"') == 3
+    assert _error(client.get(url, params={"ply": 3}), 400) == "ply must be an integer 0..2, got '3'"
+    assert _error(client.get("/api/games/nope/position", params={"ply": 0}), 404).startswith(
+        "no game 'nope'")
+
+
 def test_illegal_moves_are_explained_and_change_nothing(served: tuple[Path, TestClient]) -> None:
     _, client = served
     g = _new_game(client)

@@ -254,6 +254,9 @@ class GameSession:
         # Taxis card dealt to a hand, a tile_preview tile), None when every seat did
         self.seen: list[tuple[int, ...] | None] = []
         self.previous: GameState | None = None  # the state before the last action (its marks)
+        # every position, by ply: positions[k] is the state after k actions (the page's
+        # address names one, docs/web.md, "The address")
+        self.positions: list[GameState] = [self.state.clone()]
         self.last_stats: dict[str, Any] = {}
         self.lock = threading.Lock()
         self._resolve_chance()
@@ -269,6 +272,7 @@ class GameSession:
         self.previous = previous
         self.history.append((player, text))
         self.seen.append(seen)
+        self.positions.append(self.state.clone())
 
     def shown(self, ply: int) -> str:
         """The notation of action ``ply`` as the page shows it: a chance outcome the
@@ -404,6 +408,23 @@ class GameSession:
             "last_stats": self.last_stats,
             "svg": board_picture(s, self.seats, last, self.previous, spots, self.viewer()),
         }
+
+    def position_view(self, ply: int) -> dict[str, Any]:
+        """The JSON of ``GET /api/games/ID/position?ply=K``: the position after ``ply``
+        actions as the page shows it (``{"ply", "svg", "last"}``; hidden information as
+        :meth:`viewer` sees it now), for a look back at a game in play or at its end.
+
+        Raises:
+            WebError: 400 ``ply`` out of ``0..ply of the game``.
+        """
+        if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply < len(self.positions):
+            raise WebError(400, f"ply must be an integer 0..{len(self.positions) - 1}, got "
+                           f"{_one_line(repr(ply))[:40]}")
+        state = self.positions[ply]
+        last = self.shown(ply - 1) if ply > 0 else None
+        previous = self.positions[ply - 1] if ply > 0 else None
+        return {"ply": ply, "last": last,
+                "svg": board_picture(state, self.seats, last, previous, (), self.viewer())}
 
     def viewer(self) -> int | None:
         """The seat whose hidden information the page shows (Thurn und Taxis: its hand; the
