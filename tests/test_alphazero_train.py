@@ -1172,7 +1172,8 @@ def test_a_league_opponent_is_checked_before_any_work(selfplay, message) -> None
         validate(config_from_dict({"game": {"num_players": 1, "rules": {"solo": True}},
                                    "selfplay": {"opponent": "greedy", "opponent_share": 0.5}}))
     with pytest.raises(ConfigError, match=r"\[selfplay\] opponent: the built-in network "
-                                          r"\(az:builtin\) is for 2-player games"):
+                                          r"\(az:builtin\) has no network for 3-player "
+                                          r"tables"):
         validate(config_from_dict({"game": {"num_players": 3}, "selfplay": {
             "opponent": "az:builtin", "opponent_share": 0.25}}))
 
