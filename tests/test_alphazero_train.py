@@ -89,7 +89,7 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[selfplay]\nrollout = 'greedy'\n", "rollout and rollout_lambda go together"),
     ("seed = [1\n", "not valid TOML"),
     ("[game]\nsolo = true\n", r"\[game\]: the solo variant has one player: num_players = 1, got 2"),
-    ("[replay]\nwindow_start = -1\n", "window_start and window_growth must be >= 0"),
+    ("[replay]\nwindow_start = -1\n", r"\[replay\] window_start must be >= 0, got -1$"),
     ("[train]\nvalue_target_mix = 1.5\n",
      r"\[train\] value_target_mix must lie in \[0, 1\], got 1.5"),
     ("[train.lr_schedule]\nlate = 1e-4\n",
@@ -134,6 +134,39 @@ def test_bad_configs_fail_before_any_work(tmp_path, text: str, message: str) -> 
     path.write_text(text)
     with pytest.raises(ConfigError, match=message):
         load_config(path)
+
+
+def test_every_declared_bound_holds_its_default_and_refuses_past_its_edge() -> None:
+    """The fields declared with ``checked`` (one loop checks them all): each default lies
+    within its bounds or choices, and a value just past an edge is refused in one line that
+    names the section, the key, the bounds and the value."""
+    import dataclasses as dc
+
+    from taluva_ai.agents.alphazero.config import _SECTIONS, RunConfig
+
+    owners = [(None, RunConfig), *_SECTIONS.items()]
+    tried = 0
+    for section, cls in owners:
+        for f in dc.fields(cls):
+            bounds, choices = f.metadata.get("bounds"), f.metadata.get("choices")
+            if bounds is None and not choices:
+                continue
+            if bounds is not None:
+                assert bounds.holds(f.default), (section, f.name)
+                edge = bounds.lo if bounds.lo_open else bounds.lo - 1
+                value: Any = int(edge) if isinstance(f.default, int) else float(edge)
+                said = f"must {'be' if bounds.text.startswith('>') else 'lie in'} {bounds.text}"
+            else:
+                assert f.default in choices, (section, f.name)
+                value, said = "nonsense", "must be '"
+            data = {f.name: value} if section is None else {section: {f.name: value}}
+            with pytest.raises(ConfigError) as e:
+                config_from_dict(data, "c.toml")
+            where = "c.toml: " if section is None else f"c.toml: [{section}] "
+            assert str(e.value).startswith(f"{where}{f.name} {said}"), str(e.value)
+            assert str(e.value).endswith(f"got {value!r}"), str(e.value)
+            tried += 1
+    assert tried >= 50
 
 
 def test_cli_refuses_a_bad_config_in_one_line_and_makes_nothing(tmp_path) -> None:
@@ -1143,7 +1176,7 @@ def test_the_ownership_head_learns_its_targets_and_leaves_play_unchanged() -> No
     ({"opponent": "greedy"}, r"\[selfplay\] opponent and opponent_share come together"),
     ({"opponent_share": 0.5}, r"\[selfplay\] opponent and opponent_share come together"),
     ({"opponent": "greedy", "opponent_share": 1.5},
-     r"\[selfplay\] opponent_share must be in \[0, 1\], got 1.5"),
+     r"\[selfplay\] opponent_share must lie in \[0, 1\], got 1.5"),
     ({"opponent": "grready", "opponent_share": 0.5}, r"\[selfplay\] opponent: .*grready"),
     ({"opponent": "az:path=runs/x/best.pt", "opponent_share": 0.5},
      r"\[selfplay\] opponent: fixed agents only: az:builtin is one, az:path=runs/x/best.pt is "
