@@ -68,6 +68,19 @@ def _message(driver: Any) -> str:
         "const m = document.getElementById('message'); return m.hidden ? '' : m.textContent"))
 
 
+def _start_game(driver: Any, base: str, tiles: str, seed: str) -> Any:
+    """Start a game from the Play view's form (seats as the page fills them: human, random);
+    returns its first marked spots once the new game is drawn."""
+    driver.get(f"{base}/#play")
+    _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "play")
+    old = driver.execute_script("return play.game && play.game.id")
+    _css(driver, "#ng-tiles")[0].send_keys(tiles)
+    _css(driver, "#ng-seed")[0].send_keys(seed)
+    _css(driver, "#ng-start")[0].click()
+    _wait(driver, lambda d: d.execute_script("return play.game && play.game.id") not in (old, None))
+    return _wait(driver, lambda d: _css(d, "#board svg polygon.spot"))
+
+
 def _hexes(driver: Any) -> int:
     return len(_css(driver, "#board svg polygon.hex"))
 
@@ -94,11 +107,7 @@ def test_open_a_record_and_step_to_the_end(site: tuple[str, Any, Path]) -> None:
 
 def test_play_a_whole_game_against_random_by_clicks(site: tuple[str, Any, Path]) -> None:
     base, driver, runs = site
-    driver.get(f"{base}/#play")
-    _css(driver, "#ng-tiles")[0].send_keys("1")
-    _css(driver, "#ng-seed")[0].send_keys("3")
-    _css(driver, "#ng-start")[0].click()
-    spot = _wait(driver, lambda d: _css(d, "#board svg polygon.spot"))
+    spot = _start_game(driver, base, "1", "3")
     assert len(spot) == 1 and spot[0].get_attribute("data-q") == "0"
     _click(driver, spot[0])
     _wait(driver, lambda d: _text(d, "tile-choice").startswith("tile@0,0:N "))
@@ -215,12 +224,7 @@ def test_the_address_keeps_the_view(site: tuple[str, Any, Path]) -> None:
     driver.refresh()
     _wait(driver, lambda d: _text(d, "where") == "position 31 / 81" and _ply(d) == "31")
     # a game: started, a tile placed, reloaded
-    driver.execute_script("location.hash = '#play'")
-    _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "play")
-    _css(driver, "#ng-tiles")[0].send_keys("2")
-    _css(driver, "#ng-seed")[0].send_keys("3")
-    _css(driver, "#ng-start")[0].click()
-    spot = _wait(driver, lambda d: _css(d, "#board svg polygon.spot"))
+    spot = _start_game(driver, base, "2", "3")
     _click(driver, spot[0])
     _wait(driver, lambda d: not _css(d, "#tile-tools")[0].get_attribute("hidden"))
     _css(driver, "#place")[0].click()
@@ -251,3 +255,42 @@ def test_the_address_keeps_the_view(site: tuple[str, Any, Path]) -> None:
     driver.execute_script("location.hash = '#replay/0/g.jsonl/5'")
     _wait(driver, lambda d: _text(d, "where") == "position 5 / 81" and _ply(d) == "5")
     assert _message(driver) == ""
+
+
+def _fill(driver: Any, element: Any) -> str:
+    """The colour an element is painted with (its computed fill, ``rgb(...)``)."""
+    return str(driver.execute_script("return getComputedStyle(arguments[0]).fill", element))
+
+
+def _preview(driver: Any) -> list[tuple[str, str, str]]:
+    """The tile drawn at the chosen spot: (q, r, painted colour) per hex, the volcano first."""
+    return [(e.get_attribute("data-q"), e.get_attribute("data-r"), _fill(driver, e))
+            for e in sorted(_css(driver, "#board svg g.preview polygon.tile-hex"),
+                            key=lambda e: "volcano" not in (e.get_attribute("class") or ""))]
+
+
+def test_the_tile_is_drawn_where_it_would_go(site: tuple[str, Any, Path]) -> None:
+    """The chosen spot shows the tile in hand with its terrains and its volcano's facing;
+    turning it redraws it (R clockwise, Shift+R back)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    base, driver, _ = site
+    spot = _start_game(driver, base, "1", "3")
+    in_hand = sorted(_fill(driver, e) for e in _css(driver, ".in-hand polygon"))
+    assert len(in_hand) == 3 and len(set(in_hand)) >= 2
+    _click(driver, spot[0])
+    _wait(driver, lambda d: len(_preview(d)) == 3)
+    north = _preview(driver)
+    assert sorted(f for _, _, f in north) == in_hand  # the terrains of the tile in hand
+    assert north[0][:2] == ("0", "0") and north[0][2] == "rgb(192, 57, 43)"  # the volcano
+    assert {(q, r) for q, r, _ in north[1:]} == {("-1", "1"), ("0", "1")}
+    assert len(_css(driver, "#board svg g.preview polygon.preview-facing")) == 1
+    _css(driver, "body")[0].send_keys("r")  # clockwise: N -> NE
+    _wait(driver, lambda d: _text(d, "tile-choice").startswith("tile@0,0:NE "))
+    turned = _preview(driver)
+    assert {(q, r) for q, r, _ in turned[1:]} == {("-1", "0"), ("-1", "1")}
+    assert sorted(f for _, _, f in turned) == in_hand
+    ActionChains(driver).key_down(Keys.SHIFT).send_keys("r").key_up(Keys.SHIFT).perform()
+    _wait(driver, lambda d: _text(d, "tile-choice").startswith("tile@0,0:N "))
+    assert _preview(driver) == north

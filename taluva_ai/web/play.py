@@ -169,7 +169,10 @@ def move_info(state: GameState, action: int) -> dict[str, Any]:
     ``box``), ``hex`` the hex it names (a tile's volcano hex, a build's hex) and ``cells`` the
     hexes it changes (found by applying it to a copy: the tile's three hexes, an expansion's
     new huts); ``at`` and ``cells_at`` are those hexes' centres in the board picture's
-    coordinates (:func:`~taluva_ai.games.taluva.svg.hex_pixel`). Another game gives only the
+    coordinates (:func:`~taluva_ai.games.taluva.svg.hex_pixel`); ``cells_terrain``,
+    ``cells_fill`` and ``cells_level`` what each of those hexes shows once the action is
+    played (its top terrain, that terrain's colour on the board, its level), so the page
+    draws a tile in the orientation chosen before it is placed. Another game gives only the
     id, notation and kind."""
     text = state.action_to_string(int(action))
     kind = text.split("@")[0].split(":")[0]
@@ -178,6 +181,8 @@ def move_info(state: GameState, action: int) -> dict[str, Any]:
     if getattr(getattr(state, "game", None), "name", "") != "taluva":
         return out
     from taluva_ai.games.taluva.actions import Action
+    from taluva_ai.games.taluva.draw import TERRAIN_COLOURS, TERRAIN_NAMES
+    from taluva_ai.games.taluva.state import C_LEVEL, C_TERRAIN
     from taluva_ai.games.taluva.svg import changed_cells, hex_pixel
 
     act = Action.parse(text)
@@ -190,7 +195,26 @@ def move_info(state: GameState, action: int) -> dict[str, Any]:
     cells = changed_cells(state.cells, after.cells)  # type: ignore[attr-defined]
     out["cells"] = [[int(v) for v in board.hex(int(c))] for c in cells]
     out["cells_at"] = [[round(v, 1) for v in hex_pixel(q, r)] for q, r in out["cells"]]
+    tops = [int(after.cells[int(c), C_TERRAIN]) for c in cells]  # type: ignore[attr-defined]
+    out["cells_terrain"] = [TERRAIN_NAMES.get(t, "?") for t in tops]
+    out["cells_fill"] = [TERRAIN_COLOURS.get(t, "#ffffff") for t in tops]
+    out["cells_level"] = [int(after.cells[int(c), C_LEVEL])  # type: ignore[attr-defined]
+                          for c in cells]
     return out
+
+
+def seat_colours(game_name: str, num_players: int) -> list[str]:
+    """The colour of each seat in the game's picture (Taluva: white, black, orange, purple;
+    Thurn und Taxis: red, blue, green, orange), for the page's own marks, panels and value
+    graph; grey for a game without a picture."""
+    colours: tuple[str, ...] = ("#777777",)
+    if game_name == "taluva":
+        from taluva_ai.games.taluva.draw import PLAYER_COLOURS
+        colours = PLAYER_COLOURS
+    elif game_name == "thurn_und_taxis":
+        from taluva_ai.games.thurn_und_taxis.draw import SEAT_COLOURS
+        colours = SEAT_COLOURS
+    return [colours[p % len(colours)] for p in range(num_players)]
 
 
 def board_picture(state: GameState, players: Sequence[str], last: str | None,
@@ -400,6 +424,7 @@ class GameSession:
             "id": self.id, "game": self.game.name, "seats": list(self.seats),
             "humans": [a is None for a in self.agents], "seed": self.seed,
             "rules": self.game.options(), "ply": len(self.history),
+            "seat_colours": seat_colours(self.game.name, len(self.seats)),
             "to_move": None if over or p < 0 else p, "step": str(step).lower(),
             "human_to_move": human, "over": over, "result": self.result_line(),
             "moves": moves, "hex_radius": SCALE,

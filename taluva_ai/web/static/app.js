@@ -415,14 +415,85 @@ function moveButton(m) {
   return b;
 }
 
+// A move drawn where it would go: a tile with its terrains, the volcano's facing (a dark wedge,
+// as the board draws it) and the levels it makes, in the orientation chosen; a build's pieces
+// in the colour of the seat to move; any other move's hexes outlined.
 function preview(m) {
   const g = play.game;
   const layer = overlay("preview");
-  if (!layer || !m) return;
-  (m.cells_at || []).forEach((at, i) => {
-    const vol = m.kind === "tile" && m.cells[i][0] === m.hex[0] && m.cells[i][1] === m.hex[1];
-    hexagon(layer, at, g.hex_radius * 0.92, vol ? "preview volcano" : "preview");
+  if (!layer || !m || !g) return;
+  const R = g.hex_radius;
+  const at = m.cells_at || [];
+  const seat = g.to_move === null ? 0 : g.to_move;
+  const colour = (g.seat_colours || [])[seat] || "#888";
+  const el = (name, attrs) => {
+    const e = document.createElementNS(SVGNS, name);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    layer.appendChild(e);
+    return e;
+  };
+  if (m.kind === "tile" && m.cells_fill) {
+    const vol = at.findIndex((p, i) => m.cells[i][0] === m.hex[0] && m.cells[i][1] === m.hex[1]);
+    at.forEach((p, i) => {
+      hexagon(layer, p, R * 0.97, "preview tile-hex" + (i === vol ? " volcano" : ""),
+              { style: `fill: ${m.cells_fill[i]}`, "data-terrain": m.cells_terrain[i],
+                "data-q": m.cells[i][0], "data-r": m.cells[i][1] });
+      const t = el("text", { x: p[0].toFixed(1), y: (p[1] + 0.78 * R).toFixed(1), class: "preview-level",
+                             "text-anchor": "middle" });
+      t.textContent = String(m.cells_level[i]);
+    });
+    if (vol >= 0 && at.length > 1) {
+      const mates = at.filter((p, i) => i !== vol);
+      const mx = mates.reduce((a, p) => a + p[0], 0) / mates.length;
+      const my = mates.reduce((a, p) => a + p[1], 0) / mates.length;
+      const [vx, vy] = at[vol];
+      const n = Math.hypot(vx - mx, vy - my) || 1;
+      const ux = (vx - mx) / n, uy = (vy - my) / n;
+      const pt = (a, b) => `${(vx + R * (a * ux - b * uy)).toFixed(1)},${(vy + R * (a * uy + b * ux)).toFixed(1)}`;
+      el("polygon", { class: "preview-facing", points: [pt(0.7, 0), pt(0.2, 0.3), pt(0.2, -0.3)].join(" ") });
+    }
+    return;
+  }
+  at.forEach((p, i) => {
+    hexagon(layer, p, R * 0.92, "preview");
+    const lv = m.cells_level ? m.cells_level[i] : 1;
+    const [x, y] = p;
+    const s = R;
+    if (m.kind === "hut" || m.kind === "expand") {
+      for (let k = 0; k < lv; k++) {
+        const ang = 2 * Math.PI * k / Math.max(lv, 1) - Math.PI / 2;
+        const off = lv === 1 ? 0 : 0.24 * s;
+        el("circle", { class: "preview-piece", cx: (x + off * Math.cos(ang)).toFixed(1),
+                       cy: (y + off * Math.sin(ang)).toFixed(1), r: (0.17 * s).toFixed(1), style: `fill: ${colour}` });
+      }
+    } else if (m.kind === "temple") {
+      el("rect", { class: "preview-piece", x: (x - 0.3 * s).toFixed(1), y: (y - 0.3 * s).toFixed(1),
+                   width: (0.6 * s).toFixed(1), height: (0.6 * s).toFixed(1), style: `fill: ${colour}` });
+    } else if (m.kind === "tower") {
+      el("polygon", { class: "preview-piece", style: `fill: ${colour}`, points:
+        `${(x - 0.35 * s).toFixed(1)},${(y + 0.3 * s).toFixed(1)} ${(x + 0.35 * s).toFixed(1)},${(y + 0.3 * s).toFixed(1)} ${x.toFixed(1)},${(y - 0.38 * s).toFixed(1)}` });
+    }
   });
+}
+
+// The chosen move again (or nothing) once the pointer leaves a spot.
+function previewChosen() {
+  const s = play.selected;
+  if (s) preview(s.moves[s.index]); else overlay("preview");
+}
+
+// Hovering a spot of the tile step shows the tile there (in the orientation chosen when the
+// spot is the chosen one, else its first legal one).
+function boardHover(ev) {
+  const g = play.game;
+  if (view.mode !== "play" || !g || !g.human_to_move || play.review !== null || g.step !== "tile") return;
+  const el = ev.target.closest && ev.target.closest("polygon.spot");
+  if (!el) return;
+  const q = Number(el.getAttribute("data-q")), r = Number(el.getAttribute("data-r"));
+  const s = play.selected;
+  if (s && s.q === q && s.r === r) { preview(s.moves[s.index]); return; }
+  const here = movesAt(g, q, r);
+  if (here.length) preview(here[0]);
 }
 
 function boardClick(ev) {
@@ -463,7 +534,11 @@ function showChoice() {
   if (!s) { $("tile-tools").hidden = true; overlay("preview"); return; }
   const m = s.moves[s.index];
   $("tile-tools").hidden = false;
-  $("tile-choice").textContent = `${m.notation}  (${s.index + 1} of ${s.moves.length} ways at ${s.q},${s.r})`;
+  const rest = (m.cells_terrain || []).filter((t, i) => m.cells[i][0] !== s.q || m.cells[i][1] !== s.r);
+  const level = m.cells_level ? m.cells_level[0] : null;
+  $("tile-choice").textContent = `${m.notation}  (${s.index + 1} of ${s.moves.length} ways at ${s.q},${s.r})` +
+    (rest.length ? `: volcano facing ${m.notation.split(":")[1]}, ${rest.join(" and ")}` +
+     (level ? `, level ${level}` : "") : "");
   preview(m);
 }
 
@@ -872,6 +947,10 @@ $("an-cancel").addEventListener("click", cancelAnalysis);
 $("ga-run").addEventListener("click", runGameAnalysis);
 $("ga-cancel").addEventListener("click", cancelGameAnalysis);
 $("board").addEventListener("click", boardClick);
+$("board").addEventListener("mouseover", boardHover);
+$("board").addEventListener("mouseout", (ev) => {
+  if (ev.target.closest && ev.target.closest("polygon.spot") && view.mode === "play") previewChosen();
+});
 document.addEventListener("keydown", (ev) => {
   const tag = ev.target && ev.target.tagName;
   if (tag === "SELECT" || tag === "INPUT" || tag === "TEXTAREA") return;
@@ -884,11 +963,14 @@ document.addEventListener("keydown", (ev) => {
     keys = { ArrowLeft: () => lookAt(at - 1), ArrowRight: () => lookAt(at + 1),
              Home: () => lookAt(0), End: () => lookAt(null) };
   } else if (view.mode === "play" && play.selected) {
-    keys = { q: () => rotate(1), "[": () => rotate(1), e: () => rotate(-1), r: () => rotate(-1),
-             "]": () => rotate(-1), R: () => rotate(1), Enter: () => $("place").click(),
-             Escape: () => $("unselect").click() };
+    // Q, [: counter-clockwise; E, R, ]: clockwise; with Shift, each the other way (Shift+R
+    // counter-clockwise, whatever the Caps Lock)
+    const turn = (dir) => () => rotate(ev.shiftKey ? -dir : dir);
+    keys = { q: turn(1), "[": turn(1), "{": turn(1), e: turn(-1), r: turn(-1), "]": turn(-1),
+             "}": turn(-1), Enter: () => $("place").click(), Escape: () => $("unselect").click() };
   }
-  if (keys[ev.key]) { ev.preventDefault(); keys[ev.key](); }
+  const key = ev.key && ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
+  if (keys[key] && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); keys[key](); }
 });
 window.addEventListener("hashchange", () => { if (location.hash !== applied) route(); });
 window.addEventListener("popstate", () => { if (location.hash !== applied) route(); });
