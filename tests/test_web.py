@@ -360,6 +360,60 @@ def test_analysis_of_a_record_position_and_of_a_game(served: tuple[Path, TestCli
     assert {c["notation"] for c in res["candidates"]} == {m["notation"] for m in g["moves"]}
 
 
+def test_an_analysis_gives_each_candidate_its_line(served: tuple[Path, TestClient]) -> None:
+    """Each candidate's line (its principal variation, from the search tree) and, for a
+    background analysis, the positions along it."""
+    _, client = served
+    body = {"agent": "mcts:sims=200", "path": "0/g.jsonl", "ply": 4}
+    job = client.post("/api/analysis", json={**body, "background": True}).json()
+    v = _finished(client, job["id"])
+    res = v["result"]
+    best = res["candidates"][0]
+    assert best["line"][0] == {"notation": best["notation"], "player": 1, "at": best["at"]}
+    assert len(best["line"]) >= 2 and best["line"][1]["player"] == 1  # the build follows
+    assert [m["notation"] for m in best["line"]] == res["pv"][:len(best["line"])]
+    assert all(c["line"] and c["line"][0]["notation"] == c["notation"]
+               for c in res["candidates"] if c["visits"])
+    url = f"/api/analysis/{job['id']}/line"
+    root = client.get(url, params={"cand": 0, "step": 0}).json()
+    assert root["last"] is None and root["steps"] == len(best["line"])
+    assert root["svg"].count('class="hex"') == 3
+    one = client.get(url, params={"cand": 0, "step": 1}).json()
+    assert one["last"] == best["notation"] and one["svg"].count('class="hex"') == 6
+    assert _error(client.get(url, params={"cand": 0, "step": len(best["line"]) + 1}), 400) \
+        .startswith("ply must be an integer")
+    game = client.post("/api/analysis/game", json={"agent": "mcts:sims=5",
+                                                   "path": _small_record(client)}).json()
+    _finished(client, game["id"])
+    assert _error(client.get(f"/api/analysis/{game['id']}/line"), 409).startswith(
+        "this analysis has no lines")
+
+
+def test_an_agents_search_is_shown_after_its_move(served: tuple[Path, TestClient]) -> None:
+    """In Play, the last agent move's search (its top moves, line, value) and the game's
+    value graph so far; none of it in a game with hidden information a person plays."""
+    _, client = served
+    g = _new_game(client, seats=["human", "mcts:sims=40"])
+    g = client.post(f"/api/games/{g['id']}/move", json={"move": "tile@0,0:N"}).json()
+    g = client.post(f"/api/games/{g['id']}/move", json={"move": g["moves"][0]["notation"]}).json()
+    assert g["last_stats"] == {} and g["values"] == []
+    g = client.post(f"/api/games/{g['id']}/agent", json={}).json()
+    st = g["last_stats"]
+    assert (st["seat"], st["spec"], st["ply"], st["simulations"]) == (1, "mcts:sims=40", 4, 40)
+    assert st["pv"][0] == g["history"][4]["notation"] == st["top"][0]["move"]
+    assert "sims, value" in st["summary"]
+    assert g["values"] == [{"ply": 4, "player": 1, "values": [-st["root_value"], st["root_value"]],
+                            "chosen": st["pv"][0], "played": st["pv"][0]}]
+    hidden = _new_game(client, seats=["human", "mcts:sims=10"],
+                       rules={"tiles_per_player": 2, "tile_preview": True})
+    hidden = client.post(f"/api/games/{hidden['id']}/move",
+                         json={"move": hidden["moves"][0]["notation"]}).json()
+    hidden = client.post(f"/api/games/{hidden['id']}/move",
+                         json={"move": hidden["moves"][0]["notation"]}).json()
+    hidden = client.post(f"/api/games/{hidden['id']}/agent", json={}).json()
+    assert hidden["last_stats"] == {} and hidden["values"] == []
+
+
 @pytest.mark.parametrize(("body", "status", "message"), [
     ({"agent": "greedy", "path": "0/g.jsonl", "ply": 4}, 400, "agent 'greedy' does not search"),
     ({"agent": "mcts:sims=999999", "path": "0/g.jsonl", "ply": 4}, 400,

@@ -68,12 +68,17 @@ def _message(driver: Any) -> str:
         "const m = document.getElementById('message'); return m.hidden ? '' : m.textContent"))
 
 
-def _start_game(driver: Any, base: str, tiles: str, seed: str) -> Any:
-    """Start a game from the Play view's form (seats as the page fills them: human, random);
-    returns its first marked spots once the new game is drawn."""
+def _start_game(driver: Any, base: str, tiles: str, seed: str, seat1: str = "random") -> Any:
+    """Start a game from the Play view's form (seat 0 human, seat 1 ``seat1``); returns its
+    first marked spots once the new game is drawn."""
     driver.get(f"{base}/#play")
     _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "play")
     old = driver.execute_script("return play.game && play.game.id")
+    seat = _css(driver, "#ng-seats .seat")[1]
+    seat.clear()
+    seat.send_keys(seat1)
+    for field in ("#ng-tiles", "#ng-seed"):
+        _css(driver, field)[0].clear()
     _css(driver, "#ng-tiles")[0].send_keys(tiles)
     _css(driver, "#ng-seed")[0].send_keys(seed)
     _css(driver, "#ng-start")[0].click()
@@ -294,3 +299,57 @@ def test_the_tile_is_drawn_where_it_would_go(site: tuple[str, Any, Path]) -> Non
     ActionChains(driver).key_down(Keys.SHIFT).send_keys("r").key_up(Keys.SHIFT).perform()
     _wait(driver, lambda d: _text(d, "tile-choice").startswith("tile@0,0:N "))
     assert _preview(driver) == north
+
+
+def test_a_candidate_shows_its_line(site: tuple[str, Any, Path]) -> None:
+    """A click on an analysis's candidate numbers its line on the board; → steps through it
+    (the board after each of its moves), Esc comes back to the position analysed."""
+    from selenium.webdriver.common.keys import Keys
+
+    base, driver, _ = site
+    driver.get(f"{base}/#replay/0/g.jsonl/4")
+    _wait(driver, lambda d: _ply(d) == "4")
+    agent = _css(driver, "#an-agent")[0]
+    agent.clear()
+    agent.send_keys("mcts:sims=200")
+    _css(driver, "#an-run")[0].click()
+    first = _wait(driver, lambda d: _css(d, "#an-list li.cand"))[0]
+    move = first.text.split()[0]
+    pv = _css(driver, "#an-list li.cand .pv")[0].text
+    assert pv.startswith("→ hut@") or pv.startswith("→ temple@")  # the build that follows
+    first.click()
+    marks = _wait(driver, lambda d: _css(d, "#board svg g.line g.line-move"))
+    assert marks[0].get_attribute("data-step") == "1"
+    assert marks[0].find_element("css selector", "title").get_attribute("textContent") \
+        == f"1. P1 {move}"
+    steps = len(driver.execute_script("return analysed.res.candidates[0].line"))
+    assert len(marks) == steps  # every move of the line names a hex here
+    body = _css(driver, "body")[0]
+    body.send_keys(Keys.ARROW_RIGHT)
+    _wait(driver, lambda d: d.find_element("id", "board").get_attribute("data-line-step") == "1")
+    assert _text(driver, "line-status") == f"line of {move}: step 1 / {steps}: {move}"
+    assert _hexes(driver) == 6  # the tile of the line is on the board
+    assert len(_css(driver, "#board svg g.line g.line-move")) == steps - 1
+    body.send_keys(Keys.ESCAPE)
+    _wait(driver, lambda d: _css(d, "#line-bar")[0].get_attribute("hidden") is not None
+          and _hexes(d) == 3 and _css(d, "#board svg g.analysis polygon.cand"))
+    assert _ply(driver) == "4" and _message(driver) == ""
+
+
+def test_an_agents_search_is_shown_in_play(site: tuple[str, Any, Path]) -> None:
+    """After an agent's move in Play: its search's top moves and line, and the value graph."""
+    base, driver, _ = site
+    spot = _start_game(driver, base, "2", "3", seat1="mcts:sims=30")
+    _click(driver, spot[0])
+    _wait(driver, lambda d: not _css(d, "#tile-tools")[0].get_attribute("hidden"))
+    _css(driver, "#place")[0].click()
+    _wait(driver, lambda d: _ply(d) == "2")
+    _click(driver, _css(driver, "#board svg polygon.spot")[0])
+    _wait(driver, lambda d: _css(d, "#build-options button.move"))[0].click()
+    _wait(driver, lambda d: _ply(d) == "5")  # the agent moved (after a draw)
+    head = _wait(driver, lambda d: _css(d, "#agent-stats .stats-head"))[0].text
+    assert head.startswith("seat 1 (mcts:sims=30) played tile@") and "30 simulations" in head
+    assert len(_css(driver, "#agent-stats .stats-top tr")) >= 2
+    assert _css(driver, "#agent-stats .pv")[0].text.startswith("line: tile@")
+    assert len(_css(driver, "#graph svg circle[data-ply]")) == 1
+    assert "seat 0 (human)" in _css(driver, "#graph .graph-legend")[0].text

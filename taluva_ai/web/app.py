@@ -26,6 +26,9 @@ Routes:
   positions), status and result (:meth:`taluva_ai.web.play.AnalysisJob.view`); a failed job
   answers its error. ``DELETE /api/analysis/{id}`` cancels it: the search stops at its next
   chunk of simulations (or position), and the job's status turns ``cancelled``.
+- ``GET /api/analysis/{id}/line?cand=K&step=J``: the position after the first ``J`` moves
+  of candidate ``K``'s line, of a finished position analysis
+  (:class:`taluva_ai.web.play.AnalysisLines`).
 
 Security (docs/web.md, Security): :class:`~taluva_ai.web.guard.Guard` refuses a request to
 another ``Host`` (DNS rebinding), a state-changing request that is not ``application/json`` or
@@ -453,6 +456,7 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
         AgentPolicy,
         AnalysisJob,
         AnalysisJobs,
+        AnalysisLines,
         GameAnalysis,
         GameSession,
         Sessions,
@@ -460,6 +464,7 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
         analyse_with,
         analysis_agent,
         planned_sims,
+        seat_colours,
     )
 
     for m in agent_modules:
@@ -548,6 +553,8 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
                   "notation": ev.notation} for _, ev in rep.positions[1:]]
         return JSONResponse({"path": ref, "game": rep.header.game,
                              "players": list(rep.header.players),
+                             "seat_colours": seat_colours(rep.header.game,
+                                                          len(rep.header.players)),
                              "positions": len(rep.positions), "moves": moves,
                              "result": rep.result})
 
@@ -671,16 +678,18 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
         if not isinstance(background, bool):
             raise WebError(400, f"background must be true or false, got {background!r}")
 
-        def position() -> Any:
+        def position() -> tuple[Any, list[str]]:
             if body.get("game_id") is not None:
-                return sessions.get(str(body["game_id"])).analysis_position()
+                session = sessions.get(str(body["game_id"]))
+                return session.analysis_position(), list(session.seats)
             _, rep = store.replayed(body.get("path"))
-            return rep.positions[_ply(body.get("ply"), len(rep.positions) - 1)][0].clone()
+            ply = _ply(body.get("ply"), len(rep.positions) - 1)
+            return rep.positions[ply][0].clone(), list(rep.header.players)
 
         cancel = CancelFlag()
 
         def run() -> dict[str, Any] | None:
-            state = position()
+            state, _ = position()
             _slot()
             try:
                 return analyse(state, body.get("agent"), seed, cancel, policy=policy)
@@ -691,7 +700,7 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
             return JSONResponse(await watched(request, run, cancel))
 
         def start() -> Response:
-            state = position()
+            state, players = position()
             if state.current_player < 0:
                 raise WebError(400, "nobody is to move in this position (a chance draw or the "
                                "end): analyse a position where a seat is to move")
@@ -700,9 +709,12 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
             job = AnalysisJob("position", "simulations", planned_sims(agent))
 
             def work(j: AnalysisJob) -> tuple[Any, bool]:
-                res = analyse_with(agent, spec, state, j.cancel, j.progress)
+                searched: dict[str, Any] = {}
+                res = analyse_with(agent, spec, state, j.cancel, j.progress, searched)
                 if res is not None:
                     j.progress(int(res.get("simulations") or j.done))
+                    j.lines = AnalysisLines(searched.get("state", state), players,
+                                            [c["line"] for c in res["candidates"]])
                 return res, res is not None
 
             jobs.add(job)
@@ -736,6 +748,15 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
             return JSONResponse(job.view(), status_code=202)
 
         return await run_in_threadpool(start)
+
+    def analysis_line(request: Request) -> Response:
+        job = jobs.get(request.path_params["aid"])
+        if job.lines is None:
+            raise WebError(409, "this analysis has no lines to show (it is not a finished "
+                           "analysis of a position)")
+        cand = _ply(request.query_params.get("cand", "0"), len(job.lines.lines) - 1)
+        step = _ply(request.query_params.get("step", "0"), len(job.lines.lines[cand]))
+        return JSONResponse(job.lines.view(cand, step))
 
     async def analysis_job(request: Request) -> Response:
         job = jobs.get(request.path_params["aid"])
@@ -793,6 +814,7 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
         Route("/api/analysis", analysis, methods=["POST"]),
         Route("/api/analysis/game", game_analysis, methods=["POST"]),
         Route("/api/analysis/{aid}", analysis_job, methods=["GET", "DELETE"]),
+        Route("/api/analysis/{aid}/line", analysis_line),
         Route("/api/runs", runs),
         Route("/api/run", run),
         Route("/api/picture", picture),

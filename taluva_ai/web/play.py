@@ -203,6 +203,30 @@ def move_info(state: GameState, action: int) -> dict[str, Any]:
     return out
 
 
+#: The search statistics of an agent's move the page shows (``Agent.stats()``'s keys).
+SUMMARY_KEYS = ("summary", "simulations", "root_value", "top", "pv")
+
+
+def _search_summary(stats: dict[str, Any], seat: int, spec: str, ply: int) -> dict[str, Any]:
+    """What the page shows of an agent's move: its seat, spec and ply, and of its ``stats()``
+    the :data:`SUMMARY_KEYS` (the top moves with visits, value and prior, the principal
+    variation, the root value) that are plain JSON; ``{}`` for an agent that tells none."""
+    import json
+
+    out: dict[str, Any] = {}
+    for k in SUMMARY_KEYS:
+        if k not in stats:
+            continue
+        try:
+            json.dumps(stats[k], allow_nan=False)
+        except (TypeError, ValueError):
+            continue
+        out[k] = stats[k]
+    if not out:
+        return {}
+    return {"seat": seat, "spec": spec, "ply": ply, **out}
+
+
 def seat_colours(game_name: str, num_players: int) -> list[str]:
     """The colour of each seat in the game's picture (Taluva: white, black, orange, purple;
     Thurn und Taxis: red, blue, green, orange), for the page's own marks, panels and value
@@ -282,6 +306,8 @@ class GameSession:
         # address names one, docs/web.md, "The address")
         self.positions: list[GameState] = [self.state.clone()]
         self.last_stats: dict[str, Any] = {}
+        # per agent move: the root value of its search (the game's live value graph)
+        self.values: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self._resolve_chance()
 
@@ -393,8 +419,18 @@ class GameSession:
                 or not np.any(legal == int(raw)):
             raise WebError(500, f"{_seat_label(self.seats[p], p)} chose {raw!r}, not a legal "
                             "action here")
+        ply = len(self.history)
         self._apply(int(raw))
-        self.last_stats = {k: v for k, v in stats.items() if k == "summary"}
+        self.last_stats = _search_summary(stats, p, self.seats[p], ply)
+        value = self.last_stats.get("root_value")
+        if isinstance(value, (int, float)):
+            n = len(self.seats)
+            values: list[float | None] = [None] * n
+            values[p] = float(value)
+            if n == 2:  # two seats: one's value is the other's loss (the returns +1 / -1)
+                values[1 - p] = -float(value)
+            self.values.append({"ply": ply, "player": p, "values": values,
+                                "chosen": self.history[ply][1], "played": self.history[ply][1]})
         self._resolve_chance()
 
     # -- views ------------------------------------------------------------------------------
@@ -430,7 +466,8 @@ class GameSession:
             "moves": moves, "hex_radius": SCALE,
             "history": [{"ply": i, "player": "chance" if pl == CHANCE else pl,
                          "notation": self.shown(i)} for i, (pl, _) in enumerate(self.history)],
-            "last_stats": self.last_stats,
+            "last_stats": self.last_stats if self.search_shown() else {},
+            "values": self.values if self.search_shown() else [],
             "svg": board_picture(s, self.seats, last, self.previous, spots, self.viewer()),
         }
 
@@ -450,6 +487,13 @@ class GameSession:
         previous = self.positions[ply - 1] if ply > 0 else None
         return {"ply": ply, "last": last,
                 "svg": board_picture(state, self.seats, last, previous, (), self.viewer())}
+
+    def search_shown(self) -> bool:
+        """Whether the page shows the agents' searches (their summary, line and values): not
+        in a game with hidden information that a person plays (an agent's line would tell its
+        hand, or its held tile)."""
+        hidden = getattr(self.state, "has_hidden_information", lambda: False)()
+        return not hidden or self.viewer() is None
 
     def viewer(self) -> int | None:
         """The seat whose hidden information the page shows (Thurn und Taxis: its hand; the
@@ -729,7 +773,8 @@ def planned_sims(agent: Any) -> int | None:
 
 
 def search_position(agent: Any, state: GameState, cancel: threading.Event | None = None,
-                    on_sims: Any = None) -> tuple[int, list[float | None]] | None:
+                    on_sims: Any = None, searched: dict[str, Any] | None = None
+                    ) -> tuple[int, list[float | None]] | None:
     """Search ``state`` (not modified) with ``agent``; the chosen action and the value of every
     seat at the root (the mean return over the root's simulations, on the game's returns
     scale; ``float`` per seat, None where the agent does not tell), or None when ``cancel`` was
@@ -751,16 +796,21 @@ def search_position(agent: Any, state: GameState, cancel: threading.Event | None
 
     A :class:`~taluva_ai.web.cancel.CancelFlag` ``cancel`` that is interrupted (a departed
     client, the server's shutdown) stops any of them at once (:mod:`taluva_ai.web.cancel`).
+
+    ``searched`` (a dict), when given, receives ``"state"``: the position searched (a copy; the
+    determinization for hidden information), and ``"tree"``: the search tree when the search
+    ran here (an MCTS agent), for the lines of :func:`analyse_with`.
     """
     try:
         with section(cancel):
-            return _search_position(agent, state, cancel, on_sims)
+            return _search_position(agent, state, cancel, on_sims, searched)
     except Cancelled:
         return None
 
 
 def _search_position(agent: Any, state: GameState, cancel: threading.Event | None,
-                     on_sims: Any) -> tuple[int, list[float | None]] | None:
+                     on_sims: Any, searched: dict[str, Any] | None = None
+                     ) -> tuple[int, list[float | None]] | None:
     from taluva_ai.agents.mcts import MCTSAgent
     from taluva_ai.agents.mcts_tree import Tree
 
@@ -771,10 +821,14 @@ def _search_position(agent: Any, state: GameState, cancel: threading.Event | Non
         rng = np.random.default_rng(int(agent.rng.integers(2**31 - 1)))
         state = state.resample(state.current_player, rng)  # type: ignore[attr-defined]
         hidden = False
+    if searched is not None:
+        searched["state"] = state.clone()
     timed = isinstance(agent, MCTSAgent) and agent.config.time is not None
     if isinstance(agent, MCTSAgent) and not hidden and agent.config.root != "puct":
         root = state.clone()
         tree = Tree(n)
+        if searched is not None:
+            searched["tree"] = tree
 
         def progress(done: int) -> bool:
             if on_sims is not None and done:
@@ -787,6 +841,8 @@ def _search_position(agent: Any, state: GameState, cancel: threading.Event | Non
     if isinstance(agent, MCTSAgent) and not hidden:
         root = state.clone()
         tree = Tree(n)
+        if searched is not None:
+            searched["tree"] = tree
         deadline = None
         if timed:  # a time budget: chunks of CHUNK_SIMS_TIMED until the time is up
             deadline = time.perf_counter() + float(agent.config.time)
@@ -846,10 +902,65 @@ def analyse(state: GameState, spec: Any, seed: int = 0, cancel: threading.Event 
     return analyse_with(agent, spec, state, cancel, on_sims)
 
 
+#: The longest line (principal variation) an analysis gives per candidate, in actions.
+MAX_LINE = 12
+#: The candidates (the most visited) an analysis gives a line for.
+MAX_LINES = 30
+
+
+def tree_lines(tree: Any) -> dict[int, list[int]]:
+    """Each searched root move's line in an MCTS ``tree``: its action, then at each node the
+    most visited child's (chance outcomes included), while that child was visited, at most
+    :data:`MAX_LINE` actions (as :meth:`MCTSAgent._stats` finds the principal variation)."""
+    from taluva_ai.agents.mcts_tree import CHANCE as K_CHANCE
+    from taluva_ai.agents.mcts_tree import DECISION
+
+    out: dict[int, list[int]] = {}
+    for c in tree.children(0):
+        if tree.N[c] <= 0:
+            continue
+        line = [int(tree.action[c])]
+        node = int(c)
+        while len(line) < MAX_LINE and tree.kind[node] in (DECISION, K_CHANCE):
+            kids = list(tree.children(node))
+            if not kids:
+                break
+            best = max(kids, key=lambda k: tree.N[k])
+            if tree.N[best] <= 0:
+                break
+            line.append(int(tree.action[best]))
+            node = int(best)
+        out[int(tree.action[c])] = line
+    return out
+
+
+def line_steps(state: GameState, actions: Sequence[int]) -> list[dict[str, Any]]:
+    """A line of actions from ``state`` (not modified) as the page draws it: per action
+    ``{"notation", "player" (a seat or "chance"), "at" (its hex's centre in the board
+    picture, or None)}``; it stops at the first action that is not legal (a line read from
+    another determinization)."""
+    s = state.clone()
+    out: list[dict[str, Any]] = []
+    for a in actions:
+        if s.is_terminal() or not np.any(s.legal_actions() == int(a)):
+            break
+        p = s.current_player
+        info = move_info(s, int(a))
+        out.append({"notation": info["notation"], "player": "chance" if p == CHANCE else int(p),
+                    "at": info.get("at")})
+        s.apply(int(a))
+    return out
+
+
 def analyse_with(agent: Any, spec: str, state: GameState, cancel: threading.Event | None,
-                  on_sims: Any) -> dict[str, Any] | None:
+                 on_sims: Any, searched: dict[str, Any] | None = None
+                 ) -> dict[str, Any] | None:
+    """The search of :func:`analyse` with an agent made already; ``searched`` (a dict) gets
+    the position searched (``"state"``) as :func:`search_position` gives it, whose moves the
+    candidates' lines are."""
+    searched = {} if searched is None else searched
     try:
-        found = search_position(agent, state, cancel, on_sims)
+        found = search_position(agent, state, cancel, on_sims, searched=searched)
         if found is None:
             return None
         chosen, values = found
@@ -862,17 +973,42 @@ def analyse_with(agent: Any, spec: str, state: GameState, cancel: threading.Even
         raise WebError(400, f"agent {spec!r} does not search (it gives no candidate moves): "
                         "use mcts:... or az:...")
     total = sum(c["visits"] for c in cands) or 1
+    root = searched.get("state", state)
+    tree = searched.get("tree")
+    lines = tree_lines(tree) if tree is not None else {}
+    pv = [str(m) for m in stats.get("pv", []) if isinstance(m, str)]
     out = []
-    for c in cands[:MAX_CANDIDATES]:
+    for i, c in enumerate(cands[:MAX_CANDIDATES]):
         info = move_info(state, c["action"])
+        line = lines.get(int(c["action"]), [int(c["action"])])
+        if tree is None and int(c["action"]) == int(chosen) and pv[:1] == [info["notation"]]:
+            line = _parse_line(root, pv)  # the agent's own principal variation
         out.append({"notation": info["notation"], "visits": c["visits"], "value": c["value"],
                     "prior": c["prior"], "share": round(c["visits"] / total, 4),
                     "hex": info["hex"], "at": info.get("at"), "cells": info["cells"],
-                    "cells_at": info.get("cells_at", [])})
+                    "cells_at": info.get("cells_at", []),
+                    "line": line_steps(root, line) if i < MAX_LINES else []})
     return {"agent": spec, "chosen": state.action_to_string(chosen),
-            "summary": str(stats.get("summary", "")),
+            "summary": str(stats.get("summary", "")), "pv": pv,
             "simulations": stats.get("simulations"), "root_value": stats.get("root_value"),
             "values": values, "candidates": out}
+
+
+def _parse_line(state: GameState, notations: Sequence[str]) -> list[int]:
+    """The actions of a line in notation from ``state``, up to the first one that does not
+    parse or is not legal."""
+    s = state.clone()
+    out: list[int] = []
+    for text in notations:
+        try:
+            a = int(s.parse_action(text))
+        except (NotationError, ValueError, IndexError):
+            break
+        if s.is_terminal() or not np.any(s.legal_actions() == a):
+            break
+        out.append(a)
+        s.apply(a)
+    return out
 
 
 def check_game_budget(spec: str, agent: Any, positions: int) -> None:
@@ -968,6 +1104,37 @@ class GameAnalysis:
         return True
 
 
+class AnalysisLines:
+    """The candidates' lines of a finished position analysis, for the page to step through
+    (``GET /api/analysis/{id}/line``): the position searched (the determinization of a
+    position with hidden information, shown from the mover's view), the players' names, and
+    per candidate its line as :func:`line_steps` gives it."""
+
+    def __init__(self, state: GameState, players: Sequence[str],
+                 lines: Sequence[Sequence[dict[str, Any]]]) -> None:
+        self.state = state.clone()
+        self.players = list(players)
+        self.lines = [list(line) for line in lines] or [[]]
+        self.mover = int(state.current_player)
+
+    def view(self, cand: int, step: int) -> dict[str, Any]:
+        """``{"cand", "step", "steps", "line", "last", "svg"}``: the picture of the position
+        after the first ``step`` moves of candidate ``cand``'s line (``step`` 0: the position
+        analysed), its last move marked."""
+        line = self.lines[cand]
+        s = self.state.clone()
+        previous = None
+        for item in line[:step]:
+            previous = s.clone()
+            s.apply(int(s.parse_action(item["notation"])))
+        last = line[step - 1]["notation"] if step > 0 else None
+        hidden = getattr(s, "has_hidden_information", lambda: False)()
+        return {"cand": cand, "step": step, "steps": len(line),
+                "line": [m["notation"] for m in line], "last": last,
+                "svg": board_picture(s, self.players, last, previous, (),
+                                     self.mover if hidden else None)}
+
+
 class AnalysisJob:
     """An analysis running in a worker thread (``POST /api/analysis`` with ``background``, and
     ``POST /api/analysis/game``), polled by ``GET /api/analysis/{id}`` and cancelled by
@@ -987,6 +1154,7 @@ class AnalysisJob:
         self.status = "running"
         self.result: dict[str, Any] | None = None
         self.partial: Any = None  # a callable giving the result so far (the game's points)
+        self.lines: AnalysisLines | None = None  # a finished position analysis's lines
         self.error: str | None = None
         self.error_status = 500
         self.cancel = CancelFlag()  # DELETE sets it; the server's shutdown interrupts it

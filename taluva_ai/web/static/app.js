@@ -160,6 +160,8 @@ function showMode(mode) {
   clearAnalysis();
   $("board").replaceChildren();
   $("moves").replaceChildren();
+  $("graph").replaceChildren();
+  $("graph").hidden = true;
   showMessage("");
 }
 
@@ -216,6 +218,7 @@ async function openRecord(path, ply) {
     if (token !== view.token) return;  // another record was asked for meanwhile
     view.path = rec.path;
     view.positions = rec.positions;
+    view.seatColours = rec.seat_colours;
     $("picker").value = rec.path;
     const lines = [`game: ${rec.game}`, "players: " + rec.players.map((p, i) => `${i}: ${p}`).join(", "),
                    `result: ${rec.result}`];
@@ -254,9 +257,15 @@ async function go(ply) {
   const items = $("moves").children;
   for (let i = 0; i < items.length; i++) items[i].classList.toggle("current", i + 1 === ply);
   if (ply > 0 && items[ply - 1]) items[ply - 1].scrollIntoView({ block: "nearest" });
-  const token = ++view.token;
   clearAnalysis();
   markGraph();
+  await redrawReplay();
+}
+
+// The board of the record's position shown (an analysis of it drawn again).
+async function redrawReplay() {
+  const ply = view.ply;
+  const token = ++view.token;
   try {
     const resp = await fetch(`/api/board?path=${encodeURIComponent(view.path)}&ply=${ply}`);
     if (!resp.ok) {
@@ -268,6 +277,7 @@ async function go(ply) {
     if (token !== view.token) return;  // a later step superseded this one
     setBoard(text);
     $("board").dataset.ply = String(ply);
+    if (analysed) drawHeat(analysed.res);
     showMessage("");
   } catch (e) {
     if (token === view.token) showMessage(e.message);
@@ -330,6 +340,7 @@ function renderGame(g) {
   play.game = g;
   play.selected = null;
   if (view.mode !== "play") return;
+  if (analysed && analysed.ply !== null && analysed.ply !== g.ply) clearAnalysis();  // stale
   setHash(false);
   const review = play.review;
   const board = $("board");
@@ -364,6 +375,8 @@ function renderGame(g) {
   $("tile-tools").hidden = true;
   $("build-options").replaceChildren();
   if (g.human_to_move && review === null) drawSpots(g);
+  drawAgentStats(g);
+  drawPlayGraph(g);
 }
 
 function movesAt(g, q, r) {
@@ -413,6 +426,46 @@ function moveButton(m) {
   b.addEventListener("mouseenter", () => preview(m));
   b.addEventListener("focus", () => preview(m));
   return b;
+}
+
+// The search of the last agent's move: its top moves (visits, value, prior), its line.
+function drawAgentStats(g) {
+  const box = $("agent-stats");
+  const st = g.last_stats || {};
+  if (st.seat === undefined) { box.hidden = true; box.replaceChildren(); return; }
+  box.hidden = false;
+  const sign = (v) => (typeof v === "number" ? (v >= 0 ? "+" : "") + v.toFixed(2) : "-");
+  const head = document.createElement("div");
+  head.className = "stats-head";
+  const played = g.history[st.ply] ? g.history[st.ply].notation : "?";
+  head.textContent = `seat ${st.seat} (${st.spec}) played ${played}` +
+    (st.simulations !== undefined ? `: ${st.simulations} simulations, value ${sign(st.root_value)}` : "");
+  box.replaceChildren(head);
+  if (st.top && st.top.length) {
+    const table = document.createElement("table");
+    table.className = "stats-top";
+    table.innerHTML = "<tr><th>move</th><th>visits</th><th>value</th><th>prior</th></tr>";
+    for (const t of st.top) {
+      const tr = document.createElement("tr");
+      for (const cell of [t.move, t.visits, sign(t.value), typeof t.prior === "number" ? t.prior.toFixed(2) : "-"]) {
+        const td = document.createElement("td");
+        td.textContent = String(cell);
+        tr.appendChild(td);
+      }
+      table.appendChild(tr);
+    }
+    box.appendChild(table);
+  }
+  if (st.pv && st.pv.length) {
+    const pv = document.createElement("div");
+    pv.className = "pv";
+    pv.textContent = "line: " + st.pv.join(" ");
+    box.appendChild(pv);
+  } else if (st.summary && !st.top) {
+    const sm = document.createElement("div");
+    sm.textContent = st.summary;
+    box.appendChild(sm);
+  }
 }
 
 // A move drawn where it would go: a tile with its terrains, the volcano's facing (a dark wedge,
@@ -618,6 +671,8 @@ function cancelJob(id) {
 function clearAnalysis() {
   if (analysisCtl) cancelJob(analysisCtl.id);
   analysisCtl = null;
+  if (line.cand !== null) { line.cand = null; line.token++; $("line-bar").hidden = true; }
+  analysed = null;
   $("an-list").replaceChildren();
   $("an-status").textContent = "";
   $("an-run").disabled = false;
@@ -657,7 +712,7 @@ async function runAnalysis() {
     ctl.id = job.id;
     if (analysisCtl !== ctl || ctl.cancel) cancelJob(job.id);
     while (analysisCtl === ctl) {
-      if (job.status === "done") { drawAnalysis(job.result); break; }
+      if (job.status === "done") { drawAnalysis(job.result, job.id); break; }
       if (job.status === "cancelled") {
         $("an-status").textContent = `cancelled after ${job.done} simulations`;
         break;
@@ -682,9 +737,21 @@ async function runAnalysis() {
   }
 }
 
-// -- the value graph of a record (replay view) -------------------------------------------------
+// -- the value graph: a record's (replay view) or a game's in play --------------------------
 
-const SEAT_LINES = ["#1f77b4", "#111111", "#ff8c00", "#8e44ad"];
+// The seats' colours of the record or game shown (the board's; grey when unknown).
+function seatColours() {
+  const c = view.mode === "play" ? (play.game && play.game.seat_colours) : view.seatColours;
+  return c && c.length ? c : ["#1f77b4", "#111111", "#ff8c00", "#8e44ad"];
+}
+
+// Dark ink on a light colour, white on a dark one.
+function inkOn(colour) {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour || "");
+  if (!m) return "#000";
+  const [r, g, b] = m.slice(1).map((h) => parseInt(h, 16));
+  return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? "#000" : "#fff";
+}
 
 function clearGraph() {
   if (graph.job) cancelJob(graph.job);
@@ -713,7 +780,7 @@ async function runGameAnalysis() {
     $("ga-cancel").disabled = false;
     while (graph.job === id) {
       graph.res = job.result;
-      drawGraph();
+      markGraph();
       const state = job.status === "running" ? (job.cancel_requested ? " (cancelling…)" : "…")
         : job.status === "cancelled" ? " (cancelled)" : "";
       $("ga-status").textContent = `${job.result.agent}: ${job.done} / ${job.total} positions${state}`;
@@ -742,17 +809,19 @@ function cancelGameAnalysis() {
   $("ga-cancel").disabled = true;
 }
 
-// The value of every seat by ply (seat 0 alone for two players), the current ply marked; a
-// click goes to the nearest ply.
-function drawGraph() {
+// The value of every seat by ply (seat 0 alone for two players), each seat's line in its
+// colour on the board (a light one outlined), the current ply marked; a click on the chart
+// calls onPly with the nearest ply. `res`: {agent, seats, points: [{ply, player, values,
+// chosen, played}]}.
+function drawGraph(res, lastPly, nowPly, onPly) {
   const box = $("graph");
-  const res = graph.res;
   if (!res) return;
   box.hidden = false;
+  const colours = seatColours();
   const W = 800, H = 150, L = 34, R = 8, T = 8, B = 20;
-  const last = Math.max(1, view.positions - 1);
+  const last = Math.max(1, lastPly);
   const seats = res.seats === 2 ? [0] : [...Array(res.seats).keys()];
-  const vals = res.points.flatMap((p) => seats.map((s) => p.values[s])).filter((v) => v !== null);
+  const vals = res.points.flatMap((p) => seats.map((s) => p.values[s])).filter((v) => v !== null && v !== undefined);
   let lo = -1, hi = 1;
   if (res.seats === 1 && vals.length) {  // a solo score: its own range
     lo = Math.min(...vals); hi = Math.max(...vals);
@@ -760,7 +829,7 @@ function drawGraph() {
   } else if (vals.length) {
     lo = Math.min(lo, ...vals); hi = Math.max(hi, ...vals);
   }
-  const x = (ply) => L + (W - L - R) * ply / last;
+  const x = (ply) => L + (W - L - R) * Math.min(ply, last) / last;
   const y = (v) => T + (H - T - B) * (hi - v) / (hi - lo);
   const svg = document.createElementNS(SVGNS, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
@@ -776,48 +845,98 @@ function drawGraph() {
   for (const v of [hi, lo]) {
     el("text", { x: L - 4, y: y(v) + 4, "text-anchor": "end" }).textContent = v.toFixed(res.seats === 1 ? 0 : 1);
   }
-  el("text", { x: W - R, y: H - 4, "text-anchor": "end" }).textContent = `ply ${last}`;
+  el("text", { x: W - R, y: H - 4, "text-anchor": "end" }).textContent = `ply ${lastPly}`;
   for (const s of seats) {
-    const pts = res.points.filter((p) => p.values[s] !== null);
+    const pts = res.points.filter((p) => p.values[s] !== null && p.values[s] !== undefined);
     if (!pts.length) continue;
-    el("polyline", { class: "seat", "data-seat": s, stroke: SEAT_LINES[s % 4],
-                     points: pts.map((p) => `${x(p.ply).toFixed(1)},${y(p.values[s]).toFixed(1)}`).join(" ") });
+    const colour = colours[s % colours.length];
+    const line = pts.map((p) => `${x(p.ply).toFixed(1)},${y(p.values[s]).toFixed(1)}`).join(" ");
+    el("polyline", { class: "seat-halo", points: line });
+    el("polyline", { class: "seat", "data-seat": s, stroke: colour, points: line });
     for (const p of pts) {
-      const c = el("circle", { cx: x(p.ply).toFixed(1), cy: y(p.values[s]).toFixed(1), r: 2.5,
-                               fill: SEAT_LINES[s % 4], "data-ply": p.ply });
+      const c = el("circle", { cx: x(p.ply).toFixed(1), cy: y(p.values[s]).toFixed(1), r: 3,
+                               fill: colour, stroke: "#333", "stroke-width": 1, "data-ply": p.ply });
       const t = el("title", {}, c);
       t.textContent = `ply ${p.ply}: seat ${s} ${p.values[s] >= 0 ? "+" : ""}${p.values[s].toFixed(2)} ` +
-        `(P${p.player} to move; search plays ${p.chosen}, the game ${p.played})`;
+        `(P${p.player} to move; search plays ${p.chosen}` + (p.played && p.played !== p.chosen ? `, the game ${p.played}` : "") + ")";
     }
   }
-  const legend = seats.length === 1 ? "value for seat 0" : seats.map((s) => `seat ${s}`).join(", ");
-  el("text", { x: L + 6, y: T + 10 }).textContent = `${legend} (${res.agent})`;
-  el("line", { class: "now", x1: x(view.ply).toFixed(1), y1: T, x2: x(view.ply).toFixed(1), y2: H - B });
+  el("line", { class: "now", x1: x(nowPly).toFixed(1), y1: T, x2: x(nowPly).toFixed(1), y2: H - B });
   svg.addEventListener("click", (ev) => {
     const m = svg.getScreenCTM();
     if (!m) return;
     const pt = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(m.inverse());
-    go(Math.round((pt.x - L) / (W - L - R) * last));
+    onPly(Math.max(0, Math.round((pt.x - L) / (W - L - R) * last)));
   });
-  box.replaceChildren(svg);
+  // the legend, in HTML: a swatch per seat
+  const legend = document.createElement("div");
+  legend.className = "graph-legend";
+  const what = document.createElement("span");
+  what.textContent = (res.seats === 1 ? "score" : seats.length === 1 ? "value for seat 0" : "value per seat") +
+    ` (${res.agent}):`;
+  legend.appendChild(what);
+  for (const s of seats) {
+    const item = document.createElement("span");
+    item.className = "swatch-item";
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = colours[s % colours.length];
+    const names = res.players || [];
+    item.append(sw, `seat ${s}` + (names[s] ? ` (${names[s]})` : ""));
+    legend.appendChild(item);
+  }
+  box.replaceChildren(legend, svg);
 }
 
 function markGraph() {
-  if (graph.res) drawGraph();
+  if (view.mode === "replay" && graph.res) drawGraph(graph.res, view.positions - 1, view.ply, go);
 }
 
-function drawAnalysis(res) {
-  $("an-status").textContent = `${res.agent}: ${res.simulations} simulations, value ${res.root_value}; plays ${res.chosen}`;
+// The live value graph of a game in play: each agent's root value after its move.
+function drawPlayGraph(g) {
+  if (!g.values || !g.values.length) { $("graph").hidden = true; $("graph").replaceChildren(); return; }
+  const res = { agent: "the agents' searches", seats: g.seats.length, players: g.seats, points: g.values };
+  drawGraph(res, g.ply, play.review === null ? g.ply : play.review, (ply) => lookAt(ply));
+}
+
+// -- an analysis's candidates, its heat map and its lines ------------------------------------
+
+// The last finished position analysis: { id (its job), res }; the line shown: { cand, step }.
+let analysed = null;
+const line = { cand: null, step: 0, token: 0 };
+
+function drawAnalysis(res, id) {
+  analysed = { id, res, ply: view.mode === "play" && play.game ? play.game.ply : null };
+  line.cand = null;
+  $("an-status").textContent = `${res.agent}: ${res.simulations} simulations, value ${res.root_value}; plays ${res.chosen}` +
+    (id ? " (click a move: its line on the board)" : "");
   const list = $("an-list");
   list.replaceChildren();
-  for (const c of res.candidates.slice(0, 30)) {
+  res.candidates.slice(0, 30).forEach((c, k) => {
     const li = document.createElement("li");
     li.className = "cand";
+    li.dataset.cand = String(k);
     const v = c.value === null ? "-" : c.value.toFixed(2);
-    li.textContent = `${c.notation}  ${c.visits}v (${(100 * c.share).toFixed(0)}%)  value ${v}  prior ${c.prior.toFixed(2)}`;
+    const head = document.createElement("div");
+    head.textContent = `${c.notation}  ${c.visits}v (${(100 * c.share).toFixed(0)}%)  value ${v}  prior ${c.prior.toFixed(2)}`;
+    li.appendChild(head);
+    if (c.line && c.line.length > 1) {
+      const pv = document.createElement("div");
+      pv.className = "pv";
+      pv.textContent = "→ " + c.line.slice(1).map((m) => m.notation).join(" ");
+      li.appendChild(pv);
+    }
+    if (id) {
+      li.title = "show this move's line on the board (← → step through it, Esc: back)";
+      li.addEventListener("click", () => showLine(k));
+    }
     list.appendChild(li);
-  }
-  // the heat map: the visit share of every move named by a hex, summed per hex
+  });
+  drawHeat(res);
+}
+
+// The heat map: the visit share of every move named by a hex, summed per hex.
+function drawHeat(res) {
   const layer = overlay("analysis");
   if (!layer) return;
   const heat = new Map();
@@ -838,6 +957,100 @@ function drawAnalysis(res) {
     p.appendChild(t);
     if (h.share >= 0.05 * top) label(layer, h.at, `${(100 * h.share).toFixed(0)}%`, "cand-label");
   }
+}
+
+// The line's moves from step `from` on, numbered on the board in the colour of the seat that
+// plays them (chance draws, which name no hex, are listed only).
+function drawLineMarks(c, from) {
+  const layer = overlay("line");
+  if (!layer) return;
+  const colours = seatColours();
+  const radius = (play.game && play.game.hex_radius) || 30;
+  const seen = new Map();
+  c.line.forEach((m, i) => {
+    if (i < from || !m.at) return;
+    const key = m.at.join(",");
+    const k = seen.get(key) || 0;
+    seen.set(key, k + 1);
+    const at = [m.at[0] + k * 0.45 * radius, m.at[1] - k * 0.3 * radius];
+    const fill = m.player === "chance" ? "#999" : colours[m.player % colours.length];
+    const g = document.createElementNS(SVGNS, "g");
+    g.setAttribute("class", "line-move");
+    g.setAttribute("data-step", String(i + 1));
+    const circle = document.createElementNS(SVGNS, "circle");
+    circle.setAttribute("cx", at[0].toFixed(1));
+    circle.setAttribute("cy", at[1].toFixed(1));
+    circle.setAttribute("r", (0.4 * radius).toFixed(1));
+    circle.setAttribute("style", `fill: ${fill}`);
+    const t = document.createElementNS(SVGNS, "title");
+    t.textContent = `${i + 1}. ${m.player === "chance" ? "" : "P" + m.player + " "}${m.notation}`;
+    g.append(circle, t);
+    layer.appendChild(g);
+    const n = document.createElementNS(SVGNS, "text");
+    n.setAttribute("x", at[0].toFixed(1));
+    n.setAttribute("y", (at[1] + 5).toFixed(1));
+    n.setAttribute("text-anchor", "middle");
+    n.setAttribute("class", "line-number");
+    n.setAttribute("style", `fill: ${inkOn(fill)}`);
+    n.textContent = String(i + 1);
+    g.appendChild(n);
+  });
+}
+
+function showLine(k) {
+  if (!analysed || !analysed.res.candidates[k]) return;
+  line.cand = k;
+  for (const li of $("an-list").children) li.classList.toggle("shown", li.dataset.cand === String(k));
+  lineStep(0);
+}
+
+// Step `step` of the line shown: the position after its first `step` moves (0: the position
+// analysed, with the heat map), the moves still to come numbered on it.
+async function lineStep(step) {
+  if (line.cand === null || !analysed) return;
+  const c = analysed.res.candidates[line.cand];
+  step = Math.max(0, Math.min(c.line.length, step));
+  line.step = step;
+  const token = ++line.token;
+  $("line-bar").hidden = false;
+  const moves = c.line.map((m, i) => (i < step ? "" : "") + m.notation);
+  $("line-status").textContent = `line of ${c.notation}: step ${step} / ${c.line.length}` +
+    (step > 0 ? `: ${moves[step - 1]}` : " (the position analysed)");
+  try {
+    if (step === 0) {  // the position analysed, as it was shown (its last action marked)
+      await showPosition();
+    } else {
+      const pos = await api(`/api/analysis/${encodeURIComponent(analysed.id)}/line?cand=${line.cand}&step=${step}`);
+      if (token !== line.token || line.cand === null) return;
+      setBoard(pos.svg);
+    }
+    if (token !== line.token || line.cand === null) return;
+    $("board").dataset.lineStep = String(step);
+    drawLineMarks(c, step);
+  } catch (e) {
+    if (token === line.token) showMessage("line: " + e.message);
+  }
+}
+
+// The board of the record's position or of the game shown, with the analysis's heat map.
+async function showPosition() {
+  if (view.mode === "play" && play.game) {
+    renderGame(play.game);
+    if (analysed) drawHeat(analysed.res);
+  } else if (view.mode === "replay" && view.path !== null) {
+    await redrawReplay();
+  }
+}
+
+// Leave the line: the board of the position shown before it.
+function closeLine() {
+  if (line.cand === null) return;
+  line.cand = null;
+  line.token++;
+  $("line-bar").hidden = true;
+  delete $("board").dataset.lineStep;
+  for (const li of $("an-list").children) li.classList.remove("shown");
+  showPosition();
 }
 
 // -- tournament runs --------------------------------------------------------------------------
@@ -946,6 +1159,9 @@ $("an-run").addEventListener("click", runAnalysis);
 $("an-cancel").addEventListener("click", cancelAnalysis);
 $("ga-run").addEventListener("click", runGameAnalysis);
 $("ga-cancel").addEventListener("click", cancelGameAnalysis);
+$("line-prev").addEventListener("click", () => lineStep(line.step - 1));
+$("line-next").addEventListener("click", () => lineStep(line.step + 1));
+$("line-close").addEventListener("click", closeLine);
 $("board").addEventListener("click", boardClick);
 $("board").addEventListener("mouseover", boardHover);
 $("board").addEventListener("mouseout", (ev) => {
@@ -955,7 +1171,10 @@ document.addEventListener("keydown", (ev) => {
   const tag = ev.target && ev.target.tagName;
   if (tag === "SELECT" || tag === "INPUT" || tag === "TEXTAREA") return;
   let keys = {};
-  if (view.mode === "replay") {
+  if (line.cand !== null) {
+    keys = { ArrowLeft: () => lineStep(line.step - 1), ArrowRight: () => lineStep(line.step + 1),
+             Home: () => lineStep(0), End: () => lineStep(Infinity), Escape: closeLine };
+  } else if (view.mode === "replay") {
     keys = { ArrowLeft: () => go(view.ply - 1), ArrowRight: () => go(view.ply + 1),
              Home: () => go(0), End: () => go(view.positions - 1) };
   } else if (view.mode === "play" && play.game && !play.selected) {
