@@ -256,7 +256,7 @@ def test_bench_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = capsys.readouterr().out
     assert "2 players:" in text and "tile-step legal mask" in text
     assert text.startswith("engine (one run, 2 random games each):")
-    from taluva_ai.cli import _median_of
+    from taluva_ai.cli.bench import _median_of
     assert _median_of(5, "run") == "median of 5 runs"
     assert _median_of(3, "search", "searches") == "median of 3 searches"
 
@@ -334,7 +334,7 @@ def test_bench_out_is_checked_first_and_the_figures_are_never_lost(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import taluva_ai.bench as bench
-    import taluva_ai.cli as cli
+    import taluva_ai.cli.bench as cli_bench
 
     ran: list[int] = []
     fake = {"machine": {"cpu": "x", "threads": 1, "versions": {}}}
@@ -348,7 +348,7 @@ def test_bench_out_is_checked_first_and_the_figures_are_never_lost(
         assert _one_error_line(capsys.readouterr().err) == f"taluva bench: error: {message}"
     assert ran == []  # refused before the benchmark ran
     # a write that fails after the run: the figures are printed first
-    monkeypatch.setattr(cli, "_check_output_path", lambda option, value: Path(value))
+    monkeypatch.setattr(cli_bench, "_check_output_path", lambda option, value: Path(value))
     assert main(["bench", "--json", "--out", str(tmp_path)]) == 1
     captured = capsys.readouterr()
     assert json.loads(captured.out) == fake

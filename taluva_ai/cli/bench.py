@@ -1,0 +1,172 @@
+"""``taluva bench``: the benchmarks of :mod:`taluva_ai.bench` (and the compile time of
+:mod:`taluva_ai.compile_bench`), as text or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from taluva_ai.cli.core import _ArgError, _check_output_path, _os_reason
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from taluva_ai.bench import bench_problem, run_bench
+
+    if args.games < 1 or args.repeats < 1 or args.mcts_sims < 1:
+        raise _ArgError("--games, --repeats and --mcts-sims must be >= 1")
+    if args.max_batch is not None and (args.max_batch < 1 or not args.selfplay):
+        raise _ArgError("--max-batch goes with --selfplay and must be >= 1")
+    if args.out is not None:
+        _check_output_path("--out", args.out)
+    if args.compile_command and not args.compile:
+        raise _ArgError("--compile-command goes with --compile")
+    engine = args.engine or not (args.mcts or args.env or args.net or args.solo
+                                 or args.selfplay or args.inference or args.compile)
+    problem = bench_problem(args.game, solo=args.solo, net=args.net, selfplay=args.selfplay,
+                            inference=args.inference)
+    if problem:
+        raise _ArgError(problem)
+    compiled: dict[str, Any] | None = None
+    if args.compile:  # first: subprocesses, each with an empty kernel cache of its own
+        from taluva_ai.compile_bench import COMMANDS, bench_compile
+
+        commands = [shlex.split(c) for c in args.compile_command] or list(COMMANDS)
+        for c in commands:
+            if c and c[0] == "taluva":
+                c.pop(0)
+        compiled = bench_compile(commands)
+    try:
+        res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
+                        mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game,
+                        solo=args.solo, selfplay=args.selfplay, inference=args.inference,
+                        max_batch=args.max_batch)
+        if compiled is not None:
+            res = {"compile": compiled, **res}
+    except ImportError as e:
+        need = [f"{flag} needs the {extra} extra (pip install -e '.[{extra}]')"
+                for flag, extra, given in (("--env", "envs", args.env),
+                                           ("--net", "train", args.net),
+                                           ("--selfplay", "train", args.selfplay),
+                                           ("--inference", "train", args.inference))
+                if given]
+        raise _ArgError(f"{' and '.join(need) or 'a missing package'}: {e}") from None
+    text = json.dumps(res, indent=2)
+    if args.json:
+        print(text, flush=True)  # the figures first: a failing --out loses nothing
+        return _write_bench(args.out, text)
+    if "compile" in res:
+        for c in res["compile"]["commands"]:
+            cold, warm = c["cold"], c["warm"]
+            print(f"compile: {c['command']}: cold (empty kernel cache) {cold['cpu_s']:.1f} CPU s "
+                  f"({cold['kernels_compiled']} kernels compiled in {cold['compile_cpu_s']:.1f} "
+                  f"s), warm {warm['cpu_s']:.1f} CPU s; load average {c['load_avg'][0][0]:.1f} "
+                  f"to {c['load_avg'][1][0]:.1f}")
+    if "engine" in res and res["engine"].get("game") == "thurn_und_taxis":
+        _print_tnt_bench(res["engine"])
+    elif "engine" in res:
+        _print_engine_bench(res["engine"])
+    if "solo" in res:
+        so = res["solo"]
+        print(f"solo ({_median_of(so['repeats'], 'run')}, {so['games']} random games each): "
+              f"{so['games_per_s']:.1f} games/s ({so['decisions_per_game']:.1f} "
+              "decisions/game, dense mask at each)")
+    if "env" in res:
+        for b, v in res["env"]["steps_per_s"].items():
+            print(f"env: batch {b}: {v:.0f} steps/s (random actions, observation and mask each "
+                  "step)")
+    if "net" in res:
+        nt = res["net"]
+        for preset, v in nt.items():
+            if isinstance(v, dict):
+                figs = ", ".join(f"batch {b}: {v['latency_ms'][b]:.2f} ms "
+                                 f"({v['positions_per_s'][b]:.0f} pos/s)" for b in v["latency_ms"])
+                print(f"net {preset} ({v['parameters']:,} parameters, {nt['threads']} threads): "
+                      f"{figs}")
+    if "inference" in res:
+        for r in res["inference"]["results"]:
+            print(f"inference {r['preset']} (view radius {r['view_radius']}, {r['backend']}, "
+                  f"batch {r['batch']}): {r['positions_per_s']:.0f} positions/s "
+                  f"({r['positions_per_cpu_s']:.0f} per CPU second)")
+        for key, per_batch in res["inference"]["fastest"].items():
+            print(f"fastest for {key}: " + ", ".join(f"batch {b}: {v}"
+                                                     for b, v in per_batch.items()))
+    if "selfplay" in res:
+        sp = res["selfplay"]
+        for preset, v in sp.items():
+            if isinstance(v, dict):
+                print(f"selfplay {preset} ({v['parameters']:,} parameters, view radius "
+                      f"{v['view_radius']}, {v['stem_kernel']}x{v['stem_kernel']} stem, "
+                      f"{v['backend']} in chunks of {v['max_batch']}, "
+                      f"{sp['parallel_games']} games at once, {sp['sims']} sims/move, leaf "
+                      f"batch {sp['leaf_batch']}): {v['sims_per_s']:.0f} simulations/s "
+                      f"({v['sims_per_cpu_s']:.0f} per CPU second), {v['positions_per_s']:.1f} "
+                      f"positions/s, {100 * v['net_share']:.0f}% in the network; "
+                      f"{v['ratio']:.2f}x the rollout MCTS")
+        print(f"rollout MCTS (UCT, random rollouts, same invocation): "
+              f"{sp['rollout_mcts_sims_per_s']:.0f} simulations/s")
+    if "mcts" in res:
+        mc = res["mcts"]
+        searches = _median_of(mc["repeats"], "search", "searches")
+        print(f"mcts ({mc['spec']}, {searches} from a 2-player midgame): "
+              f"{mc['sims_per_s']:.1f} simulations/s")
+        if "ladder" in mc:
+            ld = mc["ladder"]
+            print(f"mcts ({ld['spec']}, the ladder's agent, same midgame): "
+                  f"{ld['sims_per_s']:.1f} simulations/s; one greedy rollout to the end: "
+                  f"{ld['greedy_rollout_ms']:.3f} ms")
+    v = res["machine"]["versions"]
+    print(f"machine: {res['machine']['cpu']}, {res['machine']['threads']} threads; python "
+          f"{v['python']}, numpy {v['numpy']}, numba {v['numba']}")
+    sys.stdout.flush()
+    if args.out is not None:
+        if _write_bench(args.out, text):
+            return 1
+        print(f"written: {args.out}")
+    return 0
+
+
+def _write_bench(out: str | None, text: str) -> int:
+    """Write the bench JSON to ``out`` (None: nothing); 1 with a one-line error if it fails."""
+    if out is None:
+        return 0
+    path = Path(out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    except OSError as e:
+        print(f"{out}: cannot write the figures (printed above): {_os_reason(e, out)}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _median_of(n: int, noun: str, plural: str = "") -> str:
+    """How a bench figure was taken: ``"one run"`` or ``"median of 5 runs"``."""
+    return f"one {noun}" if n == 1 else f"median of {n} {plural or noun + 's'}"
+
+
+def _print_tnt_bench(e: dict[str, Any]) -> None:
+    print(f"thurn_und_taxis engine ({_median_of(e['repeats'], 'run')}, {e['games']} random "
+          "games each):")
+    for n, v in e["games_per_s"].items():
+        print(f"  {n} players: {v:9.1f} games/s ({e['games_per_cpu_s'][n]:.1f} per CPU second; "
+              f"{e['decisions_per_game'][n]:.1f} decisions/game, dense mask at each; "
+              f"{100 * e['truncated_share'][n]:.0f}% stopped by max_rounds)")
+    print(f"  legal mask: {e['legal_mask_us']:8.3f} us   apply: {e['apply_us']:8.3f} us  "
+          f"(mean over {e['positions']} positions)")
+    print(f"  greedy vs greedy: {e['greedy_games_per_s']:.1f} games/s")
+
+
+def _print_engine_bench(e: dict[str, Any]) -> None:
+    print(f"engine ({_median_of(e['repeats'], 'run')}, {e['games']} random games each):")
+    for n, v in e["games_per_s"].items():
+        print(f"  {n} players: {v:9.1f} games/s   ({e['decisions_per_game'][n]:.1f} "
+              "decisions/game, dense mask at each)")
+    print(f"  tile-step legal mask:  {e['tile_mask_us']:8.2f} us  "
+          f"(mean over {e['positions']['tile']} positions)")
+    print(f"  build-step legal mask: {e['build_mask_us']:8.2f} us  "
+          f"(mean over {e['positions']['build']} positions)")

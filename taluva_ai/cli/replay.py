@@ -1,0 +1,70 @@
+"""``taluva replay``: a game record checked by replaying it; its pictures."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from taluva_ai.cli.core import _ArgError
+from taluva_ai.cli.display import _color, _print_result, _show
+from taluva_ai.errors import RecordError
+from taluva_ai.protocol import GameState
+from taluva_ai.records import MoveEvent
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from taluva_ai.records import read_header, replay_record
+
+    for opt in ("svg", "png"):
+        out = getattr(args, opt)
+        if out is not None and not out.strip():
+            raise _ArgError(f"--{opt}: give a directory to write the pictures into")
+        if out and Path(out).exists() and not Path(out).is_dir():
+            raise _ArgError(f"--{opt} {out}: exists and is not a directory")
+    path = Path(args.record)
+    try:
+        header = read_header(path)
+        if args.png and header.game != "taluva":
+            raise _ArgError(f"--png: PNG pictures are drawn for taluva records only (--svg draws "
+                            f"every game); this record is of {header.game}")
+        players = list(header.players)
+        show = _show(players, _color(args)) if args.show else None
+        plies = [0]
+
+        def count(state: GameState, event: MoveEvent | None) -> None:
+            if event is not None:
+                plies[0] += 1
+            if show is not None:
+                show(state, event)
+
+        state = replay_record(path, on_state=count)
+    except RecordError as e:
+        print(f"{args.record}: line {e.line}: field {e.field!r}: {e.reason}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        raise  # the output was closed (e.g. `| head`), not the record: main() handles it
+    except OSError as e:
+        print(f"{args.record}: cannot read the record: {e.strerror or e}", file=sys.stderr)
+        return 1
+    _print_result(state, players, plies[0])
+    print(f"record OK: {args.record}")
+    if args.svg is not None:
+        from taluva_ai.pictures import save_svgs
+
+        try:
+            files = save_svgs(path, args.svg)
+        except OSError as e:
+            raise _ArgError(f"--svg {args.svg}: {e.strerror or e}") from None
+        print(f"pictures: {len(files)} SVG files in {args.svg}")
+    if args.png:
+        try:
+            from taluva_ai.games.taluva.draw import save_pictures
+        except ImportError as e:
+            raise _ArgError(f"--png needs matplotlib (pip install -e '.[envs]'): {e}") from None
+        try:
+            files = save_pictures(path, args.png, "png")
+        except OSError as e:
+            raise _ArgError(f"--png {args.png}: {e.strerror or e}") from None
+        print(f"pictures: {len(files)} PNG files in {args.png}")
+    return 0

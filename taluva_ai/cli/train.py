@@ -1,0 +1,112 @@
+"""``taluva train``: AlphaZero training runs (:mod:`taluva_ai.agents.alphazero.train`): a new
+run, its resume, its pack."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from taluva_ai.cli.core import _ArgError, _fix_hint, _os_reason, _RunError
+from taluva_ai.errors import BackendError, RunConfigError, RunFileError
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    import importlib
+
+    if args.pack is not None:
+        return _cmd_train_pack(args)
+    if args.resume is not None:
+        if args.config is not None or args.out is not None:
+            raise _ArgError("--resume DIR continues a run with its own config: give no "
+                            "--config or --out")
+        if not args.resume.strip():
+            raise _ArgError("--resume: empty directory name")
+    elif args.redo is not None:
+        raise _ArgError("--redo N goes with --resume DIR (it redoes iterations of a run)")
+    elif args.config is None or args.out is None:
+        raise _ArgError("a new run needs --config TOML and --out DIR (or --resume DIR)")
+    elif not args.out.strip():
+        raise _ArgError("--out: empty directory name")
+    if args.ray is not None:  # Ray and its address are checked before any work
+        from taluva_ai.parallel import import_ray, parse_ray_address
+
+        try:
+            parse_ray_address(args.ray)
+            import_ray()
+        except BackendError as e:
+            raise _ArgError(str(e)) from None
+    config = importlib.import_module("taluva_ai.agents.alphazero.config")  # no torch: fast
+    if args.config is not None:
+        try:
+            config.load_config(args.config)  # a bad config fails before torch is imported
+        except config.ConfigError as e:
+            raise _ArgError(str(e)) from None
+    try:
+        train = importlib.import_module("taluva_ai.agents.alphazero.train")
+    except ImportError as e:
+        raise _ArgError(f"training needs PyTorch and TensorBoard: pip install -e '.[train]' "
+                        f"({e})") from None
+    config_error = config.ConfigError
+    checkpoint_error = importlib.import_module("taluva_ai.agents.alphazero.net").CheckpointError
+    out = Path(str(args.resume or args.out))
+    try:
+        state = train.train_main(args.config, args.out, args.resume,
+                                 progress=not args.no_progress, ray=args.ray, redo=args.redo)
+    except (config_error, RunConfigError, BackendError) as e:
+        raise _ArgError(str(e)) from None
+    except (checkpoint_error, RunFileError) as e:
+        raise _RunError(str(e)) from None
+    except FloatingPointError as e:  # a diverged network (Trainer.step)
+        raise _RunError(f"{e}: taluva train --resume {out}") from None
+    except OSError as e:
+        print(f"{e.filename or out}: {_os_reason(e, e.filename or out)}; {_fix_hint(e)}, "
+              f"then continue with: taluva train --resume {out}", file=sys.stderr)
+        return 1
+    print(f"finished iteration {state['iteration']}; best network: iteration "
+          f"{state['best_iteration']} ({out / 'best.pt'}); metrics: {out / 'metrics.jsonl'}")
+    return 0
+
+
+def _cmd_train_pack(args: argparse.Namespace) -> int:
+    """``taluva train --pack RUN OUT``: a run's small state, to continue it elsewhere."""
+    import importlib
+
+    others = [name for name, v in (("--config", args.config), ("--out", args.out),
+                                   ("--resume", args.resume), ("--redo", args.redo),
+                                   ("--ray", args.ray)) if v is not None]
+    if others:
+        raise _ArgError(f"--pack RUN OUT goes with no {', '.join(others)} (it copies a run's "
+                        "state; continue the pack with: taluva train --resume OUT)")
+    run, out = args.pack
+    if not run.strip() or not out.strip():
+        raise _ArgError("--pack RUN OUT: empty directory name")
+    try:
+        train = importlib.import_module("taluva_ai.agents.alphazero.train")
+    except ImportError as e:
+        raise _ArgError(f"training needs PyTorch and TensorBoard: pip install -e '.[train]' "
+                        f"({e})") from None
+    try:
+        rep = train.pack_run(run, out)
+    except RunConfigError as e:
+        raise _ArgError(str(e)) from None
+    except RunFileError as e:
+        raise _RunError(str(e)) from None
+    except OSError as e:
+        name = e.filename or out
+        print(f"{name}: {_os_reason(e, name)}; {_fix_hint(e)}, then pack again",
+              file=sys.stderr)
+        return 1
+    size = train.format_size
+    print(f"packed iteration {rep['iteration']} of {run} into {out}:")
+    for f in rep["files"]:
+        print(f"  {'wrote    ' if f['written'] else 'unchanged'}  {size(f['bytes']):>9}  "
+              f"{f['path']}")
+    games = rep["replay_games"]
+    replay = "the replay data" if games is None else \
+        f"the replay data ({games} games, {rep['replay_samples']} samples in the buffer)"
+    print(f"{len(rep['files'])} files, {size(rep['bytes'])} in all; left out: "
+          f"{rep['left_out_files']} run files, {size(rep['left_out_bytes'])}: {replay}, game "
+          f"records, tournament games, older networks, tb/")
+    print(f"continue the run (on any machine) with: taluva train --resume {out}")
+    return 0
