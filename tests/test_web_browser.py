@@ -25,15 +25,27 @@ GOLDEN = DATA / "golden_greedy_random_seed7.jsonl"
 WAIT_S = 60  # the first agent move may load the compiled kernels
 
 
+def _agents_game(path: Path, seats: list[str], seed: int, **rules: Any) -> None:
+    """Play a game of agents only through the board's own game code and save its record."""
+    from taluva_ai.web.play import GameSession
+
+    game = GameSession("taluva", seats, rules, seed)
+    while not game.state.is_terminal():
+        game.agent_move()
+    game.write_record(path)
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, Path]]:
-    """(base address, driver, served dir): runs/ holds g.jsonl; secret.jsonl lies outside."""
+    """(base address, driver, served dir): runs/ holds g.jsonl (two players), four.jsonl (a
+    whole game of four greedy players); secret.jsonl lies outside."""
     from taluva_ai.web.app import create_app
 
     root = tmp_path_factory.mktemp("browser")
     runs = root / "runs"
     runs.mkdir()
     (runs / "g.jsonl").write_bytes(GOLDEN.read_bytes())
+    _agents_game(runs / "four.jsonl", ["greedy"] * 4, 5)
     (root / "secret.jsonl").write_bytes(GOLDEN.read_bytes())
     with headless.serve_in_thread(create_app([runs])) as base, headless.chromium() as driver:
         yield base, driver, runs
@@ -74,6 +86,8 @@ def _start_game(driver: Any, base: str, tiles: str, seed: str, seat1: str = "ran
     driver.get(f"{base}/#play")
     _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "play")
     old = driver.execute_script("return play.game && play.game.id")
+    if not driver.execute_script("return document.getElementById('new-game').open"):
+        _css(driver, "#new-game summary")[0].click()  # folded while a game is shown
     seat = _css(driver, "#ng-seats .seat")[1]
     seat.clear()
     seat.send_keys(seat1)
@@ -353,3 +367,89 @@ def test_an_agents_search_is_shown_in_play(site: tuple[str, Any, Path]) -> None:
     assert _css(driver, "#agent-stats .pv")[0].text.startswith("line: tile@")
     assert len(_css(driver, "#graph svg circle[data-ply]")) == 1
     assert "seat 0 (human)" in _css(driver, "#graph .graph-legend")[0].text
+
+
+def _view_box(driver: Any) -> str:
+    return str(driver.execute_script(
+        "return document.querySelector('#board svg').getAttribute('viewBox')"))
+
+
+def _smallest_font(driver: Any, selector: str) -> float:
+    """The smallest computed font size (px) of the elements under ``selector`` that show
+    text."""
+    return float(driver.execute_script(
+        "let least = 99; for (const root of document.querySelectorAll(arguments[0]))"
+        " for (const e of [root, ...root.querySelectorAll('*')]) {"
+        "  const text = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());"
+        "  const r = e.getBoundingClientRect();"
+        "  const size = parseFloat(getComputedStyle(e).fontSize);"
+        "  if (text && r.width > 0) least = Math.min(least, size);"
+        " } return least;", selector))
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1920, 1080)])
+def test_a_large_board_stays_readable(site: tuple[str, Any, Path], size: tuple[int, int]) -> None:
+    """The end of a four-player game at 1024x700 and 1920x1080: the seats and the legend are
+    HTML text beside the board (at least 11 px), the board fills its box and zooms, the
+    controls stay in view, the heat map stays on the board."""
+    from selenium.webdriver.common.keys import Keys
+
+    base, driver, _ = site
+    driver.set_window_size(*size)
+    try:
+        driver.get(f"{base}/#replay/0/four.jsonl/0")
+        _wait(driver, lambda d: _ply(d) == "0")
+        _css(driver, "body")[0].send_keys(Keys.END)
+        last = driver.execute_script("return view.positions - 1")
+        _wait(driver, lambda d: _ply(d) == str(last))
+        assert _css(driver, "#board svg g.panel") == []  # the panel is HTML now
+        rows = _css(driver, "#panel .seat-row")
+        assert len(rows) == 4 and _css(driver, "#panel .legend .legend-item")
+        for where in ("#panel", "#moves", "#analysis", "#replay-controls"):
+            assert _smallest_font(driver, where) >= 11, where
+        # the page does not scroll: the controls and the analysis stay where they are
+        assert driver.execute_script("return document.scrollingElement.scrollTop") == 0
+        height = driver.execute_script("return window.innerHeight")
+        for button in ("#an-run", "#last", "#ga-run"):
+            r = driver.execute_script("return arguments[0].getBoundingClientRect().bottom",
+                                      _css(driver, button)[0])
+            assert 0 < r <= height, button
+        # the board: a hex is drawn large enough to read, and the wheel and buttons zoom it
+        board = _css(driver, "#board")[0]
+        hex_px = driver.execute_script(
+            "return document.querySelector('#board svg polygon.hex').getBoundingClientRect()"
+            ".width")
+        assert hex_px >= 12
+        whole = _view_box(driver)
+        _css(driver, "#zoom-in")[0].click()
+        zoomed = _view_box(driver)
+        assert float(zoomed.split()[2]) < float(whole.split()[2])
+        assert driver.execute_script(
+            "return document.querySelector('#board svg polygon.hex').getBoundingClientRect()"
+            ".width") > hex_px
+        driver.execute_script(
+            "arguments[0].dispatchEvent(new WheelEvent('wheel', {deltaY: 300, bubbles: true,"
+            " cancelable: true, clientX: arguments[0].getBoundingClientRect().x + 50,"
+            " clientY: arguments[0].getBoundingClientRect().y + 50}))", board)
+        _css(driver, "#zoom-fit")[0].click()
+        assert _view_box(driver) == whole
+        # the level cue: a ring on every hex above the first level
+        high = len(_css(driver, "#board svg polygon.hex:not([data-level='1'])"))
+        assert high and len(_css(driver, "#board svg g.levels polygon.level-ring")) >= high
+        # an analysis's heat map lies inside the board's box
+        _css(driver, "body")[0].send_keys(Keys.ARROW_LEFT)
+        _wait(driver, lambda d: _ply(d) == str(last - 1))
+        agent = _css(driver, "#an-agent")[0]
+        agent.clear()
+        agent.send_keys("mcts:sims=50")
+        _css(driver, "#an-run")[0].click()
+        _wait(driver, lambda d: _css(d, "#board svg g.analysis polygon.cand"))
+        inside = driver.execute_script(
+            "const b = document.getElementById('board').getBoundingClientRect();"
+            "return [...document.querySelectorAll('#board svg g.analysis polygon.cand')]"
+            ".every(p => { const r = p.getBoundingClientRect();"
+            " return r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1"
+            " && r.bottom <= b.bottom + 1; })")
+        assert inside
+    finally:
+        driver.set_window_size(1400, 900)

@@ -34,15 +34,219 @@ async function api(url, body, signal) {
 
 // -- the board: server SVG, inlined so marks can be drawn over it ---------------------------
 
+// The picture's panel (seats, tile in hand, last action, legend) is moved out of the SVG into
+// the HTML panel beside it, so its text keeps its size however large the board grows; the
+// SVG keeps the board alone, fitted to its box, zoomed and panned by the page (below).
 function setBoard(svgText) {
   const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
   const svg = document.importNode(doc.documentElement, true);
   const box = $("board");
+  const panel = svg.querySelector("g.panel");
+  $("panel").replaceChildren(...(panel ? panelHtml(panel) : []));
+  $("panel").hidden = !panel;
+  if (panel) panel.remove();
+  const bg = svg.querySelector(":scope > rect");
+  if (bg && bg.getAttribute("width") === (svg.getAttribute("viewBox") || "").split(" ")[2]) {
+    box.style.background = bg.getAttribute("fill") || "";
+    bg.remove();
+  }
+  svg.dataset.full = svg.getAttribute("viewBox") || "";
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  const empty = [...svg.querySelectorAll(":scope > text")].find((t) => t.textContent === "empty table");
+  if (empty) {  // said above the first spot (0,0), not over it
+    empty.setAttribute("y", "-50");
+    empty.setAttribute("class", "empty-table");
+  }
   box.replaceChildren(svg);
+  shadeLevels(svg);
+  fitBoard();
   box.classList.remove("fresh");
   void box.offsetWidth;  // restart the short fade-in of a new position
   box.classList.add("fresh");
   return svg;
+}
+
+// -- the panel beside the board, in HTML --------------------------------------------------
+
+const attr = (el, name) => el.getAttribute(name) || "";
+
+// A small inline SVG holding copies of `nodes`, its view box `box` ([x, y, w, h]).
+function miniSvg(nodes, box, cls) {
+  const svg = document.createElementNS(SVGNS, "svg");
+  svg.setAttribute("viewBox", box.join(" "));
+  svg.setAttribute("class", cls);
+  for (const n of nodes) svg.appendChild(n.cloneNode(true));
+  return svg;
+}
+
+function pointsBox(g) {
+  const xs = [], ys = [];
+  for (const p of g.querySelectorAll("polygon")) {
+    for (const pair of attr(p, "points").trim().split(/\s+/)) {
+      const [x, y] = pair.split(",").map(Number);
+      xs.push(x); ys.push(y);
+    }
+  }
+  if (!xs.length) return [0, 0, 10, 10];
+  const x0 = Math.min(...xs), y0 = Math.min(...ys);
+  return [x0 - 2, y0 - 2, Math.max(...xs) - x0 + 4, Math.max(...ys) - y0 + 4];
+}
+
+// The SVG panel's rows as HTML: its title and lines (their colour kept), a row per seat (its
+// colour as a swatch, its lines), the tile in hand as a small picture, the legend's symbols.
+function panelHtml(panel) {
+  const out = [];
+  const div = (cls, text) => {
+    const d = document.createElement("div");
+    if (cls) d.className = cls;
+    if (text !== undefined) d.textContent = text;
+    return d;
+  };
+  for (const child of panel.children) {
+    const tag = child.tagName.toLowerCase();
+    const cls = attr(child, "class");
+    if (tag === "text") {
+      const d = div("line " + cls, child.textContent);
+      if (attr(child, "font-weight") === "bold") d.classList.add("title");
+      const fill = attr(child, "fill");
+      if (fill && fill !== "#000" && fill !== "#000000") d.style.color = fill;
+      if (child.textContent.startsWith("last:")) d.classList.add("last");
+      out.push(d);
+    } else if (cls.split(" ").includes("seat-row")) {
+      const row = div("seat-row");
+      row.dataset.seat = attr(child, "data-seat");
+      const sw = document.createElement("span");
+      sw.className = "swatch";
+      const rect = child.querySelector("rect");
+      sw.style.background = rect ? attr(rect, "fill") : "#888";
+      const texts = [...child.querySelectorAll("text")];
+      const body = div("seat-lines");
+      texts.forEach((t, i) => body.appendChild(div(i === 0 ? "seat-name" : "seat-small", t.textContent)));
+      if (texts[0] && texts[0].textContent.startsWith("▶")) row.classList.add("to-move");
+      row.append(sw, body);
+      out.push(row);
+    } else if (cls.split(" ").includes("in-hand")) {
+      const pic = miniSvg([...child.children], pointsBox(child), "in-hand");
+      pic.dataset.tile = attr(child, "data-tile");
+      (out.length ? out[out.length - 1] : out[out.push(div("line")) - 1]).appendChild(pic);
+    } else if (cls.split(" ").includes("legend")) {
+      const legend = div("legend");
+      for (const item of child.children) {
+        const label = [...item.children].filter((e) => e.tagName.toLowerCase() === "text").pop();
+        const symbols = [...item.children].filter((e) => e !== label);
+        const entry = div("legend-item");
+        entry.append(miniSvg(symbols, [-1, -1, 14, 14], "symbol"), label ? label.textContent : "");
+        legend.appendChild(entry);
+      }
+      out.push(legend);
+    }
+  }
+  return out;
+}
+
+// -- heights, zoom and pan ------------------------------------------------------------------
+
+// Levels shaded: a hex is lighter the higher it stands, with a ring per level above the
+// first (contour lines), drawn under the pieces and numbers.
+function shadeLevels(svg) {
+  const hexes = [...svg.querySelectorAll("polygon.hex[data-level]")];
+  if (!hexes.length) return;
+  const g = document.createElementNS(SVGNS, "g");
+  g.setAttribute("class", "levels");
+  const R = (play.game && play.game.hex_radius) || 30;
+  for (const h of hexes) {
+    const lv = Number(attr(h, "data-level"));
+    h.classList.add("lv" + Math.min(lv, 4));
+    if (lv < 2) continue;
+    const [x, y] = pointsBox(h).map((v, i, a) => (i < 2 ? v + a[i + 2] / 2 : v));
+    for (let k = 1; k < Math.min(lv, 5); k++) hexagon(g, [x, y], R * (0.9 - 0.12 * k), "level-ring");
+  }
+  hexes[hexes.length - 1].after(g);
+}
+
+// The board's view box: the whole board fitted (null), or a part of it zoomed in.
+let zoomBox = null;
+
+function contentBox(svg) {
+  try {
+    const b = svg.getBBox();
+    if (b.width > 0 && b.height > 0) {
+      const pad = 12;
+      const w = Math.max(b.width + 2 * pad, 240), h = Math.max(b.height + 2 * pad, 240);
+      return [b.x + b.width / 2 - w / 2, b.y + b.height / 2 - h / 2, w, h];
+    }
+  } catch (e) { /* not rendered */ }
+  return (svg.dataset.full || "0 0 100 100").split(" ").map(Number);
+}
+
+// Fit the board (its content, marks included) to its box, or show the zoomed part.
+function fitBoard() {
+  const svg = boardSvg();
+  if (!svg) return;
+  const box = zoomBox || contentBox(svg);
+  svg.setAttribute("viewBox", box.map((v) => v.toFixed(1)).join(" "));
+  $("board").classList.toggle("zoomed", zoomBox !== null);
+}
+
+function zoomBy(factor, cx, cy) {
+  const svg = boardSvg();
+  if (!svg) return;
+  const [x, y, w, h] = (svg.getAttribute("viewBox") || "0 0 100 100").split(" ").map(Number);
+  const full = contentBox(svg);
+  const nw = Math.min(Math.max(w * factor, 60), full[2] * 4), nh = nw * h / w;
+  if (cx === undefined) { cx = x + w / 2; cy = y + h / 2; }
+  zoomBox = [cx - (cx - x) * nw / w, cy - (cy - y) * nh / h, nw, nh];
+  if (nw >= full[2] && factor > 1) zoomBox = null;  // zoomed out past the whole board: fit
+  fitBoard();
+}
+
+function resetZoom() { zoomBox = null; fitBoard(); }
+
+// A point of the page in the board's coordinates.
+function boardPoint(svg, clientX, clientY) {
+  const m = svg.getScreenCTM();
+  if (!m) return null;
+  return new DOMPoint(clientX, clientY).matrixTransform(m.inverse());
+}
+
+const drag = { on: false, moved: false, x: 0, y: 0, box: null };
+
+function wireZoom() {
+  const board = $("board");
+  board.addEventListener("wheel", (ev) => {
+    const svg = boardSvg();
+    if (!svg) return;
+    ev.preventDefault();
+    const p = boardPoint(svg, ev.clientX, ev.clientY);
+    zoomBy(Math.pow(1.15, ev.deltaY / 100), p ? p.x : undefined, p ? p.y : undefined);
+  }, { passive: false });
+  board.addEventListener("pointerdown", (ev) => {
+    const svg = boardSvg();
+    if (!svg || ev.button !== 0) return;
+    drag.on = true; drag.moved = false; drag.x = ev.clientX; drag.y = ev.clientY;
+    drag.box = (svg.getAttribute("viewBox") || "").split(" ").map(Number);
+  });
+  window.addEventListener("pointermove", (ev) => {
+    const svg = boardSvg();
+    if (!drag.on || !svg) return;
+    const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+    drag.moved = true;
+    const r = svg.getBoundingClientRect();
+    const [x, y, w, h] = drag.box;
+    const scale = Math.max(w / r.width, h / r.height);
+    zoomBox = [x - dx * scale, y - dy * scale, w, h];
+    fitBoard();
+  });
+  window.addEventListener("pointerup", () => { drag.on = false; });
+  // a drag is no click: the board's click handlers do not see it
+  board.addEventListener("click", (ev) => {
+    if (drag.moved) { ev.stopPropagation(); drag.moved = false; }
+  }, true);
+  $("zoom-in").addEventListener("click", () => zoomBy(1 / 1.3));
+  $("zoom-out").addEventListener("click", () => zoomBy(1.3));
+  $("zoom-fit").addEventListener("click", resetZoom);
 }
 
 function boardSvg() { return $("board").querySelector("svg"); }
@@ -55,6 +259,7 @@ function overlay(name) {
   g = document.createElementNS(SVGNS, "g");
   g.setAttribute("class", name);
   svg.appendChild(g);
+  if (!zoomBox) queueMicrotask(fitBoard);  // the marks drawn into it kept in view
   return g;
 }
 
@@ -158,7 +363,10 @@ function showMode(mode) {
   document.body.dataset.mode = mode;
   for (const b of document.querySelectorAll(".tab")) b.classList.toggle("active", b.dataset.view === mode);
   clearAnalysis();
+  zoomBox = null;
   $("board").replaceChildren();
+  $("panel").replaceChildren();
+  $("panel").hidden = true;
   $("moves").replaceChildren();
   $("graph").replaceChildren();
   $("graph").hidden = true;
@@ -192,6 +400,7 @@ async function loadList() {
 }
 
 function closeRecord() {
+  zoomBox = null;
   clearAnalysis();
   clearGraph();
   view.path = null;
@@ -235,6 +444,15 @@ async function openRecord(path, ply) {
   }
 }
 
+// Bring a move of the list into view by scrolling the list alone (never the page, whose
+// controls stay where they are).
+function scrollToItem(li) {
+  const list = li.parentElement;
+  const top = li.offsetTop - list.offsetTop, bottom = top + li.offsetHeight;
+  if (top < list.scrollTop) list.scrollTop = top;
+  else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
+}
+
 function fillMoves(moves, onClick) {
   const list = $("moves");
   list.replaceChildren();
@@ -256,7 +474,7 @@ async function go(ply) {
   $("where").textContent = `position ${ply} / ${view.positions - 1}`;
   const items = $("moves").children;
   for (let i = 0; i < items.length; i++) items[i].classList.toggle("current", i + 1 === ply);
-  if (ply > 0 && items[ply - 1]) items[ply - 1].scrollIntoView({ block: "nearest" });
+  if (ply > 0 && items[ply - 1]) scrollToItem(items[ply - 1]);
   clearAnalysis();
   markGraph();
   await redrawReplay();
@@ -302,6 +520,8 @@ async function startGame() {
     play.turn++;
     play.review = null;
     play.game = g;
+    zoomBox = null;
+    $("new-game").open = false;
     setHash(true);
     renderGame(g);
     advance();
@@ -316,6 +536,8 @@ async function loadGame(id, ply) {
   play.turn++;
   try {
     const g = await api("/api/games/" + encodeURIComponent(id));
+    zoomBox = null;
+    $("new-game").open = false;
     play.review = ply !== null && ply < g.ply ? ply : null;
     play.game = g;
     renderGame(g);
@@ -360,7 +582,7 @@ function renderGame(g) {
   const items = $("moves").children;
   const now = review === null ? items.length : review;
   for (let i = 0; i < items.length; i++) items[i].classList.toggle("current", i + 1 === now);
-  if (now > 0 && items[now - 1]) items[now - 1].scrollIntoView({ block: "nearest" });
+  if (now > 0 && items[now - 1]) scrollToItem(items[now - 1]);
   const who = g.to_move === null ? "" : `seat ${g.to_move} (${g.seats[g.to_move]})`;
   $("turn").textContent = review !== null ? `looking back: position ${review} of ${g.ply} (→ or End: back to the game)` :
     g.over ? "game over" :
@@ -818,7 +1040,11 @@ function drawGraph(res, lastPly, nowPly, onPly) {
   if (!res) return;
   box.hidden = false;
   const colours = seatColours();
-  const W = 800, H = 150, L = 34, R = 8, T = 8, B = 20;
+  // drawn at the size it is shown (its text at its own size): the box's width, a height
+  // that leaves the board room in a small window
+  const W = Math.max(300, Math.round(box.clientWidth || 800));
+  const H = Math.round(Math.min(150, Math.max(72, window.innerHeight * 0.14)));
+  const L = 34, R = 8, T = 8, B = 20;
   const last = Math.max(1, lastPly);
   const seats = res.seats === 2 ? [0] : [...Array(res.seats).keys()];
   const vals = res.points.flatMap((p) => seats.map((s) => p.values[s])).filter((v) => v !== null && v !== undefined);
@@ -833,6 +1059,8 @@ function drawGraph(res, lastPly, nowPly, onPly) {
   const y = (v) => T + (H - T - B) * (hi - v) / (hi - lo);
   const svg = document.createElementNS(SVGNS, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.setAttribute("width", String(W));
+  svg.setAttribute("height", String(H));
   const el = (name, attrs, parent) => {
     const e = document.createElementNS(SVGNS, name);
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
@@ -1190,6 +1418,11 @@ document.addEventListener("keydown", (ev) => {
   }
   const key = ev.key && ev.key.length === 1 ? ev.key.toLowerCase() : ev.key;
   if (keys[key] && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { ev.preventDefault(); keys[key](); }
+});
+wireZoom();
+window.addEventListener("resize", () => {
+  if (view.mode === "replay") markGraph(); else if (view.mode === "play" && play.game) drawPlayGraph(play.game);
+  fitBoard();
 });
 window.addEventListener("hashchange", () => { if (location.hash !== applied) route(); });
 window.addEventListener("popstate", () => { if (location.hash !== applied) route(); });
