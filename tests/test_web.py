@@ -260,6 +260,38 @@ def test_a_game_in_play_is_read_back_by_its_id_and_ply(served: tuple[Path, TestC
         "no game 'nope'")
 
 
+def test_a_solo_game_tells_its_score_and_the_score_to_beat(
+        served: tuple[Path, TestClient]) -> None:
+    """The solo variant's running score, its band and the score to beat, in play and along a
+    saved record (GET /api/position)."""
+    runs, client = served
+    g = client.post("/api/games", json={"seats": ["human"], "rules": {"solo": True},
+                                        "seed": 3}).json()
+    solo = g["notes"]["solo"]
+    assert (solo["score"], solo["band"], solo["to_beat"], solo["final"]) == \
+        (-64, "lost", 40, False)
+    assert solo["next"] == {"band": "win", "score": 40}
+    assert sum(line["points"] for line in solo["lines"]) == -64
+    assert solo["counts"]["draw_pile"] == 30 and solo["counts"]["face_up"] == "CJ"
+    assert _new_game(client)["notes"] == {}  # only the solo variant has a score
+    from taluva_ai.web.play import GameSession
+
+    record = runs / "solo.jsonl"
+    game = GameSession("taluva", ["greedy"], {"solo": True}, 2)
+    while not game.state.is_terminal():
+        game.agent_move()
+    game.write_record(record)
+    rec = client.get("/api/record", params={"path": "0/solo.jsonl"}).json()
+    end = client.get("/api/position", params={"path": "0/solo.jsonl",
+                                              "ply": rec["positions"] - 1}).json()
+    final = end["notes"]["solo"]
+    assert final["final"] and final["score"] == int(game.state.score())
+    assert end["svg"] == client.get("/api/board", params={
+        "path": "0/solo.jsonl", "ply": rec["positions"] - 1}).text
+    assert _error(client.get("/api/position", params={"path": "0/solo.jsonl", "ply": 10**6}),
+                  400).startswith("ply must be an integer")
+
+
 def test_illegal_moves_are_explained_and_change_nothing(served: tuple[Path, TestClient]) -> None:
     _, client = served
     g = _new_game(client)

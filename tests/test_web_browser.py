@@ -80,19 +80,23 @@ def _message(driver: Any) -> str:
         "const m = document.getElementById('message'); return m.hidden ? '' : m.textContent"))
 
 
-def _start_game(driver: Any, base: str, tiles: str, seed: str, seat1: str = "random") -> Any:
-    """Start a game from the Play view's form (seat 0 human, seat 1 ``seat1``); returns its
-    first marked spots once the new game is drawn."""
+def _start_game(driver: Any, base: str, tiles: str, seed: str, seat1: str = "random",
+                rules: str = "") -> Any:
+    """Start a game from the Play view's form (seat 0 human, seat 1 ``seat1``, no seat 2 or
+    3, the rule options ``rules``); returns its first marked spots once the new game is
+    drawn."""
     driver.get(f"{base}/#play")
     _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "play")
     old = driver.execute_script("return play.game && play.game.id")
     if not driver.execute_script("return document.getElementById('new-game').open"):
         _css(driver, "#new-game summary")[0].click()  # folded while a game is shown
-    seat = _css(driver, "#ng-seats .seat")[1]
-    seat.clear()
-    seat.send_keys(seat1)
-    for field in ("#ng-tiles", "#ng-seed"):
+    seats = _css(driver, "#ng-seats .seat")
+    for seat in seats[1:]:
+        seat.clear()
+    seats[1].send_keys(seat1)
+    for field in ("#ng-tiles", "#ng-seed", "#ng-rules"):
         _css(driver, field)[0].clear()
+    _css(driver, "#ng-rules")[0].send_keys(rules)
     _css(driver, "#ng-tiles")[0].send_keys(tiles)
     _css(driver, "#ng-seed")[0].send_keys(seed)
     _css(driver, "#ng-start")[0].click()
@@ -453,3 +457,21 @@ def test_a_large_board_stays_readable(site: tuple[str, Any, Path], size: tuple[i
         assert inside
     finally:
         driver.set_window_size(1400, 900)
+
+
+def test_a_solo_game_shows_its_score(site: tuple[str, Any, Path]) -> None:
+    """A solo game in Play: its running score, its band and the score to beat beside the
+    board, updated as it is played."""
+    base, driver, _ = site
+    spot = _start_game(driver, base, "", "3", seat1="", rules='{"solo": true}')
+    score = _wait(driver, lambda d: _css(d, "#panel #solo-score .score"))[0]
+    assert score.text == "score -64 so far: lost"
+    assert _css(driver, "#solo-score .to-beat")[0].text == "to beat: 40 (a win), 104 to go"
+    assert "draw pile 30" in _css(driver, "#solo-score .seat-small")[0].text
+    _click(driver, spot[0])
+    _wait(driver, lambda d: not _css(d, "#tile-tools")[0].get_attribute("hidden"))
+    _css(driver, "#place")[0].click()
+    _wait(driver, lambda d: _ply(d) == "3")
+    # the same score, drawn again after the move (the placement scores nothing yet)
+    assert _css(driver, "#solo-score .score")[0].text == "score -64 so far: lost"
+    assert _message(driver) == ""

@@ -13,6 +13,9 @@ Routes:
 - ``GET /api/board?path=P&ply=K``: the position after ``K`` actions as SVG
   (:func:`taluva_ai.pictures.position_svg`: the game's own SVG picture, what the last action
   changed marked).
+- ``GET /api/position?path=P&ply=K``: the same picture in JSON with what the page writes
+  beside it (``{"ply", "last", "notes", "svg"}``; ``notes``:
+  :func:`taluva_ai.web.play.position_notes`, a solo game's running score).
 
 - ``GET /api/games/{id}/position?ply=K``: a game in play as it was after ``K`` actions
   (:meth:`taluva_ai.web.play.GameSession.position_view`), for the page's address.
@@ -464,6 +467,7 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
         analyse_with,
         analysis_agent,
         planned_sims,
+        position_notes,
         seat_colours,
     )
 
@@ -564,6 +568,14 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
         svg = board_svg(rep, ply)
         return Response(svg, media_type="image/svg+xml",
                         headers={"Cache-Control": "no-store", **PICTURE_HEADERS})
+
+    def position(request: Request) -> Response:
+        _, rep = store.replayed(request.query_params.get("path"))
+        ply = _ply(request.query_params.get("ply", "0"), len(rep.positions) - 1)
+        state, event = rep.positions[ply]
+        return JSONResponse({"ply": ply, "last": None if event is None else event.notation,
+                             "notes": position_notes(state), "svg": board_svg(rep, ply)},
+                            headers={"Cache-Control": "no-store"})
 
     async def new_game(request: Request) -> Response:
         body = await _json_body(request)
@@ -804,6 +816,7 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
         Route("/api/records", records),
         Route("/api/record", record),
         Route("/api/board", board),
+        Route("/api/position", position),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{gid}", game_state),
         Route("/api/games/{gid}/position", game_position),

@@ -203,6 +203,36 @@ def move_info(state: GameState, action: int) -> dict[str, Any]:
     return out
 
 
+def position_notes(state: GameState) -> dict[str, Any]:
+    """What the page writes beside a position besides the picture's own panel: for a solo
+    Taluva game (docs/solo.md) ``{"solo": {"score", "band", "to_beat", "next", "lines",
+    "counts", "final"}}``: the running score (the score of the position as if the game ended
+    now; the final score at the end), its band, the score to beat (40, a win; once won, the
+    next band's lowest score: ``next`` ``{"band", "score"}``, None past the last), the score
+    by line of the scoring table (``[{"line", "text", "points"}]``, the lines that score) and
+    the public counters (:meth:`solo_counts`). ``{}`` for any other game."""
+    score_of = getattr(state, "score_breakdown", None)
+    if score_of is None:
+        return {}
+    try:
+        lines = score_of()
+        counts = state.solo_counts()  # type: ignore[attr-defined]
+    except (ValueError, AttributeError):
+        return {}  # not a solo game
+    from taluva_ai.games.taluva.solo import RESULT_BANDS, SCORE_LINE_TEXT, result_band
+
+    score = int(sum(lines.values()))
+    above = [(name, low) for name, low in RESULT_BANDS if low > score]
+    nxt = {"band": above[-1][0], "score": above[-1][1]} if above else None
+    win = min(low for name, low in RESULT_BANDS if name == "win")
+    return {"solo": {
+        "score": score, "band": result_band(score), "to_beat": win if score < win else
+        (nxt["score"] if nxt else None), "next": nxt, "final": bool(state.is_terminal()),
+        "lines": [{"line": k, "text": SCORE_LINE_TEXT.get(k, k), "points": int(v)}
+                  for k, v in lines.items() if v],
+        "counts": counts}}
+
+
 #: The search statistics of an agent's move the page shows (``Agent.stats()``'s keys).
 SUMMARY_KEYS = ("summary", "simulations", "root_value", "top", "pv")
 
@@ -466,6 +496,7 @@ class GameSession:
             "moves": moves, "hex_radius": SCALE,
             "history": [{"ply": i, "player": "chance" if pl == CHANCE else pl,
                          "notation": self.shown(i)} for i, (pl, _) in enumerate(self.history)],
+            "notes": position_notes(s),
             "last_stats": self.last_stats if self.search_shown() else {},
             "values": self.values if self.search_shown() else [],
             "svg": board_picture(s, self.seats, last, self.previous, spots, self.viewer()),
@@ -485,7 +516,7 @@ class GameSession:
         state = self.positions[ply]
         last = self.shown(ply - 1) if ply > 0 else None
         previous = self.positions[ply - 1] if ply > 0 else None
-        return {"ply": ply, "last": last,
+        return {"ply": ply, "last": last, "notes": position_notes(state),
                 "svg": board_picture(state, self.seats, last, previous, (), self.viewer())}
 
     def search_shown(self) -> bool:

@@ -145,6 +145,51 @@ function panelHtml(panel) {
   return out;
 }
 
+// A solo game's running score, the score to beat, the score by line and the counters, at
+// the top of the panel.
+function drawNotes(notes) {
+  const solo = notes && notes.solo;
+  if (!solo) return;
+  const box = document.createElement("div");
+  box.className = "solo";
+  box.id = "solo-score";
+  const head = document.createElement("div");
+  head.className = "score";
+  head.textContent = `score ${solo.score}${solo.final ? " (final)" : " so far"}: ${solo.band}`;
+  const beat = document.createElement("div");
+  beat.className = "to-beat";
+  beat.textContent = solo.to_beat === null ? "the best band reached" :
+    `to beat: ${solo.to_beat} (${solo.score < solo.to_beat && solo.band === "lost" ? "a win" : solo.next.band})` +
+    `, ${solo.to_beat - solo.score} to go`;
+  box.append(head, beat);
+  if (solo.lines.length) {
+    const det = document.createElement("details");
+    const sum = document.createElement("summary");
+    sum.textContent = "the score by line";
+    const table = document.createElement("table");
+    for (const l of solo.lines) {
+      const tr = document.createElement("tr");
+      const a = document.createElement("td");
+      a.textContent = l.text;
+      const b = document.createElement("td");
+      b.textContent = (l.points > 0 ? "+" : "") + l.points;
+      tr.append(a, b);
+      table.appendChild(tr);
+    }
+    det.append(sum, table);
+    box.appendChild(det);
+  }
+  const c = solo.counts || {};
+  const counts = document.createElement("div");
+  counts.className = "seat-small";
+  const boxed = c.boxed ? `${c.boxed.huts}/${c.boxed.temples}/${c.boxed.towers}` : "-";
+  counts.textContent = `draw pile ${c.draw_pile} · bonus stack ${c.bonus_stack} · face-up ${c.face_up || "-"}` +
+    ` · set aside ${c.set_aside} · boxed (huts/temples/towers) ${boxed}`;
+  box.appendChild(counts);
+  $("panel").prepend(box);
+  $("panel").hidden = false;
+}
+
 // -- heights, zoom and pan ------------------------------------------------------------------
 
 // Levels shaded: a hex is lighter the higher it stands, with a ring per level above the
@@ -485,15 +530,10 @@ async function redrawReplay() {
   const ply = view.ply;
   const token = ++view.token;
   try {
-    const resp = await fetch(`/api/board?path=${encodeURIComponent(view.path)}&ply=${ply}`);
-    if (!resp.ok) {
-      let body = null;
-      try { body = await resp.json(); } catch (e) { body = null; }
-      throw new Error((body && body.error) || `${resp.status} ${resp.statusText}`);
-    }
-    const text = await resp.text();
+    const pos = await api(`/api/position?path=${encodeURIComponent(view.path)}&ply=${ply}`);
     if (token !== view.token) return;  // a later step superseded this one
-    setBoard(text);
+    setBoard(pos.svg);
+    drawNotes(pos.notes);
     $("board").dataset.ply = String(ply);
     if (analysed) drawHeat(analysed.res);
     showMessage("");
@@ -568,12 +608,14 @@ function renderGame(g) {
   const board = $("board");
   if (review === null) {
     setBoard(g.svg);
+    drawNotes(g.notes);
     board.dataset.ply = String(g.ply);
   } else {
     const token = ++play.token;
     api(`/api/games/${encodeURIComponent(g.id)}/position?ply=${review}`).then((pos) => {
       if (token !== play.token || play.review !== review || view.mode !== "play") return;
       setBoard(pos.svg);
+      drawNotes(pos.notes);
       board.dataset.ply = String(review);
     }).catch((e) => showMessage(e.message));
   }
