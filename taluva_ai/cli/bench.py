@@ -10,7 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from taluva_ai.cli.core import _ArgError, _check_output_path, _os_reason
+from taluva_ai.cli.core import (
+    _FORMATTER,
+    _AgentsHelpParser,
+    _ArgError,
+    _check_output_path,
+    _game_option,
+    _os_reason,
+)
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -170,3 +177,63 @@ def _print_engine_bench(e: dict[str, Any]) -> None:
           f"(mean over {e['positions']['tile']} positions)")
     print(f"  build-step legal mask: {e['build_mask_us']:8.2f} us  "
           f"(mean over {e['positions']['build']} positions)")
+
+
+def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
+    """Add ``taluva bench``, its options and its handler to the subcommands ``sub``."""
+    bench = sub.add_parser(
+        "bench", help="measure the engine's speed",
+        description="Measure the engine: random full games per second for 2, 3 and 4 players "
+        "(dense legal mask at every decision) and the mean time of one legal-mask "
+        "computation at the tile and at the build step. Each figure is the median of "
+        "--repeats runs after a warm-up.",
+        epilog="example:\n  taluva bench\n  taluva bench --json --games 500 --out "
+        "runs/bench.json",
+        formatter_class=_FORMATTER)
+    bench.add_argument("--json", action="store_true", help="print the figures as JSON only")
+    _game_option(bench)
+    bench.add_argument("--games", type=int, default=200,
+                       help="random games per player count and repeat (default 200)")
+    bench.add_argument("--repeats", type=int, default=5, help="repeats (default 5)")
+    bench.add_argument("--out", default=None, metavar="FILE", help="also write the JSON here")
+    bench.add_argument("--engine", action="store_true",
+                       help="engine section (the default when no section is asked for)")
+    bench.add_argument("--mcts", action="store_true",
+                       help="MCTS simulations per second from a 2-player midgame: UCT with "
+                       "random rollouts (--mcts-sims per search), and (Taluva) the strength "
+                       "ladder's MCTS-400 with greedy rollouts and the time of one greedy rollout")
+    bench.add_argument("--env", action="store_true",
+                       help="VectorEnv steps/s at batch 1, 64, 256, 1024 (Thurn und Taxis: "
+                       "1, 64, 256; needs taluva-ai[envs])")
+    bench.add_argument("--solo", action="store_true",
+                       help="random full solo games per second (docs/solo.md)")
+    bench.add_argument("--mcts-sims", type=int, default=2000,
+                       help="simulations per timed UCT search (default 2000; the ladder's "
+                       "agent always searches 400)")
+    bench.add_argument("--net", action="store_true",
+                       help="AlphaZero network presets: parameters, CPU inference latency and "
+                       "throughput at batch 1, 16, 64, 256 (needs taluva-ai[train])")
+    bench.add_argument("--selfplay", action="store_true",
+                       help="network-guided self-play (compiled batched search, Gumbel root, "
+                       "no rollouts) per network (tiny, tiny over view radius 11, the same "
+                       "with a 1x1 stem, small): simulations/s (per wall and per CPU second), "
+                       "recorded positions/s, the network's share of the time, and the rollout "
+                       "MCTS's simulations/s in the same run (needs taluva-ai[train])")
+    bench.add_argument("--max-batch", type=int, default=None, metavar="N",
+                       help="with --selfplay: the largest batch the network evaluates at once "
+                       "(default: 16 for ONNX Runtime, 512 for PyTorch; docs/alphazero.md)")
+    bench.add_argument("--compile", action="store_true",
+                       help="the first run's cost: CPU seconds (user + system) of a cold "
+                       "'taluva play --players greedy random --seed 1' and 'taluva play "
+                       "--players az:builtin greedy --seed 1', each in a subprocess with an "
+                       "empty NUMBA_CACHE_DIR, kernel by kernel, then warm (from that cache); "
+                       "a few minutes on 2 cores (docs/benchmarks.md, Compile time)")
+    bench.add_argument("--compile-command", action="append", default=[], metavar="ARGS",
+                       help="with --compile: measure 'taluva ARGS' instead (repeatable; e.g. "
+                       "--compile-command 'play --players mcts random --seed 1')")
+    bench.add_argument("--inference", action="store_true",
+                       help="network inference backends side by side (PyTorch eager, "
+                       "TorchScript, ONNX Runtime) per preset, view radius 13 and 11, batch "
+                       "1, 8, 16, 32, 64, 128, 256, positions per wall and per CPU second (needs "
+                       "taluva-ai[train])")
+    bench.set_defaults(func=_cmd_bench)

@@ -5,7 +5,7 @@ rule options every game-making subcommand takes.
   failure while running: exit 1), reported in one line by :func:`taluva_ai.cli.main`
   (:func:`_fail`);
 - :class:`_AgentsHelpParser`: a subcommand's parser whose help ends with the agents and their
-  parameters;
+  parameters, and the help of an option that takes agent specs (:data:`_AGENTS_HELP`);
 - argument types (:func:`_seed`, :func:`_port`, :func:`_iteration`) and the check of an output
   file (:func:`_check_output_path`), the text of OS errors (:func:`_os_reason`,
   :func:`_fix_hint`);
@@ -38,6 +38,12 @@ class _AgentsHelpParser(argparse.ArgumentParser):
         from taluva_ai.agents import describe_agents
 
         return f"{text.rstrip()}\n\n{describe_agents()}\n"
+
+
+#: The help of an option that takes agent specs (play's --players, tournament's --agents).
+_AGENTS_HELP = ("agent specs: NAME or NAME:KEY=VALUE,..., e.g. 'greedy', "
+                "'mcts:sims=400,rollout=greedy', or 'package.module:Class' (every agent and "
+                "its parameters: end of this help)")
 
 
 class _ArgError(Exception):

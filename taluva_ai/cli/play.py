@@ -6,12 +6,17 @@ import argparse
 import sys
 
 from taluva_ai.cli.core import (
+    _AGENTS_HELP,
+    _FORMATTER,
+    _AgentsHelpParser,
     _ArgError,
     _check_output_path,
     _make_game,
     _os_reason,
+    _rule_options,
     _rules_from_args,
     _RunError,
+    _seed,
 )
 from taluva_ai.cli.display import _color, _print_result, _show
 from taluva_ai.errors import IllegalActionError
@@ -70,3 +75,34 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if args.record:
         print(f"record: {args.record}")
     return 0
+
+
+def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
+    """Add ``taluva play``, its options and its handler to the subcommands ``sub``."""
+    play = sub.add_parser(
+        "play", help="play one game between agents and print the result",
+        description="Play one game between 2-4 agents (seat order as given; the number of "
+        "--players sets the number of players), print the result: winners, end reason, "
+        "returns and the pieces each seat built. The seed fixes the tile order and the agents' "
+        "random choices, so the same command plays the same game.",
+        epilog="example:\n"
+        "  taluva play --players greedy random --seed 7 --record game.jsonl --show\n"
+        "  taluva play --players greedy greedy random --ranked --tiles-per-player 12\n"
+        "  taluva play --solo --players greedy --show",
+        formatter_class=_FORMATTER)
+    play.add_argument("--players", nargs="+", required=True, metavar="AGENT",
+                      help=_AGENTS_HELP + "; one per seat")
+    play.add_argument("--seed", type=_seed, default=None,
+                      help="game seed (default: a random one, printed)")
+    play.add_argument("--record", default=None, metavar="FILE",
+                      help="write the game record (JSON Lines) to FILE")
+    play.add_argument("--show", action="store_true",
+                      help="print every position (hex rows offset by half a hex, coordinates "
+                      "under each hex, a legend with the first) and every action (with agent "
+                      "statistics)")
+    play.add_argument("--no-color", action="store_true",
+                      help="no colours in --show (default: colours when stdout is a terminal "
+                      "and the environment variable NO_COLOR is unset)")
+    _rule_options(play)
+    play.set_defaults(func=_cmd_play)
+    play.agents_help = True

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from taluva_ai.cli.core import _ArgError
+from taluva_ai.cli.core import _FORMATTER, _AgentsHelpParser, _ArgError
 from taluva_ai.cli.display import _color, _print_result, _show
 from taluva_ai.errors import RecordError
 from taluva_ai.protocol import GameState
@@ -68,3 +68,29 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             raise _ArgError(f"--png {args.png}: {e.strerror or e}") from None
         print(f"pictures: {len(files)} PNG files in {args.png}")
     return 0
+
+
+def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
+    """Add ``taluva replay``, its options and its handler to the subcommands ``sub``."""
+    rep = sub.add_parser(
+        "replay", help="replay a game record, checking every action and the result",
+        description="Replay a game record (JSON Lines, as written by 'taluva play --record' "
+        "or a tournament): every action is checked for legality and the seat to move, and the "
+        "result line against the replayed end. Prints the result; on a bad record prints "
+        "'FILE: line N: ...' on stderr and exits with status 1.",
+        epilog="example:\n  taluva replay game.jsonl\n  taluva replay runs/demo/games/"
+        "000-0000-0.jsonl --show",
+        formatter_class=_FORMATTER)
+    rep.add_argument("record", metavar="RECORD", help="the record file (.jsonl)")
+    rep.add_argument("--show", action="store_true", help="print every position and action")
+    rep.add_argument("--no-color", action="store_true",
+                     help="no colours in --show (default: colours when stdout is a terminal "
+                     "and NO_COLOR is unset)")
+    rep.add_argument("--svg", metavar="DIR", default=None,
+                     help="write one SVG picture per position into DIR: DIR/0000.svg the initial "
+                     "position, then one after each action (the board of 'taluva serve'; "
+                     "every game: Taluva's island, Thurn und Taxis's map)")
+    rep.add_argument("--png", metavar="DIR", default=None,
+                     help="write one PNG picture per position into DIR (Taluva records; needs "
+                     "matplotlib)")
+    rep.set_defaults(func=_cmd_replay)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from taluva_ai.cli.core import _ArgError, _RunError
+from taluva_ai.cli.core import _FORMATTER, _AgentsHelpParser, _ArgError, _port, _RunError
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -52,3 +52,47 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     finally:
         sock.close()
     return 0
+
+
+def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
+    """Add ``taluva serve``, its options and its handler to the subcommands ``sub``."""
+    serve = sub.add_parser(
+        "serve", help="a browser board: replay and analyse game records, play against agents, "
+        "browse tournament runs",
+        description="Start a local web app (Starlette and uvicorn: pip install -e '.[web]') "
+        "with three views. Replay: the game records (*.jsonl; Taluva and Thurn und Taxis) "
+        "under DIRS, stepped with the buttons, the arrow keys or the slider, the move list in "
+        "notation, an agent's search of any position (mcts:..., az:builtin: candidate moves, "
+        "visits, values, a heat map) and a value graph over the game. Play: a game against "
+        "any agent specs, 2-4 seats, people and agents mixed, any rule options. Runs: a "
+        "tournament run's table, plots and games. The board is drawn as SVG (as 'taluva "
+        "replay --svg'). Only files under DIRS are read. Requests that change anything must "
+        "come from the page itself (Content-Type application/json, the server's own Origin "
+        "and Host: no other web site can drive it); agents are limited to the registered ones "
+        "with bounded searches unless --allow-agent-module says otherwise; a search stops when "
+        "its client leaves or the server stops. Prints the address; stop it with Ctrl-C "
+        "(docs/web.md, Security).",
+        epilog="example:\n  taluva serve runs/t1\n  taluva serve runs --port 8080\n"
+        "  taluva serve runs --allow-agent-module mypkg.bots",
+        formatter_class=_FORMATTER)
+    serve.add_argument("dirs", metavar="DIRS", nargs="*", default=["."],
+                       help="directories whose game records (*.jsonl, in subdirectories too) "
+                       "the page may open (default: the current directory)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on; anything but 127.0.0.1, localhost or "
+                       "::1 lets other machines read the records (a warning is printed)")
+    serve.add_argument("--port", type=_port, default=8000,
+                       help="the TCP port, 1..65535")
+    serve.add_argument("--allow-host", metavar="NAME", action="append", default=[],
+                       help="a host name (or address) the page may be opened by besides "
+                       "127.0.0.1, localhost, [::1] and --host (repeatable; e.g. the "
+                       "machine's name on the network with --host 0.0.0.0). Any other Host "
+                       "header is refused (403), which stops DNS rebinding")
+    serve.add_argument("--allow-agent-module", metavar="MODULE", action="append", default=[],
+                       help="let the page's seats and analyses name classes of this Python "
+                       "module (and its submodules) as MODULE:Class[:KEY=VALUE,...] "
+                       "(repeatable). Without it only the registered agents play (random, "
+                       "greedy, mcts, ismcts, az with builtin or a .pt checkpoint under DIRS "
+                       "as path=<dir index>/<file>, openspiel), with bounded search "
+                       "parameters; module:Class specs are refused (403)")
+    serve.set_defaults(func=_cmd_serve)

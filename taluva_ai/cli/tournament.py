@@ -9,13 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from taluva_ai.cli.core import (
+    _AGENTS_HELP,
+    _FORMATTER,
     _RULE_DEFAULTS,
+    _AgentsHelpParser,
     _ArgError,
     _fix_hint,
     _make_game,
     _os_reason,
+    _rule_options,
     _rules_from_args,
     _RunError,
+    _seed,
 )
 from taluva_ai.errors import BackendError, IllegalActionError, RunConfigError
 
@@ -249,3 +254,89 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     pgn = f"  PGN: {d / 'games.pgn'}" if (d / "games.pgn").is_file() else ""
     print(f"deals: {d / 'deals.jsonl'}{pgn}")
     return 0
+
+
+def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
+    """Add ``taluva tournament``, its options and its handler to the subcommands ``sub``."""
+    tour = sub.add_parser(
+        "tournament", help="round robin or gauntlet between agents, with Elo, SPRT, "
+        "openskill and reports",
+        description="Tournament between agents on shared deals (duplicate play): every pair "
+        "of agents (or group of 3 or 4 with --players-per-game) plays --games games, each "
+        "deal once per seat rotation (so --games is rounded up to a multiple of the players "
+        "per game); with --gauntlet only the candidate's groups play. Writes OUT/config.json, "
+        "every record to OUT/games/<id>.jsonl, one line per finished game to "
+        "OUT/results.jsonl, the table to OUT/results.json, OUT/summary.md and the plots "
+        "OUT/ratings.png and OUT/scores.png, then prints the table: head to head (with "
+        "pentanomial counts of the paired games for 2 players), Elo with 95% intervals and "
+        "LOS from a maximum-likelihood fit with a first-seat advantage term (the first agent "
+        "anchored at 0), openskill ratings and win rates per seat for 3-4 players. An agent "
+        "whose spec has time=S must move within S seconds plus --time-margin; an agent that "
+        "exceeds it, raises or plays an illegal move forfeits the game, and the tournament "
+        "goes on. With --sprt (two agents) the tournament stops as soon as the test decides. "
+        "Interrupted? Run the same command again, or --resume OUT: finished games are kept. "
+        "A different command with the same OUT is refused. See docs/tournaments.md.",
+        epilog="example:\n"
+        "  taluva tournament --agents random greedy --games 20 --out runs/demo\n"
+        "  taluva tournament --agents random greedy greedy:epsilon=0.2 --games 200 "
+        "--concurrency 2 --seed 1 --players-per-game 3 --out runs/t3\n"
+        "  taluva tournament --gauntlet mcts:sims=400,rollout=greedy --agents random greedy "
+        "--games 100 --out runs/g1\n"
+        "  taluva tournament --agents greedy mcts:sims=100,rollout=greedy --games 2000 "
+        "--sprt elo0=0 elo1=50 alpha=0.05 beta=0.05 --out runs/s1\n"
+        "  taluva tournament --config tournament.toml\n"
+        "  taluva tournament --resume runs/t3 --concurrency 2\n"
+        "  taluva tournament --agents random greedy --games 2000 --out runs/t4 --ray auto",
+        formatter_class=_FORMATTER)
+    tour.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
+                      help=_AGENTS_HELP + "; distinct; the first is the Elo anchor (and the "
+                      "SPRT baseline)")
+    tour.add_argument("--gauntlet", default=None, metavar="AGENT",
+                      help="gauntlet: AGENT (the candidate) plays every group of the --agents, "
+                      "which do not play each other")
+    tour.add_argument("--config", default=None, metavar="FILE",
+                      help="read the settings from a TOML file (docs/tournaments.md); flags on "
+                      "the command line override it")
+    tour.add_argument("--games", type=int, default=None,
+                      help="games per pair or group (default 20; with --sprt the maximum)")
+    tour.add_argument("--players-per-game", type=int, choices=(2, 3, 4), default=None,
+                      help="players in each game (default 2)")
+    tour.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                      help="play the games as Ray tasks on a Ray cluster (needs "
+                      "taluva-ai[ray]; docs/ray.md): auto (default: the cluster this machine "
+                      "belongs to, else a new local Ray instance), local, or HOST:PORT of the "
+                      "head node; --concurrency then defaults to the cluster's CPUs")
+    tour.add_argument("--concurrency", type=int, default=None,
+                      help="worker processes (default 1); results do not depend on it")
+    tour.add_argument("--seed", type=_seed, default=None, help="tournament seed (default 0)")
+    tour.add_argument("--out", default=None, metavar="DIR", help="run directory")
+    tour.add_argument("--resume", default=None, metavar="DIR",
+                      help="finish the interrupted tournament of DIR with the settings of "
+                      "DIR/config.json")
+    tour.add_argument("--sprt", nargs="+", default=None, metavar="KEY=VALUE",
+                      help="sequential probability ratio test of the second agent (or the "
+                      "gauntlet's) against the first: elo0=E0 elo1=E1 [alpha=0.05] "
+                      "[beta=0.05] [model=normalized|logistic] (fishtest's formulas)")
+    tour.add_argument("--deals", default=None, metavar="FILE",
+                      help="play the deals of FILE (JSON Lines, one deal a line: its seed and "
+                      "tile order, like cutechess's openings; docs/tournaments.md) instead of "
+                      "those of --seed, so two runs play the same deals; every run writes its "
+                      "deals to OUT/deals.jsonl, such a file")
+    tour.add_argument("--time-margin", type=float, default=None, metavar="S",
+                      help="seconds a move may exceed its agent's time= budget before it "
+                      "forfeits (default 0.5)")
+    tour.add_argument("--bootstrap", type=int, default=None,
+                      help="also give percentile bootstrap intervals over deals (N resamples; "
+                      "default 0: none)")
+    tour.add_argument("--defer", nargs="+", default=None, metavar="AGENT",
+                      help="play the games of these agents (some of --agents, named by name "
+                      "and parameters in any order) after all the others, e.g. the slowest "
+                      "search budget, so an interrupted run has the cheap pairs complete; also "
+                      "with --resume; play order only: the records and the table do not "
+                      "depend on it")
+    tour.add_argument("--no-plots", action="store_true",
+                      help="no ratings.png and scores.png")
+    tour.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _rule_options(tour)
+    tour.set_defaults(func=_cmd_tournament)
+    tour.agents_help = True

@@ -7,7 +7,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from taluva_ai.cli.core import _ArgError, _fix_hint, _os_reason, _RunError
+from taluva_ai.cli.core import (
+    _FORMATTER,
+    _AgentsHelpParser,
+    _ArgError,
+    _fix_hint,
+    _iteration,
+    _os_reason,
+    _RunError,
+)
 from taluva_ai.errors import BackendError, RunConfigError, RunFileError
 
 
@@ -110,3 +118,48 @@ def _cmd_train_pack(args: argparse.Namespace) -> int:
           f"records, tournament games, older networks, tb/")
     print(f"continue the run (on any machine) with: taluva train --resume {out}")
     return 0
+
+
+def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
+    """Add ``taluva train``, its options and its handler to the subcommands ``sub``."""
+    train = sub.add_parser(
+        "train", help="AlphaZero training: self-play, replay, training, gating",
+        description="Train a network by self-play (docs/alphazero.md). A new run reads a TOML "
+        "config (experiments/configs/*.toml) and writes everything into the run directory "
+        "--out: the config, metrics.jsonl, TensorBoard logs (tb/), checkpoints (best.pt, "
+        "latest.pt, checkpoints/), self-play samples and sample game records, gating and "
+        "anchor tournaments. A killed run continues with --resume DIR, losing at most the "
+        "iteration in progress. The trained network plays as 'az:path=DIR/best.pt'. Needs "
+        "taluva-ai[train].",
+        epilog="example:\n"
+        "  taluva train --config experiments/configs/demo.toml --out runs/demo\n"
+        "  taluva train --resume runs/demo\n"
+        "  taluva train --resume runs/demo --ray 10.0.0.5:6379   (continue on a Ray cluster)\n"
+        "  taluva train --pack runs/demo packs/demo   (its small state, to resume elsewhere)\n"
+        "  taluva tournament --agents greedy az:path=runs/demo/best.pt,sims=200,"
+        "rollout=greedy,lambda=0.5 --games 200 --out runs/demo_eval",
+        formatter_class=_FORMATTER)
+    train.add_argument("--config", metavar="TOML", default=None,
+                       help="config file of a new run")
+    train.add_argument("--out", metavar="DIR", default=None, help="run directory of a new run")
+    train.add_argument("--resume", metavar="DIR", default=None,
+                       help="continue the run in DIR (its config.toml)")
+    train.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                       help="run on a Ray cluster (needs taluva-ai[ray]; docs/ray.md): "
+                       "self-play workers as Ray actors, gating and anchor games as Ray tasks, "
+                       "the learner here; ADDRESS is auto (default: the cluster this machine "
+                       "belongs to, else a new local Ray instance), local, or HOST:PORT of the "
+                       "head node. A run resumes on either backend")
+    train.add_argument("--redo", metavar="N", type=_iteration, default=None,
+                       help="with --resume: make iterations N onwards again (the run goes back "
+                       "to the end of iteration N-1; 0: to its start), the same as before; the "
+                       "remedy a resume names for a damaged or missing file")
+    train.add_argument("--pack", nargs=2, metavar=("RUN", "OUT"), default=None,
+                       help="write into OUT only the small state that the run in RUN needs to "
+                       "continue on another machine (config, state, metrics, the last and "
+                       "the best networks, the optimiser state, the anchor tables; no replay "
+                       "data or game records), to commit or copy; then: taluva train "
+                       "--resume OUT (the replay buffer is rebuilt from the next "
+                       "iteration's self-play). OUT: new, empty, or an earlier pack of RUN")
+    train.add_argument("--no-progress", action="store_true", help="no progress bars")
+    train.set_defaults(func=_cmd_train)
