@@ -41,7 +41,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.compile:  # first: subprocesses, each with an empty kernel cache of its own
         from taluva_ai.compile_bench import COMMANDS, bench_compile
 
-        commands = [shlex.split(c) for c in args.compile_command] or list(COMMANDS)
+        commands = [shlex.split(c) for c in args.compile_command] or [list(c) for c in COMMANDS]
         for c in commands:
             if c and c[0] == "taluva":
                 c.pop(0)
