@@ -79,9 +79,12 @@ def test_record_and_every_board(served: tuple[Path, TestClient]) -> None:
     rec = client.get("/api/record", params={"path": "0/g.jsonl"}).json()
     assert rec["game"] == "taluva" and rec["players"] == ["greedy", "random"]
     assert rec["positions"] == 82 and len(rec["moves"]) == 81
-    assert rec["moves"][:3] == [{"ply": 0, "player": "chance", "notation": "draw:JS"},
-                                {"ply": 1, "player": 0, "notation": "tile@0,0:SE"},
-                                {"ply": 2, "player": 0, "notation": "hut@-1,0"}]
+    assert rec["moves"][:3] == [
+        {"ply": 0, "player": "chance", "notation": "draw:JS", "help": "a tile drawn from the deck"},
+        {"ply": 1, "player": 0, "notation": "tile@0,0:SE",
+         "help": "place the tile in hand with its volcano here"},
+        {"ply": 2, "player": 0, "notation": "hut@-1,0",
+         "help": "found a settlement here: one hut on this hex"}]
     assert rec["result"] == "early_victory after 81 plies; winners: seat 0 (greedy)"
     for ply in (0, 2, 81):
         resp = client.get("/api/board", params={"path": "0/g.jsonl", "ply": ply})
@@ -207,7 +210,8 @@ def test_play_a_game_to_the_end_and_save_it(served: tuple[Path, TestClient]) -> 
     runs, client = served
     g = _new_game(client)
     assert g["seats"] == ["human", "random"] and g["humans"] == [True, False]
-    assert g["history"] == [{"ply": 0, "player": "chance", "notation": "draw:CS"}]
+    assert g["history"] == [{"ply": 0, "player": "chance", "notation": "draw:CS",
+                             "help": "a tile drawn from the deck"}]
     assert g["to_move"] == 0 and g["step"] == "tile" and g["human_to_move"]
     assert [m["notation"] for m in g["moves"]] == [
         "tile@0,0:N", "tile@0,0:NW", "tile@0,0:SW", "tile@0,0:S", "tile@0,0:SE", "tile@0,0:NE"]
@@ -290,6 +294,29 @@ def test_a_solo_game_tells_its_score_and_the_score_to_beat(
         "path": "0/solo.jsonl", "ply": rec["positions"] - 1}).text
     assert _error(client.get("/api/position", params={"path": "0/solo.jsonl", "ply": 10**6}),
                   400).startswith("ply must be an integer")
+
+
+def test_moves_say_what_they_do_and_name_their_city(served: tuple[Path, TestClient]) -> None:
+    """Every move carries a line saying what it does (the page's tooltips); a Thurn und Taxis
+    move names its city, at its place on the map, so the page marks and clicks cities."""
+    _, client = served
+    g = client.post("/api/games", json={"game": "thurn_und_taxis", "seats": ["human", "random"],
+                                        "seed": 3}).json()
+    moves = {m["notation"]: m for m in g["moves"]}
+    assert moves["take:augsburg"]["city"] == "augsburg" and len(moves["take:augsburg"]["at"]) == 2
+    assert moves["take:augsburg"]["help"] == "take the augsburg card from the display into " \
+        "your hand"
+    assert "city" not in moves["take:supply"] and "at" not in moves["take:supply"]
+    from taluva_ai.web.play import move_help
+
+    assert move_help("box:hut").startswith("put a hut into the box (solo: the cost of a class-1")
+    assert move_help("bonus:pile").startswith("take a bonus tile from the draw pile")
+    assert move_help("bonus:stop") == "take no bonus tile: go on to the build"
+    assert move_help("expand@0,2:C") == \
+        "expand a settlement over every hex of terrain clearing next to it"
+    assert move_help("extend:muenchen@regensburg") == \
+        "extend your route with the muenchen card, next to its end regensburg"
+    assert move_help("nonsense") == ""
 
 
 def test_illegal_moves_are_explained_and_change_nothing(served: tuple[Path, TestClient]) -> None:

@@ -101,7 +101,7 @@ def _start_game(driver: Any, base: str, tiles: str, seed: str, seat1: str = "ran
     _css(driver, "#ng-seed")[0].send_keys(seed)
     _css(driver, "#ng-start")[0].click()
     _wait(driver, lambda d: d.execute_script("return play.game && play.game.id") not in (old, None))
-    return _wait(driver, lambda d: _css(d, "#board svg polygon.spot"))
+    return _wait(driver, lambda d: _css(d, "#board svg .spot"))
 
 
 def _hexes(driver: Any) -> int:
@@ -474,4 +474,51 @@ def test_a_solo_game_shows_its_score(site: tuple[str, Any, Path]) -> None:
     _wait(driver, lambda d: _ply(d) == "3")
     # the same score, drawn again after the move (the placement scores nothing yet)
     assert _css(driver, "#solo-score .score")[0].text == "score -64 so far: lost"
+    # the box step names no hex: its moves are buttons, each saying what it does
+    assert _text(driver, "turn").endswith("choose the piece to put into the box (below)")
+    box = _wait(driver, lambda d: _css(d, '#build-options button[data-move="box:hut"]'))[0]
+    assert box.get_attribute("title").startswith("put a hut into the box (solo: the cost of")
+    assert "box:temple: put a temple into the box" in _text(driver, "move-help")
+    box.click()
+    _wait(driver, lambda d: _ply(d) == "4")
+    _click(driver, _css(driver, '#board svg polygon.spot[data-q="-3"][data-r="-3"]')[0])
+    _wait(driver, lambda d: _css(d, "#build-options button.move"))[0].click()
+    _wait(driver, lambda d: _ply(d) == "6")  # the founding and the next draw
+    assert _css(driver, "#solo-score .score")[0].text == "score -61 so far: lost"
+    assert _css(driver, "#solo-score .to-beat")[0].text == "to beat: 40 (a win), 101 to go"
     assert _message(driver) == ""
+
+
+def test_thurn_und_taxis_cities_are_clicked_in_play(site: tuple[str, Any, Path]) -> None:
+    """Thurn und Taxis in Play: the cities a move names are marked on the map; a click on one
+    offers its moves, with the moves that name no city, each saying what it does."""
+    from selenium.webdriver.support.ui import Select
+
+    base, driver, _ = site
+    driver.get(f"{base}/#play")
+    _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "play")
+    if not driver.execute_script("return document.getElementById('new-game').open"):
+        _css(driver, "#new-game summary")[0].click()
+    Select(_css(driver, "#ng-game")[0]).select_by_visible_text("thurn_und_taxis")
+    try:
+        spots = _start_game(driver, base, "", "3")
+        cities = sorted(str(s.get_attribute("data-city")) for s in spots)
+        assert cities == ["augsburg", "innsbruck", "sigmaringen", "stuttgart", "zuerich"]
+        assert _text(driver, "turn").endswith("click a marked city, or choose a move below")
+        supply = _css(driver, '#build-options button[data-move="take:supply"]')[0]
+        assert supply.get_attribute("title") == "take the top card of the face-down supply"
+        _click(driver, _css(driver, '#board svg circle.spot[data-city="augsburg"]')[0])
+        take = _wait(driver, lambda d: _css(
+            d, '#build-options button[data-move="take:augsburg"]'))[0]
+        assert take.get_attribute("title") == "take the augsburg card from the display into " \
+            "your hand"
+        assert _css(driver, "#move-select") == []  # buttons, no list of notation strings
+        take.click()
+        _wait(driver, lambda d: "P0 take:augsburg" in d.execute_script(
+            "return [...document.querySelectorAll('#moves li')].map(li => li.textContent)"))
+        assert _message(driver) == ""
+    finally:
+        driver.get(f"{base}/#play")
+        if not driver.execute_script("return document.getElementById('new-game').open"):
+            _css(driver, "#new-game summary")[0].click()
+        Select(_css(driver, "#ng-game")[0]).select_by_visible_text("taluva")

@@ -390,8 +390,7 @@ def run_view(store: RecordStore, ref: str | None) -> dict[str, Any]:
         WebError: as :meth:`RecordStore.resolve_path`; 404 no ``results.json`` there; 422 one
             that cannot be read.
     """
-    from taluva_ai.cli import format_table
-    from taluva_ai.reports import ranked_agents
+    from taluva_ai.reports import format_table, ranked_agents
 
     d = store.resolve_path(ref, None, "run directory")
     table_path = d / RUN_TABLE
@@ -466,6 +465,7 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
         analyse,
         analyse_with,
         analysis_agent,
+        move_help,
         planned_sims,
         position_notes,
         seat_colours,
@@ -554,7 +554,8 @@ def create_app(dirs: Sequence[str | Path], *, hosts: Sequence[str] | None = None
     def record(request: Request) -> Response:
         ref, rep = store.replayed(request.query_params.get("path"))
         moves = [{"ply": ev.ply, "player": "chance" if ev.player == CHANCE else ev.player,
-                  "notation": ev.notation} for _, ev in rep.positions[1:]]
+                  "notation": ev.notation, "help": move_help(ev.notation)}
+                 for _, ev in rep.positions[1:]]
         return JSONResponse({"path": ref, "game": rep.header.game,
                              "players": list(rep.header.players),
                              "seat_colours": seat_colours(rep.header.game,

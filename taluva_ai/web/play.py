@@ -162,6 +162,56 @@ def _board_agent(spec: str, game: Any, seed: int | None, field: str,
     return agent
 
 
+#: What a move does, by its notation's word (and, for a few, its argument), for the page's
+#: buttons and tooltips: moves that name no hex above all (docs/notation.md, docs/solo.md,
+#: docs/thurn_und_taxis.md). ``{x}``: the move's argument (a city, a province, a piece);
+#: ``{y}``: what follows its ``@`` (a route's end).
+MOVE_HELP: dict[str, str] = {
+    "tile": "place the tile in hand with its volcano here",
+    "hut": "found a settlement here: one hut on this hex",
+    "temple": "build a temple here, beside a settlement of 3 hexes or more",
+    "tower": "build a tower here, beside a settlement, on level 3 or higher",
+    "expand": "expand a settlement over every hex of terrain {x} next to it",
+    "bonus:pile": "take a bonus tile from the draw pile (solo: a class 3-4 tile or a tile "
+                  "placed higher offers one)",
+    "bonus:faceup": "take the face-up tile as a bonus tile (a new one is turned up)",
+    "bonus:stop": "take no bonus tile: go on to the build",
+    "box": "put a {x} into the box (solo: the cost of a class-1 tile); a boxed piece is never "
+           "built, and every piece built and none boxed scores 5",
+    "take": "take the {x} card from the display into your hand",
+    "take:supply": "take the top card of the face-down supply",
+    "administrator": "the administrator: replace the display's six cards before drawing",
+    "postmaster": "the postmaster: take a second card, {x} from the display",
+    "postmaster:supply": "the postmaster: take a second card from the face-down supply",
+    "start": "start a route with the {x} card",
+    "abandon": "abandon your route (unscored) and start a new one with the {x} card",
+    "extend": "extend your route with the {x} card, next to its end {y}",
+    "carrier": "the postal carrier: play a second card, {x}, next to your route's end {y}",
+    "pass": "end the turn without closing your route (or decline the cartwright)",
+    "close:per_province": "close the route, placing a house in one of its cities per province",
+    "close": "close the route, placing its houses in {x}",
+    "house": "put the close's next house in {x}",
+    "cartwright": "the cartwright: take the next carriage with a route up to 2 cards short",
+    "discard": "discard the {x} card (a hand keeps 3 after a close)",
+    "draw": "a tile drawn from the deck",
+    "deal": "a card dealt from the supply",
+}
+
+
+def move_help(notation: str) -> str:
+    """What the move ``notation`` does, in a line (:data:`MOVE_HELP`; "" when unknown)."""
+    word, _, rest = notation.partition(":")
+    word = word.split("@")[0]
+    text = MOVE_HELP.get(notation) or MOVE_HELP.get(word, "")
+    arg, _, end = rest.partition("@")
+    if word == "expand":
+        from taluva_ai.games.taluva.tiles import TERRAIN_LETTER
+
+        names = {letter: t.name.lower() for t, letter in TERRAIN_LETTER.items()}
+        arg = names.get(rest.upper(), rest)
+    return text.replace("{x}", arg).replace("{y}", end)
+
+
 def move_info(state: GameState, action: int) -> dict[str, Any]:
     """What the page needs to draw and click an action of the player to move: ``{"id",
     "notation", "kind", "hex": [q, r] or None, "cells": [[q, r], ...]}``. For Taluva ``kind``
@@ -177,8 +227,11 @@ def move_info(state: GameState, action: int) -> dict[str, Any]:
     text = state.action_to_string(int(action))
     kind = text.split("@")[0].split(":")[0]
     out: dict[str, Any] = {"id": int(action), "notation": text, "kind": kind, "hex": None,
-                           "cells": []}
-    if getattr(getattr(state, "game", None), "name", "") != "taluva":
+                           "cells": [], "help": move_help(text)}
+    name = getattr(getattr(state, "game", None), "name", "")
+    if name == "thurn_und_taxis":
+        return _city_info(out, text)
+    if name != "taluva":
         return out
     from taluva_ai.games.taluva.actions import Action
     from taluva_ai.games.taluva.draw import TERRAIN_COLOURS, TERRAIN_NAMES
@@ -269,6 +322,21 @@ def seat_colours(game_name: str, num_players: int) -> list[str]:
         from taluva_ai.games.thurn_und_taxis.draw import SEAT_COLOURS
         colours = SEAT_COLOURS
     return [colours[p % len(colours)] for p in range(num_players)]
+
+
+def _city_info(out: dict[str, Any], text: str) -> dict[str, Any]:
+    """A Thurn und Taxis move's city (the first one its notation names: the card taken or
+    played, the house's city) and that city's centre in the map's picture, ``"city"`` and
+    ``"at"``, so the page can mark and click cities as it does Taluva's hexes."""
+    from taluva_ai.games.thurn_und_taxis.board import CITY_ID
+    from taluva_ai.games.thurn_und_taxis.svg import city_pixel
+
+    _, _, rest = text.partition(":")
+    city = rest.split("@")[0]
+    if city in CITY_ID:
+        out["city"] = city
+        out["at"] = [round(v, 1) for v in city_pixel(CITY_ID[city])]
+    return out
 
 
 def board_picture(state: GameState, players: Sequence[str], last: str | None,
@@ -495,7 +563,8 @@ class GameSession:
             "human_to_move": human, "over": over, "result": self.result_line(),
             "moves": moves, "hex_radius": SCALE,
             "history": [{"ply": i, "player": "chance" if pl == CHANCE else pl,
-                         "notation": self.shown(i)} for i, (pl, _) in enumerate(self.history)],
+                         "notation": self.shown(i), "help": move_help(self.shown(i))}
+                        for i, (pl, _) in enumerate(self.history)],
             "notes": position_notes(s),
             "last_stats": self.last_stats if self.search_shown() else {},
             "values": self.values if self.search_shown() else [],

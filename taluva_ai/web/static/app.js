@@ -504,6 +504,7 @@ function fillMoves(moves, onClick) {
   moves.forEach((m, i) => {
     const li = document.createElement("li");
     li.textContent = (m.player === "chance" ? "" : `P${m.player} `) + m.notation;
+    if (m.help) li.title = m.help;
     if (m.player === "chance") li.className = "chance";
     if (onClick) li.addEventListener("click", () => onClick(i));
     list.appendChild(li);
@@ -628,7 +629,7 @@ function renderGame(g) {
   const who = g.to_move === null ? "" : `seat ${g.to_move} (${g.seats[g.to_move]})`;
   $("turn").textContent = review !== null ? `looking back: position ${review} of ${g.ply} (→ or End: back to the game)` :
     g.over ? "game over" :
-    g.human_to_move ? `${who} to play: ${g.step === "tile" ? "click a marked spot to place the tile" : "click a marked hex to build"}` :
+    g.human_to_move ? `${who} to play: ${turnHint(g)}` :
     `${who} is thinking…`;
   $("game-over").hidden = !g.over;
   $("saved").textContent = "";
@@ -647,13 +648,27 @@ function movesAt(g, q, r) {
   return g.moves.filter((m) => m.hex && m.hex[0] === q && m.hex[1] === r);
 }
 
+// The moves naming a city of the map (Thurn und Taxis), and the moves that name no place.
+const movesAtCity = (g, city) => g.moves.filter((m) => m.city === city);
+const placeless = (g) => g.moves.filter((m) => !m.hex && !m.city);
+
+// What the person to move is asked to do: click a marked hex or city, or choose below.
+function turnHint(g) {
+  const hexes = g.moves.some((m) => m.hex && m.at), cities = g.moves.some((m) => m.city);
+  const others = placeless(g).length > 0;
+  if (hexes && g.step === "tile") return "click a marked spot to place the tile";
+  if (hexes) return "click a marked hex to build" + (others ? ", or choose a move below" : "");
+  if (cities) return "click a marked city" + (others ? ", or choose a move below" : "");
+  return g.step === "box" ? "choose the piece to put into the box (below)"
+    : g.step === "bonus" ? "take a bonus tile or stop (below)" : "choose a move below";
+}
+
 function drawSpots(g) {
   const layer = overlay("spots");
   if (!layer) return;
   const seen = new Set();
-  const hexless = [];
   for (const m of g.moves) {
-    if (!m.hex || !m.at) { hexless.push(m); continue; }
+    if (!m.hex || !m.at) continue;
     const key = m.hex.join(",");
     if (seen.has(key)) continue;
     seen.add(key);
@@ -662,8 +677,22 @@ function drawSpots(g) {
     t.textContent = movesAt(g, m.hex[0], m.hex[1]).map((x) => x.notation).join(", ");
     p.appendChild(t);
   }
+  for (const m of g.moves) {  // the cities a move names (Thurn und Taxis)
+    if (!m.city || !m.at || seen.has(m.city)) continue;
+    seen.add(m.city);
+    const c = document.createElementNS(SVGNS, "circle");
+    c.setAttribute("cx", m.at[0]);
+    c.setAttribute("cy", m.at[1]);
+    c.setAttribute("r", "27");
+    c.setAttribute("class", "spot city-spot");
+    c.setAttribute("data-city", m.city);
+    const t = document.createElementNS(SVGNS, "title");
+    t.textContent = movesAtCity(g, m.city).map((x) => x.notation).join(", ");
+    c.appendChild(t);
+    layer.appendChild(c);
+  }
   const opts = $("build-options");
-  if (g.moves.length && !g.moves.some((m) => m.at)) {  // a game without a picture of spots
+  if (g.moves.length > 40 && !g.moves.some((m) => m.at)) {  // a game without a picture of places
     const sel = document.createElement("select");
     sel.id = "move-select";
     for (const m of g.moves) {
@@ -677,8 +706,18 @@ function drawSpots(g) {
     b.addEventListener("click", () => sendMove(sel.value));
     opts.append(sel, b);
   } else {
-    for (const m of hexless) opts.appendChild(moveButton(m));
+    for (const m of placeless(g)) opts.appendChild(moveButton(m));
   }
+  showHelp(null);
+}
+
+// What a move does, under the buttons (its button's hover or focus), else what the step asks.
+function showHelp(m) {
+  const g = play.game;
+  const box = $("move-help");
+  if (m && m.help) { box.textContent = `${m.notation}: ${m.help}`; return; }
+  const others = g && g.human_to_move ? placeless(g) : [];
+  box.textContent = others.length ? others.map((x) => `${x.notation}: ${x.help || ""}`).join(" · ") : "";
 }
 
 function moveButton(m) {
@@ -686,9 +725,11 @@ function moveButton(m) {
   b.className = "move";
   b.textContent = m.notation;
   b.dataset.move = m.notation;
+  if (m.help) b.title = m.help;
   b.addEventListener("click", () => sendMove(m.notation));
-  b.addEventListener("mouseenter", () => preview(m));
-  b.addEventListener("focus", () => preview(m));
+  b.addEventListener("mouseenter", () => { preview(m); showHelp(m); });
+  b.addEventListener("focus", () => { preview(m); showHelp(m); });
+  b.addEventListener("mouseleave", () => showHelp(null));
   return b;
 }
 
@@ -816,11 +857,13 @@ function boardHover(ev) {
 function boardClick(ev) {
   if (view.mode !== "play" || !play.game || !play.game.human_to_move || play.busy ||
       play.review !== null) return;
+  const g = play.game;
+  const cityEl = ev.target.closest("[data-city]");
+  if (cityEl) { cityClick(g, cityEl.getAttribute("data-city")); return; }
   const el = ev.target.closest("[data-q]");
   if (!el) return;
   const q = Number(el.getAttribute("data-q"));
   const r = Number(el.getAttribute("data-r"));
-  const g = play.game;
   const here = movesAt(g, q, r);
   showMessage("");
   if (!here.length) {
@@ -841,8 +884,32 @@ function boardClick(ev) {
     lab.textContent = `on ${q},${r}: `;
     opts.appendChild(lab);
     for (const m of here) opts.appendChild(moveButton(m));
-    for (const m of g.moves.filter((x) => !x.hex)) opts.appendChild(moveButton(m));
+    for (const m of placeless(g)) opts.appendChild(moveButton(m));
     preview(here[0]);
+  }
+}
+
+// A city of the map clicked: its moves as buttons (with the moves that name no city).
+function cityClick(g, city) {
+  const here = movesAtCity(g, city);
+  showMessage(here.length ? "" : `${city}: no move of this step names it (the marked cities do)`);
+  if (!here.length) return;
+  const opts = $("build-options");
+  opts.replaceChildren();
+  const lab = document.createElement("span");
+  lab.textContent = `${city}: `;
+  opts.appendChild(lab);
+  for (const m of here) opts.appendChild(moveButton(m));
+  for (const m of placeless(g)) opts.appendChild(moveButton(m));
+  showHelp(here.length === 1 ? here[0] : null);
+  const layer = overlay("preview");
+  if (layer && here[0].at) {
+    const c = document.createElementNS(SVGNS, "circle");
+    c.setAttribute("cx", here[0].at[0]);
+    c.setAttribute("cy", here[0].at[1]);
+    c.setAttribute("r", "31");
+    c.setAttribute("class", "preview");
+    layer.appendChild(c);
   }
 }
 
