@@ -61,6 +61,7 @@ from taluva_ai.agents.mcts_tree import (
     seed_numba,
     select_leaf,
 )
+from taluva_ai.agents.specialize import specialize
 from taluva_ai.games.taluva import search_kernels as _tk
 
 #: ``leaf_kind`` values.
@@ -69,18 +70,21 @@ LEAF_ROOT = 1  # a new root: priors and root value, no visit
 LEAF_TERMINAL = 2  # the end of the game: its returns
 
 
-# The generic loop takes the game's kernels as arguments, so it cannot be cached (see
-# agents/mcts_compiled.py); Taluva's kernel sets get the cached entry point below.
-@njit(cache=False)
+# The collect loop, a template compiled once per kernel set (agents/specialize.py): its body
+# calls the game's kernels by these global names, bound to one game's kernels in each compiled
+# copy (:func:`_bind`; why not arguments: agents/mcts_compiled.py).
+copy_fn = to_move_fn = legal_fn = chance_fn = apply_fn = terminal_fn = rollout_fn = None
+row_fn = encode_fn = net_id_fn = None
+
+
 def collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior, vloss,
-            size, roots, consts, enc, copy_fn, to_move_fn, legal_fn, chance_fn, apply_fn,
-            terminal_fn, rollout_fn, row_fn, encode_fn, net_id_fn, want, c, fpu,
-            sample_chance, expand_chance, use_vloss, g_on, g_k, g_table, g_tlen, g_noise,
-            g_logits, g_prior, root_value, g_cvisit, g_cscale, rollout_kind, samples, spatial,
-            glob, ctx, leaf_game, leaf_node, leaf_kind, leaf_depth, leaf_path, leaf_value,
-            leaf_row, leaf_off, leaf_n, ids_flat, order_flat, collected, legal_buf, outcomes,
-            probs, path):
-    """Collect the leaves of one round (module docstring, step 1).
+            size, roots, consts, enc, want, c, fpu, sample_chance, expand_chance, use_vloss,
+            g_on, g_k, g_table, g_tlen, g_noise, g_logits, g_prior, root_value, g_cvisit,
+            g_cscale, rollout_kind, samples, spatial, glob, ctx, leaf_game, leaf_node,
+            leaf_kind, leaf_depth, leaf_path, leaf_value, leaf_row, leaf_off, leaf_n, ids_flat,
+            order_flat, collected, legal_buf, outcomes, probs, path):
+    """Collect the leaves of one round (module docstring, step 1). A template: compiled for
+    a game's kernels by :func:`_bind`.
 
     Per game ``b``: ``want[b]`` leaves (0: none this round). Outputs: ``leaf_*[j]`` for each
     leaf ``j`` (game, node, kind, path, terminal or rollout values by seat, network row,
@@ -122,10 +126,11 @@ def collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, pr
                                        g_table[b, :g_tlen[b]], g_noise[b, :k], g_logits[b, :k],
                                        g_prior[b, :k], root_value[b, p0], g_cvisit, g_cscale)
                 depth = descend(first_child[b], n_children[b], kind[b], to_move_arr[b], N[b],
-                                W[b], prior[b], vloss[b], c, True, fpu, sample_chance, path, 2)
+                                W[b], prior[b], vloss[b], c, np.bool_(True), fpu, sample_chance,
+                                path, np.int64(2))
             else:
                 depth = select_leaf(first_child[b], n_children[b], kind[b], to_move_arr[b],
-                                    N[b], W[b], prior[b], vloss[b], c, True, fpu,
+                                    N[b], W[b], prior[b], vloss[b], c, np.bool_(True), fpu,
                                     sample_chance, path)
             s = copy_fn(root)
             for i in range(1, depth):
@@ -136,13 +141,13 @@ def collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, pr
                 n = chance_fn(s, outcomes, probs)
                 _add_children(parent[b], action[b], first_child[b], n_children[b], kind[b],
                               N[b], W[b], prior[b], vloss[b], size[b], leaf, outcomes[:n],
-                              probs[:n], False)
+                              probs[:n], np.bool_(False))
                 size[b] += n
                 kind[b, leaf] = 2
                 d0 = depth
                 depth = descend(first_child[b], n_children[b], kind[b], to_move_arr[b], N[b],
-                                W[b], prior[b], vloss[b], c, True, fpu, sample_chance, path,
-                                depth)
+                                W[b], prior[b], vloss[b], c, np.bool_(True), fpu, sample_chance,
+                                path, depth)
                 for i in range(d0, depth):
                     apply_fn(s, consts, action[b, path[i]])
                 leaf = path[depth - 1]
@@ -167,7 +172,7 @@ def collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, pr
                     order = _add_children(parent[b], action[b], first_child[b], n_children[b],
                                           kind[b], N[b], W[b], prior[b], vloss[b], size[b],
                                           leaf, legal_buf[:n], np.full(n, 1.0 / max(n, 1)),
-                                          True)
+                                          np.bool_(True))
                     size[b] += n
                     kind[b, leaf] = 1
                     to_move_arr[b, leaf] = p
@@ -259,52 +264,23 @@ def backup_leaves(first_child, N, W, prior, vloss, n_leaves, leaf_game, leaf_nod
         j0 = j1
 
 
-# Cached entry points for Taluva's kernel sets: the kernels are module globals here, not
-# arguments, so the compiled code's cache key holds arrays only and a new process (a worker, a
-# tournament game) loads it instead of compiling it.
-@njit(cache=True)
-def _taluva_collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior,
-                    vloss, size, roots, consts, enc, want, c, fpu, sample_chance, expand_chance,
-                    use_vloss, g_on, g_k, g_table, g_tlen, g_noise, g_logits, g_prior,
-                    root_value, g_cvisit, g_cscale, rollout_kind, samples, spatial, glob, ctx,
-                    leaf_game, leaf_node, leaf_kind, leaf_depth, leaf_path, leaf_value, leaf_row,
-                    leaf_off, leaf_n, ids_flat, order_flat, collected, legal_buf, outcomes, probs,
-                    path):
-    """:func:`collect` with Taluva's kernels (``search_kernels.KERNELS`` or ``SOLO_KERNELS``,
-    and ``NET_KERNELS``): the solo variant's chance outcomes are those of every rule set (no
-    tile lies under the pile outside solo games), and ``net_rollout`` picks the rollout by the
-    rule set."""
-    return collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior,
-                   vloss, size, roots, consts, enc, _tk.copy, _tk.to_move, _tk.legal,
-                   _tk.solo_chance, _tk.apply, _tk.terminal_values, _tk.net_rollout, _tk.row,
-                   _tk.encode, _tk.net_id, want, c, fpu, sample_chance, expand_chance,
-                   use_vloss, g_on, g_k, g_table, g_tlen, g_noise, g_logits, g_prior,
-                   root_value, g_cvisit, g_cscale, rollout_kind, samples, spatial, glob, ctx,
-                   leaf_game, leaf_node, leaf_kind, leaf_depth, leaf_path, leaf_value,
-                   leaf_row, leaf_off, leaf_n, ids_flat, order_flat, collected, legal_buf,
-                   outcomes, probs, path)
-
-
-_SPECIALIZED = {(_tk.KERNELS, _tk.NET_KERNELS): _taluva_collect,
-                (_tk.SOLO_KERNELS, _tk.NET_KERNELS): _taluva_collect}
-
-
-def _bind(kernels: tuple, net_kernels: tuple) -> Any:
-    """``collect`` with the kernels bound: a cached specialization for Taluva, else the
-    generic loop (compiled once per process)."""
-    fixed = _SPECIALIZED.get((tuple(kernels), tuple(net_kernels)))
-    if fixed is not None:
-        return fixed
+def _bind(kernels: tuple, net_kernels: tuple, rollouts: bool) -> Any:
+    """:func:`collect` compiled for the game's kernels (``state.search_kernels()``) and the
+    encoder's (``encoder.search_kernels()``), cached on disk; without ``rollouts`` (no rollout
+    values, ``lambda`` 0) the rollout kernel is left out (``search_kernels.no_rollout``)."""
     (copy_k, to_move_k, legal_k, chance_k, apply_k, rollout_k, terminal_k, _v) = kernels
     row_k, encode_k, net_id_k = net_kernels
-
-    def run(*a: Any) -> Any:
-        head, tail = a[:14], a[14:]
-        return collect(*head,  # type: ignore[call-arg]
-                       copy_k, to_move_k, legal_k, chance_k, apply_k, terminal_k,
-                       rollout_k, row_k, encode_k, net_id_k, *tail)
-
-    return run
+    if (tuple(kernels), tuple(net_kernels)) == (_tk.KERNELS, _tk.NET_KERNELS):
+        tag = "taluva"
+    elif (tuple(kernels), tuple(net_kernels)) == (_tk.SOLO_KERNELS, _tk.SOLO_NET_KERNELS):
+        tag = "taluva_solo"
+    else:
+        tag = "game"
+    return specialize(collect, tag + ("_rollouts" if rollouts else ""), copy_fn=copy_k,
+                      to_move_fn=to_move_k, legal_fn=legal_k, chance_fn=chance_k,
+                      apply_fn=apply_k, terminal_fn=terminal_k,
+                      rollout_fn=rollout_k if rollouts else _tk.no_rollout, row_fn=row_k,
+                      encode_fn=encode_k, net_id_fn=net_id_k)
 
 
 def compiled_net_search_ok(agent: Any, state: Any) -> bool:
@@ -397,7 +373,7 @@ class BatchedSearch:
         self.deadline: list[float | None] = [None] * self.B
         self.roots: tuple[np.ndarray, ...] | None = None
         self.consts: tuple[Any, ...] | None = None
-        self._run: Any = None
+        self._run: dict[bool, Any] = {}  # the compiled collect, with rollouts or not
         self._max_children = 64
         self.rounds = 0
         self.evaluations = 0
@@ -463,7 +439,6 @@ class BatchedSearch:
         if self.roots is None:
             self.roots = tuple(np.repeat(a[None], self.B, axis=0) for a in arrays)
             self.consts = consts
-            self._run = _bind(kernels, self.net_kernels)
             self._kernels = tuple(kernels)
         elif not self.accepts(state):
             raise ValueError("all games of a batched search must be of one game and rule set")
@@ -532,7 +507,11 @@ class BatchedSearch:
         self._reserve()
         ev = self.evaluator
         rollout_kind = {"none": 0, "random": 1, "greedy": 2}[ev.rollout]
-        n, rows, status = self._run(
+        run = self._run.get(rollout_kind > 0)
+        if run is None:
+            run = self._run[rollout_kind > 0] = _bind(self._kernels, self.net_kernels,
+                                                      rollout_kind > 0)
+        n, rows, status = run(
             self.parent, self.action, self.first_child, self.n_children, self.kind,
             self.to_move, self.N, self.W, self.prior, self.vloss, self.size, self.roots,
             self.consts, self.enc_consts, self.want, float(cfg.c), float(cfg.fpu),

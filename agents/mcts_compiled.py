@@ -13,30 +13,34 @@ are shared with the Python path. Other games keep the Python path.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
 from taluva_ai.agents.mcts_tree import Tree, _add_children, backup, select_leaf
+from taluva_ai.agents.specialize import specialize
 from taluva_ai.games.taluva import search_kernels as _tk
 
+# The loop of simulations, a template compiled once per kernel set (specialize()): its body
+# calls the game's kernels by these global names, bound to one game's kernels in each compiled
+# copy (``_runner``). Passing the kernels as arguments instead makes a loop that Numba cannot
+# cache (their types are keyed on the dispatcher objects of the process) and, with a cached
+# wrapper around it, compiled twice over.
+copy_fn = to_move_fn = legal_fn = chance_fn = apply_fn = rollout_fn = terminal_fn = None
+values_fn = None
 
-# Not cached: its arguments include the game's kernels (first-class functions), whose Numba
-# types are keyed on the dispatcher objects of the process, so a cached entry never matches in
-# another process; every process compiled it anyway and appended a 1.3 MB entry to the cache,
-# and once the index held entries of dead processes, saving a new one raised
-# ``ReferenceError: underlying object has vanished`` (numba 0.68). Taluva's kernel sets get
-# cached entry points below.
-@njit(cache=False)
+
 def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior,
-                    vloss, size, root, consts, copy_fn, to_move_fn, legal_fn, chance_fn, apply_fn,
-                    rollout_fn, terminal_fn, values_fn, n_sims, c, sample_chance, greedy,
-                    samples, seed, path, legal_buf, outcomes, probs, value, offset, scale, puct,
-                    fpu, prior_temperature, vals_buf):
+                    vloss, size, root, consts, n_sims, c, sample_chance, greedy, samples, seed,
+                    path, legal_buf, outcomes, probs, value, offset, scale, puct, fpu,
+                    prior_temperature, vals_buf):
     """Run up to ``n_sims`` simulations; stop early when the tree's arrays could overflow.
     Values are backed up as ``(return - offset) / scale`` (agents/mcts.py). With ``puct``, a
     new decision node's children get the softmax of ``values_fn`` at ``prior_temperature``
     (``vals_buf``: float64 scratch as long as ``legal_buf``) and selection is PUCT with
-    first-play urgency ``fpu``; else UCT with uniform priors.
+    first-play urgency ``fpu``; else UCT with uniform priors. A template: compiled for a
+    game's kernels by :func:`_runner`.
 
     Returns:
         ``(simulations run, new tree size)``.
@@ -61,7 +65,7 @@ def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, 
                 if p == -1:
                     n = chance_fn(s, outcomes, probs)
                     _add_children(parent, action, first_child, n_children, kind, N, W, prior,
-                                  vloss, size, leaf, outcomes[:n], probs[:n], False)
+                                  vloss, size, leaf, outcomes[:n], probs[:n], np.bool_(False))
                     kind[leaf] = 2
                 else:
                     if puct:
@@ -71,7 +75,7 @@ def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, 
                         n = legal_fn(s, consts, legal_buf)
                         pri = np.full(n, 1.0 / n)
                     _add_children(parent, action, first_child, n_children, kind, N, W, prior,
-                                  vloss, size, leaf, legal_buf[:n], pri, True)
+                                  vloss, size, leaf, legal_buf[:n], pri, np.bool_(True))
                     kind[leaf] = 1
                     to_move_arr[leaf] = p
                 size += n
@@ -92,45 +96,23 @@ def softmax(vals, temperature):
     return w / w.sum()
 
 
-# Cached entry points for Taluva's kernel sets: the kernels are globals here, not arguments,
-# so the compiled code has a cache key of arrays only and is loaded, not compiled (~10 s), in
-# every new process (a tournament worker, `taluva play`). Other games use run_simulations.
-@njit(cache=True)
-def _taluva(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior, vloss, size,
-            root, consts, n_sims, c, sample_chance, greedy, samples, seed, path, legal_buf,
-            outcomes, probs, value, offset, scale, puct, fpu, prior_temperature, vals_buf):
-    """:func:`run_simulations` with ``search_kernels.KERNELS``."""
-    return run_simulations(parent, action, first_child, n_children, kind, to_move_arr, N, W,
-                           prior, vloss, size, root, consts, _tk.copy, _tk.to_move, _tk.legal,
-                           _tk.chance, _tk.apply, _tk.rollout, _tk.terminal_values, _tk.values,
-                           n_sims, c, sample_chance, greedy, samples, seed, path, legal_buf,
-                           outcomes, probs, value, offset, scale, puct, fpu, prior_temperature,
-                           vals_buf)
+@njit(cache=True, inline="always")
+def _no_values(s, k, out, vals):
+    """The ``values`` kernel of a UCT search, which never calls it."""
+    return 0
 
 
-@njit(cache=True)
-def _taluva_solo(parent, action, first_child, n_children, kind, to_move_arr, N, W, prior, vloss,
-                 size, root, consts, n_sims, c, sample_chance, greedy, samples, seed, path,
-                 legal_buf, outcomes, probs, value, offset, scale, puct, fpu, prior_temperature,
-                 vals_buf):
-    """:func:`run_simulations` with ``search_kernels.SOLO_KERNELS``."""
-    return run_simulations(parent, action, first_child, n_children, kind, to_move_arr, N, W,
-                           prior, vloss, size, root, consts, _tk.copy, _tk.to_move, _tk.legal,
-                           _tk.solo_chance, _tk.apply, _tk.solo_rollout, _tk.terminal_values,
-                           _tk.solo_values, n_sims, c, sample_chance, greedy, samples, seed,
-                           path, legal_buf, outcomes, probs, value, offset, scale, puct, fpu,
-                           prior_temperature, vals_buf)
-
-
-_SPECIALIZED = {_tk.KERNELS: _taluva, _tk.SOLO_KERNELS: _taluva_solo}
-
-
-def _runner(kernels: tuple) -> tuple[object, tuple]:
-    """The compiled loop for ``kernels`` and the kernels it still takes as arguments."""
-    fixed = _SPECIALIZED.get(tuple(kernels))
-    if fixed is not None:
-        return fixed, ()
-    return run_simulations, tuple(kernels)
+def _runner(kernels: tuple, puct: bool) -> Any:
+    """:func:`run_simulations` compiled for ``kernels`` (the game's ``search_kernels()``);
+    without ``puct`` the ``values`` kernel (heuristic priors) is left out. Cached on disk:
+    a new process loads it (a tournament worker, ``taluva play``)."""
+    (copy_k, to_move_k, legal_k, chance_k, apply_k, rollout_k, terminal_k, values_k) = kernels
+    tag = "taluva_solo" if tuple(kernels) == _tk.SOLO_KERNELS else (
+        "taluva" if tuple(kernels) == _tk.KERNELS else "game")
+    return specialize(run_simulations, tag + ("_puct" if puct else "_uct"), copy_fn=copy_k,
+                      to_move_fn=to_move_k, legal_fn=legal_k, chance_fn=chance_k,
+                      apply_fn=apply_k, rollout_fn=rollout_k, terminal_fn=terminal_k,
+                      values_fn=values_k if puct else _no_values)
 
 
 def search_compiled(tree: Tree, root_state: object, sims: int, c: float, sample_chance: bool,
@@ -153,7 +135,7 @@ def search_compiled(tree: Tree, root_state: object, sims: int, c: float, sample_
     value = np.zeros(tree.num_players, dtype=np.float64)
     path = np.zeros(4096, dtype=np.int32)
     rng = np.random.default_rng(seed)
-    run, kernel_args = _runner(kernels)
+    run = _runner(kernels, puct)
     done = 0
     while done < sims:
         if deadline is not None and done > 0 and time.perf_counter() >= deadline:
@@ -162,7 +144,7 @@ def search_compiled(tree: Tree, root_state: object, sims: int, c: float, sample_
         n, size = run(  # type: ignore[operator]
             tree.parent, tree.action, tree.first_child, tree.n_children, tree.kind,
             tree.to_move, tree.N, tree.W, tree.prior, tree.vloss, tree.size, state, consts,
-            *kernel_args, min(chunk, sims - done), c, sample_chance, greedy, samples,
+            min(chunk, sims - done), c, sample_chance, greedy, samples,
             int(rng.integers(2**31 - 1)), path, buf, outcomes, probs, value, float(offset),
             float(scale), puct, float(fpu), float(prior_temperature or 1.0), vals,
         )

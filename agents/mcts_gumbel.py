@@ -228,8 +228,8 @@ def gumbel_child(N, W, vloss, f, k, p, table, gumbel, logits, prior, raw_value, 
         q[i] = W[f + i, p] / max(n[i], 1.0) if n[i] > 0 else 0.0
     sigma = completed_q(q, n, prior, raw_value, c_visit, c_scale)
     index = int(visits.sum())  # whole numbers: exact in any order
-    score = score_considered(table[min(index, table.shape[0] - 1)], gumbel, logits, sigma,
-                             visits)
+    score = score_considered(np.float64(table[min(index, table.shape[0] - 1)]), gumbel, logits,
+                             sigma, visits)
     if not np.isfinite(score).any():
         score = score_considered(visits.min(), gumbel, logits, sigma, visits)
     return f + np.argmax(score)

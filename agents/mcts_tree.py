@@ -175,7 +175,7 @@ def select_leaf(first_child, n_children, kind, to_move, N, W, prior, vloss, c, p
     """
     path[0] = 0
     return descend(first_child, n_children, kind, to_move, N, W, prior, vloss, c, puct, fpu,
-                   sample_chance, path, 1)
+                   sample_chance, path, np.int64(1))
 
 
 @njit(cache=True)

@@ -60,7 +60,7 @@ def record_compiles(path: str) -> None:
             cpu = time.process_time() - stack.pop()
             f = getattr((ev.data or {}).get("dispatcher"), "py_func", None)
             name = f"{getattr(f, '__module__', '?')}.{getattr(f, '__qualname__', '?')}"
-            args = str((ev.data or {}).get("args"))[:300]
+            args = str((ev.data or {}).get("args"))[:3000]
             out.write(json.dumps({"kernel": name, "cpu_s": cpu, "depth": len(stack),
                                   "args": args}) + "\n")
             out.flush()

@@ -272,18 +272,23 @@ def test_compiled_loop_grows_the_tree() -> None:
 
 
 def test_compiled_loop_of_taluva_is_loaded_from_the_cache_in_a_new_process() -> None:
-    """Taluva's kernel sets have cached entry points (the generic loop takes the kernels as
-    arguments, which Numba cannot cache across processes); a new process loads, not compiles."""
+    """The loop is compiled once per kernel set (and with or without heuristic priors), each a
+    cached dispatcher of its own (agents/specialize.py); a new process loads, not compiles."""
     import subprocess
     import sys
 
     from taluva_ai.agents import mcts_compiled as mc
     from taluva_ai.games.taluva import search_kernels as sk
 
-    assert mc._runner(sk.KERNELS) == (mc._taluva, ())
-    assert mc._runner(sk.SOLO_KERNELS) == (mc._taluva_solo, ())
+    uct = mc._runner(sk.KERNELS, False)
+    assert uct is mc._runner(sk.KERNELS, False)  # one per process
+    made = {uct, mc._runner(sk.KERNELS, True), mc._runner(sk.SOLO_KERNELS, False)}
     other = (*sk.KERNELS[:-1], sk.solo_values)
-    assert mc._runner(other) == (mc.run_simulations, other)
+    made.add(mc._runner(other, True))
+    assert len(made) == 4
+    names = {d.py_func.__qualname__ for d in made}
+    assert len(names) == 4 and all(n.startswith("run_simulations_") for n in names)
+    assert uct.py_func.__qualname__.startswith("run_simulations_taluva_uct_")
     s = TaluvaGame().new_initial_state(seed=2)
     s.draw()
     MCTSAgent(seed=0, sims=20).act(s)  # compiled (and cached) here, if not yet
@@ -292,7 +297,9 @@ def test_compiled_loop_of_taluva_is_loaded_from_the_cache_in_a_new_process() -> 
             "from taluva_ai.agents import mcts_compiled as mc\n"
             "s = TaluvaGame().new_initial_state(seed=2); s.draw()\n"
             "MCTSAgent(seed=0, sims=20).act(s)\n"
-            "print(len(mc._taluva.stats.cache_hits), len(mc._taluva.stats.cache_misses))\n")
+            "from taluva_ai.games.taluva import search_kernels as sk\n"
+            "run = mc._runner(sk.KERNELS, True)  # the default: heuristic priors\n"
+            "print(len(run.stats.cache_hits), len(run.stats.cache_misses))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=300)
     assert out.stdout.split() == ["1", "0"]

@@ -120,7 +120,8 @@ def test_compiled_encoder_equals_encoder() -> None:
                                  (3, {"no_lake_building": True}, {"build_sites": True})):
         enc = make_encoder("taluva", players, **opts)
         kernels, consts = enc.search_kernels()
-        assert kernels == tk.NET_KERNELS
+        assert kernels == (tk.SOLO_NET_KERNELS if players == 1 else tk.NET_KERNELS)
+        encode, net_id = kernels[1], kernels[2]
         for turns in (0, 3, 8) + ((24, 40) if opts else ()):
             state = _position(players, turns=turns, seed=turns + 1, **rules)
             for _ in range(2):  # the tile step, then the build step
@@ -129,12 +130,12 @@ def test_compiled_encoder_equals_encoder() -> None:
                 sp = np.full((enc.spatial_planes, enc.side, enc.side), 7, dtype=np.float32)
                 gl = np.full(enc.num_globals, 7, dtype=np.float32)
                 ctx = np.zeros(4, dtype=np.int64)
-                tk.encode(s, k, consts, sp, gl, ctx)
+                encode(s, k, consts, sp, gl, ctx)
                 assert np.array_equal(sp, e.spatial.astype(np.float32))
                 assert np.array_equal(gl, e.globals)
                 if opts:
                     sites_seen += int(gl[-2 * players:].any())
-                ids = [tk.net_id(k, consts, ctx, int(a)) for a in e.legal]
+                ids = [net_id(k, consts, ctx, int(a)) for a in e.legal]
                 assert ids == e.net_ids.tolist()
                 state.apply(int(e.legal[len(e.legal) // 2]))
                 if state.current_player < 0:

@@ -278,12 +278,13 @@ class TaluvaEncoder(NetEncoder):
                                                      if self.build_sites else {})}
 
     def search_kernels(self) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        """Taluva's compiled encoding: ``search_kernels.NET_KERNELS`` with the constants
-        ``(view_radius int64, valid bool[S, S], build_sites int64)``."""
-        from taluva_ai.games.taluva.search_kernels import NET_KERNELS
+        """Taluva's compiled encoding: ``search_kernels.NET_KERNELS`` (the solo variant:
+        ``SOLO_NET_KERNELS``) with the constants ``(view_radius int64, valid bool[S, S],
+        build_sites int64)``."""
+        from taluva_ai.games.taluva.search_kernels import NET_KERNELS, SOLO_NET_KERNELS
 
-        return NET_KERNELS, (np.int64(self.view_radius), self.valid,
-                             np.int64(self.build_sites))
+        return SOLO_NET_KERNELS if self.solo else NET_KERNELS, (
+            np.int64(self.view_radius), self.valid, np.int64(self.build_sites))
 
     def spec(self) -> dict[str, Any]:
         return {**super().spec(), **self.options()}

@@ -350,16 +350,29 @@ def encode_planes(cells, players, meta, rules, nbr, cell_of, player, vr, qc, rc,
                   label, constants):
     """Write the planes of :func:`encode_into` (``obs float32[>= C, S, S]``, overwritten): all
     of them with ``constants``, else only the board planes before the constant ones (``obs``
-    may then hold just those: ``float32[23 + 3n, S, S]``, the network's spatial input).
+    may then hold just those: ``float32[23 + 3n, S, S]``, the network's spatial input;
+    :func:`board_planes`).
 
     Args:
         label: ``int32[H]`` scratch.
     """
+    board_planes(cells, players, meta, rules, nbr, cell_of, player, vr, qc, rc, valid, obs,
+                 label)
+    if constants:
+        _constant_planes(cells, players, meta, rules, nbr, cell_of, player, vr, valid, obs)
+
+
+@njit(cache=True)
+def board_planes(cells, players, meta, rules, nbr, cell_of, player, vr, qc, rc, valid, obs,
+                 label):
+    """The board planes of :func:`encode_planes` (``obs`` overwritten, the constant planes
+    zero): the network's spatial input. The compiled search calls this, not
+    :func:`encode_planes`, so that it does not compile the constant planes (the solo variant's
+    score among them)."""
     n = rules[R_PLAYERS]
     s = 2 * vr + 1
     radius = (cell_of.shape[0] - 1) // 2
     obs[:] = 0.0
-    step = meta[M_STEP]
     # the same-settlement labels of every seat, for the settlement planes
     scan = np.empty(cells.shape[0], dtype=np.int32)
     nscan = K._scan_cells(meta, cell_of, np.int64(0), scan)
@@ -418,10 +431,15 @@ def encode_planes(cells, players, meta, rules, nbr, cell_of, player, vr, qc, rc,
                     obs[pl_sett + 1, row, col] = 1.0
                 if stowers[sl] > 0:
                     obs[pl_sett + 2, row, col] = 1.0
-    if not constants:
-        return
-    # constant planes
-    g = pl_sett + 3
+
+
+@njit(cache=True)
+def _constant_planes(cells, players, meta, rules, nbr, cell_of, player, vr, valid, obs):
+    """The constant planes of :func:`encode_planes` (the globals spread over the view)."""
+    n = rules[R_PLAYERS]
+    s = 2 * vr + 1
+    step = meta[M_STEP]
+    g = PL_PLAYERS + 3 * n + 3
     tile = -1
     if step == K.S_TILE:
         tile = meta[M_TILE]

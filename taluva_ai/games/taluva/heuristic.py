@@ -62,8 +62,8 @@ def _build_values(cells, players, meta, rules, nbr, cell_of, ids, costs, values)
     label = np.empty(ncell, dtype=np.int32)
     size = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
     stemples = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
-    n = K.build_actions_labeled(cells, players, meta, rules, nbr, cell_of, ids, False, costs,
-                                label, size, stemples)
+    n = K.build_actions_labeled(cells, players, meta, rules, nbr, cell_of, ids, np.bool_(False),
+                                costs, label, size, stemples)
     p = meta[M_PLAYER]
     huts = players[p, P_HUTS]
     temples = players[p, P_TEMPLES]
@@ -86,7 +86,7 @@ def _build_values(cells, players, meta, rules, nbr, cell_of, ids, costs, values)
             s = label[(a - 9 * ncell) // 5]
             if stemples[s] == 0 and size[s] < 3 and size[s] + costs[j] >= 3:
                 v += TEMPLE_SPOT
-        values[j] = _supply_terms(v, h, t, w, rules)
+        values[j] = _supply_terms(v, np.int64(h), np.int64(t), np.int64(w), rules)
     return n
 
 
@@ -104,7 +104,7 @@ def _supply_terms(v, h, t, w, rules):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr, a, saved_cells,
                      saved_players, saved_meta, bids, bcost, bval):
     """Value of tile placement ``a`` (see the module docstring); the state is restored."""
@@ -114,11 +114,17 @@ def _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr, a, saved_
     c0 = v
     c1 = nbr[v, (o + 4) % 6]
     c2 = nbr[v, (o + 5) % 6]
-    saved_cells[0, :] = cells[c0, :]
-    saved_cells[1, :] = cells[c1, :]
-    saved_cells[2, :] = cells[c2, :]
-    saved_players[:, :] = players
-    saved_meta[:] = meta
+    # element by element, not slices: a slice assignment compiles NumPy's broadcasting and
+    # its error message (seconds of a first run's compiling)
+    for f in range(cells.shape[1]):
+        saved_cells[0, f] = cells[c0, f]
+        saved_cells[1, f] = cells[c1, f]
+        saved_cells[2, f] = cells[c2, f]
+    for q in range(players.shape[0]):
+        for f in range(players.shape[1]):
+            saved_players[q, f] = players[q, f]
+    for f in range(meta.shape[0]):
+        saved_meta[f] = meta[f]
     K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, meta[M_TILE])
     meta[M_STEP] = K.S_BUILD
     destroyed = 0.0
@@ -131,11 +137,15 @@ def _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr, a, saved_
     best = NO_BUILD
     for k in range(nb):
         best = max(best, bval[k])
-    cells[c0, :] = saved_cells[0, :]
-    cells[c1, :] = saved_cells[1, :]
-    cells[c2, :] = saved_cells[2, :]
-    players[:, :] = saved_players
-    meta[:] = saved_meta
+    for f in range(cells.shape[1]):
+        cells[c0, f] = saved_cells[0, f]
+        cells[c1, f] = saved_cells[1, f]
+        cells[c2, f] = saved_cells[2, f]
+    for q in range(players.shape[0]):
+        for f in range(players.shape[1]):
+            players[q, f] = saved_players[q, f]
+    for f in range(meta.shape[0]):
+        meta[f] = saved_meta[f]
     return best + DESTROY * destroyed
 
 
@@ -195,7 +205,8 @@ def placement_context(cells, players, meta, rules, nbr, cell_of, ctx):
         return False
     p = meta[M_PLAYER]
     nscan = K._scan_cells(meta, cell_of, np.int64(0), scan)
-    nsett = K.settlements(cells, nbr, scan, nscan, p, label, sett[0], sett[1], sett[2], sett[3])
+    nsett = K.settlements(cells, nbr, scan, nscan, np.int64(p), label, sett[0], sett[1], sett[2],
+                          sett[3])
     if nsett > 64:
         return False
     supply = players[p, P_HUTS:P_TOWERS + 1]
@@ -307,9 +318,9 @@ def placement_value_fast(cells, players, meta, rules, nbr, a, ctx):
                 if (adj >> s) & 1:
                     dcount[s, k] += 1
                     dcost[s, k] += new_level
-    huts = supply[0]
-    temples = supply[1]
-    towers = supply[2]
+    huts = np.int64(supply[0])  # int64, as _supply_terms is compiled for (one signature)
+    temples = np.int64(supply[1])
+    towers = np.int64(supply[2])
     best = NO_BUILD
     if nh > 0:
         best = max(best, _supply_terms(HUT, huts - 1, temples, towers, rules))
@@ -384,7 +395,8 @@ def action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids,
 @njit(cache=True)
 def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, greedy, samples,
             seed, out):
-    """Play the game to the end from this state (modified in place) and write the returns.
+    """Play the game to the end from this state (modified in place) and write the returns. A
+    game of 2-4 players (the solo variant's rollout is :func:`solo_kernels.rollout`).
 
     Chance nodes draw uniformly among the undrawn tiles (not the deck order: a rollout must
     not see the hidden deck). ``greedy=False``: uniformly random legal actions. ``greedy=True``
@@ -417,14 +429,15 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
         if step == K.S_CHANCE:
             d = meta[M_DRAWN]
             j = d + np.random.randint(deck.shape[0] - d)
-            K.apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, deck[j])
+            K.standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin,
+                                    deck[j])
             continue
         if not greedy:
             if step == K.S_TILE:
                 a = K.sample_tile_action(cells, meta, nbr, cell_of, origin, ids)
             else:
-                n = K.build_actions(cells, players, meta, rules, nbr, cell_of, ids, False,
-                                    bcost[:0])
+                n = K.build_actions(cells, players, meta, rules, nbr, cell_of, ids,
+                                    np.bool_(False), bcost[:0])
                 a = ids[np.random.randint(n)]
         elif step == K.S_BUILD:
             n = _build_values(cells, players, meta, rules, nbr, cell_of, ids, bcost, vals)
@@ -446,7 +459,7 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
                                          bids, bcost, bval)
                 vals[j] = v
             a = argmax_random(ids, vals, k)
-        K.apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
+        K.standard_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
         decisions += 1
     K.returns(players, meta, rules, out)
     return decisions

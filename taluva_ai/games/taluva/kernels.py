@@ -28,6 +28,21 @@ rule, :func:`found_cells`).
 
 Kernel arguments follow one order: ``cells, players, deck, meta, rules, nbr, cell_of, hexqr``
 where ``nbr`` is ``int32[H, 6]``, ``cell_of`` ``int32[2R+1, 2R+1]`` and ``hexqr`` ``int32[H, 2]``.
+
+Compile time (docs/benchmarks.md, "Compile time"). Numba compiles every kernel into a module of
+its own with all its callees linked in, then optimizes and machine-codes that whole module, so a
+kernel deep in a chain of calls is compiled again inside each kernel above it. Two rules keep a
+first run short:
+
+- a kernel with one caller in the rules (``apply_tile``, ``apply_build``, ``_no_build``,
+  ``place_build``, ...) and the thin dispatchers (``build_actions``,
+  ``standard_legal_actions``) are ``inline="always"``: Numba puts their code into the caller
+  instead of compiling them on their own (only where another kernel calls them: called from
+  Python they are compiled as usual). Kernels with several callers are not inlined: each copy
+  would be typed and lowered again, which costs more than it saves;
+- every kernel is called with one set of argument types (``np.int64(...)``,
+  ``np.bool_(...)`` where a caller passes an ``int32`` from an array or a literal
+  ``True``/``False``), so it is compiled once, not once per type.
 """
 
 from __future__ import annotations
@@ -395,7 +410,7 @@ def sample_tile_action(cells, meta, nbr, cell_of, origin, cand):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out):
     """Legal builds (RULES.md Step 2) of the player to move, ascending ids.
 
@@ -457,7 +472,7 @@ def build_sites(cells, meta, rules, nbr, cell_of, p, out):
     stemples = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     stowers = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     canon = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    settlements(cells, nbr, scan, nscan, p, label, size, stemples, stowers, canon)
+    settlements(cells, nbr, scan, nscan, np.int64(p), label, size, stemples, stowers, canon)
     no_lake = rules[R_NO_LAKE_BUILDING] != 0
     out[0] = 0
     out[1] = 0
@@ -522,7 +537,8 @@ def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_
     nscan = _scan_cells(meta, cell_of, np.int64(0), scan)
     stowers = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
     canon = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    nsett = settlements(cells, nbr, scan, nscan, p, label, size, stemples, stowers, canon)
+    nsett = settlements(cells, nbr, scan, nscan, np.int64(p), label, size, stemples, stowers,
+                        canon)
 
     hut_ids = np.empty(nscan, dtype=np.int64)
     temple_ids = np.empty(nscan, dtype=np.int64)
@@ -700,7 +716,7 @@ def _solo_foundings(cells, rules, nbr, huts, hut_ids, nh, hut_cost):
     k = 0
     for j in range(nh):
         c = hut_ids[j] - hut_base
-        n = found_cells(cells, rules, nbr, c, fill, seen)
+        n = found_cells(cells, rules, nbr, np.int64(c), fill, seen)
         cost = 0
         for i in range(n):
             cost += cells[fill[i], C_LEVEL]
@@ -713,7 +729,7 @@ def _solo_foundings(cells, rules, nbr, huts, hut_ids, nh, hut_cost):
                 if flood:  # the same connected area: the same outcome
                     dup = True
                     break
-                n2 = found_cells(cells, rules, nbr, x, fill2, seen)
+                n2 = found_cells(cells, rules, nbr, np.int64(x), fill2, seen)
                 if _same_cells(fill, n, fill2, n2):
                     dup = True
                     break
@@ -739,7 +755,7 @@ def _next_active(players, n_players, p):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count_active(players, n_players):
     k = 0
     for q in range(n_players):
@@ -771,7 +787,7 @@ def _set_single_winner(players, n_players, w):
         players[q, P_PLACE] = 0 if q == w else 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_tiles_out(players, meta, rules):
     """Tiles run out: rank the active seats by temples, towers, huts built (RULES.md)."""
     n_players = rules[R_PLAYERS]
@@ -872,7 +888,7 @@ def _leave_table(players, meta, rules, p, status):
             players[last, P_PLACE] = meta[M_NEXT_BEST]
             meta[M_NEXT_BEST] += 1
         else:
-            _set_single_winner(players, n_players, last)
+            _set_single_winner(players, n_players, np.int64(last))
         _finish(meta, END_LAST_STANDING if status == ELIMINATED else END_EARLY_VICTORY)
         return True
     return False
@@ -993,7 +1009,7 @@ def _hut_ok(cells, players, rules, nbr, p, c):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _no_build(cells, players, meta, rules, nbr, cell_of, action):
     """True when the player to move has no legal build (elimination). A hut on one of the two
     hexes just placed is tried first; only if neither takes one is the full list consulted."""
@@ -1005,12 +1021,12 @@ def _no_build(cells, players, meta, rules, nbr, cell_of, action):
     if _hut_ok(cells, players, rules, nbr, p, nbr[v, (o + 5) % 6]):
         return False
     buf = np.empty(1, dtype=np.int64)
-    nb = build_actions(cells, players, meta, rules, nbr, cell_of, buf, True,
+    nb = build_actions(cells, players, meta, rules, nbr, cell_of, buf, np.bool_(True),
                        np.empty(0, dtype=np.int64))
     return nb == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, action):
     """Place the tile in hand by action id ``action`` (assumed legal): eruptions destroy the huts
     underneath; then a player with no legal build is eliminated (RULES.md End of the game)."""
@@ -1028,7 +1044,7 @@ def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a
             _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def expansion_cells(cells, meta, nbr, cell_of, player, canon_cell, terrain, out):
     """Hexes an expansion fills: every empty hex of ``terrain`` directly adjacent to the
     settlement of ``player`` that contains ``canon_cell`` (RULES.md Step 2.2).
@@ -1044,7 +1060,7 @@ def expansion_cells(cells, meta, nbr, cell_of, player, canon_cell, terrain, out)
     nscan = _scan_cells(meta, cell_of, np.int64(0), scan)
     label = np.full(ncell, -1, dtype=np.int32)
     tmp = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    settlements(cells, nbr, scan, nscan, player, label, tmp, tmp, tmp, tmp)
+    settlements(cells, nbr, scan, nscan, np.int64(player), label, tmp, tmp, tmp, tmp)
     s = label[canon_cell]
     n = 0
     for i in range(nscan):
@@ -1060,7 +1076,7 @@ def expansion_cells(cells, meta, nbr, cell_of, player, canon_cell, terrain, out)
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_build(cells, players, meta, rules, nbr, cell_of, action):
     """Put the pieces of build ``action`` (assumed legal) of the player to move on the board
     and take them from the supply (a founding fills :func:`found_cells`); nothing else."""
@@ -1071,7 +1087,7 @@ def place_build(cells, players, meta, rules, nbr, cell_of, action):
         if rules[R_SOLO] != 0 and rules[R_FOUND] != FOUND_PLAIN:
             fill = np.empty(ncell, dtype=np.int32)
             seen = np.zeros(ncell if rules[R_FOUND] == FOUND_FLOOD else 0, dtype=np.bool_)
-            nf = found_cells(cells, rules, nbr, c, fill, seen)
+            nf = found_cells(cells, rules, nbr, np.int64(c), fill, seen)
             for j in range(nf):
                 x = fill[j]
                 cells[x, C_BUILDING] = HUT
@@ -1102,7 +1118,7 @@ def place_build(cells, players, meta, rules, nbr, cell_of, action):
             players[p, P_HUTS] -= cells[c, C_LEVEL]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action):
     """Build by action id ``action`` (assumed legal), then check early victory and the end."""
     p = meta[M_PLAYER]
@@ -1117,7 +1133,7 @@ def apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
         kinds += 1
     if kinds >= rules[R_EARLY_VICTORY_KINDS]:
         if rules[R_RANKED] == 0:
-            _set_single_winner(players, rules[R_PLAYERS], p)
+            _set_single_winner(players, rules[R_PLAYERS], np.int64(p))
             _finish(meta, np.int64(END_EARLY_VICTORY))
             return
         if _leave_table(players, meta, rules, p, np.int64(FINISHED)):
@@ -1157,14 +1173,14 @@ def legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out):
     return standard_legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def standard_legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out):
     """:func:`legal_actions` of a game that is not solo (see :func:`standard_apply_chance`)."""
     step = meta[M_STEP]
     if step == S_TILE:
         return tile_actions(cells, meta, nbr, cell_of, origin, out, np.bool_(False))
     if step == S_BUILD:
-        return build_actions(cells, players, meta, rules, nbr, cell_of, out, False,
+        return build_actions(cells, players, meta, rules, nbr, cell_of, out, np.bool_(False),
                              np.empty(0, dtype=np.int64))
     return 0
 

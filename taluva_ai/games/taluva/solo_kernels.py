@@ -402,7 +402,7 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
             for j2 in range(n):
                 h = out[j2] - 6 * ncell
                 if 0 <= h < ncell and cells[h, C_TERRAIN] == terr:
-                    nf = K.found_cells(cells, rules, nbr, h, fill, seen)
+                    nf = K.found_cells(cells, rules, nbr, np.int64(h), fill, seen)
                     if K._same_cells(fill, nf, tgt, nt):
                         keep = False
                         break
@@ -426,7 +426,7 @@ def solo_legal_actions(cells, players, meta, rules, nbr, cell_of, out):
         return tile_actions(cells, meta, rules, nbr, cell_of, np.int64(meta[M_TILE]),
                             np.int64(meta[M_SOURCE]), out, np.bool_(False))
     if step == S_BUILD:
-        return build_actions(cells, players, meta, rules, nbr, cell_of, out, False,
+        return build_actions(cells, players, meta, rules, nbr, cell_of, out, np.bool_(False),
                              np.empty(0, dtype=np.int64))
     base = 14 * cells.shape[0]
     n = 0
@@ -472,7 +472,7 @@ def _finish(cells, players, meta, rules, nbr, cell_of, reason):
 def _enter_build(cells, players, meta, rules, nbr, cell_of):
     """Phase 2's build step, or the end when no build is legal (SOLO.md 4.1)."""
     buf = np.empty(1, dtype=np.int64)
-    if K.build_actions(cells, players, meta, rules, nbr, cell_of, buf, True,
+    if K.build_actions(cells, players, meta, rules, nbr, cell_of, buf, np.bool_(True),
                        np.empty(0, dtype=np.int64)) == 0:
         _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_NO_BUILD))
     else:
@@ -1206,7 +1206,8 @@ def policy_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, v
     step = meta[M_STEP]
     if step == S_BUILD:
         costs = np.empty(ids.shape[0], dtype=np.int64)
-        n = build_actions(cells, players, meta, rules, nbr, cell_of, ids, False, costs)
+        n = build_actions(cells, players, meta, rules, nbr, cell_of, ids, np.bool_(False),
+                          costs)
         if n > 0:
             p = paced_cost(players, meta, costs, n)
             for j in range(n):
@@ -1264,7 +1265,8 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samp
                 vals[j] = rollout_placement_value(cells, meta, rules, nbr, ids[j])
             a = _argmax_random(ids, vals, n)
         elif step == S_BUILD:
-            n = build_actions(cells, players, meta, rules, nbr, cell_of, ids, False, costs)
+            n = build_actions(cells, players, meta, rules, nbr, cell_of, ids, np.bool_(False),
+                          costs)
             a = paced_build(players, meta, ids, costs, n)
         elif step == S_BONUS:
             a = base + (A_BONUS_FACE_UP if meta[M_BONUS_SRC] & SRC_BIT_FACE_UP else
