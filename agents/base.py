@@ -343,6 +343,26 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     return agent
 
 
+def time_budget(spec: str) -> float | None:
+    """The per-move budget, in seconds, that an agent spec declares with ``time=S`` (e.g.
+    ``mcts:time=0.5``, ``pkg.mod:Class:time=2``), or None: what a tournament enforces per
+    move and a training run refuses (its games would depend on the machine's speed).
+
+    Raises:
+        ValueError: ``time`` is not a positive number of seconds up to :data:`MAX_TIME` (a
+            day); a malformed spec.
+    """
+    value = dict(spec_key(str(spec))[1]).get("time")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+        math.isfinite(value) and 0 < value <= MAX_TIME
+    ):
+        raise ValueError(f"agent {echo(spec)}: time must be a positive number of seconds "
+                         f"(at most {MAX_TIME:g}), got {echo(value)}")
+    return float(value)
+
+
 #: The spec parameter every agent takes as a label of the spec, not passed to the agent
 #: (:func:`make_agent`).
 LABEL_PARAMETER = "name"

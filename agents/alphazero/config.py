@@ -941,7 +941,7 @@ def _refuse_time_budget(spec: str, where: str, shown: str | None = None) -> None
 
     Raises:
         ConfigError: the spec has one (one line, naming ``where``)."""
-    from taluva_ai.tournament import time_budget
+    from taluva_ai.agents.base import time_budget
 
     try:
         budget = time_budget(spec)  # the arena's own reading of time=, however it is named

@@ -12,34 +12,13 @@ network), which a tournament pins in its ``config.json`` and checks in every gam
 from __future__ import annotations
 
 import importlib
-import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from taluva_ai.errors import RunConfigError, echo
+from taluva_ai.agents.base import time_budget as time_budget  # its home; re-exported here
+from taluva_ai.errors import RunConfigError
 from taluva_ai.protocol import Game
-
-
-def time_budget(spec: str) -> float | None:
-    """The per-move budget, in seconds, that an agent spec declares with ``time=S`` (e.g.
-    ``mcts:time=0.5``, ``pkg.mod:Class:time=2``), or None.
-
-    Raises:
-        ValueError: ``time`` is not a positive number of seconds up to
-            :data:`~taluva_ai.agents.base.MAX_TIME` (a day).
-    """
-    agents = importlib.import_module("taluva_ai.agents")
-    value = dict(agents.spec_key(str(spec))[1]).get("time")
-    if value is None:
-        return None
-    most = importlib.import_module("taluva_ai.agents.base").MAX_TIME
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-        math.isfinite(value) and 0 < value <= most
-    ):
-        raise ValueError(f"agent {echo(spec)}: time must be a positive number of seconds "
-                         f"(at most {most:g}), got {echo(value)}")
-    return float(value)
 
 
 def check_fits(agent: Any, game: Game) -> None:
