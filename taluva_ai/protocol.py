@@ -6,6 +6,7 @@ Agents, search, the arena and the env wrappers see a game only through these two
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -96,7 +97,12 @@ class Game(Protocol):
         ...
 
 
-_REGISTRY: dict[str, Callable[..., Game]] = {}
+#: The game registry (:func:`register_game`, :func:`make_game`): the built-in games as entry
+#: points, so that the protocol imports no game (a game imports the protocol).
+_REGISTRY: dict[str, Callable[..., Game] | str] = {
+    "taluva": "taluva_ai.games.taluva.game:TaluvaGame",
+    "thurn_und_taxis": "taluva_ai.games.thurn_und_taxis.game:ThurnUndTaxisGame",
+}
 
 
 def chance_observers(state: GameState) -> tuple[int, ...] | None:
@@ -123,15 +129,17 @@ def value_normalization(state: GameState) -> tuple[float, float]:
     return float(offset), float(scale)
 
 
-def register_game(name: str, factory: Callable[..., Game]) -> None:
-    """Register a game factory under ``name`` (``make_game(name, **options)`` calls it)."""
+def register_game(name: str, factory: Callable[..., Game] | str) -> None:
+    """Register a game under ``name`` (``make_game(name, **options)`` calls ``factory``).
+
+    ``factory`` is a callable or, as Gymnasium's ``entry_point``, the string
+    ``"package.module:Name"`` of one, imported on the first ``make_game(name)``: the built-in
+    games are registered that way, so this module imports no game."""
     _REGISTRY[name] = factory
 
 
 def known_games() -> list[str]:
     """Names of the registered games, sorted (the built-in ones included)."""
-    import taluva_ai.games  # noqa: F401  (registers the built-in games)
-
     return sorted(_REGISTRY)
 
 
@@ -142,7 +150,9 @@ def make_game(name: str = "taluva", **options: Any) -> Game:
         KeyError: no game of that name.
     """
     if name not in _REGISTRY:
-        import taluva_ai.games  # noqa: F401  (registers the built-in games)
-    if name not in _REGISTRY:
         raise KeyError(f"unknown game {name!r}; known: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name](**options)
+    factory = _REGISTRY[name]
+    if isinstance(factory, str):  # an entry point: imported once
+        module, _, attr = factory.partition(":")
+        factory = _REGISTRY[name] = getattr(importlib.import_module(module), attr)
+    return factory(**options)
