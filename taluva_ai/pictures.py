@@ -122,4 +122,48 @@ def save_svgs(record_path: str | Path, out_dir: str | Path) -> list[Path]:
     return written
 
 
-__all__ = ["position_svg", "record_svgs", "save_svgs", "svg_module", "text_svg", "xml_text"]
+def save_pictures(record_path: str | Path, out_dir: str | Path, fmt: str = "svg",
+                  decisions_only: bool = False) -> list[Path]:
+    """Replay a Taluva game record (:func:`taluva_ai.records.replay_record`, which checks
+    it) and write one matplotlib picture per position
+    (:func:`taluva_ai.games.taluva.draw.save_picture`; ``taluva replay --png``):
+    ``out_dir/0000.<fmt>`` for the initial position, then one after each action (chance draws
+    included unless ``decisions_only``), named by the number of actions applied; the title is
+    the summary line and the last action.
+
+    Args:
+        fmt: ``"svg"`` or ``"png"``.
+
+    Returns:
+        The files written, in order.
+
+    Raises:
+        ValueError: an unknown format.
+        taluva_ai.errors.RecordError: a malformed record.
+    """
+    from taluva_ai.games.taluva.draw import save_picture
+    from taluva_ai.records import replay_record
+
+    if fmt not in ("svg", "png"):
+        raise ValueError(f"picture format must be 'svg' or 'png', got {fmt!r}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def on_state(state: GameState, event: Any) -> None:
+        if event is None:
+            title = f"{state.summary()}"  # type: ignore[attr-defined]
+            name = "0000"
+        else:
+            if decisions_only and event.player < 0:
+                return
+            title = f"{state.summary()}\nlast: {event.notation}"  # type: ignore[attr-defined]
+            name = f"{event.ply + 1:04d}"
+        written.append(save_picture(state, out / f"{name}.{fmt}", title=title))
+
+    replay_record(record_path, on_state)
+    return written
+
+
+__all__ = ["position_svg", "record_svgs", "save_pictures", "save_svgs", "svg_module",
+           "text_svg", "xml_text"]

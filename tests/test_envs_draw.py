@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from taluva_ai.games.taluva import TaluvaGame
-from taluva_ai.games.taluva.draw import render_rgb, save_picture, save_pictures
+from taluva_ai.games.taluva.draw import render_rgb, save_picture
+from taluva_ai.pictures import save_pictures
 from taluva_ai.records import RecordWriter
 
 

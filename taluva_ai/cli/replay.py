@@ -59,7 +59,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         print(f"pictures: {len(files)} SVG files in {args.svg}")
     if args.png:
         try:
-            from taluva_ai.games.taluva.draw import save_pictures
+            import matplotlib  # noqa: F401  (the PNG pictures need it)
+
+            from taluva_ai.pictures import save_pictures
         except ImportError as e:
             raise _ArgError(f"--png needs matplotlib (pip install -e '.[envs]'): {e}") from None
         try:

@@ -16,15 +16,12 @@ from __future__ import annotations
 import math
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from taluva_ai.games.taluva.hexgrid import DIRECTIONS
 from taluva_ai.games.taluva.state import C_BUILDING, C_LEVEL, C_OWNER, C_TERRAIN, C_TILE
-
-if TYPE_CHECKING:
-    from taluva_ai.protocol import GameState
 
 TERRAIN_COLOURS = {
     1: "#c0392b",  # volcano
@@ -238,43 +235,3 @@ def save_picture(state: Any, path: str | Path, title: str | None = None) -> Path
     finally:
         plt.close(fig)
     return Path(path)
-
-
-def save_pictures(record_path: str | Path, out_dir: str | Path, fmt: str = "svg",
-                  decisions_only: bool = False) -> list[Path]:
-    """Replay a game record (:func:`taluva_ai.records.replay_record`, which checks it) and write
-    one picture per position: ``out_dir/0000.<fmt>`` for the initial position, then one after
-    each action (chance draws included unless ``decisions_only``), named by the number of
-    actions applied; the title is the summary line and the last action.
-
-    Args:
-        fmt: ``"svg"`` or ``"png"``.
-
-    Returns:
-        The files written, in order.
-
-    Raises:
-        ValueError: an unknown format.
-        taluva_ai.errors.RecordError: a malformed record.
-    """
-    from taluva_ai.records import replay_record
-
-    if fmt not in ("svg", "png"):
-        raise ValueError(f"picture format must be 'svg' or 'png', got {fmt!r}")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-
-    def on_state(state: GameState, event: Any) -> None:
-        if event is None:
-            title = f"{state.summary()}"  # type: ignore[attr-defined]
-            name = "0000"
-        else:
-            if decisions_only and event.player < 0:
-                return
-            title = f"{state.summary()}\nlast: {event.notation}"  # type: ignore[attr-defined]
-            name = f"{event.ply + 1:04d}"
-        written.append(save_picture(state, out / f"{name}.{fmt}", title=title))
-
-    replay_record(record_path, on_state)
-    return written
