@@ -11,24 +11,13 @@ game without an ``svg`` module is shown as its text (``str(state)``) in an SVG.
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-from xml.sax.saxutils import escape
 
 from taluva_ai.protocol import GameState
-
-#: Characters XML 1.0 forbids in a document (the C0 controls but tab, newline and carriage
-#: return; U+FFFE, U+FFFF; lone surrogates).
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def xml_text(text: object) -> str:
-    """``str(text)`` fit for an SVG text node: characters XML forbids dropped (a player name
-    from a record may hold control characters), ``&``, ``<`` and ``>`` escaped."""
-    return escape(_NOT_XML.sub("", str(text)))
+from taluva_ai.svgtext import xml_text
 
 
 def svg_module(game_name: str) -> ModuleType | None:

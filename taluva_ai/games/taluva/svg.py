@@ -37,7 +37,7 @@ from taluva_ai.games.taluva.draw import (
 )
 from taluva_ai.games.taluva.state import C_BUILDING, C_LEVEL, C_OWNER, C_TERRAIN, C_TILE
 from taluva_ai.games.taluva.tiles import Terrain, tile_name, tile_terrains
-from taluva_ai.pictures import xml_text
+from taluva_ai.svgtext import xml_text
 
 #: Pixels per picture unit (a hex's circumradius).
 SCALE = 30.0

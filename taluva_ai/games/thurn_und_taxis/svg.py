@@ -49,7 +49,7 @@ from taluva_ai.games.thurn_und_taxis.state import (
     P_ROUTE_LEN,
     P_TILE_POINTS,
 )
-from taluva_ai.pictures import xml_text
+from taluva_ai.svgtext import xml_text
 
 #: Pixels per picture unit (a degree of latitude).
 SCALE = 150.0
