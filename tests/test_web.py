@@ -67,11 +67,22 @@ def test_page_and_static_files(served: tuple[Path, TestClient]) -> None:
 
 
 def test_listing_has_only_records_inside(served: tuple[Path, TestClient]) -> None:
+    """Only game records are listed (a tournament's results.jsonl and deals.jsonl are not),
+    each with its game, players and result, read from its first and last lines."""
     runs, client = served
+    (runs / "sub" / "results.jsonl").write_text('{"id": "g1", "winners": [0]}\n',
+                                                encoding="utf-8")
+    (runs / "sub" / "deals.jsonl").write_text('[3, 1, 2]\n', encoding="utf-8")
+    (runs / "header.jsonl").write_text('{"type": "header", "game": 7}\n', encoding="utf-8")
     data = client.get("/api/records").json()
     assert data["dirs"] == [str(runs.resolve())]
-    assert [r["path"] for r in data["records"]] == ["0/bad.jsonl", "0/g.jsonl",
+    assert [r["path"] for r in data["records"]] == ["0/g.jsonl", "0/header.jsonl",
                                                     "0/sub/tnt.jsonl"]
+    g, header, tnt = data["records"]
+    assert (g["game"], g["players"], g["result"]) == (
+        "taluva", ["greedy", "random"], "early_victory after 81 plies; winners: seat 0 (greedy)")
+    assert (header["game"], header["result"]) == ("?", "malformed header")
+    assert tnt["game"] == "thurn_und_taxis" and tnt["players"] == ["greedy", "random"]
 
 
 def test_record_and_every_board(served: tuple[Path, TestClient]) -> None:

@@ -206,6 +206,11 @@ def test_value_graph_of_a_game(site: tuple[str, Any, Path]) -> None:
     _wait(driver, lambda d: _text(d, "ga-status") == "mcts:sims=10: 54 / 54 positions")
     assert _message(driver) == ""
     assert len(_css(driver, "#graph svg polyline.seat")) == 1  # two players: seat 0's value
+    # in seat 0's colour on the board (white, outlined), with a swatch in the legend
+    assert _css(driver, "#graph svg polyline.seat")[0].get_attribute("stroke") == "#ffffff"
+    swatch = _css(driver, "#graph .graph-legend .swatch")[0]
+    assert driver.execute_script("return getComputedStyle(arguments[0]).backgroundColor",
+                                 swatch) == "rgb(255, 255, 255)"
     points = _css(driver, "#graph svg circle[data-ply]")
     assert len(points) == 54
     # a click on the graph goes to that ply, and the graph marks it
@@ -522,3 +527,61 @@ def test_thurn_und_taxis_cities_are_clicked_in_play(site: tuple[str, Any, Path])
         if not driver.execute_script("return document.getElementById('new-game').open"):
             _css(driver, "#new-game summary")[0].click()
         Select(_css(driver, "#ng-game")[0]).select_by_visible_text("taluva")
+
+
+def test_the_smaller_points(site: tuple[str, Any, Path]) -> None:
+    """The records' index (players, result), only game records listed, a favicon, draws
+    stepped over or analysed after, "empty table" clear of the first spot, spots and the last
+    action in two colours."""
+    from selenium.webdriver.support.ui import Select
+
+    base, driver, runs = site
+    (runs / "results.jsonl").write_text('{"id": "g"}\n', encoding="utf-8")
+    driver.get(f"{base}/#replay/0/g.jsonl/3")
+    driver.refresh()  # the records listed again
+    _wait(driver, lambda d: _ply(d) == "3")
+    Select(_css(driver, "#picker")[0]).select_by_value("")  # no record: the index
+    _wait(driver, lambda d: d.execute_script("return location.hash") == "#replay")
+    rows = _wait(driver, lambda d: [r for r in _css(d, "#records tbody tr") if r.text])
+    texts = driver.execute_script(
+        "return [...document.querySelectorAll('#records tbody tr')].map(r => r.textContent)")
+    assert not any("results.jsonl" in t for t in texts)
+    four = next(r for r, t in zip(rows, texts, strict=True) if t.startswith("four.jsonl"))
+    assert "greedy, greedy, greedy, greedy" in four.text and "winners: seat" in four.text
+    options = driver.execute_script(
+        "return [...document.querySelectorAll('#picker option')].map(o => o.value)")
+    assert "0/results.jsonl" not in options and "0/four.jsonl" in options
+    icon = driver.execute_script("return document.querySelector('link[rel=icon]').href")
+    assert icon.startswith("data:image/svg+xml,")
+    four.find_element("css selector", "a").click()
+    _wait(driver, lambda d: _ply(d) == "0" and _text(d, "where").startswith("position 0 / "))
+    # draws: stepped over when asked; an analysis asked at one runs after it
+    driver.get(f"{base}/#replay/0/g.jsonl/2")
+    _wait(driver, lambda d: _ply(d) == "2")
+    agent = _css(driver, "#an-agent")[0]
+    agent.clear()
+    agent.send_keys("mcts:sims=20")
+    _css(driver, "#next")[0].click()  # position 3: the next tile is drawn
+    _wait(driver, lambda d: _ply(d) == "3")
+    _css(driver, "#an-run")[0].click()
+    _wait(driver, lambda d: _ply(d) == "4" and _css(d, "#an-list li.cand"))
+    assert _text(driver, "an-status").startswith(
+        "position 3 is a chance draw (draw:RJ): stepped to position 4, after it. ")
+    _css(driver, "#skip-draws")[0].click()
+    _css(driver, "#prev")[0].click()  # 3 is a draw: to 2
+    _wait(driver, lambda d: _ply(d) == "2")
+    _css(driver, "#skip-draws")[0].click()
+    # a new game: "empty table" is said above the first spot, not over it
+    spot = _start_game(driver, base, "1", "3")[0]
+    empty = _css(driver, "#board svg text.empty-table")[0]
+    a, b = (driver.execute_script("return arguments[0].getBoundingClientRect()", e)
+            for e in (empty, spot))
+    assert a["bottom"] <= b["top"] or a["top"] >= b["bottom"]
+    _click(driver, spot)
+    _wait(driver, lambda d: not _css(d, "#tile-tools")[0].get_attribute("hidden"))
+    _css(driver, "#place")[0].click()
+    _wait(driver, lambda d: _ply(d) == "2" and _css(d, "#board svg polygon.last"))
+    stroke = "return getComputedStyle(arguments[0]).stroke"
+    last = driver.execute_script(stroke, _css(driver, "#board svg polygon.last")[0])
+    legal = driver.execute_script(stroke, _css(driver, "#board svg polygon.spot")[0])
+    assert last == "rgb(230, 0, 126)" and legal != last

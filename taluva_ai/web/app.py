@@ -4,8 +4,9 @@ the directories named at start.
 Routes:
 
 - ``GET /``: the page (``static/index.html``; its script and style under ``/static/``).
-- ``GET /api/records``: ``{"dirs": [...], "records": [{"path", "dir", "name"}...]}``, every
-  ``*.jsonl`` file under the served directories (``path`` is ``"<dir index>/<relative path>"``,
+- ``GET /api/records``: ``{"dirs": [...], "records": [{"path", "dir", "name", "game",
+  "players", "result"}...]}``, every game record under the served directories (a ``*.jsonl``
+  file whose first line is a record's header; ``path`` is ``"<dir index>/<relative path>"``,
   the name the other routes take).
 - ``GET /api/record?path=P``: the record replayed and checked
   (:func:`taluva_ai.records.replay_record`): ``{"path", "game", "players", "positions",
@@ -138,10 +139,15 @@ class RecordStore:
             self.roots.append(p.resolve())
         self._cache: OrderedDict[tuple[str, int, int], Replayed] = OrderedDict()
         self._lock = threading.Lock()
+        # what the listing says of each file, by (path, mtime, size): None for a file that is
+        # not a game record
+        self._about: dict[tuple[str, int, int], dict[str, Any] | None] = {}
 
-    def listing(self) -> list[dict[str, str]]:
-        """The ``*.jsonl`` files under the roots that resolve inside them, sorted."""
-        out: list[dict[str, str]] = []
+    def listing(self) -> list[dict[str, Any]]:
+        """The game records under the roots that resolve inside them, sorted: the ``*.jsonl``
+        files whose first line is a record's header (not a tournament's ``results.jsonl`` or
+        ``deals.jsonl``), each with its game, players and result (:meth:`about`)."""
+        out: list[dict[str, Any]] = []
         for i, root in enumerate(self.roots):
             for f in sorted(root.rglob("*.jsonl")):
                 if len(out) >= MAX_LISTED:
@@ -152,9 +158,33 @@ class RecordStore:
                     continue
                 if not real.is_relative_to(root) or not real.is_file():
                     continue  # a link that leads out of the directory
+                about = self.about(real)
+                if about is None:
+                    continue  # not a game record
                 rel = f.relative_to(root).as_posix()
-                out.append({"path": f"{i}/{rel}", "dir": str(root), "name": rel})
+                out.append({"path": f"{i}/{rel}", "dir": str(root), "name": rel, **about})
         return out
+
+    def about(self, path: Path) -> dict[str, Any] | None:
+        """``{"game", "players", "result"}`` of a game record read from its first and last
+        lines (nothing replayed; ``result`` "no result" for a game without a result line, "?"
+        for a record too large to read here), or None when the file's first line is no record
+        header. A header that is one but malformed is listed (``game`` "?"): opening it says
+        what is wrong. Kept by the file's modification time and size."""
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        key = (str(path), st.st_mtime_ns, st.st_size)
+        with self._lock:
+            if key in self._about:
+                return self._about[key]
+        found = _about_record(path, st.st_size)
+        with self._lock:
+            if len(self._about) > 4 * MAX_LISTED:
+                self._about.clear()
+            self._about[key] = found
+        return found
 
     def resolve(self, ref: str | None) -> Path:
         """The file of a listing's ``path``, checked to lie under its root.
@@ -280,6 +310,32 @@ class RecordStore:
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
         return ref, rep
+
+
+def _about_record(path: Path, size: int) -> dict[str, Any] | None:
+    """:meth:`RecordStore.about` of one file, read now."""
+    try:
+        header = read_header(path)
+    except OSError:
+        return None
+    except RecordError:
+        try:
+            with path.open("rb") as f:
+                first = json.loads(f.readline(MAX_BODY_BYTES))
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
+        if not isinstance(first, dict) or first.get("type") != "header":
+            return None
+        return {"game": "?", "players": [], "result": "malformed header"}
+    players = [str(p) for p in header.players]
+    if size > MAX_RECORD_BYTES:
+        return {"game": header.game, "players": players, "result": "?"}
+    try:
+        outcome = read_result(path)
+    except OSError:
+        outcome = None
+    return {"game": header.game, "players": players,
+            "result": _result_line(None, players, outcome)}
 
 
 def _result_line(state: Any, players: Sequence[str], outcome: Any) -> str:

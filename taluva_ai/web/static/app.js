@@ -430,13 +430,27 @@ async function loadList() {
     $("dirs").textContent = "serving: " + data.dirs.join(", ");
     const picker = $("picker");
     while (picker.options.length > 1) picker.remove(1);
+    const rows = $("records").tBodies[0];
+    rows.replaceChildren();
     for (const rec of data.records) {
       const opt = document.createElement("option");
       opt.value = rec.path;
       opt.textContent = rec.name;
-      opt.title = rec.dir + "/" + rec.name;
+      opt.title = `${rec.dir}/${rec.name}: ${rec.players.join(" vs ")}; ${rec.result}`;
       picker.appendChild(opt);
+      const tr = document.createElement("tr");
+      const a = document.createElement("a");
+      a.href = `#replay/${segs(rec.path)}/0`;
+      a.textContent = rec.name;
+      const cells = [a, rec.game, rec.players.join(", "), rec.result];
+      for (const c of cells) {
+        const td = document.createElement("td");
+        td.append(c);
+        tr.appendChild(td);
+      }
+      rows.appendChild(tr);
     }
+    $("index-title").textContent = `Game records (${data.records.length}) under ${data.dirs.join(", ")}`;
     if (!data.records.length) showMessage("no game records (*.jsonl) under the served directories");
     if (view.path !== null) picker.value = view.path;
   } catch (e) {
@@ -446,6 +460,8 @@ async function loadList() {
 
 function closeRecord() {
   zoomBox = null;
+  view.moves = [];
+  document.body.classList.add("no-record");
   clearAnalysis();
   clearGraph();
   view.path = null;
@@ -473,6 +489,8 @@ async function openRecord(path, ply) {
     view.path = rec.path;
     view.positions = rec.positions;
     view.seatColours = rec.seat_colours;
+    view.moves = rec.moves;
+    document.body.classList.remove("no-record");
     $("picker").value = rec.path;
     const lines = [`game: ${rec.game}`, "players: " + rec.players.map((p, i) => `${i}: ${p}`).join(", "),
                    `result: ${rec.result}`];
@@ -524,6 +542,22 @@ async function go(ply) {
   clearAnalysis();
   markGraph();
   await redrawReplay();
+}
+
+// A record's position where a chance draw is to be made (a tile, a card), not a seat.
+const isChance = (k) => !!(view.moves && view.moves[k] && view.moves[k].player === "chance");
+
+// The next position, forward (1) or back (-1), over the draws when "step over draws" is on.
+function step(dir) {
+  let k = view.ply + dir;
+  if ($("skip-draws").checked) while (k > 0 && k < view.positions - 1 && isChance(k)) k += dir;
+  go(k);
+}
+
+// The first position from `k` on where a seat is to move (null: none).
+function nextDecision(k) {
+  while (k < view.positions - 1 && isChance(k)) k++;
+  return k < view.positions - 1 ? k : null;
 }
 
 // The board of the record's position shown (an analysis of it drawn again).
@@ -1022,6 +1056,14 @@ function cancelAnalysis() {
 }
 
 async function runAnalysis() {
+  let note = "";
+  if (view.mode === "replay" && view.path !== null && isChance(view.ply)) {
+    // a draw is to be made here: the position after the draw the game made is analysed
+    const from = view.ply, k = nextDecision(from);
+    if (k === null) { showMessage("nobody is to move from this position on: nothing to analyse"); return; }
+    await go(k);
+    note = `position ${from} is a chance draw (${view.moves[from].notation}): stepped to position ${k}, after it. `;
+  }
   clearAnalysis();
   showMessage("");
   const body = { agent: $("an-agent").value.trim(), background: true };
@@ -1043,7 +1085,11 @@ async function runAnalysis() {
     ctl.id = job.id;
     if (analysisCtl !== ctl || ctl.cancel) cancelJob(job.id);
     while (analysisCtl === ctl) {
-      if (job.status === "done") { drawAnalysis(job.result, job.id); break; }
+      if (job.status === "done") {
+        drawAnalysis(job.result, job.id);
+        if (note) $("an-status").textContent = note + $("an-status").textContent;
+        break;
+      }
       if (job.status === "cancelled") {
         $("an-status").textContent = `cancelled after ${job.done} simulations`;
         break;
@@ -1481,8 +1527,8 @@ $("run-picker").addEventListener("change", (ev) => {
   setHash(true);
 });
 $("first").addEventListener("click", () => go(0));
-$("prev").addEventListener("click", () => go(view.ply - 1));
-$("next").addEventListener("click", () => go(view.ply + 1));
+$("prev").addEventListener("click", () => step(-1));
+$("next").addEventListener("click", () => step(1));
 $("last").addEventListener("click", () => go(view.positions - 1));
 $("slider").addEventListener("input", (ev) => go(Number(ev.target.value)));
 $("ng-start").addEventListener("click", startGame);
@@ -1512,7 +1558,7 @@ document.addEventListener("keydown", (ev) => {
     keys = { ArrowLeft: () => lineStep(line.step - 1), ArrowRight: () => lineStep(line.step + 1),
              Home: () => lineStep(0), End: () => lineStep(Infinity), Escape: closeLine };
   } else if (view.mode === "replay") {
-    keys = { ArrowLeft: () => go(view.ply - 1), ArrowRight: () => go(view.ply + 1),
+    keys = { ArrowLeft: () => step(-1), ArrowRight: () => step(1),
              Home: () => go(0), End: () => go(view.positions - 1) };
   } else if (view.mode === "play" && play.game && !play.selected) {
     const at = play.review === null ? play.game.ply : play.review;
