@@ -192,6 +192,13 @@ class TaluvaGame:
         )
         return TaluvaState(self, cells, players, d, meta)
 
+    def state_from_arrays(self, cells: np.ndarray, players: np.ndarray, deck: np.ndarray,
+                          meta: np.ndarray) -> TaluvaState:
+        """A state of this game over the given arrays (:mod:`.state`'s shapes and dtypes),
+        taken as they are, unchecked: what :func:`.position.parse_position` builds once it
+        has checked them, so that it needs no import of this module."""
+        return TaluvaState(self, cells, players, deck, meta)
+
     def _new_solo_state(self, seed: int | None, deck: np.ndarray | list[int] | None,
                         island: list[Any] | None) -> TaluvaState:
         """Set-up of the solo variant (SOLO.md 1; :mod:`solo`)."""

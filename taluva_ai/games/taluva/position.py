@@ -192,8 +192,6 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
         PositionError: a missing, extra, out-of-order or malformed field (named in the message),
             or a position inconsistent with the game (player count, board bound, tile set).
     """
-    from taluva_ai.games.taluva.game import TaluvaState
-
     if not isinstance(text, str):
         raise PositionError("(whole)", f"expected a string, got {type(text).__name__}")
     expected = ["taluva", "players", "step", "player", "tile", "drawn", "placed", "ply", "end",
@@ -309,7 +307,7 @@ def parse_position(game: TaluvaGame, text: str) -> TaluvaState:
     else:
         _check_turn(game, players, deck8, meta)
         _check_seats(game, players, meta)
-    state = TaluvaState(game, cells, players, deck8, meta)
+    state = game.state_from_arrays(cells, players, deck8, meta)
     _check_playable(state)
     return state
 

@@ -150,6 +150,14 @@ class ThurnUndTaxisGame:
         """
         return ThurnUndTaxisState(self, *new_arrays(self.num_players), seed=_check_seed(seed))
 
+    def state_from_arrays(self, cards: np.ndarray, route: np.ndarray, houses: np.ndarray,
+                          players: np.ndarray, meta: np.ndarray, seed: int
+                          ) -> ThurnUndTaxisState:
+        """A state of this game over the given arrays (:mod:`.state`'s shapes and dtypes),
+        taken as they are, unchecked: what :func:`.position.parse_position` builds once it
+        has checked them, so that it needs no import of this module."""
+        return ThurnUndTaxisState(self, cards, route, houses, players, meta, seed=seed)
+
     def state_from_position(self, text: str) -> ThurnUndTaxisState:
         """The state a position string describes (:mod:`position`; no history).
 

@@ -211,8 +211,6 @@ def parse_position(game: ThurnUndTaxisGame, text: str) -> ThurnUndTaxisState:
             the game's invariants (card counts, routes, houses, tiles); the error names the
             field.
     """
-    from taluva_ai.games.thurn_und_taxis.game import ThurnUndTaxisState
-
     if not isinstance(text, str):
         raise PositionError("tnt", f"a position string is a str, got {type(text).__name__}")
     items = text.strip().split(";")
@@ -316,7 +314,7 @@ def parse_position(game: ThurnUndTaxisGame, text: str) -> ThurnUndTaxisState:
     _check_tiles(game, houses, players, meta)
     _check_end(game, players, meta)
     _check_turn(game, cards, players, meta)
-    state = ThurnUndTaxisState(game, cards, route, houses, players, meta, seed=seed)
+    state = game.state_from_arrays(cards, route, houses, players, meta, seed=seed)
     _check_playable(state)
     return state
 
