@@ -1,4 +1,8 @@
-"""Reports of a tournament's results table: a Markdown summary and two plots.
+"""Reports of a tournament's results table: the table as text, a Markdown summary and two
+plots.
+
+:func:`format_table` gives the table as text, as ``taluva tournament`` prints it and the web
+board's Runs view shows it.
 
 :func:`write_reports` writes into the run directory ``summary.md`` (:func:`markdown_summary`),
 ``ratings.png`` (Elo with 95% intervals, :func:`plot_ratings`) and ``scores.png`` (the
@@ -79,6 +83,89 @@ def ranked_agents(table: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     order = {a: i for i, a in enumerate(table["agents"])}
     return sorted(table["agents"].items(), key=lambda kv: (-(kv[1]["elo"] or 0.0),
                                                           order[kv[0]]))
+
+
+def format_table(table: dict[str, Any]) -> str:
+    """The tournament table as text: head-to-head pairs (with pentanomial counts for 2
+    players), groups (3-4 players), agent ratings sorted by Elo, first-seat advantage, seat
+    win rates, forfeits and the SPRT."""
+    lines = [f"{table['games']} games; endings: "
+             + ", ".join(f"{k} {v}" for k, v in table["end_reasons"].items())]
+    lines.append("")
+    many = table.get("config", {}).get("players_per_game", len(table["seats"])) > 2
+    lines.append("head to head (wins-draws-losses, score of the first" +
+                 ("; 3-4 players: by place, a draw is the same place" if many else "") + "):")
+    for p in table["pairs"]:
+        a, b = p["agents"]
+        sc = p["score"][a]
+        trunc = f", {p['truncated']} truncated" if p["truncated"] else ""
+        lines.append(f"  {a} vs {b}: {p['wins'][a]}-{p['draws']}-{p['wins'][b]}"
+                     f"  score {'-' if sc is None else f'{sc:.3f}'}  ({p['games']} games"
+                     f"{trunc})")
+        if "pentanomial" in p and p["paired"]["pairs"]:
+            q = p["paired"]
+            lines.append(f"    pairs (LL LD DD+WL DW WW, the first's): "
+                         f"{' '.join(str(c) for c in p['pentanomial'])}; paired Elo "
+                         f"{_num(q['elo'])} {_interval(q['elo_ci95'])}, nElo {_num(q['nelo'])}"
+                         f", LOS {_num(q['los'], '.3f')}")
+            if sweep(p["pentanomial"]):
+                lines.append(f"    (a sweep: {SWEEP_NOTE})")
+    for g in table.get("groups", []):
+        wins = ", ".join(f"{k} {v}" for k, v in g["wins"].items())
+        lines.append(f"  group {' / '.join(g['agents'])}: {g['games']} games; wins: {wins}; "
+                     f"shared wins {g['draws']}")
+    lines.append("")
+    has_os = any("openskill" in v for v in table["agents"].values())
+    w = max([24, *(len(a) for a in table["agents"])])
+    head = (f"  {'agent':<{w}} {'elo':>8}  {'95% interval':<18} {'los next':>8} {'score':>6} "
+            f"{'games':>6}")
+    if has_os:
+        head += f"  {'mu':>7} {'sigma':>6} {'ordinal':>8}"
+    lines.append(f"ratings (Elo anchored: {table['elo_anchor']} = 0):")
+    lines.append(head)
+    order = ranked_agents(table)
+    for r, (name, a) in enumerate(order):
+        nxt = order[r + 1][0] if r + 1 < len(order) else None
+        los = table.get("los", {}).get(name, {}).get(nxt) if nxt else None
+        score = "-" if a["score"] is None else f"{a['score']:.3f}"
+        row = (f"  {name:<{w}} {a['elo']:>8.1f}  {_interval(a['elo_ci95']):<18} "
+               f"{_num(los, '.3f'):>8} {score:>6} {a['games']:>6}")
+        if has_os:
+            o = a["openskill"]
+            row += f"  {o['mu']:>7.2f} {o['sigma']:>6.2f} {o['ordinal']:>8.2f}"
+        lines.append(row)
+    fs = table.get("first_seat")
+    if fs:
+        lines.append(f"first-seat advantage: {_num(fs['elo'])} Elo {_interval(fs['elo_ci95'])}"
+                     "; win rate by seat: " + ", ".join(
+                         f"{s['seat']}: {_num(s['win_rate'], '.3f')}" for s in table["seats"]))
+    if table.get("forfeits"):
+        lines.append("")
+        lines.append(f"forfeits: {len(table['forfeits'])}")
+        for f in table["forfeits"]:
+            lines.append(f"  {f['id']} {f['agent']} (seat {f['seat']}), {f['reason']} at ply "
+                         f"{f['ply']}: {f['detail']}")
+    sp = table.get("sprt")
+    if sp:
+        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "not decided"}
+        lines.append("")
+        lines.append(f"SPRT {sp['candidate']} vs {sp['baseline']}: elo0={sp['elo0']:g} "
+                     f"elo1={sp['elo1']:g} ({sp['model']}) alpha={sp['alpha']:g} "
+                     f"beta={sp['beta']:g}")
+        lines.append(f"  LLR {sp['llr']:.2f} [{sp['lower_bound']:.2f}, {sp['upper_bound']:.2f}]"
+                     f": {verdict[sp['decision']]} after {sp['games']} games (max "
+                     f"{sp['max_games']}); pairs (LL LD DD+WL DW WW, the candidate's): "
+                     f"{' '.join(str(c) for c in sp['pentanomial'])}")
+    return "\n".join(lines)
+
+
+def _num(x: float | None, fmt: str = ".1f") -> str:
+    return "-" if x is None else format(x, fmt)
+
+
+def _interval(pair: list[float | None]) -> str:
+    lo, hi = pair
+    return "-" if lo is None or hi is None else f"[{lo:.1f}, {hi:.1f}]"
 
 
 def markdown_summary(table: dict[str, Any], timing: dict[str, Any] | None = None,

@@ -98,6 +98,26 @@ def test_console_script_runs_as_a_module() -> None:
     assert r.stdout.strip() == "taluva-ai 0.1.0"
 
 
+
+def test_the_web_app_imports_nothing_from_the_command() -> None:
+    """Two front ends, neither importing the other (CONTRIBUTING.md, the layers): the table
+    the web board shows comes from taluva_ai.reports."""
+    import ast
+
+    web = Path(__file__).resolve().parents[1] / "taluva_ai" / "web"
+    found = []
+    for path in sorted(web.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):  # from taluva_ai import cli: taluva_ai.cli
+                names = [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                continue
+            found += [f"{path.name}: {n}" for n in names
+                      if n == "taluva_ai.cli" or n.startswith("taluva_ai.cli.")]
+    assert found == []
+
 def test_play_prints_the_result_and_writes_the_golden_record(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

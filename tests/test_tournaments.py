@@ -144,8 +144,7 @@ def test_table_pentanomial_seats_and_scores_of_hand_made_games() -> None:
 def test_a_sweep_is_marked_in_both_reports_as_having_no_finite_elo() -> None:
     """20-0 over 10 pairs: the paired Elo comes from fishtest's regularisation, not the games;
     the text table and summary.md say so, and a pair that is not a sweep is not marked."""
-    from taluva_ai.cli import format_table
-    from taluva_ai.reports import markdown_summary
+    from taluva_ai.reports import format_table, markdown_summary
     from taluva_ai.sprt import SWEEP_NOTE, sweep
 
     assert (sweep([0, 0, 0, 0, 10]), sweep([10, 0, 0, 0, 0]), sweep([1, 0, 0, 0, 9]),

@@ -23,9 +23,8 @@ from collections.abc import Sequence
 from taluva_ai.cli import bench, pgn, play, replay, serve, tournament, train
 from taluva_ai.cli.core import _FORMATTER, _AgentsHelpParser, _ArgError, _fail, _RunError
 from taluva_ai.cli.display import format_solo_score
-from taluva_ai.cli.tournament import format_table
 
-__all__ = ["build_parser", "format_solo_score", "format_table", "main"]
+__all__ = ["build_parser", "format_solo_score", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
