@@ -1294,7 +1294,7 @@ class AgentBot(pyspiel.Bot):
     def __init__(self, agent: Agent | str, player_id: int, seed: int | None = None) -> None:
         pyspiel.Bot.__init__(self)
         if isinstance(agent, str):
-            from taluva_ai.agents import make_agent
+            from taluva_ai.agents.base import make_agent
 
             agent = make_agent(agent, seed=seed)
         self.agent = agent

@@ -35,13 +35,12 @@ from typing import Any
 
 import numpy as np
 
+from taluva_ai.agents.alphazero.config import BUILTIN as BUILTIN  # the az spec's name for it
 from taluva_ai.agents.alphazero.runtime import CheckpointError, OnnxNet, encoding_differences
 from taluva_ai.runfiles import sha256_bytes
 
 #: Where the packaged network lives (package data, installed with the package).
 DATA_DIR = Path(__file__).resolve().parent / "data"
-#: The ``path`` value that names the packaged network (``az:builtin``, ``az:path=builtin``).
-BUILTIN = "builtin"
 #: Players of the packaged network that ``az:builtin`` loads before it knows the table (the
 #: agent then takes the network of the table's player count: :func:`load_builtin`).
 PLAYERS = 2

@@ -35,6 +35,9 @@ AZ_DEFAULTS: dict[str, Any] = {"sims": 200, "c": 1.25, "leaf_batch": 8}
 #: ``az:builtin`` (the packaged network, :mod:`.builtin`) defaults, over :data:`AZ_DEFAULTS`:
 #: the setting its anchors measured it at (no rollouts, the Gumbel root).
 BUILTIN_DEFAULTS: dict[str, Any] = {"sims": 200, "rollout": "none", "root": "gumbel"}
+#: The ``path`` value that names the packaged network (``az:builtin``, ``az:path=builtin``;
+#: :mod:`.builtin`).
+BUILTIN = "builtin"
 #: The ``mcts`` parameters the ``az`` agent refuses: its priors come from the network.
 AZ_NO_MCTS_PARAMETERS = ("prior", "prior_temperature")
 #: The ``az`` agent's own spec parameters and their defaults (``None``: the checkpoint's),
@@ -831,7 +834,7 @@ def validate(cfg: RunConfig, source: str = "config") -> None:
 def _build_parts(cfg: RunConfig, s: str) -> None:
     """Make the game, encoder, network size and agent specs once, turning their errors into
     ConfigErrors."""
-    from taluva_ai.agents import make_agent
+    from taluva_ai.agents.base import make_agent
     from taluva_ai.protocol import make_game
 
     _need(not cfg.game.rules.get("solo") or cfg.game.num_players == 1, s,
@@ -898,9 +901,7 @@ def _check_fixed_agent(spec: str, key: str, game: Any, where: str, why: str) -> 
         ConfigError: white space in the spec, a malformed spec, ``az:path=...`` (a run's file,
             which may change), a time budget (``time=...``: the games would not repeat), or
             a spec that does not make an agent for ``game`` (one line, naming ``key``)."""
-    from taluva_ai.agents import known_agents, make_agent, spec_key
-    from taluva_ai.agents.alphazero.builtin import BUILTIN
-    from taluva_ai.agents.base import parse_agent_spec
+    from taluva_ai.agents.base import known_agents, make_agent, parse_agent_spec, spec_key
 
     _need(not any(c.isspace() for c in spec), where,
           f"{key}: {spec!r} has white space in it; write an agent spec without any (e.g. "
