@@ -99,13 +99,28 @@ def missing_requirements(dist: str = "taluva-ai", extra: str = "test") -> list[s
     return list(dict.fromkeys(missing))  # a name listed twice (base and extra) once
 
 
+def web_tests_only(args: list[str]) -> bool:
+    """Whether the test paths named are all the browser board's tests (``tests/test_web*.py``,
+    a node id in one, or several of them): those need only the project's ``web`` extra and
+    pytest (docs/web.md, "Tests and screenshots"; httpx and selenium, when missing, skip
+    theirs), so such a run asks for no more than that."""
+    import re
+
+    named = [a for a in args if not a.startswith("-")]
+    return bool(named) and all(
+        re.fullmatch(r"(.*/)?test_web[a-z_]*\.py(::.*)?", a.replace("\\", "/")) for a in named)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Stops the run in one line when the project or its test extra is not installed."""
-    missing = missing_requirements()
+    """Stops the run in one line when the project or its test extra is not installed (its
+    ``web`` extra for a run of the browser board's tests alone, :func:`web_tests_only`)."""
+    web = config.args_source == pytest.Config.ArgsSource.ARGS and web_tests_only(config.args)
+    missing = missing_requirements(extra="web" if web else "test")
     if missing:
         import sys
 
+        extra = "web" if web else "test"
         pytest.exit(f"this Python ({sys.executable}) lacks {', '.join(missing)}: install the "
-                    "project with its test extra first: pip install -e '.[test]' (README)",
-                    returncode=pytest.ExitCode.USAGE_ERROR)
+                    f"project with its {extra} extra first: pip install -e '.[{extra}]' "
+                    "(README)", returncode=pytest.ExitCode.USAGE_ERROR)

@@ -56,6 +56,18 @@ def _error(resp: Any, status: int) -> str:
     return str(body["error"])
 
 
+def test_the_web_tests_alone_need_only_the_web_extra() -> None:
+    """tests/conftest.py asks a run of the browser board's tests alone for the web extra only
+    (docs/web.md, "Tests and screenshots"), any other run for the test extra."""
+    from tests.conftest import missing_requirements, web_tests_only
+
+    assert web_tests_only(["tests/test_web_browser.py"])
+    assert web_tests_only(["-q", "tests/test_web.py::test_x", "tests/test_web_security.py"])
+    assert not web_tests_only([]) and not web_tests_only(["tests"])
+    assert not web_tests_only(["tests/test_web.py", "tests/test_cli.py"])
+    assert missing_requirements(extra="web") == []
+
+
 def test_page_and_static_files(served: tuple[Path, TestClient]) -> None:
     _, client = served
     page = client.get("/")

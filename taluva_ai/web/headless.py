@@ -38,7 +38,8 @@ def missing_reason() -> str | None:
     try:
         import selenium  # noqa: F401
     except ImportError:
-        return "selenium is not installed (pip install -e '.[test]')"
+        return ("selenium is not installed (pip install selenium, or the test extra: "
+                "pip install -e '.[test]')")
     if find_chromium() is None:
         return ("chromium and chromedriver are not installed (Debian: apt-get install "
                 "chromium chromium-driver)")
