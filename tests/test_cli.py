@@ -200,6 +200,26 @@ def test_bad_arguments_exit_2_with_one_error_line(
     assert ": error: " in last and message in last
 
 
+
+def test_a_mistyped_option_shows_the_subcommands_usage_and_the_option_meant(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _exit_code(["play", "--players", "greedy", "random", "--seeed", "3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].startswith("usage: taluva play [-h] --players AGENT")  # not `taluva [-h]`
+    assert err[-1] == ("taluva play: error: unrecognized arguments: --seeed 3; did you mean "
+                       "--seed?")
+    # --opt=value, one hint per mistyped option, and no hint where none is near
+    assert _exit_code(["bench", "--jsn", "--gmes=3"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].startswith("usage: taluva bench ")
+    assert err[-1] == ("taluva bench: error: unrecognized arguments: --jsn --gmes=3; did you "
+                       "mean --json (for --jsn), --games (for --gmes)?")
+    assert _exit_code(["replay", "a.jsonl", "b.jsonl", "--frobnicate"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].startswith("usage: taluva replay ")
+    assert err[-1] == "taluva replay: error: unrecognized arguments: b.jsonl --frobnicate"
+
 def test_custom_agent_class_by_module_path(capsys: pytest.CaptureFixture[str]) -> None:
     spec = "taluva_ai.agents.simple:GreedyAgent:epsilon=0.5"
     assert main(["play", "--players", spec, "random", "--seed", "3"]) == 0

@@ -21,7 +21,14 @@ import sys
 from collections.abc import Sequence
 
 from taluva_ai.cli import bench, pgn, play, replay, serve, tournament, train
-from taluva_ai.cli.core import _FORMATTER, _AgentsHelpParser, _ArgError, _fail, _RunError
+from taluva_ai.cli.core import (
+    _FORMATTER,
+    _AgentsHelpParser,
+    _ArgError,
+    _fail,
+    _RunError,
+    _unrecognized,
+)
 from taluva_ai.cli.display import format_solo_score
 
 __all__ = ["build_parser", "format_solo_score", "main"]
@@ -58,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``taluva`` command; returns the exit status (argparse errors exit with 2)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the subcommand's usage, and the option meant when one is near
+        _unrecognized(parser, args.command, unknown)
     try:
         from taluva_ai.warmup import compile_notice
 

@@ -16,8 +16,10 @@ rule options every game-making subcommand takes.
 from __future__ import annotations
 
 import argparse
+import difflib
 import errno
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -270,3 +272,26 @@ def _fail(parser: argparse.ArgumentParser, command: str, message: str) -> NoRetu
     """Report a bad argument in one line, argparse style (``taluva <command>: error: ...``),
     and exit with status 2."""
     parser.exit(2, f"{parser.prog} {command}: error: {message}\n")
+
+
+def _unrecognized(parser: argparse.ArgumentParser, command: str, unknown: Sequence[str]
+                  ) -> NoReturn:
+    """Refuse the arguments ``unknown`` that the subcommand ``command`` does not take, with its
+    usage (not the top-level one) and, for a mistyped option, the nearest of its options
+    (``taluva play: error: unrecognized arguments: --seeed 3; did you mean --seed?``; exit
+    2). The nearest by :func:`difflib.get_close_matches`, as Python 3.14's argparse
+    (``suggest_on_error``) does for choices."""
+    sub: argparse.ArgumentParser = next(a.choices[command] for a in parser._actions
+                                        if isinstance(a, argparse._SubParsersAction))
+    options = [s for a in sub._actions for s in a.option_strings]
+    hints = []
+    for arg in unknown:
+        if arg.startswith("-"):
+            close = difflib.get_close_matches(arg.partition("=")[0], options, n=1)
+            hints += [(arg.partition("=")[0], close[0])] if close else []
+    message = f"unrecognized arguments: {' '.join(unknown)}"
+    if len(hints) == 1:
+        message += f"; did you mean {hints[0][1]}?"
+    elif hints:
+        message += "; did you mean " + ", ".join(f"{s} (for {arg})" for arg, s in hints) + "?"
+    sub.error(message)
