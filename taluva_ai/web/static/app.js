@@ -159,8 +159,8 @@ function drawNotes(notes) {
   const beat = document.createElement("div");
   beat.className = "to-beat";
   beat.textContent = solo.to_beat === null ? "the best band reached" :
-    `to beat: ${solo.to_beat} (${solo.score < solo.to_beat && solo.band === "lost" ? "a win" : solo.next.band})` +
-    `, ${solo.to_beat - solo.score} to go`;
+    `to beat: ${solo.to_beat} (${solo.band === "lost" ? "a win" : solo.next.band})` +
+    (solo.final ? `: ${solo.to_beat - solo.score} short` : `, ${solo.to_beat - solo.score} to go`);
   box.append(head, beat);
   if (solo.lines.length) {
     const det = document.createElement("details");
@@ -780,6 +780,12 @@ function drawAgentStats(g) {
   head.textContent = `seat ${st.seat} (${st.spec}) played ${played}` +
     (st.simulations !== undefined ? `: ${st.simulations} simulations, value ${sign(st.root_value)}` : "");
   box.replaceChildren(head);
+  if (st.pv && st.pv.length) {
+    const pv = document.createElement("div");
+    pv.className = "pv";
+    pv.textContent = "line: " + st.pv.join(" ");
+    box.appendChild(pv);
+  }
   if (st.top && st.top.length) {
     const table = document.createElement("table");
     table.className = "stats-top";
@@ -795,12 +801,7 @@ function drawAgentStats(g) {
     }
     box.appendChild(table);
   }
-  if (st.pv && st.pv.length) {
-    const pv = document.createElement("div");
-    pv.className = "pv";
-    pv.textContent = "line: " + st.pv.join(" ");
-    box.appendChild(pv);
-  } else if (st.summary && !st.top) {
+  if (!st.pv && st.summary && !st.top) {
     const sm = document.createElement("div");
     sm.textContent = st.summary;
     box.appendChild(sm);
@@ -1094,7 +1095,9 @@ async function runAnalysis() {
         $("an-status").textContent = `cancelled after ${job.done} simulations`;
         break;
       }
-      $("an-status").textContent = `searching… ${job.done}${job.total ? " / " + job.total : ""} simulations` +
+      $("an-status").textContent = (job.compiling && !job.done
+        ? `compiling the search (first use, about a minute; ${Math.round(job.compiling.seconds)} s so far)…`
+        : `searching… ${job.done}${job.total ? " / " + job.total : ""} simulations`) +
         (job.cancel_requested ? " (cancelling…)" : "");
       await sleep(250);
       if (analysisCtl !== ctl) break;
