@@ -217,6 +217,10 @@ def test_a_resumed_pack_rebuilds_its_buffer_and_runs_one_more_iteration(
     _one_more(out)
     code, _, err = _cli(capsys, "train", "--resume", str(out), "--no-progress")
     assert (code, err) == (0, [
+        f"taluva train: {out} goes on at iteration 2 of 2 (iterations 0-1 are kept): iteration "
+        "2 is played from its start, whatever an interrupted run had done of it",
+        f"taluva train: {out} config.toml was changed by hand: from iteration 2, iterations 1 "
+        "-> 2 (recorded in config_history.jsonl)",
         f"taluva train: {out} is a pack of iteration 1 without its replay data (the samples "
         f"of 4 games ({state['pack']['replay_samples']} samples) in its replay buffer were not "
         "carried): the buffer starts empty and is rebuilt from the self-play of iteration 2 "
@@ -229,7 +233,14 @@ def test_a_resumed_pack_rebuilds_its_buffer_and_runs_one_more_iteration(
     cfg = out / "config.toml"
     cfg.write_text(cfg.read_text().replace("iterations = 2", "iterations = 3"))
     code, _, err = _cli(capsys, "train", "--resume", str(out), "--no-progress")
-    assert (code, err) == (0, [])
+    assert (code, err) == (0, [  # no pack line; the second hand edit recorded after the first
+        f"taluva train: {out} goes on at iteration 3 of 3 (iterations 0-2 are kept): iteration "
+        "3 is played from its start, whatever an interrupted run had done of it",
+        f"taluva train: {out} config.toml was changed by hand: from iteration 3, iterations 2 "
+        "-> 3 (recorded in config_history.jsonl)"])
+    history = [json.loads(x) for x in (out / "config_history.jsonl").read_text().splitlines()]
+    assert [(h["iteration"], h["changed"]) for h in history] == [
+        (2, {"iterations": [1, 2]}), (3, {"iterations": [2, 3]})]
     last = json.loads((out / "metrics.jsonl").read_text().splitlines()[3])
     assert last["train"]["buffer_games"] == 4  # iterations 2 and 3
 
@@ -261,9 +272,13 @@ def test_a_damaged_file_in_a_pack_is_named_with_its_remedy(run, pack, tmp_path,
     table.write_text(table.read_text() + " ")
     _one_more(out)
     code, _, err = _cli(capsys, "train", "--resume", str(out), "--no-progress")
-    assert code == 0 and len(err) == 2
+    assert code == 0 and len(err) == 4
     assert re.fullmatch(rf"{table}: damaged \(.*\); training does not read it and goes on "
                         rf"\({re.escape(remedy)}\)", err[0]), err
+    assert err[1].startswith(f"taluva train: {out} goes on at iteration 2 of 2 ")
+    assert err[2] == (f"taluva train: {out} config.toml was changed by hand: from iteration "
+                      "2, iterations 1 -> 2 (recorded in config_history.jsonl)")
+    assert err[3].startswith(f"taluva train: {out} is a pack of iteration 1 without")
     # a state.json that does not match its checksum
     state = out / "state.json"
     code, _, err = _cli(capsys, "train", "--pack", str(run), str(out))
