@@ -328,14 +328,37 @@ def _about_record(path: Path, size: int) -> dict[str, Any] | None:
             return None
         return {"game": "?", "players": [], "result": "malformed header"}
     players = [str(p) for p in header.players]
-    if size > MAX_RECORD_BYTES:
-        return {"game": header.game, "players": players, "result": "?"}
-    try:
-        outcome = read_result(path)
-    except OSError:
-        outcome = None
     return {"game": header.game, "players": players,
-            "result": _result_line(None, players, outcome)}
+            "result": _result_line(None, players, _tail_result(path, size))}
+
+
+#: The bytes read from a record's end for the listing's result (a result line is ~150).
+TAIL_BYTES = 4096
+
+
+def _tail_result(path: Path, size: int) -> Any:
+    """The outcome a record's last line states (``winners``, ``end_reason``, ``plies``), read
+    from its last :data:`TAIL_BYTES` bytes alone (a listing of many long records reads
+    little); None when that line is no well-formed result line. Opening the record checks
+    it whole."""
+    from types import SimpleNamespace
+
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, size - TAIL_BYTES))
+            tail = f.read(TAIL_BYTES)
+        lines = [line for line in tail.splitlines() if line.strip()]
+        obj = json.loads(lines[-1]) if lines else None
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(obj, dict) or obj.get("type") != "result":
+        return None
+    winners, reason, plies = obj.get("winners"), obj.get("end_reason"), obj.get("plies")
+    if not isinstance(winners, list) or not all(isinstance(w, int) and not isinstance(w, bool)
+                                                for w in winners) \
+            or not isinstance(reason, str) or not isinstance(plies, int):
+        return None
+    return SimpleNamespace(winners=winners, end_reason=reason, plies=plies)
 
 
 def _result_line(state: Any, players: Sequence[str], outcome: Any) -> str:
