@@ -20,6 +20,10 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from taluva_ai.games import compiling
+
+compiling.install()  # a first compile says so (taluva_ai.games.compiling)
+
 
 @lru_cache(maxsize=256)
 def considered_visits(max_considered: int, num_simulations: int) -> tuple[int, ...]:

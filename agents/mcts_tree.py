@@ -11,6 +11,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from taluva_ai.games import compiling
+
+compiling.install()  # a first compile says so (taluva_ai.games.compiling)
+
 UNEXPANDED = 0
 DECISION = 1
 CHANCE = 2

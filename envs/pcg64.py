@@ -22,6 +22,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from taluva_ai.games import compiling
+
+compiling.install()  # a first compile says so (taluva_ai.games.compiling)
+
 STATE_SIZE = 6
 _S_HI, _S_LO, _I_HI, _I_LO, _HAS32, _U32 = range(STATE_SIZE)
 

@@ -35,6 +35,7 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,14 @@ from numba import njit
 from taluva_ai.games.taluva import TaluvaGame
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.state import M_DRAWN, M_STEP, Step
+
+#: A progress callback: called with one line (``taluva bench`` prints it on stderr).
+Say = Callable[[str], None]
+
+
+def _say(say: Say | None, line: str) -> None:
+    if say is not None:
+        say(line)
 
 
 @njit(cache=True)
@@ -292,13 +301,14 @@ def _search_rate(agent: Any, state: Any, repeats: int) -> float:
 
 
 def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,
-              min_seconds: float = 0.2) -> dict[str, Any]:
+              min_seconds: float = 0.2, say: Say | None = None) -> dict[str, Any]:
     """The ``net`` section: ``{preset: {"parameters": int, "latency_ms": {batch: float},
     "positions_per_s": {batch: float}}, "threads": int, "device": "cpu", "batch_sizes": [...]}``.
 
     Each repeat times forward passes (``torch.inference_mode``, eval mode) for at least
     ``min_seconds``; the median over repeats is reported. Inputs are encoded positions of a
-    2-player midgame (:func:`midgame_state`).
+    2-player midgame (:func:`midgame_state`). ``say``: called with a line before each preset
+    and batch size (the command prints it on stderr).
     """
     import importlib
 
@@ -309,11 +319,13 @@ def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,
     encoder = enc_mod.make_encoder("taluva", 2)
     e = encoder.encode(midgame_state())
     out: dict[str, Any] = {}
-    for preset in net_mod.PRESETS:
+    for i, preset in enumerate(net_mod.PRESETS):
         net = net_mod.build_net(encoder, net_mod.NetConfig(preset)).eval()
         lat: dict[str, float] = {}
         thr: dict[str, float] = {}
-        for b in batch_sizes:
+        for j, b in enumerate(batch_sizes):
+            _say(say, f"bench --net: {preset} ({i + 1}/{len(net_mod.PRESETS)}), batch {b} "
+                 f"({j + 1}/{len(batch_sizes)})")
             sp = torch.from_numpy(np.repeat(e.spatial[None], b, axis=0)).float()
             gl = torch.from_numpy(np.repeat(e.globals[None], b, axis=0))
             times = []
@@ -343,18 +355,19 @@ def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,
 def bench_inference(presets: tuple[str, ...] = ("tiny", "small", "medium"),
                     batch_sizes: tuple[int, ...] = (1, 8, 16, 32, 64, 128, 256),
                     view_radii: tuple[int, ...] = (13, 11), min_seconds: float = 0.3,
-                    repeats: int = 3) -> dict[str, Any]:
+                    repeats: int = 3, say: Say | None = None) -> dict[str, Any]:
     """The ``inference`` section: CPU inference of each network preset (2 players) at each view
     radius with each backend, side by side in one process, one thread: PyTorch eager
-    (``torch``), TorchScript (``torchscript``: ``torch.jit.trace`` then ``torch.jit.freeze``
-    and ``optimize_for_inference``) and ONNX Runtime (``onnx``, when installed).
+    (``torch``) and ONNX Runtime (``onnx``, when installed; the backend the search uses).
+    (TorchScript was measured too until PyTorch deprecated ``torch.jit.trace``; it was never
+    the fastest at a batch the search uses: docs/alphazero.md.)
 
     For each ``(preset, radius, backend, batch)``: positions per second of wall time and per
     second of this process's CPU time (the per-core figure on a shared machine), the best of
     ``repeats`` runs of at least ``min_seconds`` each, runs of the backends interleaved so a
     change of the machine's load hits them alike. Inputs: a 2-player midgame's encoding
     repeated ``batch`` times. ``fastest``: the backend with the most positions per CPU second at
-    each batch size.
+    each batch size. ``say``: called with a line before each network and batch size.
     """
     import importlib
 
@@ -369,31 +382,26 @@ def bench_inference(presets: tuple[str, ...] = ("tiny", "small", "medium"),
         have_onnx = False
     out: dict[str, Any] = {"batch_sizes": list(batch_sizes), "threads": 1, "results": []}
     state = midgame_state()
+    nets = len(view_radii) * len(presets)
+    k = 0
     for radius in view_radii:
         encoder = enc_mod.make_encoder("taluva", 2, view_radius=radius)
         e = encoder.encode(state)
         for preset in presets:
+            k += 1
             net = net_mod.build_net(encoder, net_mod.NetConfig(preset)).eval()
-            sp1 = torch.from_numpy(e.spatial[None].astype(np.float32))
-            gl1 = torch.from_numpy(e.globals[None])
-            with torch.no_grad():
-                traced = torch.jit.optimize_for_inference(
-                    torch.jit.freeze(torch.jit.trace(net, (sp1, gl1)).eval()))
             backends: dict[str, Any] = {}
 
             def eager(sp: Any, gl: Any, _net: Any = net) -> Any:
                 with torch.inference_mode():
                     return _net(torch.from_numpy(sp), torch.from_numpy(gl))
 
-            def script(sp: Any, gl: Any, _m: Any = traced) -> Any:
-                with torch.inference_mode():
-                    return _m(torch.from_numpy(sp), torch.from_numpy(gl))
-
             backends["torch"] = eager
-            backends["torchscript"] = script
             if have_onnx:
                 backends["onnx"] = net_mod.onnx_forward(net, encoder, threads=1)
-            for b in batch_sizes:
+            for j, b in enumerate(batch_sizes):
+                _say(say, f"bench --inference: {preset} at view radius {radius} ({k}/{nets}), "
+                     f"batch {b} ({j + 1}/{len(batch_sizes)})")
                 sp = np.repeat(e.spatial[None].astype(np.float32), b, axis=0)
                 gl = np.repeat(e.globals[None], b, axis=0)
                 best: dict[str, tuple[float, float]] = {k: (0.0, 0.0) for k in backends}
@@ -431,7 +439,8 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1",
                    games: int = 16,
                    parallel_games: int = 16, sims: int = 64, leaf_batch: int = 8,
                    rollout_sims: int = 2000, repeats: int = 3,
-                   backend: str = "auto", max_batch: int | None = None) -> dict[str, Any]:
+                   backend: str = "auto", max_batch: int | None = None,
+                   say: Say | None = None) -> dict[str, Any]:
     """The ``selfplay`` section: network-guided self-play speed, one process, one thread.
 
     Per preset (``name`` or ``name@view_radius``, then any ``/1x1`` or ``/size=N`` of
@@ -452,7 +461,8 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1",
     Beside them, in the same invocation, ``rollout_mcts_sims_per_s``: the compiled rollout
     MCTS of ``--mcts`` (UCT, random rollouts, ``rollout_sims`` per search, median of
     ``repeats``) from the same machine state, and ``ratio``: network-guided over rollout
-    simulations per second, the machine-independent figure.
+    simulations per second, the machine-independent figure. ``say``: called with a line before
+    each network's warm-up game and timed games, and before the rollout MCTS.
     """
     import importlib
 
@@ -471,7 +481,8 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1",
                                   gumbel_m=16, leaf_batch=leaf_batch, records=0)
     out: dict[str, Any] = {"games": games, "parallel_games": parallel_games, "sims": sims,
                            "leaf_batch": leaf_batch}
-    for preset in presets:
+    for i, preset in enumerate(presets):
+        where = f"bench --selfplay: {preset} ({i + 1}/{len(presets)})"
         head, sep, tail = preset.partition("/")
         name, _, radius = head.partition("@")
         encoder = enc_mod.make_encoder("taluva", 2, view_radius=int(radius) if radius else None)
@@ -492,7 +503,9 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1",
 
         ev.infer_arrays = timed_infer
         sp = sp_mod.SelfPlay(game, encoder, ev, spc)
+        _say(say, f"{where}: an untimed game (on a first run it compiles the search)")
         sp.play([(0, 10_000, 10_001)], rep_mod.SampleBuilder(encoder))  # warm-up
+        _say(say, f"{where}: {games} timed games, {parallel_games} at a time")
         timed["infer"] = 0.0
         seeds = [(g, *sp_mod.game_seeds(0, 1, g)) for g in range(games)]
         ev.evaluations = 0
@@ -511,6 +524,8 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1",
             "evaluations": ev.evaluations, "simulations": simulations, "seconds": round(wall, 2),
             "net_share": round(timed["infer"] / wall, 3),
         }
+    _say(say, f"bench --selfplay: the rollout MCTS ({repeats} searches of {rollout_sims} "
+         "simulations)")
     rate = _search_rate(agents.make_agent(f"mcts:sims={rollout_sims},prior=none,"
                                           "rollout=random", seed=0), midgame_state(), repeats)
     out["rollout_mcts_sims_per_s"] = rate
@@ -558,13 +573,15 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
               mcts: bool = False, mcts_sims: int = 2000, env: bool = False,
               net: bool = False, game: str = "taluva", solo: bool = False,
               selfplay: bool = False, inference: bool = False,
-              max_batch: int | None = None) -> dict[str, Any]:
+              max_batch: int | None = None, say: Say | None = None) -> dict[str, Any]:
     """DESIGN.md's JSON shape: ``{"engine": ..., "solo": ..., "mcts": ..., "env": ...,
     "net": ..., "machine": ...}``, each section present when asked for (``env`` needs the
     ``envs`` extra, ``net`` PyTorch). ``game``: ``"taluva"`` or ``"thurn_und_taxis"`` (its
     engine section: ``taluva_ai.games.thurn_und_taxis.bench``; its ``env`` section: the
     ``ThurnUndTaxisVectorEnv`` at batch 1, 64, 256); ``solo``: random solo games (Taluva only);
-    ``max_batch``: the self-play section's network chunk (:func:`bench_selfplay`).
+    ``max_batch``: the self-play section's network chunk (:func:`bench_selfplay`); ``say``:
+    called with a line of progress in the long sections (``net``, ``selfplay``,
+    ``inference``: per network and batch size).
 
     Raises:
         ImportError: ``env`` without gymnasium or ``net`` without torch installed.
@@ -593,10 +610,10 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
         sizes = (1, 64, 256, 1024) if game == "taluva" else (1, 64, 256)
         out["env"] = bench_env(sizes, repeats=repeats, game=game)
     if net:
-        out["net"] = bench_net(repeats=repeats)
+        out["net"] = bench_net(repeats=repeats, say=say)
     if selfplay:
-        out["selfplay"] = bench_selfplay(repeats=repeats, max_batch=max_batch)
+        out["selfplay"] = bench_selfplay(repeats=repeats, max_batch=max_batch, say=say)
     if inference:
-        out["inference"] = bench_inference()
+        out["inference"] = bench_inference(say=say)
     out["machine"] = machine_info()
     return out

@@ -12,6 +12,15 @@ compiles a kernel on its first call). When anything has to be compiled it says s
 once (:data:`COMPILING`), and shows a progress bar over the warm-up steps with the kernel being
 compiled and the count so far; when everything comes from the cache it prints nothing and takes
 a moment.
+
+The bar counts the kernels compiled (one tick each, within a step too) and its clock runs while a
+long kernel compiles; in a log (not a terminal) a line is printed for each step that compiled
+and, within a long step, at least every :data:`LOG_EVERY` seconds while compiling, so nothing
+sits silent for long.
+
+Outside the command line (the Python API, the environments), the first compile of one of this
+package's kernels in a process logs one line on the ``taluva_ai`` logger instead
+(:mod:`taluva_ai.games.compiling`); the command line's notice and warm-up keep it quiet.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
+import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -26,11 +36,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from taluva_ai.games import compiling
 from taluva_ai.protocol import CHANCE, Game, GameState
 
 #: What is printed (stderr) when a warm-up has to compile.
 COMPILING = ("compiling the engine's kernels, first run only (cached afterwards; from under a "
              "minute for a tournament to a few minutes for training, more on a busy machine)")
+
+#: In a log, the longest a warm-up stays silent while it compiles (seconds).
+LOG_EVERY = 10.0
+
+#: How often the warm-up's heartbeat runs while it compiles (seconds).
+_BEAT_S = 1.0
 
 
 class CompileWatch:
@@ -94,11 +111,13 @@ _announced = False
 
 def announce(stream: TextIO | None = None) -> bool:
     """Print :data:`COMPILING` on ``stream`` (default stderr), once per process; whether this
-    call printed it."""
+    call printed it. The Python API's notice (:mod:`taluva_ai.games.compiling`) is not logged
+    after it."""
     global _announced
     if _announced:
         return False
     _announced = True
+    compiling.announced()
     print(COMPILING, file=stream if stream is not None else sys.stderr, flush=True)
     return True
 
@@ -112,7 +131,7 @@ def compile_notice(stream: TextIO | None = None) -> Iterator[CompileWatch]:
         announce(stream)
 
     watch = CompileWatch(on_change)
-    with watch.active():
+    with compiling.command_line(), watch.active():
         yield watch
 
 
@@ -278,22 +297,58 @@ def _step_line(step: int, steps: int, name: str, compiled: Sequence[str], total:
             f"compiled so far)")
 
 
+def _progress_line(step: int, steps: int, name: str, current: str | None, total: int,
+                   elapsed: float) -> str:
+    """A log's line within a long step (:data:`LOG_EVERY`): ``warm-up step 5/6, agent
+    az:builtin: compiling mcts_batched.collect (31 kernels compiled so far, 40 s)``."""
+    now = f"compiling {current}" if current else "compiling"
+    return (f"warm-up step {step}/{steps}, {name}: {now} ({total} kernels compiled so far, "
+            f"{elapsed:.0f} s)")
+
+
+class _Heartbeat:
+    """Calls ``beat`` about every ``interval`` seconds from a daemon thread until
+    :meth:`stop`: the terminal bar's clock runs and a log gets its lines while one long kernel
+    compiles (Numba sends no event then)."""
+
+    def __init__(self, beat: Callable[[], None], interval: float = 1.0) -> None:
+        self._beat = beat
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="warm-up heartbeat",
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            try:
+                self._beat()
+            except Exception:  # a closed stream: the warm-up goes on without its clock
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
 def warm_up(game: Game, specs: Sequence[str], *, progress: bool = True, seed: int = 0,
             stream: TextIO | None = None) -> list[str]:
     """Load, or on the first run compile and cache, every compiled kernel that games of
     ``game`` between the agents ``specs`` use, before the first (timed) move.
 
     When a kernel has to be compiled, prints :data:`COMPILING` once on ``stream`` (default
-    stderr) and, with ``progress``, a tqdm bar over the warm-up steps
-    (:func:`warmup_steps`) that names the kernel being compiled and counts those compiled. On
-    a stream that is not a terminal (a log file, a pipe) the bar's redraws would pile up on one
-    line, so there it prints one line per step that compiled something instead (:func:`_step_line`).
-    Prints nothing when everything comes from the cache.
+    stderr) and, with ``progress``, a tqdm bar that counts the kernels compiled (one tick each),
+    names the warm-up step (:func:`warmup_steps`) and the kernel being compiled, and whose
+    clock runs while a long kernel compiles. On a stream that is not a terminal (a log file, a
+    pipe) the bar's redraws would pile up on one line, so there it prints one line per step
+    that compiled something instead (:func:`_step_line`) and, within a step, a line at least
+    every :data:`LOG_EVERY` seconds while compiling (:func:`_progress_line`). Prints nothing
+    when everything comes from the cache.
 
     Args:
         game: the game, with its rules.
         specs: agent specs (repeats are warmed once).
-        progress: show the bar (the message is printed either way).
+        progress: show the bar or the lines (the message is printed either way).
         seed: seeds the warm-up's deal and agents (it changes no later game).
 
     Returns:
@@ -306,48 +361,78 @@ def warm_up(game: Game, specs: Sequence[str], *, progress: bool = True, seed: in
     out = stream if stream is not None else sys.stderr
     steps = warmup_steps(game, specs, seed)
     bar: Any = None
-    state = {"step": 0, "started": False, "shown": 0.0}
+    beat: _Heartbeat | None = None
+    state = {"step": 0, "started": False, "shown": 0.0, "line": 0.0, "t0": 0.0}
     watch = CompileWatch()
     lines = progress and not _is_terminal(out)
+    lock = threading.Lock()
+
+    def desc() -> str:
+        i = min(int(state["step"]), len(steps) - 1)
+        return f"warm-up step {i + 1}/{len(steps)}, {steps[i][0]}"
+
+    def postfix() -> str:
+        now = f"compiling {watch.current}" if watch.current else "loading"
+        return f"{now}; {len(watch.compiled)} kernels compiled"
+
+    def tick() -> None:  # the heartbeat: the bar's clock, a log's line while compiling
+        with lock:
+            if bar is not None:
+                bar.set_postfix_str(postfix(), refresh=True)
+            elif lines and watch.current and time.monotonic() - state["line"] >= LOG_EVERY:
+                i = min(int(state["step"]), len(steps) - 1)
+                print(_progress_line(i + 1, len(steps), steps[i][0], watch.current,
+                                     len(watch.compiled), time.monotonic() - state["t0"]),
+                      file=out, flush=True)
+                state["line"] = time.monotonic()
 
     def show() -> None:
-        nonlocal bar
-        if not state["started"]:
-            state["started"] = True
-            announce(out)
-            if progress and not lines:
-                from tqdm import tqdm
+        nonlocal bar, beat
+        with lock:
+            if not state["started"]:
+                state["started"] = True
+                state["t0"] = state["line"] = time.monotonic()
+                announce(out)
+                if progress and not lines:
+                    from tqdm import tqdm
 
-                bar = tqdm(total=len(steps), initial=int(state["step"]), desc="warm-up",
-                           unit="step", file=out, dynamic_ncols=True, leave=True)
-        if bar is not None and time.monotonic() - state["shown"] > 0.1:
-            state["shown"] = time.monotonic()
-            name = steps[min(int(state["step"]), len(steps) - 1)][0]
-            now = f"compiling {watch.current}" if watch.current else "loading"
-            bar.set_postfix_str(f"{name}: {now}; {len(watch.compiled)} kernels compiled",
-                                refresh=True)
+                    bar = tqdm(total=None, desc=desc(), unit="kernel", file=out,
+                               dynamic_ncols=True, leave=True)
+                if progress:
+                    beat = _Heartbeat(tick, _BEAT_S)
+            if bar is not None:
+                if bar.n < len(watch.compiled):
+                    bar.update(len(watch.compiled) - bar.n)
+                if time.monotonic() - state["shown"] > 0.1:
+                    state["shown"] = time.monotonic()
+                    bar.set_postfix_str(postfix(), refresh=True)
 
     watch.on_change = show
     from taluva_ai.tournament.play import _interrupted
 
     try:
-        with watch.active():
+        with compiling.command_line(), watch.active():
             for i, (name, run) in enumerate(steps):
-                state["step"] = i
+                with lock:
+                    state["step"] = i
+                    if bar is not None:
+                        bar.set_description_str(desc(), refresh=False)
                 before = len(watch.compiled)
                 try:
                     run()
                 except Exception as e:
                     if _interrupted(e):  # Numba stopped mid-compile by Ctrl-C
                         raise KeyboardInterrupt from e
-                if bar is not None:
-                    bar.update(1)
                 if lines and len(watch.compiled) > before:
-                    print(_step_line(i + 1, len(steps), name, watch.compiled[before:],
-                                     len(watch.compiled)), file=out, flush=True)
+                    with lock:
+                        print(_step_line(i + 1, len(steps), name, watch.compiled[before:],
+                                         len(watch.compiled)), file=out, flush=True)
+                        state["line"] = time.monotonic()
     finally:
+        if beat is not None:
+            beat.stop()
         if bar is not None:
-            state["shown"] = 0.0
+            bar.set_description_str(f"warm-up {len(steps)}/{len(steps)} steps", refresh=False)
             bar.set_postfix_str(f"{len(watch.compiled)} kernels compiled", refresh=False)
             bar.close()
     return watch.compiled

@@ -69,10 +69,14 @@ def _compile_notice_said() -> None:
     """Counts the once-per-process compile notice (:data:`taluva_ai.warmup.COMPILING`) as
     already printed, so that a test comparing a command's stderr exactly does not depend on
     whether the kernels it runs were compiled earlier in its worker (a cold Numba cache on a
-    fresh clone) or loaded; ``tests/test_warmup.py`` resets it to test the notice itself."""
+    fresh clone) or loaded; ``tests/test_warmup.py`` resets it to test the notice itself. The
+    same for the Python API's notice (:mod:`taluva_ai.games.compiling`; tests/test_compile.py
+    tests it)."""
     from taluva_ai import warmup
+    from taluva_ai.games import compiling
 
     warmup._announced = True
+    compiling.announced()
 
 
 def missing_requirements(dist: str = "taluva-ai", extra: str = "test") -> list[str]:

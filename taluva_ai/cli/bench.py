@@ -50,7 +50,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
                         mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game,
                         solo=args.solo, selfplay=args.selfplay, inference=args.inference,
-                        max_batch=args.max_batch)
+                        max_batch=args.max_batch, say=_progress_line)
         if compiled is not None:
             res = {"compile": compiled, **res}
     except ImportError as e:
@@ -134,6 +134,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             return 1
         print(f"written: {args.out}")
     return 0
+
+
+def _progress_line(line: str) -> None:
+    """Print a long section's progress line on stderr (the figures go to stdout)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 def _write_bench(out: str | None, text: str) -> int:
@@ -233,7 +238,7 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
                        "--compile-command 'play --players mcts random --seed 1')")
     bench.add_argument("--inference", action="store_true",
                        help="network inference backends side by side (PyTorch eager, "
-                       "TorchScript, ONNX Runtime) per preset, view radius 13 and 11, batch "
+                       "ONNX Runtime) per preset, view radius 13 and 11, batch "
                        "1, 8, 16, 32, 64, 128, 256, positions per wall and per CPU second (needs "
                        "taluva-ai[train])")
     bench.set_defaults(func=_cmd_bench)

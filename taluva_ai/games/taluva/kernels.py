@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from taluva_ai.games import compiling
 from taluva_ai.games.taluva.rules import (
     FOUND_FLOOD,
     FOUND_PLAIN,
@@ -100,6 +101,8 @@ from taluva_ai.games.taluva.state import (
     START_TEMPLES,
     START_TOWERS,
 )
+
+compiling.install()  # a first compile says so (taluva_ai.games.compiling)
 
 # Plain ints so that Numba folds them as constants.
 VOLCANO = 1

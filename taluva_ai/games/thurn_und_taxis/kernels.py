@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from taluva_ai.games import compiling
 from taluva_ai.games.thurn_und_taxis.actions import (
     A_ABANDON,
     A_ADMINISTRATOR,
@@ -127,6 +128,8 @@ from taluva_ai.games.thurn_und_taxis.state import (
     TO_DISPLAY,
     TO_HAND,
 )
+
+compiling.install()  # a first compile says so (taluva_ai.games.compiling)
 
 #: The decorator of every kernel here that allocates nothing (all but :func:`random_playout`):
 #: compiled without Numba's reference counting (NRT). The kernels pass the five state arrays
