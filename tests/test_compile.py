@@ -184,3 +184,16 @@ def test_compiling_now_names_the_kernel_and_the_time(monkeypatch: pytest.MonkeyP
     kernel, seconds = C.compiling_now()  # type: ignore[misc]
     assert kernel == "mcts_batched.collect" and 0 <= seconds < 60
 
+
+def test_the_board_shows_a_compiling_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An analysis job polled while the server compiles says so (the page shows 'compiling the
+    search (first use, ...)' instead of 'searching...')."""
+    pytest.importorskip("starlette")
+    from taluva_ai.web.play import AnalysisJob
+
+    job = AnalysisJob("position", "simulations", 100)
+    assert job.view()["compiling"] is None
+    monkeypatch.setattr(C, "compiling_now", lambda: ("mcts_batched.collect", 12.34))
+    assert job.view()["compiling"] == {"kernel": "mcts_batched.collect", "seconds": 12.3}
+    job.status = "done"
+    assert job.view()["compiling"] is None

@@ -1267,7 +1267,12 @@ class AnalysisJob:
 
     def view(self) -> dict[str, Any]:
         """``{"id", "kind", "status", "unit", "done", "total", "cancel_requested", "result",
-        "error"}`` (``result``: the finished analysis; for a game also the points so far)."""
+        "error", "compiling"}`` (``result``: the finished analysis; for a game also the points
+        so far; ``compiling``: ``{"kernel", "seconds"}`` while the server compiles the engine's
+        kernels, on a first search, else None)."""
+        from taluva_ai.games.compiling import compiling_now
+
+        busy = compiling_now()
         with self.lock:
             result = self.result
             if result is None and self.partial is not None:
@@ -1275,7 +1280,9 @@ class AnalysisJob:
             return {"id": self.id, "kind": self.kind, "status": self.status, "unit": self.unit,
                     "done": self.done, "total": self.total,
                     "cancel_requested": self.cancel.is_set(), "result": result,
-                    "error": self.error}
+                    "error": self.error,
+                    "compiling": None if busy is None or self.status != "running" else
+                    {"kernel": busy[0], "seconds": round(busy[1], 1)}}
 
     def start(self, work: Any, release: Any = None) -> None:
         """Run ``work(job) -> (result, finished: bool)`` in a daemon thread; ``release()``
