@@ -823,8 +823,6 @@ def rotated_state(state: TaluvaState, k: int) -> TaluvaState:
     """A copy of ``state`` with the island turned ``k x 60`` degrees CCW about the first volcano
     (the engine's origin): cells permuted, the bounding box recomputed; everything else kept.
     The rules are rotation invariant, so the copy is a legal position of the same game."""
-    from taluva_ai.games.taluva.game import TaluvaState
-
     board = state.game.board
     perm = board.rotation_permutation(k % 6)
     cells = np.empty_like(state.cells)
@@ -834,7 +832,7 @@ def rotated_state(state: TaluvaState, k: int) -> TaluvaState:
     if occ.size:
         meta[M_QMIN], meta[M_QMAX] = board.q[occ].min(), board.q[occ].max()
         meta[M_RMIN], meta[M_RMAX] = board.r[occ].min(), board.r[occ].max()
-    return TaluvaState(state.game, cells, state.players.copy(), state.deck.copy(), meta)
+    return state.game.state_from_arrays(cells, state.players.copy(), state.deck.copy(), meta)
 
 
 __all__ = [
