@@ -197,3 +197,14 @@ def test_the_board_shows_a_compiling_search(monkeypatch: pytest.MonkeyPatch) -> 
     assert job.view()["compiling"] == {"kernel": "mcts_batched.collect", "seconds": 12.3}
     job.status = "done"
     assert job.view()["compiling"] is None
+
+
+# -- issue 47's small findings -----------------------------------------------------------------
+
+def test_thurn_und_taxis_result_lines_say_1_house_left() -> None:
+    from taluva_ai.games.thurn_und_taxis.state import P_HOUSES_LEFT
+
+    s = make_game("thurn_und_taxis", num_players=2).new_initial_state(seed=1)
+    for left, said in ((1, "1 house left"), (2, "2 houses left"), (0, "0 houses left")):
+        s.players[0, P_HOUSES_LEFT] = left
+        assert s.seat_summary(0).endswith(f", {said})")

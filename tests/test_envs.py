@@ -44,8 +44,10 @@ def test_check_env() -> None:
     # the defaults pass too (tests/test_envs_conventions.py); the penalty mode as well
     check_env(gym.make("taluva_ai/Taluva-v0", opponents=["random"], illegal_action="penalty",
                        render_mode="rgb_array").unwrapped)
-    check_env(TaluvaEnv(opponents=["greedy", "random"], illegal_action="penalty",
-                        render_mode="ansi"))
+    # made by gym.make, so that it has a spec: check_env warns that it cannot check the other
+    # render modes of an env without one
+    check_env(gym.make("taluva_ai/Taluva-v0", opponents=["greedy", "random"],
+                       illegal_action="penalty", render_mode="ansi").unwrapped)
 
 
 def test_full_game_against_random_opponent() -> None:

@@ -43,7 +43,9 @@ def test_check_env_passes():
     # the defaults pass too (tests/test_envs_conventions.py); the penalty mode as well
     env = gym.make("taluva_ai/TaluvaSolo-v0", illegal_action="penalty", render_mode="ansi")
     check_env(env.unwrapped)
-    check_env(TaluvaSoloEnv(reward="shaped", illegal_action="penalty"))
+    # through gym.make, so that it has a spec (check_env warns without one)
+    check_env(gym.make("taluva_ai/TaluvaSolo-v0", reward="shaped",
+                       illegal_action="penalty").unwrapped)
     env.close()
 
 

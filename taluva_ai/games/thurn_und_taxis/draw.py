@@ -151,7 +151,8 @@ def draw_state(state: Any, ax: Any = None, player: int | None = None,
             hand = f"{int(cards[L_HAND + p].sum())} cards"
         mover = "> " if state.current_player == p else ""
         pl = state.players[p]
-        line = (f"{mover}seat {p}: {scores[p]} pt, {int(pl[P_HOUSES_LEFT])} houses left, "
+        left = int(pl[P_HOUSES_LEFT])
+        line = (f"{mover}seat {p}: {scores[p]} pt, {left} house{'' if left == 1 else 's'} left, "
                 f"carriage {int(pl[P_CARRIAGE]) or '-'}, tiles {int(pl[P_TILE_POINTS])} pt, "
                 f"route {int(pl[P_ROUTE_LEN])}")
         ax.add_patch(Rectangle((x0 + 0.02, y - 0.05), 0.1, 0.1, facecolor=SEAT_COLOURS[p],

@@ -702,8 +702,9 @@ class ThurnUndTaxisState:
         """``12 points (carriage 5, tiles 9, 2 houses left)``: one seat's score, for the
         ``taluva`` command's result lines."""
         p = self._seat(player)
+        left = self.houses_left(p)
         return (f"{self.scores()[p]} points (carriage {self.carriage(p) or '-'}, tiles "
-                f"{self.tile_points(p)}, {self.houses_left(p)} houses left)")
+                f"{self.tile_points(p)}, {left} house{'' if left == 1 else 's'} left)")
 
     def summary(self) -> str:
         """One line: ply, step, seat, and per seat score, houses left, carriage, route."""
