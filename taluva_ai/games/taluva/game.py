@@ -447,13 +447,12 @@ class TaluvaState:
                     others.append(q)
         # where each hidden held tile stands in the drawn part of the deck: among the latest
         # draws (a seat draws its next tile at the end of its turn), searched from the newest
+        # (-1: not there, in an array state no game makes; that part is then left as it is)
         held_at: list[int] = []
         for q in others:
             j = drawn - 1
             while j >= 0 and (self.deck[j] != self.players[q, P_HAND] or j in held_at):
                 j -= 1
-            if j < 0:  # pragma: no cover - a state the kernels cannot make
-                raise AssertionError(f"seat {q}'s held tile is not among the drawn tiles")
             held_at.append(j)
         pool = np.concatenate([self.deck[drawn:end],
                                self.players[others, P_HAND].astype(np.int8)])
@@ -461,7 +460,8 @@ class TaluvaState:
         pool = gen.permutation(np.sort(pool))
         for i, q in enumerate(others):
             out.players[q, P_HAND] = pool[i]
-            out.deck[held_at[i]] = pool[i]  # the deck stays the tile set, with no true tile
+            if held_at[i] >= 0:  # the deck stays the tile set, with no true tile
+                out.deck[held_at[i]] = pool[i]
         out.deck[drawn:end] = pool[len(others):]
         return out
 
