@@ -338,8 +338,11 @@ def test_az_path_of_a_directory_says_it_is_a_directory(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     with pytest.raises(ValueError) as info:
         make_agent(f"az:path={tmp_path}")
+    from taluva_ai.errors import echo  # the spec is quoted as errors quote input (cut if long)
+
     assert str(info.value) == (
-        f"agent 'az:path={tmp_path}': checkpoint {tmp_path}: is a directory, not a checkpoint "
+        f"agent {echo(f'az:path={tmp_path}')}: checkpoint {tmp_path}: is a directory, not a "
+        "checkpoint "
         f"file (give the .pt file in it, e.g. {tmp_path / 'best.pt'})")
     with pytest.raises(ValueError, match=r": no such file$"):
         make_agent(f"az:path={tmp_path / 'none.pt'}")
