@@ -62,8 +62,17 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: LLVM's optimisation level for the kernels the command compiles (``NUMBA_OPT``; Numba's
+#: default is 3). Level 1 compiles with about a tenth less CPU, and its kernels run as fast
+#: (docs/benchmarks.md, "Compile time"; the test run uses it too, tests/conftest.py). The
+#: environment's NUMBA_OPT, when set, wins; Numba's cache does not key on the level, so later
+#: processes load these kernels whatever theirs.
+NUMBA_OPT = "1"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``taluva`` command; returns the exit status (argparse errors exit with 2)."""
+    os.environ.setdefault("NUMBA_OPT", NUMBA_OPT)  # before anything compiles; workers inherit
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # the subcommand's usage, and the option meant when one is near

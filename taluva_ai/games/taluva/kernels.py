@@ -790,7 +790,7 @@ def _set_single_winner(players, n_players, w):
         players[q, P_PLACE] = 0 if q == w else 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _end_tiles_out(players, meta, rules):
     """Tiles run out: rank the active seats by temples, towers, huts built (RULES.md)."""
     n_players = rules[R_PLAYERS]
