@@ -141,7 +141,7 @@ def search_compiled(tree: Tree, root_state: object, sims: int, c: float, sample_
         if deadline is not None and done > 0 and time.perf_counter() >= deadline:
             break
         tree._grow(tree.size + 2 * buf.shape[0])
-        n, size = run(  # type: ignore[operator]
+        n, size = run(
             tree.parent, tree.action, tree.first_child, tree.n_children, tree.kind,
             tree.to_move, tree.N, tree.W, tree.prior, tree.vloss, tree.size, state, consts,
             min(chunk, sims - done), c, sample_chance, greedy, samples,
