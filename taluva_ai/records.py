@@ -58,6 +58,7 @@ from typing import IO, Any
 
 from taluva_ai.errors import IllegalActionError, NotationError, RecordError
 from taluva_ai.protocol import CHANCE, Game, GameState, make_game
+from taluva_ai.runfiles import refuse_special
 
 #: Value of the header's ``format`` field.
 RECORD_FORMAT = "taluva-ai-record/1"
@@ -213,6 +214,7 @@ class RecordWriter:
         if len(players) != game.num_players:
             raise ValueError(f"players: {len(players)} names for {game.num_players} seats")
         self.path = Path(path)
+        refuse_special(self.path)  # a rename or a write would replace or feed /dev/null, a FIFO
         _prepare_parent(self.path)
         self.plies = 0
         self._tmp: Path | None = None

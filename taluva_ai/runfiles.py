@@ -16,10 +16,12 @@ training runs share these.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import signal
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -76,6 +78,26 @@ def naming(path: str | Path) -> Iterator[None]:
         raise
 
 
+def refuse_special(path: str | Path) -> None:
+    """Refuse to write onto ``path`` when it exists and is not a regular file (a device such
+    as ``/dev/null``, a FIFO, a directory): a write through a temporary file and a rename
+    would replace it.
+
+    Raises:
+        IsADirectoryError, OSError: one line naming ``path`` and what it is."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return  # not there (or not reachable: the write itself will say)
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", str(path))
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device"
+                if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a special file")
+        raise OSError(errno.EINVAL, f"is {kind}, not a regular file: give a file's path",
+                      str(path))
+
+
 def write_atomic(path: str | Path, data: bytes | str) -> str:
     """Write ``data`` (a string as UTF-8) to ``path`` through a temporary file in the same
     folder (``.<name>.part``), pushed to the disk (``fsync``) and renamed onto ``path``: the
@@ -86,6 +108,7 @@ def write_atomic(path: str | Path, data: bytes | str) -> str:
     """
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    refuse_special(path)
     tmp = path.with_name(f".{path.name}.part")
     with naming(path):
         try:

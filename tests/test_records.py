@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -453,3 +454,27 @@ def test_a_record_that_is_not_a_regular_file_is_refused_in_one_line(
     assert proc.returncode == 1
     assert proc.stderr == f"{path}: cannot read the record: not a regular file ({what}); a " \
         "record is a file\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_record_or_run_file_is_never_written_onto_a_fifo_or_a_directory(tmp_path, capsys
+                                                                          ) -> None:
+    """A write through a temporary file and a rename would replace a FIFO or a device (as
+    root, /dev/null itself) with a regular file: refused in one line, the FIFO left as it is."""
+    import stat as st
+
+    from taluva_ai.cli import main
+    from taluva_ai.runfiles import write_atomic
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert main(["play", "--players", "random", "random", "--seed", "1", "--record",
+                 str(fifo)]) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"{fifo}: cannot write the record: is a FIFO, not a regular file: give a file's path")
+    with pytest.raises(OSError, match="is a FIFO, not a regular file"):
+        write_atomic(fifo, "x")
+    with pytest.raises(IsADirectoryError, match="is a directory, not a file"):
+        write_atomic(tmp_path, "x")
+    assert st.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]  # no temporary file left
