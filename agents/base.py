@@ -399,6 +399,11 @@ def _load_class(spec: str, module: str, cls_name: str) -> Callable[..., Agent]:
     cls = getattr(mod, cls_name, None)
     if cls is None or not callable(cls):
         raise ValueError(f"agent {spec!r}: module {module!r} has no class {cls_name!r}")
+    # only an Agent class is called: a spec from a file someone else made (a tournament's
+    # config.json, a training pack's anchors) must not call any function it names
+    if not (inspect.isclass(cls) and issubclass(cls, Agent)):
+        raise ValueError(f"agent {echo(spec)}: {module}.{cls_name} is not a subclass of "
+                         "taluva_ai.agents.Agent (nothing was called)")
     return cls
 
 

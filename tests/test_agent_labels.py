@@ -40,3 +40,20 @@ def test_a_candidate_meets_two_copies_of_one_opponent_at_a_3_player_table(tmp_pa
     # every seating rotation of each deal: the candidate sits in each seat twice
     seats = [line["seats"].index("greedy") for line in lines]
     assert sorted(seats) == [0, 0, 1, 1, 2, 2]
+
+
+def test_a_module_spec_calls_nothing_but_an_agent_class(tmp_path) -> None:
+    """A ``package.module:Name`` spec read from a file someone else made (a tournament's
+    config.json, a training pack's anchors) must not call any function it names: only a
+    subclass of Agent is constructed (the hostile pass truncated a file through
+    ``logging:basicConfig`` on a tournament's resume)."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    for spec in (f"logging:basicConfig:filename={victim},filemode=w",
+                 "collections:OrderedDict", "pathlib:Path"):
+        name = spec.split(":")[0] + "." + spec.split(":")[1]
+        with pytest.raises(ValueError, match=rf"^agent .*: {name} is not a subclass of "
+                                             r"taluva_ai\.agents\.Agent \(nothing was called\)$"):
+            make_agent(spec, seed=0)
+    assert victim.read_text() == "keep"
+    assert make_agent("taluva_ai.agents.simple:RandomAgent", seed=1).act is not None
