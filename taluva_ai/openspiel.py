@@ -146,7 +146,8 @@ def _seat_view(token: Any, player: int) -> str:
 
 def _line_text(log: _Step | None, player: int) -> str:
     """``player``'s view of the line, space-separated, from the newest step with it cached
-    (kept on ``log``: the next call, and the next step's, start from there)."""
+    (kept on ``log`` and dropped from that older step: the next call, and the next step's,
+    start from there, and the line holds one text per seat)."""
     views = []
     node = log
     text = None
@@ -165,6 +166,11 @@ def _line_text(log: _Step | None, player: int) -> str:
     if log.texts is None:
         log.texts = {}
     log.texts[player] = text
+    if node is not None and node.texts is not None:
+        # the cache moves forward, so a line holds one copy of each seat's text (caching it at
+        # every step held the whole line at each: 702 MB for one 4-player game); a state still
+        # at that older step rebuilds its text once
+        node.texts.pop(player, None)
     return text
 
 
