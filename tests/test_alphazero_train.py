@@ -2127,3 +2127,22 @@ def test_the_builtin_recipes_run_at_a_tiny_size(tmp_path, players: int) -> None:
             ["leaf"]["rollout"] for k in range(3)]
     assert leaf == ["greedy", "greedy", "none"]
     assert [sorted(ln.get("anchors") or {}) for ln in lines] == [["greedy"], [], ["greedy"]]
+
+
+def test_an_older_state_file_stops_the_resume_instead_of_removing_later_iterations(
+        micro_run, tmp_path, capsys) -> None:
+    """state.json records iteration 1 while files of iteration 3 are there (a state.json
+    restored from a copy): the resume would remove iterations 2 and 3; it stops instead,
+    naming the remedy, and changes nothing."""
+    out = _copy_run(micro_run, tmp_path)
+    later = out / "checkpoints" / "iter_0003.pt"
+    later.write_bytes((out / "checkpoints" / "iter_0001.pt").read_bytes())
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    code, err = _resume(out, capsys)
+    assert code == 1
+    assert err == [f"taluva train: error: {out / 'state.json'}: records iteration 1, but {later} "
+                   "is of a later iteration than 2 (the one a stop could have left): it is an "
+                   "older state.json than the run's; restore the run's own, or redo the run "
+                   f"from iteration 2, removing the later ones: taluva train --resume {out} "
+                   "--redo 2"]
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

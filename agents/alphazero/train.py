@@ -429,6 +429,9 @@ def read_state(out: Path) -> dict[str, Any] | None:
     again = f"start the run again: taluva train --resume {out} --redo 0"
     if not path.exists():
         later = _later_iteration_files(out)
+        metrics = out / "metrics.jsonl"
+        if later is None and metrics.is_file() and metrics.read_bytes().count(b"\n") >= 2:
+            later = str(metrics)
         if later:  # iteration 0 finished (state.json is written before iteration 1 starts)
             raise RunFileError([f"{path}: missing, although the run has finished iterations "
                                 f"({later} exists); restore it, or {again}"])
@@ -466,21 +469,18 @@ def read_state(out: Path) -> dict[str, Any] | None:
     return state
 
 
-def _later_iteration_files(out: Path) -> str | None:
-    """A file of an iteration after 0 in the run directory ``out`` (its path), or None: a sign
-    that iteration 0 finished, since an iteration starts only after the one before wrote
-    ``state.json``."""
+def _later_iteration_files(out: Path, after: int = 0) -> str | None:
+    """A file of an iteration after ``after`` in the run directory ``out`` (its path), or
+    None: a sign that iteration ``after`` finished, since an iteration starts only after the
+    one before wrote ``state.json``."""
     for sub, pattern in (("checkpoints", "*_[0-9][0-9][0-9][0-9].pt"),
                          ("selfplay", "iter_[0-9][0-9][0-9][0-9]"),
                          ("anchors", "iter_[0-9][0-9][0-9][0-9]")):
         d = out / sub
         if d.is_dir():
             for p in sorted(d.glob(pattern)):
-                if int(p.stem.split("_")[-1]) >= 1:
+                if int(p.stem.split("_")[-1]) > after:
                     return str(p)
-    metrics = out / "metrics.jsonl"
-    if metrics.is_file() and metrics.read_bytes().count(b"\n") >= 2:
-        return str(metrics)
     return None
 
 
@@ -812,6 +812,16 @@ class TrainingRun:
                 last = -1 if state is None else int(state["iteration"])
                 state = self._roll_back(state, self.redo)
                 redone = self.redo <= last
+        if state is not None and self.redo is None:
+            k = int(state["iteration"])
+            later = _later_iteration_files(self.out, k + 1)
+            if later:  # an iteration after k + 1 started: state.json is older than the run
+                raise RunFileError([
+                    f"{self.out / 'state.json'}: records iteration {k}, but {later} is of a "
+                    f"later iteration than {k + 1} (the one a stop could have left): it is an "
+                    f"older state.json than the run's; restore the run's own, or redo the run "
+                    f"from iteration {k + 1}, removing the later ones: taluva train --resume "
+                    f"{self.out} --redo {k + 1}"])
         if state is not None:
             self._check_files(state)  # before anything is changed
             self._saved_network(int(state["iteration"]))
