@@ -496,3 +496,15 @@ def test_ctrl_c_stops_the_server_while_an_agent_searches(runs: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.parametrize("index", ["²", "٠", "０"])
+def test_a_directory_index_is_ascii_digits(runs: Path, index: str) -> None:
+    """``²`` passed ``str.isdigit`` and then failed ``int`` (a 500); Arabic-Indic digits
+    opened directory 0 under another name (the hostile pass)."""
+    client = _client(runs)
+    for route in (f"/api/record?path={index}/g.jsonl", f"/api/board?path={index}/g.jsonl&ply=0"):
+        resp = client.get(route)
+        assert resp.status_code == 400, (route, resp.text)
+        assert resp.json()["error"] == f"path must be '<dir index>/<file>', got '{index}/g.jsonl'"
+    assert client.get("/api/record?path=0/g.jsonl").status_code == 200

@@ -209,7 +209,7 @@ class RecordStore:
         if not isinstance(ref, str):
             raise WebError(400, f"path must be a string '<dir index>/<file>', got {ref!r}")
         head, _, rest = ref.partition("/")
-        if not head.isdigit() or (not rest and suffixes is not None):
+        if not (head.isascii() and head.isdigit()) or (not rest and suffixes is not None):
             raise WebError(400, f"path must be '<dir index>/<file>', got {ref!r}")
         i = int(head)
         if i >= len(self.roots):
