@@ -751,8 +751,9 @@ class ThurnUndTaxisOpenSpielGame(_GameBase):
         for _ in range(cls.RESAMPLE_TRIES):
             changed, dealt = _tnt_deal(facts, player, n, rng)
             cards, route, houses, players, meta = start._copy_arrays()
+            # a seed of its own: the true one, with the public line, would replay the true deal
             new_start = ThurnUndTaxisState(start.game, cards, route, houses, players, meta,
-                                           seed=start.seed)
+                                           seed=int(rng.integers(2**62)))
             c = new_start.cards
             for q in range(n):
                 if q != player:
