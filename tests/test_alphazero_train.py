@@ -2146,3 +2146,32 @@ def test_an_older_state_file_stops_the_resume_instead_of_removing_later_iteratio
                    f"from iteration 2, removing the later ones: taluva train --resume {out} "
                    "--redo 2"]
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_a_hand_edit_of_the_seed_or_the_game_stops_the_resume(micro_run, tmp_path,
+                                                               capsys) -> None:
+    """A run keeps its seed and its game: editing them in config.toml (the hostile pass
+    changed tile_preview, board_radius, seed) is refused before anything changes; a damaged
+    config history is named and restarts, it does not stop the run."""
+    out = _copy_run(micro_run, tmp_path)
+    text = (out / "config.toml").read_text()
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    for old, new, key, was, now in (("seed = 3\n", "seed = 4\n", "seed", 3, 4),
+                                    ("num_players = 2\n", "num_players = 3\n",
+                                     "game.num_players", 2, 3)):
+        assert old in text
+        (out / "config.toml").write_text(text.replace(old, new))
+        code, err = _resume(out, capsys)
+        assert (code, err) == (2, [
+            f"taluva train: error: {out / 'config.toml'}: {key} was changed by hand from "
+            f"{was!r} to {now!r}; a run keeps its seed and its game (its games and networks so "
+            "far were made under them): put it back, or start a new run from this one's "
+            "network ([warm_start] init)"])
+        (out / "config.toml").write_text(text)
+        assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    (out / "config_history.jsonl").write_bytes(b"\xff\xfe not json\n")
+    (out / "config.toml").write_text(text.replace("iterations = 1\n", "iterations = 2\n"))
+    code, err = _resume(out, capsys)
+    assert code in (0, None)
+    assert err[0].startswith(f"taluva train: {out / 'config_history.jsonl'}: unreadable (")
+    assert err[0].endswith("); the config's history restarts from here")

@@ -593,6 +593,8 @@ class TrainingRun:
         self.executor: Executor | None = None
         self._written: dict[str, str] = {}  # SHA-256 of the files of the iteration in progress
         self.state: dict[str, Any] | None = None  # state.json as read by _load_state
+        #: the hand edits of config.toml found when a resume starts (:meth:`_config_edits`)
+        self._edits: tuple[list[str], dict[str, list[Any]]] | None = None
         # a new run's (or a --redo 0's) first network, made (and [warm_start] init checked)
         # before any file is written or removed
         self._start_net = self._initial_net() if not self.resuming or redo == 0 else None
@@ -797,6 +799,8 @@ class TrainingRun:
         """Write the config of a new run; for a resume, read the state (rolled back for a
         redo), check the run's files, and clear what the interrupted (or redone) iterations
         left."""
+        # a refused edit stops the resume before anything changes
+        self._edits = self._config_edits() if self.resuming else None
         cfg_text = config_to_toml(self.base_cfg)
         if not self.resuming:
             if self.cfg.warm_start.init:  # the network a --redo 0 starts from again
@@ -865,6 +869,43 @@ class TrainingRun:
         self._record_config(done + 1)
         return state
 
+    def _config_edits(self) -> tuple[list[str], dict[str, list[Any]]]:
+        """The lines of :data:`CONFIG_HISTORY` and the keys the run's ``config.toml`` changed
+        since the config recorded last (:func:`_config_changes`); a history or
+        ``config.json`` that cannot be read is named on stderr and the history restarts.
+
+        Raises:
+            RunConfigError: the edit changed the seed or the game (its rules, its players):
+                the run's games and networks so far were made under the recorded ones."""
+        path = self.out / CONFIG_HISTORY
+        now = self.base_cfg.to_dict()
+        before: Any = None
+        lines: list[str] = []
+        source = path if path.is_file() else self.out / "config.json"
+        try:
+            if path.is_file():
+                lines = path.read_text(encoding="utf-8").splitlines()
+                before = json.loads(lines[-1])["config"] if lines else None
+            elif source.is_file():
+                before = json.loads(source.read_text(encoding="utf-8"))
+            if before is not None and not isinstance(before, dict):
+                raise ValueError(f"the config recorded is a {type(before).__name__}, not a "
+                                 "table")
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+            print(f"taluva train: {source}: unreadable ({_first_line(e)}); the config's "
+                  "history restarts from here", file=sys.stderr, flush=True)
+            return [], {}
+        changed = _config_changes(before or now, now)
+        fixed = [k for k in changed if k == "seed" or k.startswith("game.")]
+        if fixed:
+            k = fixed[0]
+            raise RunConfigError(
+                f"{self.out / 'config.toml'}: {k} was changed by hand from {changed[k][0]!r} to "
+                f"{changed[k][1]!r}; a run keeps its seed and its game (its games and networks "
+                f"so far were made under them): put it back, or start a new run from this "
+                f"one's network ([warm_start] init)")
+        return lines, changed
+
     def _record_config(self, start: int) -> None:
         """Append to :data:`CONFIG_HISTORY` the config the run goes on with from iteration
         ``start``, when it differs from the one recorded last (``config.json``, the config
@@ -873,20 +914,7 @@ class TrainingRun:
         (``[[schedule]]`` changes are part of the config and need no record.)"""
         path = self.out / CONFIG_HISTORY
         now = self.base_cfg.to_dict()
-        before: dict[str, Any] | None = None
-        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
-        try:
-            if lines:
-                before = json.loads(lines[-1])["config"]
-            elif (self.out / "config.json").is_file():
-                before = json.loads((self.out / "config.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            print(f"taluva train: {path if lines else self.out / 'config.json'}: unreadable "
-                  f"({_first_line(e)}); the config's history restarts from here",
-                  file=sys.stderr, flush=True)
-        if before is None:
-            before = now if not lines else {}
-        changed = _config_changes(before, now)
+        lines, changed = self._edits if self._edits is not None else self._config_edits()
         if not changed:
             return
         text = "".join(f"{line}\n" for line in lines)
