@@ -103,3 +103,10 @@ class RunFileError(TaluvaError):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("\n".join(problems))
         self.problems = list(problems)
+
+
+def printable(text: object) -> str:
+    """``str(text)`` with its control characters (C0, DEL, C1: terminal escape sequences
+    among them) shown as ``\\x..`` escapes, for text from a file printed to a terminal (a
+    record's player names)."""
+    return "".join(c if c.isprintable() or c == " " else ascii(c)[1:-1] for c in str(text))

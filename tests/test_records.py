@@ -478,3 +478,24 @@ def test_a_record_or_run_file_is_never_written_onto_a_fifo_or_a_directory(tmp_pa
         write_atomic(tmp_path, "x")
     assert st.S_ISFIFO(os.stat(fifo).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]  # no temporary file left
+
+
+def test_replay_prints_a_record_s_names_without_terminal_control_sequences(tmp_path,
+                                                                          capsys) -> None:
+    """A crafted record's player name could set the window title or clear the screen of the
+    terminal ``taluva replay`` prints to (the hostile pass): control characters are shown as
+    escapes."""
+    from taluva_ai.cli import main
+
+    rec = tmp_path / "g.jsonl"
+    assert main(["play", "--players", "greedy", "random", "--seed", "2", "--record",
+                 str(rec)]) == 0
+    lines = rec.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["players"][0] = "evil\x1b]0;pwned\x07\x1b[2J"
+    rec.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(rec)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "evil\\x1b]0;pwned\\x07\\x1b[2J" in out

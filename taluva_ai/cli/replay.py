@@ -8,7 +8,7 @@ from pathlib import Path
 
 from taluva_ai.cli.core import _FORMATTER, _AgentsHelpParser, _ArgError
 from taluva_ai.cli.display import _color, _print_result, _show
-from taluva_ai.errors import RecordError
+from taluva_ai.errors import RecordError, printable
 from taluva_ai.protocol import GameState
 from taluva_ai.records import MoveEvent
 
@@ -28,7 +28,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         if args.png and header.game != "taluva":
             raise _ArgError(f"--png: PNG pictures are drawn for taluva records only (--svg draws "
                             f"every game); this record is of {header.game}")
-        players = list(header.players)
+        # a record's names are printed: no terminal control sequence of a crafted record
+        players = [printable(name) for name in header.players]
         show = _show(players, _color(args)) if args.show else None
         plies = [0]
 
