@@ -26,6 +26,11 @@ repeated, and the median of the repeats is reported. One process, one thread.
 - ``net`` (``--net``, needs PyTorch): per AlphaZero network preset (2 players, default view),
   the parameter count and the CPU inference latency (ms per forward pass, median) and
   throughput (positions per second) at several batch sizes, with the torch thread count.
+- ``compile`` (``--compile``): the CPU seconds of a first run, each command in a subprocess
+  with an empty kernel cache, kernel by kernel, then warm (:mod:`taluva_ai.compile_bench`).
+
+The long sections (``net``, ``selfplay``, ``inference``) report their progress, per network
+and batch size, through ``say`` (``taluva bench`` prints it on stderr).
 """
 
 from __future__ import annotations
@@ -573,7 +578,8 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
               mcts: bool = False, mcts_sims: int = 2000, env: bool = False,
               net: bool = False, game: str = "taluva", solo: bool = False,
               selfplay: bool = False, inference: bool = False,
-              max_batch: int | None = None, say: Say | None = None) -> dict[str, Any]:
+              max_batch: int | None = None, say: Say | None = None, compiling: bool = False,
+              compile_commands: list[list[str]] | None = None) -> dict[str, Any]:
     """DESIGN.md's JSON shape: ``{"engine": ..., "solo": ..., "mcts": ..., "env": ...,
     "net": ..., "machine": ...}``, each section present when asked for (``env`` needs the
     ``envs`` extra, ``net`` PyTorch). ``game``: ``"taluva"`` or ``"thurn_und_taxis"`` (its
@@ -581,7 +587,10 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
     ``ThurnUndTaxisVectorEnv`` at batch 1, 64, 256); ``solo``: random solo games (Taluva only);
     ``max_batch``: the self-play section's network chunk (:func:`bench_selfplay`); ``say``:
     called with a line of progress in the long sections (``net``, ``selfplay``,
-    ``inference``: per network and batch size).
+    ``inference``: per network and batch size); ``compiling``: the ``compile`` section first
+    (:func:`taluva_ai.compile_bench.bench_compile` of ``compile_commands``, ``taluva``'s
+    arguments, default :data:`~taluva_ai.compile_bench.COMMANDS`), a cold and a warm run of
+    each command in a subprocess of its own.
 
     Raises:
         ImportError: ``env`` without gymnasium or ``net`` without torch installed.
@@ -592,6 +601,10 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
     if problem:
         raise ValueError(problem)
     out: dict[str, Any] = {}
+    if compiling:  # first: subprocesses, each with an empty kernel cache of its own
+        from taluva_ai.compile_bench import COMMANDS, bench_compile
+
+        out["compile"] = bench_compile(compile_commands or [list(c) for c in COMMANDS])
     if engine:
         if game == "thurn_und_taxis":
             from taluva_ai.games.thurn_und_taxis.bench import bench_engine as tnt_engine

@@ -37,22 +37,16 @@ def _cmd_bench(args: argparse.Namespace) -> int:
                             inference=args.inference)
     if problem:
         raise _ArgError(problem)
-    compiled: dict[str, Any] | None = None
-    if args.compile:  # first: subprocesses, each with an empty kernel cache of its own
-        from taluva_ai.compile_bench import COMMANDS, bench_compile
-
-        commands = [shlex.split(c) for c in args.compile_command] or [list(c) for c in COMMANDS]
-        for c in commands:
-            if c and c[0] == "taluva":
-                c.pop(0)
-        compiled = bench_compile(commands)
+    commands = [shlex.split(c) for c in args.compile_command]
+    for c in commands:
+        if c and c[0] == "taluva":
+            c.pop(0)
     try:
         res = run_bench(games=args.games, repeats=args.repeats, engine=engine, mcts=args.mcts,
                         mcts_sims=args.mcts_sims, env=args.env, net=args.net, game=args.game,
                         solo=args.solo, selfplay=args.selfplay, inference=args.inference,
-                        max_batch=args.max_batch, say=_progress_line)
-        if compiled is not None:
-            res = {"compile": compiled, **res}
+                        max_batch=args.max_batch, say=_progress_line, compiling=args.compile,
+                        compile_commands=commands or None)
     except ImportError as e:
         need = [f"{flag} needs the {extra} extra (pip install -e '.[{extra}]')"
                 for flag, extra, given in (("--env", "envs", args.env),
