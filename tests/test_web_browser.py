@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(_REASON is not None, reason=str(_REASON))
 
 DATA = Path(__file__).parent / "data"
 GOLDEN = DATA / "golden_greedy_random_seed7.jsonl"
-WAIT_S = 60  # the first agent move may load the compiled kernels
+WAIT_S = 150  # the first agent move may load (or, beside other work, compile) the kernels
 
 
 def _agents_game(path: Path, seats: list[str], seed: int, **rules: Any) -> None:
