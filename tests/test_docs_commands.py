@@ -705,6 +705,10 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "python experiments/web_screenshots.py --out docs":
         (SKIP, "drives headless chromium for a minute; tests/test_web_browser.py drives the "
          "same views", None),
+    # docs/benchmarks.md: compile time
+    "taluva bench --compile --json":
+        (CHECK, "compiles two commands from nothing, each in a subprocess of its own (minutes); "
+         "test_compile runs it on a command that compiles nothing", None),
     # docs/benchmarks.md: the test suite's first run
     "rm -rf /tmp/nbcache /tmp/compile": (SKIP, _EXTERNAL, None),
     "NUMBA_CACHE_DIR=/tmp/nbcache COMPILE_PROFILE_DIR=/tmp/compile python -m pytest "
