@@ -457,3 +457,18 @@ def micro_run_config(seed: int, tail: str) -> str:
     """A ``taluva train`` config (TOML) of one iteration after the warm start that runs in
     seconds, with ``seed`` and the ``tail`` sections (``[gating]``, ``[anchors]``)."""
     return f"seed = {seed}\n{_MICRO_RUN}\n{tail.strip()}\n"
+
+
+def play_openspiel(state: Any, steps: int, seed: int = 0) -> Any:
+    """Apply ``steps`` random actions (chance by its distribution) to an OpenSpiel state;
+    returns it (stops at the end of the game)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return state

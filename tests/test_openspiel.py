@@ -18,22 +18,12 @@ from taluva_ai.games.taluva.encoding import encode  # noqa: E402
 from taluva_ai.games.taluva.rules import RuleError  # noqa: E402
 from taluva_ai.openspiel import OpenSpielIllegalActionError  # noqa: E402
 from taluva_ai.protocol import make_game  # noqa: E402
+from tests.helpers import play_openspiel  # noqa: E402
 
 GT = pyspiel.GameType
 
 
-def _play(state, steps: int, seed: int = 0):
-    """Apply ``steps`` random actions (chance by its distribution) to an OpenSpiel state."""
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
-    return state
+_play = play_openspiel
 
 
 def test_taluva_facts_and_parameters():

@@ -18,22 +18,12 @@ pyspiel = pytest.importorskip("pyspiel")
 
 import taluva_ai.openspiel as tos  # noqa: E402
 from taluva_ai.protocol import make_game  # noqa: E402
+from tests.helpers import play_openspiel  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "openspiel.md"
 
 
-def _play(state, steps: int, seed: int = 0):
-    """Apply ``steps`` random actions (chance by its distribution) to an OpenSpiel state."""
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
-    return state
+_play = play_openspiel
 
 
 def _same_state(a, b, players: int) -> None:
