@@ -49,7 +49,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from taluva_ai.agents.mcts_gumbel import gumbel_child, legal_softmax
 from taluva_ai.agents.mcts_tree import Tree as _Tree
@@ -62,6 +61,7 @@ from taluva_ai.agents.mcts_tree import (
     select_leaf,
 )
 from taluva_ai.agents.specialize import specialize
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import search_kernels as _tk
 
 #: ``leaf_kind`` values.

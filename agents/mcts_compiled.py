@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from taluva_ai.agents.mcts_tree import Tree, _add_children, backup, select_leaf
 from taluva_ai.agents.specialize import specialize
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import search_kernels as _tk
 
 # The loop of simulations, a template compiled once per kernel set (specialize()): its body

@@ -18,9 +18,9 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
 from taluva_ai.games import compiling
+from taluva_ai.games.compiling import njit
 
 compiling.install()  # a first compile says so (taluva_ai.games.compiling)
 

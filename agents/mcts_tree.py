@@ -9,9 +9,9 @@ entry; Luckhart & Irani 1986; Sturtevant 2003 for max^n in MCTS).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from taluva_ai.games import compiling
+from taluva_ai.games.compiling import njit
 
 compiling.install()  # a first compile says so (taluva_ai.games.compiling)
 

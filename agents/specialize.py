@@ -21,7 +21,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from numba import njit
+from taluva_ai.games.compiling import njit
 
 _MADE: dict[tuple[Any, ...], Any] = {}
 

@@ -16,8 +16,9 @@ thread schedule.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.encoding import (
     encode_into,

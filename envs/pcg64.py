@@ -20,9 +20,9 @@ buffered 32-bit half (a flag and the value), numpy's ``has_uint32`` / ``uinteger
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from taluva_ai.games import compiling
+from taluva_ai.games.compiling import njit
 
 compiling.install()  # a first compile says so (taluva_ai.games.compiling)
 

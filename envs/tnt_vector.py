@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
-from numba import njit, prange
+from numba import prange
 
 from taluva_ai.envs.base import check_illegal_mode
 from taluva_ai.envs.batched import BatchedEnv, MetaLayout, check_num_envs
@@ -61,6 +61,7 @@ from taluva_ai.envs.core import BUILTIN_OPPONENTS, EXTERNAL, GREEDY, keep_best
 from taluva_ai.envs.game_env import game_spaces
 from taluva_ai.envs.pcg64 import STATE_SIZE, integers, seed_state, state_from_generator
 from taluva_ai.errors import IllegalActionError
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.thurn_und_taxis import kernels as K
 from taluva_ai.games.thurn_und_taxis.actions import NUM_ACTIONS, action_to_string
 from taluva_ai.games.thurn_und_taxis.board import NUM_CITIES

@@ -44,8 +44,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import TaluvaGame
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.state import M_DRAWN, M_STEP, Step

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva.encoding import engine_to_view
 from taluva_ai.protocol import GameState
 

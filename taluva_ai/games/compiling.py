@@ -12,6 +12,11 @@ board shows it while a first search compiles).
 
 In the games layer (CONTRIBUTING.md) so that the kernels' modules, and the agents and
 environments above them, can install it.
+
+:func:`njit` is the decorator of every kernel of the package: Numba's ``njit`` without the C
+callback wrapper that Numba otherwise compiles beside each kernel (what ``numba.cfunc`` and
+first-class function values call; no kernel here is called that way), which a first run
+compiled, optimized and machine-coded for nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +26,20 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+
+def njit(*args: Any, **options: Any) -> Any:
+    """``numba.njit(*args, **options)`` with ``no_cfunc_wrapper=True`` unless given: the kernel
+    is compiled, cached and callable from Python and from other kernels as with Numba's own
+    decorator (same options: ``cache``, ``inline``, ``parallel``, ...), but without its C
+    callback wrapper (``dispatcher.cfunc``-style callers: none in this package), which saves a
+    first run about a twentieth of its compile time (docs/benchmarks.md, "Compile time").
+    Used bare (``@njit``) or with options (``@njit(cache=True)``)."""
+    from numba import njit as numba_njit
+
+    options.setdefault("no_cfunc_wrapper", True)
+    return numba_njit(*args, **options)
+
 
 #: What the Python API logs (logger ``taluva_ai``, WARNING) on a process's first compile.
 API_COMPILING = ("taluva_ai: compiling the engine's kernels (Numba), first use only: from "

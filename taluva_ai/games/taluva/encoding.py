@@ -68,8 +68,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva import solo_kernels as SK
 from taluva_ai.games.taluva.hexgrid import DIRECTIONS, hex_distance, rotate_hex

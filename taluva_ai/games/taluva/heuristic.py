@@ -23,8 +23,8 @@ fewer than ``LOW_HUTS`` (6) huts left           ``LOW_HUTS_PER`` (-20) per hut s
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.rules import R_EARLY_VICTORY_KINDS
 from taluva_ai.games.taluva.state import (

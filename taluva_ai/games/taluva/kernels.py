@@ -48,9 +48,9 @@ first run short:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from taluva_ai.games import compiling
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva.rules import (
     FOUND_FLOOD,
     FOUND_PLAIN,

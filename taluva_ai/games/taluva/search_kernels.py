@@ -51,8 +51,8 @@ with what its network ids depend on (Taluva: the view centre):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva import solo_kernels as SK
 from taluva_ai.games.taluva.encoding import (

@@ -33,8 +33,8 @@ Action ids beyond the ``14 H`` of :mod:`kernels`: ``14 H + k`` for ``k`` in
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.rules import (
     R_BONUS_ANY_SOURCE,

@@ -25,8 +25,8 @@ import time
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.thurn_und_taxis import kernels as K
 from taluva_ai.games.thurn_und_taxis.actions import NUM_ACTIONS
 from taluva_ai.games.thurn_und_taxis.heuristic import play_greedy_vs

@@ -27,8 +27,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.thurn_und_taxis.board import NUM_CITIES, NUM_STACKS, STACK_SIZE
 from taluva_ai.games.thurn_und_taxis.rules import R_MAX_ROUNDS, R_PLAYERS
 from taluva_ai.games.thurn_und_taxis.state import (

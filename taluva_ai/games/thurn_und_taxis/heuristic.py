@@ -24,8 +24,8 @@ supply's make-up or another hand). The greedy player takes the best one. The pol
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.thurn_und_taxis.actions import (
     A_ABANDON,
     A_ADMINISTRATOR,

@@ -20,9 +20,9 @@ sequence reveals nothing of the hand.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from taluva_ai.games import compiling
+from taluva_ai.games.compiling import njit
 from taluva_ai.games.thurn_und_taxis.actions import (
     A_ABANDON,
     A_ADMINISTRATOR,
