@@ -189,7 +189,7 @@ def test_the_board_shows_a_compiling_search(monkeypatch: pytest.MonkeyPatch) -> 
     """An analysis job polled while the server compiles says so (the page shows 'compiling the
     search (first use, ...)' instead of 'searching...')."""
     pytest.importorskip("starlette")
-    from taluva_ai.web.play import AnalysisJob
+    from taluva_ai.web.analysis import AnalysisJob
 
     job = AnalysisJob("position", "simulations", 100)
     assert job.view()["compiling"] is None

@@ -645,13 +645,13 @@ def test_cancel_stops_a_game_analysis_between_positions(
     positions done before it are kept and the third search returns at once."""
     import threading
 
-    from taluva_ai.web import play
+    from taluva_ai.web import analysis
 
     _, client = served
     path = _small_record(client)
     reached, go = threading.Event(), threading.Event()
     calls: list[int] = []
-    search = play.search_position
+    search = analysis.search_position
 
     def held(agent: Any, state: Any, cancel: Any = None, on_sims: Any = None) -> Any:
         calls.append(1)
@@ -660,7 +660,7 @@ def test_cancel_stops_a_game_analysis_between_positions(
             go.wait(30)
         return search(agent, state, cancel, on_sims)
 
-    monkeypatch.setattr(play, "search_position", held)
+    monkeypatch.setattr(analysis, "search_position", held)
     job = client.post("/api/analysis/game", json={"agent": "mcts:sims=20", "path": path}).json()
     assert reached.wait(60)
     v = client.get(f"/api/analysis/{job['id']}").json()
@@ -683,10 +683,10 @@ def test_cancel_stops_a_position_analysis_between_chunks(
     import threading
 
     from taluva_ai.agents.mcts import MCTSAgent
-    from taluva_ai.web import play
+    from taluva_ai.web import analysis
 
     _, client = served
-    monkeypatch.setattr(play, "CHUNK_SIMS", 10)
+    monkeypatch.setattr(analysis, "CHUNK_SIMS", 10)
     reached, go = threading.Event(), threading.Event()
     calls: list[int] = []
     search = MCTSAgent.search
@@ -718,7 +718,7 @@ def test_position_analysis_in_chunks_and_in_the_background(
         served: tuple[Path, TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks continue one tree (35 sims in chunks of 10 = 35 root visits); a background job's
     result is the synchronous route's; a failing one answers its error on GET."""
-    from taluva_ai.web import play
+    from taluva_ai.web import analysis
 
     _, client = served
     body = {"agent": "mcts:sims=35", "path": "0/g.jsonl", "ply": 4}
@@ -727,7 +727,7 @@ def test_position_analysis_in_chunks_and_in_the_background(
     v = _finished(client, job["id"])
     assert (v["status"], v["done"], v["total"]) == ("done", 35, 35)
     assert v["result"] == whole
-    monkeypatch.setattr(play, "CHUNK_SIMS", 10)
+    monkeypatch.setattr(analysis, "CHUNK_SIMS", 10)
     res = client.post("/api/analysis", json=body).json()
     assert res["simulations"] == 35 and sum(c["visits"] for c in res["candidates"]) == 35
     assert _error(client.post("/api/analysis", json={**body, "background": 1}), 400) == \
@@ -739,14 +739,14 @@ def test_position_analysis_in_chunks_and_in_the_background(
 
 def test_a_failing_game_analysis_answers_its_error(served: tuple[Path, TestClient],
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from taluva_ai.web import play
+    from taluva_ai.web import analysis
 
     _, client = served
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(play, "search_position", broken)
+    monkeypatch.setattr(analysis, "search_position", broken)
     job = client.post("/api/analysis/game", json={"agent": "mcts:sims=5", "path": "0/g.jsonl"})
     assert job.status_code == 202
     _finished(client, job.json()["id"])
@@ -761,7 +761,7 @@ def test_a_timed_search_runs_in_chunks_until_its_time_and_stops_on_cancel() -> N
 
     from taluva_ai.agents import make_agent
     from taluva_ai.games.taluva import TaluvaGame
-    from taluva_ai.web import play
+    from taluva_ai.web import analysis
 
     state = TaluvaGame().new_initial_state(seed=3)
     state.draw()
@@ -773,13 +773,14 @@ def test_a_timed_search_runs_in_chunks_until_its_time_and_stops_on_cancel() -> N
         cancel.set()  # cancel after the first chunk
 
     agent = make_agent("mcts:time=30", seed=0)
-    assert play.search_position(agent, state, cancel=cancel, on_sims=progress) is None
-    assert seen == [play.CHUNK_SIMS_TIMED]
+    assert analysis.search_position(agent, state, cancel=cancel, on_sims=progress) is None
+    assert seen == [analysis.CHUNK_SIMS_TIMED]
     agent = make_agent("mcts:time=0.2", seed=0)
     seen.clear()
-    action, values = play.search_position(agent, state, on_sims=seen.append)
+    action, values = analysis.search_position(agent, state, on_sims=seen.append)
     assert action in state.legal_actions() and values[0] is not None
-    assert len(seen) >= 1 and seen == [play.CHUNK_SIMS_TIMED * (i + 1) for i in range(len(seen))]
+    assert len(seen) >= 1
+    assert seen == [analysis.CHUNK_SIMS_TIMED * (i + 1) for i in range(len(seen))]
 
 
 @pytest.mark.parametrize("spec", [
@@ -794,14 +795,14 @@ def test_a_gumbel_root_search_reports_each_batch_and_stops_on_cancel(spec: str) 
 
     from taluva_ai.agents import make_agent
     from taluva_ai.games.taluva import TaluvaGame
-    from taluva_ai.web import play
+    from taluva_ai.web import analysis
 
     state = TaluvaGame().new_initial_state(seed=3)
     state.draw()
     agent = make_agent(spec, seed=0)
     batch = int(agent.config.leaf_batch)
     seen: list[int] = []
-    action, values = play.search_position(agent, state, on_sims=seen.append)
+    action, values = analysis.search_position(agent, state, on_sims=seen.append)
     assert action in state.legal_actions() and values[0] is not None
     assert seen[-1] == 64 and len(seen) >= 64 // batch
     steps = np.diff([0, *seen])
@@ -815,14 +816,14 @@ def test_a_gumbel_root_search_reports_each_batch_and_stops_on_cancel(spec: str) 
             cancel.set()
 
     agent = make_agent(spec, seed=0)
-    assert play.search_position(agent, state, cancel=cancel, on_sims=cancel_at_16) is None
+    assert analysis.search_position(agent, state, cancel=cancel, on_sims=cancel_at_16) is None
     assert seen[-1] >= 16 and seen[-1] < 16 + batch and seen[-2] < 16
 
 
 def test_errors_echo_at_most_max_message_characters(served: tuple[Path, TestClient]) -> None:
     """What the client sent is echoed in the error, bounded: a 20,000-character agent spec,
     path or move gives one line of at most MAX_MESSAGE characters, cut with '…'."""
-    from taluva_ai.web.play import MAX_MESSAGE
+    from taluva_ai.web.errors import MAX_MESSAGE
 
     _, client = served
     huge = "mcts:" + "x" * 20_000
@@ -837,3 +838,25 @@ def test_errors_echo_at_most_max_message_characters(served: tuple[Path, TestClie
     for msg in msgs:
         assert len(msg) == MAX_MESSAGE and msg.endswith("…"), msg[:80]
     assert msgs[0].startswith("agent: agent spec 'mcts:xxx")
+
+
+def test_the_play_view_is_told_while_an_agents_first_move_compiles(
+        served: tuple[Path, TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    """GET /api/compiling: null when the server compiles nothing; while it compiles (an agent's
+    first move on a fresh install) the kernel, the seconds so far and about how long the moving
+    agent's first move compiles, which the Play view shows ('compiling its search (first use,
+    about N s; M s so far)')."""
+    from taluva_ai.games import compiling
+    from taluva_ai.web import play
+
+    _, client = served
+    monkeypatch.setattr(compiling, "compiling_now", lambda: None)
+    r = client.get("/api/compiling", params={"agent": "greedy"})
+    assert r.status_code == 200 and r.json() == {"compiling": None}
+    monkeypatch.setattr(compiling, "compiling_now",
+                        lambda: ("kernels.standard_apply_action", 4.26))
+    for spec, about in (("greedy", 20), ("az:builtin", 40), ("mcts:sims=30", 30),
+                        ("web_agents:Quick", play.FIRST_USE_DEFAULT_S), (None, 30)):
+        params = {} if spec is None else {"agent": spec}
+        assert client.get("/api/compiling", params=params).json() == {"compiling": {
+            "kernel": "kernels.standard_apply_action", "seconds": 4.3, "about_s": about}}

@@ -585,3 +585,63 @@ def test_the_smaller_points(site: tuple[str, Any, Path]) -> None:
     last = driver.execute_script(stroke, _css(driver, "#board svg polygon.last")[0])
     legal = driver.execute_script(stroke, _css(driver, "#board svg polygon.spot")[0])
     assert last == "rgb(230, 0, 126)" and legal != last
+
+
+def test_the_play_view_says_while_an_agents_first_move_compiles(
+        site: tuple[str, Any, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """While an agent's move waits on the server compiling the engine's kernels (its first use
+    on a fresh install), the turn line says so with the time so far; then the move is shown.
+    The compiling is simulated (the kernels here are cached): an agent whose move waits, and
+    the server's :func:`~taluva_ai.games.compiling.compiling_now` saying it compiles."""
+    import threading
+
+    from taluva_ai.agents import Agent, make_agent, register_agent
+    from taluva_ai.agents import base as agent_base
+    from taluva_ai.games import compiling
+
+    go = threading.Event()
+
+    class Waits(Agent):
+        def __init__(self, seed: int | None = None) -> None:
+            self.inner = make_agent("random", seed=seed)
+
+        def reset(self, seed: int | None = None) -> None:
+            self.inner.reset(seed)
+
+        def act(self, state: Any) -> int:
+            go.wait(60)
+            return int(self.inner.act(state))
+
+        def stats(self) -> dict[str, Any]:
+            return {}
+
+    register_agent("webtest_waits", Waits, "a test agent whose move waits for the test")
+    monkeypatch.setattr(compiling, "compiling_now", lambda: ("kernels.standard_apply_action",
+                                                             7.4))
+    try:
+        base, driver, _ = site
+        driver.get(f"{base}/#play")
+        _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "play")
+        if not driver.execute_script("return document.getElementById('new-game').open"):
+            _css(driver, "#new-game summary")[0].click()
+        seats = _css(driver, "#ng-seats .seat")
+        for seat in seats:
+            seat.clear()
+        seats[0].send_keys("webtest_waits")
+        seats[1].send_keys("random")
+        for field, value in (("#ng-rules", ""), ("#ng-tiles", "1"), ("#ng-seed", "3")):
+            _css(driver, field)[0].clear()
+            _css(driver, field)[0].send_keys(value)
+        _css(driver, "#ng-start")[0].click()
+        said = _wait(driver, lambda d: "compiling" in _text(d, "turn") and _text(d, "turn"))
+        assert said.startswith("seat 0 (webtest_waits) is thinking… compiling its search "
+                               "(first use, about 30 s; 7 s so far)")
+        monkeypatch.setattr(compiling, "compiling_now", lambda: None)
+        go.set()
+        _wait(driver, lambda d: _ply(d) != "0" and "compiling" not in _text(d, "turn"))
+    finally:
+        go.set()
+        site[1].execute_script(  # seat 0 as the form starts (the other tests leave it so)
+            "document.querySelector('#ng-seats .seat').value = 'human'")
+        agent_base._AGENTS.pop("webtest_waits", None)
+        agent_base._ABOUT.pop("webtest_waits", None)

@@ -11,7 +11,9 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from taluva_ai.web.play import SPECTATOR, GameSession, WebError, search_position
+from taluva_ai.web.analysis import search_position
+from taluva_ai.web.errors import WebError
+from taluva_ai.web.play import SPECTATOR, GameSession
 
 
 def _hands(svg: str) -> dict[str, str]:
@@ -89,7 +91,7 @@ def test_a_hidden_information_search_reports_progress_and_stops_on_cancel() -> N
     import threading
 
     from taluva_ai.agents import make_agent
-    from taluva_ai.web import play
+    from taluva_ai.web import analysis
 
     s = GameSession("thurn_und_taxis", ["human", "random"], {}, seed=1)
     state = s.analysis_position()
@@ -102,7 +104,7 @@ def test_a_hidden_information_search_reports_progress_and_stops_on_cancel() -> N
 
     agent = make_agent("mcts:sims=5000", seed=0)
     assert search_position(agent, state, cancel=cancel, on_sims=progress) is None
-    assert seen == [play.CHUNK_SIMS]
+    assert seen == [analysis.CHUNK_SIMS]
     agent = make_agent("mcts:sims=30", seed=0)
     action, values = search_position(agent, state)
     assert action in state.legal_actions() and values[0] is not None

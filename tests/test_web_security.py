@@ -29,7 +29,8 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from taluva_ai import web  # noqa: E402
 from taluva_ai.web.app import MAX_BODY_BYTES, create_app  # noqa: E402
-from taluva_ai.web.play import GameSession, WebError  # noqa: E402
+from taluva_ai.web.errors import WebError  # noqa: E402
+from taluva_ai.web.play import GameSession  # noqa: E402
 
 TESTS = Path(__file__).parent
 ROOT = TESTS.parent
@@ -406,7 +407,7 @@ def test_an_interrupted_move_stops_and_leaves_the_game_as_it_was() -> None:
     import web_agents
 
     from taluva_ai.web.cancel import CancelFlag
-    from taluva_ai.web.play import AgentPolicy
+    from taluva_ai.web.specs import AgentPolicy
 
     web_agents.SPINNING.clear()
     web_agents.STOPPED.clear()

@@ -2,14 +2,14 @@
 docs/web.md, Security): a departed client or the server's shutdown interrupts it.
 
 A :class:`CancelFlag` is a ``threading.Event`` (what the chunked analyses already look at
-between their chunks: :func:`taluva_ai.web.play.search_position`) with one more power:
+between their chunks: :func:`taluva_ai.web.analysis.search_position`) with one more power:
 :meth:`CancelFlag.interrupt` also raises :class:`Cancelled` *inside* the worker thread while it
 runs a :meth:`CancelFlag.section` (an agent's move, a search), through CPython's
 ``PyThreadState_SetAsyncExc``. The exception is seen at the thread's next Python instruction,
 so a search written in Python (the MCTS loop with ``leaf_batch`` > 1 or a network, ISMCTS,
 OpenSpiel's ``MCTSBot``, a user's agent class) stops at once; a compiled search (the Numba
 MCTS) stops when its compiled call returns, which the board's bounds keep finite
-(:func:`taluva_ai.web.play.check_spec`). Outside a section nothing is raised, so the game's
+(:func:`taluva_ai.web.specs.check_spec`). Outside a section nothing is raised, so the game's
 state is never left half-changed: a move is applied only after its section ended whole.
 """
 

@@ -1,53 +1,42 @@
-"""Games played in the browser board (``taluva serve``, docs/web.md) and the analysis of a
-position: the server side of the Play view and of the analysis panel.
+"""Games played in the browser board (``taluva serve``, docs/web.md): the server side of the
+Play view.
 
 A :class:`GameSession` holds one game in memory: the game (:func:`taluva_ai.protocol.make_game`
 with the page's rule options), its seats (``"human"`` or an agent spec made through the agent
-registry, :func:`taluva_ai.tournament.make_agent`), the state and the actions played. Chance nodes
-are resolved at once by the state's seeded draw (as :func:`taluva_ai.tournament.play_game` does),
-so the page only ever sees a seat to move or the end. A person's move arrives in notation and is
-checked against the legal moves before it reaches the engine (:meth:`GameSession.play`); an agent's
-move is asked for by the page one at a time (:meth:`GameSession.agent_move`), so it can show each
-one. :class:`Sessions` keeps the games by id (the oldest dropped past a bound).
+registry, :func:`taluva_ai.tournament.make_agent`, checked by :mod:`taluva_ai.web.specs`), the
+state and the actions played. Chance nodes are resolved at once by the state's seeded draw (as
+:func:`taluva_ai.tournament.play_game` does), so the page only ever sees a seat to move or the
+end. A person's move arrives in notation and is checked against the legal moves before it
+reaches the engine (:meth:`GameSession.play`); an agent's move is asked for by the page one at a
+time (:meth:`GameSession.agent_move`), so it can show each one; while an agent's first move
+compiles the engine's kernels, :func:`compiling_view` says so (the page polls it). A move given a
+:class:`~taluva_ai.web.cancel.CancelFlag` stops when it is interrupted. :class:`Sessions`
+keeps the games by id (the oldest dropped past a bound). The pictures and notes of a position
+(:func:`board_picture`, :func:`move_info`, :func:`position_notes`) serve the analysis too
+(:mod:`taluva_ai.web.analysis`).
 
-:func:`analyse` runs an agent's search on a position (a copy) and returns its candidate moves
-(:meth:`taluva_ai.agents.base.Agent.search_candidates`) with the hexes they concern, for the
-page's heat map. :class:`GameAnalysis` runs it at every position of a record for the value
-graph. :func:`search_position` runs an MCTS search in chunks of simulations so that a cancel
-(a ``threading.Event``) stops it between chunks; :class:`AnalysisJob` runs either in a worker
-thread with its progress, for the page to poll and cancel.
-
-Agent specs that arrive over HTTP are checked by :func:`check_spec` before anything is made
-of them: the registered agents only, ``package.module:Class`` only from the modules an
-:class:`AgentPolicy` allows (``taluva serve --allow-agent-module``), every parameter that costs
-time bounded (:data:`INT_BOUNDS`). A move or a search given a
-:class:`~taluva_ai.web.cancel.CancelFlag` stops when it is interrupted.
-
-Every refusal is a :class:`WebError` (status and one line).
+Every refusal is a :class:`~taluva_ai.web.errors.WebError` (status and one line).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import re
 import secrets
 import threading
-import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from taluva_ai import tournament
-from taluva_ai.errors import IllegalActionError, NotationError
+from taluva_ai.errors import NotationError
 from taluva_ai.protocol import CHANCE, TERMINAL, GameState, chance_observers, make_game
 from taluva_ai.records import RecordWriter, outcome_of
-from taluva_ai.tournament import agent_seeds, check_fits
-from taluva_ai.web.cancel import CancelFlag, Cancelled, section
+from taluva_ai.tournament import agent_seeds
+from taluva_ai.web.cancel import Cancelled, section
+from taluva_ai.web.errors import WebError, _one_line
+from taluva_ai.web.specs import AgentPolicy, _board_agent
 
 #: The seat spec of a person playing in the page.
 HUMAN = "human"
@@ -55,52 +44,9 @@ HUMAN = "human"
 SPECTATOR = -1
 #: Games kept in memory; past it the least recently used is dropped.
 MAX_SESSIONS = 64
-#: The most simulations an analysis may ask for (``sims=`` of the agent spec).
-MAX_ANALYSIS_SIMS = 20000
-#: The most seconds an analysis may ask for (``time=`` of the agent spec).
-MAX_ANALYSIS_SECONDS = 60.0
-#: Candidate moves an analysis returns at most (the most visited).
-MAX_CANDIDATES = 400
-#: Simulations per chunk of an analysis's search: a cancel is seen between chunks.
-CHUNK_SIMS = 1000
-#: Simulations per chunk of a search with a time budget (about a tenth of a second of the
-#: compiled search): the time is checked, and a cancel seen, between chunks.
-CHUNK_SIMS_TIMED = 200
-#: The most positions a whole-game analysis (the value graph) may have.
-MAX_GAME_POSITIONS = 400
-#: The most simulations a whole-game analysis may run in all (positions x sims).
-MAX_GAME_SIMS = 200_000
-#: The most seconds a whole-game analysis may ask for in all (positions x time).
-MAX_GAME_SECONDS = 600.0
-#: Analysis jobs kept in memory (finished ones dropped first).
-MAX_JOBS = 32
 #: Seconds a request waits for a game's lock (held while an agent of it moves) before it is
 #: refused with 409.
 LOCK_WAIT = 2.0
-
-
-#: The longest error message the board sends (characters; a longer one, e.g. echoing a huge
-#: spec, is cut and ends with "…").
-MAX_MESSAGE = 500
-
-
-class WebError(Exception):
-    """A request the board refuses (the app's routes and the games here): ``status`` (HTTP)
-    and ``message``, made one line of at most :data:`MAX_MESSAGE` characters (what the client
-    sent is echoed in it, bounded)."""
-
-    def __init__(self, status: int, message: str) -> None:
-        message = _one_line(message)
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-def _one_line(text: object) -> str:
-    """``text`` on one line (runs of whitespace made one space), cut to :data:`MAX_MESSAGE`
-    characters with a closing "…"."""
-    line = " ".join(str(text).split())
-    return line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE - 1] + "…"
 
 
 def _seat_label(spec: str, seat: int) -> str:
@@ -138,28 +84,6 @@ def _make_seat(spec: Any, seat: int, game: Any, seed: int | None,
     if spec.strip() == HUMAN:
         return None
     return _board_agent(spec.strip(), game, seed, f"seats[{seat}]", policy)
-
-
-def _board_agent(spec: str, game: Any, seed: int | None, field: str,
-                 policy: AgentPolicy | None = None) -> Any:
-    """The agent ``spec`` for ``game``, checked first (:func:`check_spec`: only what
-    ``policy`` allows, within the board's bounds), reset with ``seed``; made through
-    ``tournament.make_agent`` at call time (the one registry).
-
-    Raises:
-        WebError: naming ``field``: 403 a ``module:Class`` spec the server was not started to
-            allow, a checkpoint outside the served directories; 400 an unbounded spec, an
-            unknown agent or parameter, an agent that does not fit the game; 404 no such
-            checkpoint.
-    """
-    made = check_spec(spec, field, policy)
-    try:
-        agent = tournament.make_agent(made, seed=seed)
-        check_fits(agent, game)
-        agent.reset(seed)
-    except (ValueError, ImportError, AttributeError, TypeError) as e:
-        raise WebError(400, f"{field}: {_one_line(str(e).replace(made, spec))}") from None
-    return agent
 
 
 #: What a move does, by its notation's word (and, for a few, its argument), for the page's
@@ -308,6 +232,36 @@ def _search_summary(stats: dict[str, Any], seat: int, spec: str, ply: int) -> di
     if not out:
         return {}
     return {"seat": seat, "spec": spec, "ply": ply, **out}
+
+
+#: About how long an agent's first move compiles the engine's kernels, in seconds of CPU on
+#: the 2-core machine of docs/benchmarks.md ("Compile time": a cold ``taluva play`` of that agent
+#: against ``random`` or ``greedy``, less its game), by the agent's registered name; other
+#: agents: :data:`FIRST_USE_DEFAULT_S`.
+FIRST_USE_S: dict[str, int] = {"random": 15, "greedy": 20, "mcts": 30, "ismcts": 30, "az": 40}
+#: :data:`FIRST_USE_S` of an agent it does not name.
+FIRST_USE_DEFAULT_S = 30
+
+
+def first_use_seconds(spec: str | None) -> int:
+    """About how long the first move of the agent ``spec`` (``name:key=value,...``) compiles
+    the engine's kernels on a fresh install, in seconds (:data:`FIRST_USE_S`)."""
+    name = str(spec or "").split(":", 1)[0].strip()
+    return FIRST_USE_S.get(name, FIRST_USE_DEFAULT_S)
+
+
+def compiling_view(spec: str | None = None) -> dict[str, Any] | None:
+    """What the Play view shows while an agent's first move compiles (``GET /api/compiling``):
+    ``{"kernel", "seconds", "about_s"}`` while this process compiles one of the engine's
+    kernels (:func:`taluva_ai.games.compiling.compiling_now`: the kernel, the seconds this
+    stretch of compiling has lasted; ``about_s``: :func:`first_use_seconds` of the agent
+    ``spec`` that moves), None when it does not."""
+    from taluva_ai.games import compiling
+
+    busy = compiling.compiling_now()
+    if busy is None:
+        return None
+    return {"kernel": busy[0], "seconds": round(busy[1], 1), "about_s": first_use_seconds(spec)}
 
 
 def seat_colours(game_name: str, num_players: int) -> list[str]:
@@ -683,665 +637,3 @@ class Sessions:
 
 # -- analysis ---------------------------------------------------------------------------------
 
-
-#: Bounds of the spec parameters that cost time or processors, for every agent made over HTTP
-#: (a registered one or an allowed ``module:Class``): parameter -> (least, most) integer.
-#: ``sims`` and ``time`` (below) bound a move; ``rollouts`` (OpenSpiel's random games per
-#: leaf), ``samples`` (tile placements sampled per greedy-rollout decision), ``leaf_batch``
-#: (leaves evaluated together) and ``threads`` (a network's CPU threads) multiply its cost.
-INT_BOUNDS: dict[str, tuple[int, int]] = {
-    "sims": (1, MAX_ANALYSIS_SIMS),
-    "rollouts": (1, 100),
-    "samples": (1, 64),
-    "leaf_batch": (1, 256),
-    "threads": (1, 8),
-}
-#: The most simulations x rollouts of a move (OpenSpiel's ``sims`` x ``rollouts``: each
-#: simulation plays that many random games to the end).
-MAX_SIMS_X_ROLLOUTS = MAX_ANALYSIS_SIMS
-#: The checkpoint suffixes ``az:path=<dir index>/<file>`` may name.
-CHECKPOINT_SUFFIXES = (".pt",)
-
-
-@dataclass(frozen=True)
-class AgentPolicy:
-    """Which agent specs the board makes (docs/web.md, Security).
-
-    The registered agents (``random``, ``greedy``, ``mcts``, ``ismcts``, ``az``, ``openspiel``
-    and any other the process registered, :func:`taluva_ai.agents.register_agent`) always;
-    a ``package.module:Class`` spec only when its module is one of ``modules`` or inside one
-    of them (``taluva serve --allow-agent-module``), never otherwise: checking such a spec
-    imports nothing. ``az:path=`` may name ``builtin`` or, when ``checkpoint`` is given, a
-    checkpoint under the served directories as ``<dir index>/<file>.pt`` (``checkpoint``
-    resolves that name to the file, raising :class:`WebError` for one outside them).
-    """
-
-    modules: tuple[str, ...] = ()
-    checkpoint: Callable[[str], Path] | None = None
-
-    def allows_module(self, module: str) -> bool:
-        return any(module == m or module.startswith(m + ".") for m in self.modules)
-
-
-#: The policy of a board started without flags: registered agents, ``az:builtin`` only.
-DEFAULT_POLICY = AgentPolicy()
-
-
-def _is_dotted_name(text: str) -> bool:
-    return bool(text) and all(part.isidentifier() for part in text.split("."))
-
-
-def check_spec(spec: str, field: str = "agent", policy: AgentPolicy | None = None) -> str:
-    """Check an agent spec that arrived over HTTP before anything is made of it, and return
-    the spec to make (``az:path=<dir index>/<file>`` turned into the file's path).
-
-    The spec must name a registered agent, or a ``module:Class`` of a module ``policy``
-    allows (nothing is imported to check it); every parameter of :data:`INT_BOUNDS` must be
-    an integer in its range, ``time`` a number of seconds in ``(0,``
-    :data:`MAX_ANALYSIS_SECONDS` ``]``, ``sims x rollouts`` at most
-    :data:`MAX_SIMS_X_ROLLOUTS` (each refused in one line naming the parameter and the
-    bound), and ``path`` ``builtin`` or a checkpoint under the served directories.
-
-    Raises:
-        WebError: naming ``field``: 403 a ``module:Class`` not allowed, a checkpoint outside
-            the served directories; 400 an unknown agent, a malformed or unbounded
-            parameter; 404 no such checkpoint.
-    """
-    from taluva_ai.agents import known_agents, parse_agent_spec, registered_agent_parameters
-
-    policy = DEFAULT_POLICY if policy is None else policy
-    head, _, rest = spec.partition(":")
-    head = head.strip()
-    known = known_agents()
-    defaults: dict[str, Any] = {}
-    prefix = head  # what the spec's parameters follow: the name, or module:Class
-    if head in known:
-        try:
-            _, params = parse_agent_spec(spec)
-        except ValueError as e:
-            raise WebError(400, f"{field}: {_one_line(e)}") from None
-        try:
-            defaults = registered_agent_parameters(head)
-        except (KeyError, ImportError, ValueError):
-            defaults = {}
-    else:
-        cls_name, _, param_text = rest.partition(":")
-        if not rest or not _is_dotted_name(head) or not cls_name.strip().isidentifier():
-            raise WebError(400, f"{field}: unknown agent {head!r}; known: {', '.join(known)}"
-                           + (", or package.module:Class when the server allows its module"
-                              if policy.modules else ""))
-        if not policy.allows_module(head):
-            allowed = (f"the modules allowed are {', '.join(policy.modules)}"
-                       if policy.modules else "start the server with --allow-agent-module "
-                       f"{head} to allow that module")
-            raise WebError(403, f"{field}: {spec!r} names a Python class (module:Class), which "
-                           f"the board runs only from the modules its server allows: "
-                           f"{allowed}; the registered agents are {', '.join(known)}")
-        prefix = f"{head}:{cls_name.strip()}"
-        try:
-            params = _parse_params(param_text, spec)
-        except ValueError as e:
-            raise WebError(400, f"{field}: {_one_line(e)}") from None
-    for name, (low, high) in INT_BOUNDS.items():
-        v = params.get(name)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int)
-                              or not low <= v <= high):
-            raise WebError(400, f"{field}: {name} must be an integer {low}..{high} on the "
-                           f"board, got {_one_line(repr(v))[:40]}")
-    t = params.get("time")
-    if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float))
-                          or not 0 < t <= MAX_ANALYSIS_SECONDS):
-        raise WebError(400, f"{field}: time must be a number of seconds in (0, "
-                       f"{MAX_ANALYSIS_SECONDS:g}] on the board, got {_one_line(repr(t))[:40]}")
-    rollouts = params.get("rollouts", defaults.get("rollouts"))
-    sims = params.get("sims", defaults.get("sims"))
-    if isinstance(rollouts, int) and isinstance(sims, int) \
-            and sims * rollouts > MAX_SIMS_X_ROLLOUTS:
-        raise WebError(400, f"{field}: sims x rollouts must be at most {MAX_SIMS_X_ROLLOUTS} "
-                       f"on the board (each simulation plays rollouts random games), got "
-                       f"{sims} x {rollouts} = {sims * rollouts}")
-    path = params.get("path")
-    if path is None or path == "builtin":
-        return spec
-    if policy.checkpoint is None or not isinstance(path, str):
-        raise WebError(400, f"{field}: the board plays only the built-in network "
-                       "(az:builtin), not a file (path=...); play a checkpoint with "
-                       "`taluva play`")
-    if not re.fullmatch(r"[0-9]+/[^,]+", path):
-        raise WebError(400, f"{field}: the board plays only the built-in network "
-                       "(az:builtin), not a file outside the served directories: give "
-                       "path=builtin or a checkpoint under them as <dir index>/<file>.pt "
-                       f"(path=0/run/best.pt), got path={_one_line(repr(path))[:80]}")
-    try:
-        real = policy.checkpoint(path)
-    except WebError as e:
-        raise WebError(e.status, f"{field}: checkpoint: {e.message}") from None
-    if "," in str(real) or "=" in str(real):
-        raise WebError(400, f"{field}: the checkpoint's path {str(real)!r} holds ',' or '=', "
-                       "which an agent spec cannot carry")
-    items = [f"path={real}" if k == "path" else f"{k}={_spec_value(v)}"
-             for k, v in params.items()]
-    return f"{prefix}:{','.join(items)}"
-
-
-def _spec_value(v: Any) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
-
-
-def _parse_params(text: str, spec: str) -> dict[str, Any]:
-    """The typed parameters of a ``module:Class:key=value,...`` spec (as the registry reads
-    them), without importing anything."""
-    from taluva_ai.agents import spec_key
-
-    return dict(spec_key(spec)[1]) if text.strip() else {}
-
-
-def analysis_agent(state: GameState, spec: Any, seed: int,
-                   policy: AgentPolicy | None = None) -> tuple[str, Any]:
-    """The checked spec and its agent, made for ``state``'s game and reset with ``seed``.
-
-    Raises:
-        WebError: 400 a bad or unbounded spec, or an agent that does not search (it keeps
-            :meth:`Agent.search_candidates` of the base class).
-    """
-    from taluva_ai.agents.base import Agent
-
-    if not isinstance(spec, str) or not spec.strip():
-        raise WebError(400, f"agent must be an agent spec such as 'mcts:sims=200', got {spec!r}")
-    spec = spec.strip()
-    agent = _board_agent(spec, state.game, seed, "agent",  # type: ignore[attr-defined]
-                         policy)
-    if type(agent).search_candidates is Agent.search_candidates:
-        raise WebError(400, f"agent {spec!r} does not search (it gives no candidate moves): "
-                        "use mcts:... or az:...")
-    return spec, agent
-
-
-def _num_players(state: GameState) -> int:
-    return int(getattr(state, "num_players", None) or len(state.returns()))
-
-
-def planned_sims(agent: Any) -> int | None:
-    """The simulations an analysis by ``agent`` runs per position (None: a time budget, or an
-    agent that does not say)."""
-    from taluva_ai.agents.mcts import MCTSAgent
-
-    if isinstance(agent, MCTSAgent):
-        return None if agent.config.time is not None else int(agent.config.sims)
-    sims = getattr(agent, "sims", None)
-    return sims if isinstance(sims, int) and not isinstance(sims, bool) else None
-
-
-def search_position(agent: Any, state: GameState, cancel: threading.Event | None = None,
-                    on_sims: Any = None, searched: dict[str, Any] | None = None
-                    ) -> tuple[int, list[float | None]] | None:
-    """Search ``state`` (not modified) with ``agent``; the chosen action and the value of every
-    seat at the root (the mean return over the root's simulations, on the game's returns
-    scale; ``float`` per seat, None where the agent does not tell), or None when ``cancel`` was
-    set before the search ended.
-
-    An :class:`~taluva_ai.agents.mcts.MCTSAgent` (AlphaZero too) with a ``sims`` budget, a
-    PUCT root and a position without hidden information searches one tree in chunks of
-    :data:`CHUNK_SIMS` simulations (:meth:`MCTSAgent.search` continues a tree), looks at
-    ``cancel`` before each chunk and calls ``on_sims(simulations done)`` after it; one chunk
-    is exactly ``agent.act``. With a ``time`` budget and a PUCT root it searches in chunks of
-    :data:`CHUNK_SIMS_TIMED` until the time is up (at least one chunk), so a cancel stops it
-    too. A Gumbel root (whose sequential halving plans the whole budget) searches in one
-    call that reports after every batch of leaves (:meth:`MCTSAgent.search`'s ``progress``):
-    ``on_sims`` then, and ``cancel`` stops it there. A position with hidden information (a
-    Thurn und Taxis hand, ``tile_preview``) is searched so on one determinization from the
-    mover's view (``state.resample``, as :meth:`MCTSAgent.act` does). Any other agent runs
-    ``agent.act`` whole (bounded by :data:`MAX_ANALYSIS_SECONDS` or
-    :data:`MAX_ANALYSIS_SIMS`); ``cancel`` is seen before it.
-
-    A :class:`~taluva_ai.web.cancel.CancelFlag` ``cancel`` that is interrupted (a departed
-    client, the server's shutdown) stops any of them at once (:mod:`taluva_ai.web.cancel`).
-
-    ``searched`` (a dict), when given, receives ``"state"``: the position searched (a copy; the
-    determinization for hidden information), and ``"tree"``: the search tree when the search
-    ran here (an MCTS agent), for the lines of :func:`analyse_with`.
-    """
-    try:
-        with section(cancel):
-            return _search_position(agent, state, cancel, on_sims, searched)
-    except Cancelled:
-        return None
-
-
-def _search_position(agent: Any, state: GameState, cancel: threading.Event | None,
-                     on_sims: Any, searched: dict[str, Any] | None = None
-                     ) -> tuple[int, list[float | None]] | None:
-    from taluva_ai.agents.mcts import MCTSAgent
-    from taluva_ai.agents.mcts_tree import Tree
-
-    n = _num_players(state)
-    hidden = getattr(state, "has_hidden_information", lambda: False)()
-    if hidden and isinstance(agent, MCTSAgent) and state.current_player >= 0:
-        # one determinization from the mover's view, as MCTSAgent.act searches it
-        rng = np.random.default_rng(int(agent.rng.integers(2**31 - 1)))
-        state = state.resample(state.current_player, rng)  # type: ignore[attr-defined]
-        hidden = False
-    if searched is not None:
-        searched["state"] = state.clone()
-    timed = isinstance(agent, MCTSAgent) and agent.config.time is not None
-    if isinstance(agent, MCTSAgent) and not hidden and agent.config.root != "puct":
-        root = state.clone()
-        tree = Tree(n)
-        if searched is not None:
-            searched["tree"] = tree
-
-        def progress(done: int) -> bool:
-            if on_sims is not None and done:
-                on_sims(done)
-            return cancel is None or not cancel.is_set()
-
-        if not progress(0) or not agent.search(root, tree, progress=progress):
-            return None
-        return _root_values(agent, tree, root, n)
-    if isinstance(agent, MCTSAgent) and not hidden:
-        root = state.clone()
-        tree = Tree(n)
-        if searched is not None:
-            searched["tree"] = tree
-        deadline = None
-        if timed:  # a time budget: chunks of CHUNK_SIMS_TIMED until the time is up
-            deadline = time.perf_counter() + float(agent.config.time)
-            agent.config = dataclasses.replace(agent.config, time=None)
-        total = int(agent.config.sims)
-        done = 0
-        while (done < total) if deadline is None else (done == 0
-                                                         or time.perf_counter() < deadline):
-            if cancel is not None and cancel.is_set():
-                return None
-            k = CHUNK_SIMS_TIMED if deadline is not None else min(CHUNK_SIMS, total - done)
-            agent.search(root, tree, sims=k, noise=done == 0)
-            done += k
-            if on_sims is not None:
-                on_sims(done)
-        return _root_values(agent, tree, root, n)
-    if cancel is not None and cancel.is_set():
-        return None
-    action = int(agent.act(state.clone()))
-    values: list[float | None] = [None] * n
-    v = agent.stats().get("root_value")
-    if isinstance(v, (int, float)) and 0 <= state.current_player < n:
-        values[state.current_player] = round(float(v), 4)
-    return action, values
-
-
-def _root_values(agent: Any, tree: Any, root: GameState, n: int
-                 ) -> tuple[int, list[float | None]]:
-    """The agent's choice from a searched ``tree`` and each seat's mean return at the root."""
-    from taluva_ai.protocol import value_normalization
-
-    action = agent.choose(tree, root)
-    offset, scale = value_normalization(root)
-    visits = max(float(tree.N[0]), 1.0)
-    return action, [round(float(tree.W[0, s]) / visits * scale + offset, 4) for s in range(n)]
-
-
-def analyse(state: GameState, spec: Any, seed: int = 0, cancel: threading.Event | None = None,
-            on_sims: Any = None, policy: AgentPolicy | None = None) -> dict[str, Any] | None:
-    """Run the agent ``spec``'s search on a copy of ``state`` and return its view:
-    ``{"agent", "chosen", "summary", "simulations", "root_value", "values", "candidates":
-    [{"notation", "visits", "value", "prior", "share", "hex", "cells"}...]}`` (``values``: the
-    root value of every seat, :func:`search_position`; ``share``: the move's part of the root's
-    visits; ``hex``/``cells`` as :func:`move_info`; at most :data:`MAX_CANDIDATES`, the most
-    visited). None when ``cancel`` was set before the search ended; ``on_sims`` as
-    :func:`search_position`.
-
-    Raises:
-        WebError: 400 a bad or unbounded spec (``sims`` above :data:`MAX_ANALYSIS_SIMS`,
-            ``time`` above :data:`MAX_ANALYSIS_SECONDS`), an agent that does not search
-            (no candidates), or a position where nobody is to move; 500 the agent failed.
-    """
-    if state.current_player < 0:
-        raise WebError(400, "nobody is to move in this position (a chance draw or the end): "
-                        "analyse a position where a seat is to move")
-    spec, agent = analysis_agent(state, spec, seed, policy)
-    return analyse_with(agent, spec, state, cancel, on_sims)
-
-
-#: The longest line (principal variation) an analysis gives per candidate, in actions.
-MAX_LINE = 12
-#: The candidates (the most visited) an analysis gives a line for.
-MAX_LINES = 30
-
-
-def tree_lines(tree: Any) -> dict[int, list[int]]:
-    """Each searched root move's line in an MCTS ``tree``: its action, then at each node the
-    most visited child's (chance outcomes included), while that child was visited, at most
-    :data:`MAX_LINE` actions (as :meth:`MCTSAgent._stats` finds the principal variation)."""
-    from taluva_ai.agents.mcts_tree import CHANCE as K_CHANCE
-    from taluva_ai.agents.mcts_tree import DECISION
-
-    out: dict[int, list[int]] = {}
-    for c in tree.children(0):
-        if tree.N[c] <= 0:
-            continue
-        line = [int(tree.action[c])]
-        node = int(c)
-        while len(line) < MAX_LINE and tree.kind[node] in (DECISION, K_CHANCE):
-            kids = list(tree.children(node))
-            if not kids:
-                break
-            best = max(kids, key=lambda k: tree.N[k])
-            if tree.N[best] <= 0:
-                break
-            line.append(int(tree.action[best]))
-            node = int(best)
-        out[int(tree.action[c])] = line
-    return out
-
-
-def line_steps(state: GameState, actions: Sequence[int]) -> list[dict[str, Any]]:
-    """A line of actions from ``state`` (not modified) as the page draws it: per action
-    ``{"notation", "player" (a seat or "chance"), "at" (its hex's centre in the board
-    picture, or None)}``; it stops at the first action that is not legal (a line read from
-    another determinization)."""
-    s = state.clone()
-    out: list[dict[str, Any]] = []
-    for a in actions:
-        if s.is_terminal() or not np.any(s.legal_actions() == int(a)):
-            break
-        p = s.current_player
-        info = move_info(s, int(a))
-        out.append({"notation": info["notation"], "player": "chance" if p == CHANCE else int(p),
-                    "at": info.get("at")})
-        s.apply(int(a))
-    return out
-
-
-def analyse_with(agent: Any, spec: str, state: GameState, cancel: threading.Event | None,
-                 on_sims: Any, searched: dict[str, Any] | None = None
-                 ) -> dict[str, Any] | None:
-    """The search of :func:`analyse` with an agent made already; ``searched`` (a dict) gets
-    the position searched (``"state"``) as :func:`search_position` gives it, whose moves the
-    candidates' lines are."""
-    searched = {} if searched is None else searched
-    try:
-        found = search_position(agent, state, cancel, on_sims, searched=searched)
-        if found is None:
-            return None
-        chosen, values = found
-        stats = agent.stats()
-        cands = agent.search_candidates()
-    except (IllegalActionError, Exception) as e:
-        raise WebError(500, f"agent {spec!r} failed: {type(e).__name__}: {_one_line(e)}") \
-            from None
-    if not cands:
-        raise WebError(400, f"agent {spec!r} does not search (it gives no candidate moves): "
-                        "use mcts:... or az:...")
-    total = sum(c["visits"] for c in cands) or 1
-    root = searched.get("state", state)
-    tree = searched.get("tree")
-    lines = tree_lines(tree) if tree is not None else {}
-    pv = [str(m) for m in stats.get("pv", []) if isinstance(m, str)]
-    out = []
-    for i, c in enumerate(cands[:MAX_CANDIDATES]):
-        info = move_info(state, c["action"])
-        line = lines.get(int(c["action"]), [int(c["action"])])
-        if tree is None and int(c["action"]) == int(chosen) and pv[:1] == [info["notation"]]:
-            line = _parse_line(root, pv)  # the agent's own principal variation
-        out.append({"notation": info["notation"], "visits": c["visits"], "value": c["value"],
-                    "prior": c["prior"], "share": round(c["visits"] / total, 4),
-                    "hex": info["hex"], "at": info.get("at"), "cells": info["cells"],
-                    "cells_at": info.get("cells_at", []),
-                    "line": line_steps(root, line) if i < MAX_LINES else []})
-    return {"agent": spec, "chosen": state.action_to_string(chosen),
-            "summary": str(stats.get("summary", "")), "pv": pv,
-            "simulations": stats.get("simulations"), "root_value": stats.get("root_value"),
-            "values": values, "candidates": out}
-
-
-def _parse_line(state: GameState, notations: Sequence[str]) -> list[int]:
-    """The actions of a line in notation from ``state``, up to the first one that does not
-    parse or is not legal."""
-    s = state.clone()
-    out: list[int] = []
-    for text in notations:
-        try:
-            a = int(s.parse_action(text))
-        except (NotationError, ValueError, IndexError):
-            break
-        if s.is_terminal() or not np.any(s.legal_actions() == a):
-            break
-        out.append(a)
-        s.apply(a)
-    return out
-
-
-def check_game_budget(spec: str, agent: Any, positions: int) -> None:
-    """Refuse a whole-game analysis over its bounds: more than :data:`MAX_GAME_POSITIONS`
-    positions, ``positions * sims`` over :data:`MAX_GAME_SIMS`, ``positions * time`` over
-    :data:`MAX_GAME_SECONDS`.
-
-    Raises:
-        WebError: 400 naming the bound.
-    """
-    if positions > MAX_GAME_POSITIONS:
-        raise WebError(400, f"the record has {positions} positions to analyse, more than the "
-                        f"{MAX_GAME_POSITIONS} a game analysis may have")
-    sims = planned_sims(agent)
-    if sims is not None and sims * positions > MAX_GAME_SIMS:
-        raise WebError(400, f"agent {spec!r}: {positions} positions x {sims} sims = "
-                        f"{positions * sims} simulations, more than the {MAX_GAME_SIMS} of a "
-                        f"game analysis: use sims<={MAX_GAME_SIMS // max(positions, 1)}")
-    t = getattr(getattr(agent, "config", None), "time", None)
-    if isinstance(t, (int, float)) and t * positions > MAX_GAME_SECONDS:
-        raise WebError(400, f"agent {spec!r}: {positions} positions x {t:g} s is more than "
-                        f"the {MAX_GAME_SECONDS:g} s of a game analysis: use "
-                        f"time<={MAX_GAME_SECONDS / max(positions, 1):.3g}")
-
-
-class GameAnalysis:
-    """The value graph of a record (``POST /api/analysis/game``): the agent ``spec``'s search
-    at every position where a seat is to move (each with the same ``seed``, so a point equals
-    ``POST /api/analysis`` at that ply), one position after another.
-
-    ``points`` grows as the positions are done: ``{"ply", "player", "values": [per seat],
-    "chosen", "played", "simulations"}`` (``played``: the record's move there). :meth:`run`
-    looks at ``cancel`` before each position and between the search's chunks; a position
-    cut short is dropped, so ``points`` holds only whole searches.
-
-    Raises:
-        WebError: (at construction) as :func:`analyse` for the spec, 400 a record without a
-            position to analyse or over :func:`check_game_budget`.
-    """
-
-    def __init__(self, positions: Sequence[tuple[GameState, Any]], players: Sequence[str],
-                 spec: Any, seed: int = 0, policy: AgentPolicy | None = None) -> None:
-        self.plies = [k for k, (s, _) in enumerate(positions) if s.current_player >= 0]
-        if not self.plies:
-            raise WebError(400, "the record has no position where a seat is to move")
-        first = positions[self.plies[0]][0]
-        self.spec, self.agent = analysis_agent(first, spec, seed, policy)
-        check_game_budget(self.spec, self.agent, len(self.plies))
-        self.positions = positions
-        self.players = list(players)
-        self.seed = seed
-        self.num_players = _num_players(first)
-        self.points: list[dict[str, Any]] = []
-
-    @property
-    def total(self) -> int:
-        return len(self.plies)
-
-    def result(self) -> dict[str, Any]:
-        """``{"agent", "seed", "players", "seats", "total", "done", "points"}``."""
-        return {"agent": self.spec, "seed": self.seed, "players": self.players,
-                "seats": self.num_players, "total": self.total, "done": len(self.points),
-                "points": list(self.points)}
-
-    def run(self, cancel: threading.Event | None = None, on_done: Any = None) -> bool:
-        """Analyse the positions not done yet; ``on_done(points done)`` after each. True when
-        all are done, False when ``cancel`` stopped it.
-
-        Raises:
-            WebError: 500 the agent failed (the points before it are kept).
-        """
-        for k in self.plies[len(self.points):]:
-            if cancel is not None and cancel.is_set():
-                return False
-            state, _ = self.positions[k]
-            self.agent.reset(self.seed)
-            try:
-                found = search_position(self.agent, state, cancel)
-            except Exception as e:
-                raise WebError(500, f"agent {self.spec!r} failed at ply {k}: "
-                                f"{type(e).__name__}: {_one_line(e)}") from None
-            if found is None:
-                return False
-            chosen, values = found
-            nxt = self.positions[k + 1][1] if k + 1 < len(self.positions) else None
-            self.points.append({
-                "ply": k, "player": int(state.current_player), "values": values,
-                "chosen": state.action_to_string(chosen),
-                "played": None if nxt is None else nxt.notation,
-                "simulations": self.agent.stats().get("simulations")})
-            if on_done is not None:
-                on_done(len(self.points))
-        return True
-
-
-class AnalysisLines:
-    """The candidates' lines of a finished position analysis, for the page to step through
-    (``GET /api/analysis/{id}/line``): the position searched (the determinization of a
-    position with hidden information, shown from the mover's view), the players' names, and
-    per candidate its line as :func:`line_steps` gives it."""
-
-    def __init__(self, state: GameState, players: Sequence[str],
-                 lines: Sequence[Sequence[dict[str, Any]]]) -> None:
-        self.state = state.clone()
-        self.players = list(players)
-        self.lines = [list(line) for line in lines] or [[]]
-        self.mover = int(state.current_player)
-
-    def view(self, cand: int, step: int) -> dict[str, Any]:
-        """``{"cand", "step", "steps", "line", "last", "svg"}``: the picture of the position
-        after the first ``step`` moves of candidate ``cand``'s line (``step`` 0: the position
-        analysed), its last move marked."""
-        line = self.lines[cand]
-        s = self.state.clone()
-        previous = None
-        for item in line[:step]:
-            previous = s.clone()
-            s.apply(int(s.parse_action(item["notation"])))
-        last = line[step - 1]["notation"] if step > 0 else None
-        hidden = getattr(s, "has_hidden_information", lambda: False)()
-        return {"cand": cand, "step": step, "steps": len(line),
-                "line": [m["notation"] for m in line], "last": last,
-                "svg": board_picture(s, self.players, last, previous, (),
-                                     self.mover if hidden else None)}
-
-
-class AnalysisJob:
-    """An analysis running in a worker thread (``POST /api/analysis`` with ``background``, and
-    ``POST /api/analysis/game``), polled by ``GET /api/analysis/{id}`` and cancelled by
-    ``DELETE /api/analysis/{id}``.
-
-    ``kind`` is ``position`` (``unit`` ``simulations``; ``total`` None for a time budget) or
-    ``game`` (``unit`` ``positions``); ``status`` ``running``, ``done``, ``cancelled`` or
-    ``failed`` (``error``, ``error_status``).
-    """
-
-    def __init__(self, kind: str, unit: str, total: int | None) -> None:
-        self.id = secrets.token_hex(8)
-        self.kind = kind
-        self.unit = unit
-        self.total = total
-        self.done = 0
-        self.status = "running"
-        self.result: dict[str, Any] | None = None
-        self.partial: Any = None  # a callable giving the result so far (the game's points)
-        self.lines: AnalysisLines | None = None  # a finished position analysis's lines
-        self.error: str | None = None
-        self.error_status = 500
-        self.cancel = CancelFlag()  # DELETE sets it; the server's shutdown interrupts it
-        self.finished = threading.Event()
-        self.lock = threading.Lock()
-
-    def progress(self, done: int) -> None:
-        with self.lock:
-            self.done = done
-
-    def view(self) -> dict[str, Any]:
-        """``{"id", "kind", "status", "unit", "done", "total", "cancel_requested", "result",
-        "error", "compiling"}`` (``result``: the finished analysis; for a game also the points
-        so far; ``compiling``: ``{"kernel", "seconds"}`` while the server compiles the engine's
-        kernels, on a first search, else None)."""
-        from taluva_ai.games.compiling import compiling_now
-
-        busy = compiling_now()
-        with self.lock:
-            result = self.result
-            if result is None and self.partial is not None:
-                result = self.partial()
-            return {"id": self.id, "kind": self.kind, "status": self.status, "unit": self.unit,
-                    "done": self.done, "total": self.total,
-                    "cancel_requested": self.cancel.is_set(), "result": result,
-                    "error": self.error,
-                    "compiling": None if busy is None or self.status != "running" else
-                    {"kernel": busy[0], "seconds": round(busy[1], 1)}}
-
-    def start(self, work: Any, release: Any = None) -> None:
-        """Run ``work(job) -> (result, finished: bool)`` in a daemon thread; ``release()``
-        after it, whatever happens."""
-
-        def main() -> None:
-            try:
-                result, whole = work(self)
-                with self.lock:
-                    self.result = result
-                    self.status = "done" if whole else "cancelled"
-            except WebError as e:
-                with self.lock:
-                    self.status, self.error, self.error_status = "failed", e.message, e.status
-            except Exception as e:  # reported on the page, never a traceback
-                with self.lock:
-                    self.status = "failed"
-                    self.error = f"internal error: {type(e).__name__}: {_one_line(e)}"
-            finally:
-                with self.lock:
-                    self.partial = None
-                self.finished.set()
-                if release is not None:
-                    release()
-
-        threading.Thread(target=main, name=f"analysis-{self.id}", daemon=True).start()
-
-
-class AnalysisJobs:
-    """The analysis jobs by id; past ``limit`` the oldest finished ones are dropped."""
-
-    def __init__(self, limit: int = MAX_JOBS) -> None:
-        self.limit = limit
-        self._jobs: OrderedDict[str, AnalysisJob] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def add(self, job: AnalysisJob) -> None:
-        with self._lock:
-            self._jobs[job.id] = job
-            for old in [j for j in self._jobs.values() if j.finished.is_set()]:
-                if len(self._jobs) <= self.limit:
-                    break
-                del self._jobs[old.id]
-
-    def interrupt_all(self) -> None:
-        """Interrupt every running job (the server is stopping)."""
-        with self._lock:
-            running = [j for j in self._jobs.values() if not j.finished.is_set()]
-        for job in running:
-            job.cancel.interrupt()
-
-    def get(self, job_id: str) -> AnalysisJob:
-        """The job ``job_id``.
-
-        Raises:
-            WebError: 404 no such job (never started, or dropped).
-        """
-        with self._lock:
-            job = self._jobs.get(job_id)
-        if job is None:
-            raise WebError(404, f"no analysis {job_id!r} (analyses live in the server's memory)")
-        return job

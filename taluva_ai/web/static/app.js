@@ -983,6 +983,38 @@ async function sendMove(notation) {
   }
 }
 
+// While an agent moves, whether the server compiles the engine's kernels (its first move on a
+// fresh install): polled every second, said in the turn line ("compiling its search (first
+// use, about N s; M s so far)…") until the returned stop() is called.
+function watchCompiling(g) {
+  const spec = g.seats[g.to_move];
+  const who = `seat ${g.to_move} (${spec})`;
+  let stopped = false;
+  let shown = false;
+  (async () => {
+    await sleep(500);
+    while (!stopped) {
+      try {
+        const r = await api(`/api/compiling?agent=${encodeURIComponent(spec)}`);
+        if (stopped) return;
+        const c = r.compiling;
+        if (c) {
+          $("turn").textContent = `${who} is thinking… compiling its search (first use, ` +
+            `about ${c.about_s} s; ${Math.round(c.seconds)} s so far)…`;
+          shown = true;
+        } else if (shown) {
+          $("turn").textContent = `${who} is thinking…`;
+          shown = false;
+        }
+      } catch (e) {
+        return;  // an older server, or none: the plain waiting line stays
+      }
+      await sleep(1000);
+    }
+  })();
+  return () => { stopped = true; };
+}
+
 // The agents move one at a time, each shown for a moment.
 // (Another page showing the same game may ask for the same move: a 409 is answered by
 // reading the game again.)
@@ -995,9 +1027,13 @@ async function advance() {
       await sleep(250);
       if (turn !== play.turn || view.mode !== "play") return;
       const id = play.game.id;
+      const stop = watchCompiling(play.game);
       try {
-        renderGame(await api(`/api/games/${encodeURIComponent(id)}/agent`, {}));
+        const next = await api(`/api/games/${encodeURIComponent(id)}/agent`, {});
+        stop();
+        renderGame(next);
       } catch (e) {
+        stop();
         if (!/^this game is busy|^seat \d+ is a person|^the game is over/.test(e.message)) {
           showMessage(e.message);
           return;
