@@ -64,6 +64,34 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.numprocesses = workers
 
 
+def shared_kernels() -> None:
+    """Compile (a cold Numba cache) or load the kernels that most test files call: the rules
+    of a 2-player game, a whole game of random players and the greedy player's heuristic
+    (:func:`taluva_ai.warmup.warm_up`: its one line on stderr when it compiles, no progress
+    bar)."""
+    from taluva_ai.protocol import make_game
+    from taluva_ai.warmup import warm_up
+
+    warm_up(make_game("taluva"), ["greedy"], progress=False)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In the controller of an xdist run, before it starts the workers (xdist's own
+    ``pytest_sessionstart`` runs last): :func:`shared_kernels`, so that on a cold kernel cache
+    the rules are compiled once and cached, and the workers load them instead of each
+    compiling them at once (Numba writes each cache file to a temporary name and renames it
+    into place, so two writers do not corrupt it, but both pay for the compile). On a warm
+    cache it loads them (about a second). ``TALUVA_TEST_PREWARM=0`` skips it."""
+    config = session.config
+    if ("PYTEST_XDIST_WORKER" in os.environ or os.environ.get("TALUVA_TEST_PREWARM") == "0"
+            or not config.pluginmanager.hasplugin("xdist")
+            or not config.getoption("numprocesses", None)
+            or bool(config.getoption("collectonly", False))):
+        return
+    shared_kernels()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _compile_notice_said() -> None:
     """Counts the once-per-process compile notice (:data:`taluva_ai.warmup.COMPILING`) as
