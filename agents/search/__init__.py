@@ -48,28 +48,29 @@ fits; ``compiled=false`` in the spec forces the Python fallback:
    :func:`.batched.compiled_net_search_ok` holds: ``compiled`` on, no ``reuse_tree``, a
    network evaluator with ``infer_arrays`` whose encoder has compiled kernels
    (``encoder.search_kernels()``), and a game with ``state.search_kernels()``. This is every
-   ``az`` move on Taluva (``az:builtin``, a checkpoint), with either root (PUCT or
+   ``az`` move on Taluva by default (``az:builtin``, a checkpoint), with either root (PUCT or
    ``root=gumbel``), any ``leaf_batch`` and rollouts mixed in (``lambda``). Selection,
    expansion, the leaves' encoding and the backup are compiled; Python makes the one network
    call per round. AlphaZero self-play runs the same search for ``parallel_games`` games at
-   once (:class:`.batched.BatchedSearch`). Why: a network move spends its time in the tree
-   walk and the encoding, not the network, when they run in Python.
+   once (:class:`.batched.BatchedSearch`). Why: with the tree walk and the encoding
+   compiled, the network calls take most of the time (75-86% in self-play, docs/alphazero.md,
+   "Self-play speed"), and one call serves the leaves of many games.
 2. **The compiled rollout search** (:mod:`.compiled`), when
    :func:`.run.rollout_search_ok` holds: ``compiled`` on, the default rollout evaluator
    (``mcts`` with ``rollout=random`` or ``greedy``; UCT with ``prior=none``, PUCT with the
    heuristic priors otherwise), ``leaf_batch=1``, ``root=puct``, and a game with
-   ``state.search_kernels()`` (Taluva and its solo variant). The root is set up in Python
-   (its expansion, Dirichlet noise), then whole simulations (selection, the replay on a copy,
-   expansion, the rollout, the backup) run in one Numba loop. Why: a rollout search does
-   thousands of simulations a move, each a few microseconds of compiled work.
+   ``state.search_kernels()`` (Taluva and its solo variant), a reused tree too. The root is
+   set up in Python (its expansion, Dirichlet noise), then whole simulations (selection, the
+   replay on a copy, expansion, the rollout, the backup) run in one Numba loop. Why: about
+   1.5x the simulations per second of the Python fallback (docs/agents.md).
 3. **The Python fallback** (:mod:`.fallback`) otherwise: any game of the protocol (Thurn und
    Taxis, a game of your own), any evaluator (a network without compiled kernels, your own),
-   ``leaf_batch > 1`` with the rollout evaluator, ``root=gumbel`` with heuristic priors, tree
-   reuse (``reuse_tree``). Selection, virtual loss and the backup are still the compiled
-   kernels of :mod:`.puct` and :mod:`.tree`; the replay, expansion and evaluation step through
-   the protocol. ``MCTSAgent.search_steps`` (:func:`.run.steps`) is this search as a
-   generator, which the Python self-play driver runs for many games with one evaluation per
-   round.
+   ``leaf_batch > 1`` with the rollout evaluator, ``root=gumbel`` with heuristic priors, a
+   network search with ``reuse_tree``. Selection, virtual loss and the backup are still the
+   compiled kernels of :mod:`.puct` and :mod:`.tree`; the replay, expansion and evaluation
+   step through the protocol. ``MCTSAgent.search_steps`` (:func:`.run.steps`) is this search
+   as a generator, which the Python self-play driver runs for many games with one evaluation
+   per round.
 
 The compiled batched search and the Python fallback make the same random draws in the same
 order with the same arithmetic, so with one game they give the same tree and move
