@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 import re
 import textwrap
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from taluva_ai.errors import echo
 from taluva_ai.protocol import GameState
@@ -67,6 +68,34 @@ class Agent(ABC):
         move's prior probability. Empty for an agent that does not search (this default) or
         before its first decision. The browser board's analysis draws them (docs/web.md)."""
         return []
+
+
+class ConfiguredAgent(Agent):
+    """An agent whose spec parameters are the fields of a frozen config dataclass,
+    :attr:`config_class` (``mcts``: ``MCTSConfig``, ``ismcts``: ``ISMCTSConfig``)."""
+
+    config_class: ClassVar[type]
+
+    @classmethod
+    def spec_parameters(cls) -> dict[str, Any]:
+        """The parameters of the agent's spec and their defaults, in order: the fields of
+        :attr:`config_class`."""
+        return {f.name: f.default for f in dataclasses.fields(cls.config_class)}
+
+    def _configure(self, params: dict[str, Any]) -> Any:
+        """``config_class(**params)``, after refusing a parameter that is not one of its
+        fields.
+
+        Raises:
+            ValueError: ``unknown <name> parameter(s) ...; known: ...`` (names sorted), or the
+                config's own refusal of a value.
+        """
+        known = {f.name for f in dataclasses.fields(self.config_class)}
+        bad = sorted(set(params) - known)
+        if bad:
+            raise ValueError(f"unknown {self.name} parameter(s) {', '.join(bad)}; known: "
+                             f"{', '.join(sorted(known))}")
+        return self.config_class(**params)
 
 
 _AGENTS: dict[str, Callable[..., Agent]] = {}

@@ -455,7 +455,7 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1",
     only the game lengths do a little): ``games`` self-play games, ``parallel_games`` at a
     time (:class:`~taluva_ai.agents.alphazero.selfplay.SelfPlay`, Gumbel root, ``sims``
     simulations per move, every move recorded, ``leaf_batch`` leaves per game and round, no
-    rollouts: the compiled batched search of ``agents/mcts_batched.py``), timed after one
+    rollouts: the compiled batched search of ``agents/search/batched.py``), timed after one
     untimed game (compilation, inference warm-up). Reports ``sims_per_s`` (network-guided
     simulations per second of wall time), ``sims_per_cpu_s`` (per second of this process's CPU
     time: the per-core figure on a shared machine), ``positions_per_s`` (recorded training

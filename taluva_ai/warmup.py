@@ -300,7 +300,7 @@ def _step_line(step: int, steps: int, name: str, compiled: Sequence[str], total:
 def _progress_line(step: int, steps: int, name: str, current: str | None, total: int,
                    elapsed: float) -> str:
     """A log's line within a long step (:data:`LOG_EVERY`): ``warm-up step 5/6, agent
-    az:builtin: compiling mcts_batched.collect (31 kernels compiled so far, 40 s)``."""
+    az:builtin: compiling batched.collect (31 kernels compiled so far, 40 s)``."""
     now = f"compiling {current}" if current else "compiling"
     return (f"warm-up step {step}/{steps}, {name}: {now} ({total} kernels compiled so far, "
             f"{elapsed:.0f} s)")

@@ -245,7 +245,7 @@ def test_replay_buffer_window_and_batches() -> None:
 
 
 def test_root_values_are_the_mean_backed_up_value_clipped() -> None:
-    from taluva_ai.agents.mcts_tree import Tree
+    from taluva_ai.agents.search.tree import Tree
 
     tree = Tree(2)
     assert root_values(tree) is None  # never visited

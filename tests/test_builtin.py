@@ -75,7 +75,7 @@ def test_builtin_plays_without_pytorch(monkeypatch) -> None:
         monkeypatch.delitem(sys.modules, f"taluva_ai.agents.alphazero.{name}", raising=False)
         monkeypatch.delattr(az_pkg, name, raising=False)
     agent = make_agent("az:builtin,sims=8", seed=3)
-    from taluva_ai.agents.mcts_batched import compiled_net_search_ok
+    from taluva_ai.agents.search.batched import compiled_net_search_ok
 
     game = TaluvaGame()
     s = game.new_initial_state(seed=1)

@@ -158,8 +158,8 @@ def test_a_long_compile_in_a_log_prints_lines_within_its_step(
     within = [line for line in lines if "compiling" in line and line.startswith("warm-up step")]
     assert within, lines
     assert within[-1].endswith(" s)") and "kernels compiled so far" in within[-1]
-    assert W._progress_line(5, 6, "agent az:builtin", "mcts_batched.collect", 31, 40.2) == (
-        "warm-up step 5/6, agent az:builtin: compiling mcts_batched.collect (31 kernels "
+    assert W._progress_line(5, 6, "agent az:builtin", "batched.collect", 31, 40.2) == (
+        "warm-up step 5/6, agent az:builtin: compiling batched.collect (31 kernels "
         "compiled so far, 40 s)")
 
 
@@ -179,10 +179,10 @@ def test_compiling_now_names_the_kernel_and_the_time(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(C, "_busy", {"depth": 0, "kernel": None, "since": 0.0, "ended": -1e9})
     assert C.compiling_now() is None
-    f = types.SimpleNamespace(__module__="taluva_ai.agents.mcts_batched", __qualname__="collect")
+    f = types.SimpleNamespace(__module__="taluva_ai.agents.search.batched", __qualname__="collect")
     C._busy_start(types.SimpleNamespace(data={"dispatcher": types.SimpleNamespace(py_func=f)}))
     kernel, seconds = C.compiling_now()  # type: ignore[misc]
-    assert kernel == "mcts_batched.collect" and 0 <= seconds < 60
+    assert kernel == "batched.collect" and 0 <= seconds < 60
 
 
 def test_the_board_shows_a_compiling_search(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,8 +193,8 @@ def test_the_board_shows_a_compiling_search(monkeypatch: pytest.MonkeyPatch) -> 
 
     job = AnalysisJob("position", "simulations", 100)
     assert job.view()["compiling"] is None
-    monkeypatch.setattr(C, "compiling_now", lambda: ("mcts_batched.collect", 12.34))
-    assert job.view()["compiling"] == {"kernel": "mcts_batched.collect", "seconds": 12.3}
+    monkeypatch.setattr(C, "compiling_now", lambda: ("batched.collect", 12.34))
+    assert job.view()["compiling"] == {"kernel": "batched.collect", "seconds": 12.3}
     job.status = "done"
     assert job.view()["compiling"] is None
 

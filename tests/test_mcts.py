@@ -9,7 +9,7 @@ import pytest
 from helpers import make_position
 
 from taluva_ai.agents import MCTSAgent, make_agent
-from taluva_ai.agents.mcts_tree import CHANCE, DECISION, Tree
+from taluva_ai.agents.search.tree import CHANCE, DECISION, Tree
 from taluva_ai.games.taluva import TaluvaGame
 from taluva_ai.protocol import CHANCE as CHANCE_PLAYER
 
@@ -273,11 +273,12 @@ def test_compiled_loop_grows_the_tree() -> None:
 
 def test_compiled_loop_of_taluva_is_loaded_from_the_cache_in_a_new_process() -> None:
     """The loop is compiled once per kernel set (and with or without heuristic priors), each a
-    cached dispatcher of its own (agents/specialize.py); a new process loads, not compiles."""
+    cached dispatcher of its own (agents/search/specialize.py); a new process loads, not
+    compiles."""
     import subprocess
     import sys
 
-    from taluva_ai.agents import mcts_compiled as mc
+    from taluva_ai.agents.search import compiled as mc
     from taluva_ai.games.taluva import search_kernels as sk
 
     uct = mc._runner(sk.KERNELS, False)
@@ -294,7 +295,7 @@ def test_compiled_loop_of_taluva_is_loaded_from_the_cache_in_a_new_process() -> 
     MCTSAgent(seed=0, sims=20).act(s)  # compiled (and cached) here, if not yet
     code = ("from taluva_ai.games.taluva import TaluvaGame\n"
             "from taluva_ai.agents import MCTSAgent\n"
-            "from taluva_ai.agents import mcts_compiled as mc\n"
+            "from taluva_ai.agents.search import compiled as mc\n"
             "s = TaluvaGame().new_initial_state(seed=2); s.draw()\n"
             "MCTSAgent(seed=0, sims=20).act(s)\n"
             "from taluva_ai.games.taluva import search_kernels as sk\n"

@@ -1,4 +1,4 @@
-"""The compiled network-guided search (agents/mcts_batched.py) against the Python search.
+"""The compiled network-guided search (agents/search/batched.py) against the Python search.
 
 The compiled loop must make the same random draws in the same order and the same arithmetic
 as ``MCTSAgent.search_steps`` with a network evaluator, so one game searched either way gives
@@ -22,8 +22,8 @@ from taluva_ai.agents.alphazero.net import build_net  # noqa: E402
 from taluva_ai.agents.alphazero.replay import SampleBuilder  # noqa: E402
 from taluva_ai.agents.alphazero.selfplay import SelfPlay  # noqa: E402
 from taluva_ai.agents.mcts import MCTSAgent  # noqa: E402
-from taluva_ai.agents.mcts_batched import BatchedSearch, compiled_net_search_ok  # noqa: E402
-from taluva_ai.agents.mcts_tree import Tree  # noqa: E402
+from taluva_ai.agents.search.batched import BatchedSearch, compiled_net_search_ok  # noqa: E402
+from taluva_ai.agents.search.tree import Tree  # noqa: E402
 from taluva_ai.games.taluva import search_kernels as tk  # noqa: E402
 
 

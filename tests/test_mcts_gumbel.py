@@ -7,13 +7,13 @@ import pytest
 from test_mcts import winning_tower_position
 
 from taluva_ai.agents import MCTSAgent, make_agent
-from taluva_ai.agents.mcts_gumbel import (
+from taluva_ai.agents.search.gumbel import (
     completed_q,
     considered_visits,
     improved_policy,
     score_considered,
 )
-from taluva_ai.agents.mcts_tree import Tree
+from taluva_ai.agents.search.tree import Tree
 from taluva_ai.games.taluva import TaluvaGame
 
 
@@ -111,12 +111,12 @@ def test_gumbel_options_are_checked() -> None:
 def test_compiled_sum_adds_in_numpys_order(n: int) -> None:
     """The compiled Gumbel root sums as np.sum does (pairwise), so its choices are the bits
     the NumPy version gave (the ladder's games do not depend on which ran)."""
-    from taluva_ai.agents.mcts_gumbel import _pairwise_sum
+    from taluva_ai.agents.search.priors import pairwise_sum
 
     rng = np.random.default_rng(n)
     for _ in range(20):
         x = rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, size=n)
-        assert _pairwise_sum(x, 0, n) == float(np.sum(x))
+        assert pairwise_sum(x, 0, n) == float(np.sum(x))
 
 
 def test_gumbel_root_is_loaded_from_the_cache_in_a_new_process() -> None:
@@ -170,7 +170,7 @@ def _numpy_gumbel_child(N, W, vloss, f, k, p, table, gumbel, logits, raw, c_visi
 
 
 def test_compiled_gumbel_child_chooses_what_the_numpy_version_chose() -> None:
-    from taluva_ai.agents.mcts_gumbel import gumbel_child
+    from taluva_ai.agents.search.gumbel import gumbel_child
 
     rng = np.random.default_rng(5)
     for trial in range(300):

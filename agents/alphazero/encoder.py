@@ -176,7 +176,7 @@ class NetEncoder(ABC):
 
     def search_kernels(self) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
         """``(kernels, constants)``: the compiled form of :meth:`encode` for the batched
-        network-guided search (agents/mcts_batched.py; the ``row``, ``encode`` and ``net_id``
+        network-guided search (agents/search/batched.py; the ``row``, ``encode`` and ``net_id``
         kernels of ``taluva_ai.games.taluva.search_kernels``), or None (the default): the
         search then runs the Python loop."""
         return None

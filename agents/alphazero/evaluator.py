@@ -37,7 +37,7 @@ import numpy as np
 from taluva_ai.agents.alphazero.encoder import Encoded, NetEncoder
 from taluva_ai.agents.alphazero.runtime import OnnxNet
 from taluva_ai.agents.evaluators import Evaluator
-from taluva_ai.agents.mcts_gumbel import legal_softmax
+from taluva_ai.agents.search.priors import legal_softmax
 from taluva_ai.protocol import CHANCE, GameState, value_normalization
 
 if TYPE_CHECKING:  # PyTorch is imported only for a PyTorch network (not for an OnnxNet)
@@ -68,7 +68,7 @@ def value_targets(state: GameState, returns: np.ndarray) -> np.ndarray:
 def legal_priors(logits: np.ndarray, net_ids: np.ndarray) -> np.ndarray:
     """``float64[k]`` priors of ``k`` legal actions from the network's ``logits`` (all ids) and
     each action's network id (``-1``: none; see the module docstring), by the compiled
-    :func:`~taluva_ai.agents.mcts_gumbel.legal_softmax` that the compiled search uses too."""
+    :func:`~taluva_ai.agents.search.priors.legal_softmax` that the compiled search uses too."""
     out = np.empty(net_ids.size, dtype=np.float64)
     legal_softmax(logits, net_ids, out)
     return out
@@ -224,7 +224,7 @@ class NetEvaluator(Evaluator):
                      ) -> tuple[np.ndarray, np.ndarray]:
         """``(logits float32[B, A], values float32[B, n])`` (player slots) of a batch already
         encoded: ``spatial float32[B, Cs, S, S]``, ``glob float32[B, G]`` (the compiled
-        search's buffers, agents/mcts_batched.py). Runs in chunks of ``max_batch``."""
+        search's buffers, agents/search/batched.py). Runs in chunks of ``max_batch``."""
         logits, values = [], []
         for i in range(0, spatial.shape[0], self.max_batch):
             lo, va = self._forward(spatial[i:i + self.max_batch], glob[i:i + self.max_batch])

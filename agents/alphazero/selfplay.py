@@ -56,7 +56,7 @@ from taluva_ai.agents.alphazero.encoder import NetEncoder
 from taluva_ai.agents.alphazero.evaluator import NetEvaluator, value_targets
 from taluva_ai.agents.alphazero.replay import SampleBuilder, SampleSet
 from taluva_ai.agents.mcts import MCTSAgent
-from taluva_ai.agents.mcts_tree import Tree
+from taluva_ai.agents.search.tree import Tree
 from taluva_ai.parallel import exit_if_orphaned
 from taluva_ai.protocol import CHANCE, Game, GameState, make_game
 from taluva_ai.records import RecordWriter, outcome_of
@@ -283,8 +283,8 @@ class SelfPlay:
         return slot
 
     def _compiled(self, first: tuple[int, int, int]) -> bool:
-        """Whether the games run on the compiled batched search (agents/mcts_batched.py)."""
-        from taluva_ai.agents.mcts_batched import compiled_net_search_ok
+        """Whether the games run on the compiled batched search (agents/search/batched.py)."""
+        from taluva_ai.agents.search.batched import compiled_net_search_ok
 
         state = self.game.new_initial_state(seed=first[1])
         _advance_chance(state)
@@ -296,7 +296,7 @@ class SelfPlay:
         """:meth:`play` on the compiled batched search: every round collects the leaves of
         all games in one compiled call, evaluates them in one network call and backs them up
         in another; Python runs only between moves."""
-        from taluva_ai.agents.mcts_batched import BatchedSearch
+        from taluva_ai.agents.search.batched import BatchedSearch
 
         n = min(self.cfg.parallel_games, len(todo))
         first = todo[0]

@@ -103,7 +103,7 @@ def _search_position(agent: Any, state: GameState, cancel: threading.Event | Non
                      on_sims: Any, searched: dict[str, Any] | None = None
                      ) -> tuple[int, list[float | None]] | None:
     from taluva_ai.agents.mcts import MCTSAgent
-    from taluva_ai.agents.mcts_tree import Tree
+    from taluva_ai.agents.search.tree import Tree
 
     n = _num_players(state)
     hidden = getattr(state, "has_hidden_information", lambda: False)()
@@ -203,8 +203,8 @@ def tree_lines(tree: Any) -> dict[int, list[int]]:
     """Each searched root move's line in an MCTS ``tree``: its action, then at each node the
     most visited child's (chance outcomes included), while that child was visited, at most
     :data:`MAX_LINE` actions (as :meth:`MCTSAgent._stats` finds the principal variation)."""
-    from taluva_ai.agents.mcts_tree import CHANCE as K_CHANCE
-    from taluva_ai.agents.mcts_tree import DECISION
+    from taluva_ai.agents.search.tree import CHANCE as K_CHANCE
+    from taluva_ai.agents.search.tree import DECISION
 
     out: dict[int, list[int]] = {}
     for c in tree.children(0):

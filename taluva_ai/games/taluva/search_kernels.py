@@ -1,7 +1,7 @@
 """Taluva's compiled search interface: the kernels a compiled search loop calls directly.
 
 A game that offers ``state.search_kernels()`` lets MCTS run whole simulations in compiled code
-(``agents/mcts_compiled.py``) instead of stepping the game through Python. The interface is
+(``agents/search/compiled.py``) instead of stepping the game through Python. The interface is
 generic: a state is a tuple of arrays, the game's constants another tuple, and eight
 Numba-compiled functions with these signatures:
 
@@ -26,11 +26,11 @@ a program that searches only 2-4 player games never compiles the solo variant's 
 The kernels here are one-line adapters from this interface to the rules' kernels, inlined by
 Numba where a search loop calls them (``inline="always"``): each would otherwise be compiled on
 its own, with all the rules below it optimized and compiled again, only to be linked into the
-loop (docs/benchmarks.md, "Compile time"). The search loops (``agents/mcts_compiled.py``,
-``agents/mcts_batched.py``) are compiled, and cached, once per kernel set
-(``taluva_ai.agents.specialize``).
+loop (docs/benchmarks.md, "Compile time"). The search loops (``agents/search/compiled.py``,
+``agents/search/batched.py``) are compiled, and cached, once per kernel set
+(``taluva_ai.agents.search.specialize``).
 
-The network-guided search of many games at once (``agents/mcts_batched.py``) needs three more,
+The network-guided search of many games at once (``agents/search/batched.py``) needs three more,
 :data:`NET_KERNELS`: the state of game ``b`` from arrays that stack ``B`` states on a leading
 axis, and the network encoder (``agents/alphazero/encoder.py``) in compiled form. ``e`` is the
 encoder's constants tuple (Taluva: ``(view_radius, valid bool[S, S], build_sites)``, from

@@ -1,14 +1,15 @@
 """Whole MCTS simulations in compiled code, for games that offer ``state.search_kernels()``.
 
 Used by :class:`~taluva_ai.agents.mcts.MCTSAgent` with rollout evaluation (the default
-evaluator, ``leaf_batch=1``): UCT, or PUCT with the priors of the game's one-ply heuristic
-values (a softmax at ``prior_temperature``) when the game's kernels include ``values``.
-Selection, the replay of the path on a copy of the root, expansion (legal actions in a seeded
-random order with their priors, or chance outcomes with their probabilities), the rollout and
-the backup all run in one Numba loop, calling the game's kernels (signatures in
-``taluva_ai.games.taluva.search_kernels``). The tree is the same
-flat-array :class:`~taluva_ai.agents.mcts_tree.Tree`, so statistics, move choice and tree reuse
-are shared with the Python path. Other games keep the Python path.
+evaluator, ``leaf_batch=1``, a PUCT root:
+:func:`~taluva_ai.agents.search.run.rollout_search_ok`): UCT, or PUCT with the
+priors of the game's one-ply heuristic values (a softmax at ``prior_temperature``) when the
+game's kernels include ``values``. Selection, the replay of the path on a copy of the root,
+expansion (legal actions in a seeded random order with their priors, or chance outcomes with
+their probabilities), the rollout and the backup all run in one Numba loop, calling the game's
+kernels (signatures in ``taluva_ai.games.taluva.search_kernels``). The tree is the same
+flat-array :class:`~taluva_ai.agents.search.tree.Tree`, so statistics, move choice and tree
+reuse are shared with the Python fallback, which other games keep.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from taluva_ai.agents.mcts_tree import Tree, _add_children, backup, select_leaf
-from taluva_ai.agents.specialize import specialize
+from taluva_ai.agents.search.priors import softmax
+from taluva_ai.agents.search.puct import select_leaf
+from taluva_ai.agents.search.specialize import specialize
+from taluva_ai.agents.search.tree import Tree, _add_children, backup
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import search_kernels as _tk
 
@@ -36,7 +39,7 @@ def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, 
                     path, legal_buf, outcomes, probs, value, offset, scale, puct, fpu,
                     prior_temperature, vals_buf):
     """Run up to ``n_sims`` simulations; stop early when the tree's arrays could overflow.
-    Values are backed up as ``(return - offset) / scale`` (agents/mcts.py). With ``puct``, a
+    Values are backed up as ``(return - offset) / scale`` (agents/search/run.py). With ``puct``, a
     new decision node's children get the softmax of ``values_fn`` at ``prior_temperature``
     (``vals_buf``: float64 scratch as long as ``legal_buf``) and selection is PUCT with
     first-play urgency ``fpu``; else UCT with uniform priors. A template: compiled for a
@@ -85,15 +88,6 @@ def run_simulations(parent, action, first_child, n_children, kind, to_move_arr, 
                 value[q] = (value[q] - offset) / scale
         backup(N, W, path, depth, value)
     return n_sims, size
-
-
-@njit(cache=True)
-def softmax(vals, temperature):
-    """``exp((v - max v) / temperature)``, normalised (the heuristic priors of
-    :class:`~taluva_ai.agents.evaluators.RolloutEvaluator`)."""
-    best = vals.max()
-    w = np.exp((vals - best) / temperature)
-    return w / w.sum()
 
 
 @njit(cache=True, inline="always")
@@ -151,3 +145,4 @@ def search_compiled(tree: Tree, root_state: object, sims: int, c: float, sample_
         tree.size = int(size)
         done += int(n)
     return done
+

@@ -2,8 +2,8 @@
 
 Danihelka, Guez, Schrittwieser & Silver, "Policy improvement by planning with Gumbel", ICLR
 2022 (Gumbel AlphaZero), as implemented in DeepMind's ``mctx`` (``seq_halving.py``,
-``qtransforms.py``, ``policies.py``), for the root of an :class:`~taluva_ai.agents.mcts.MCTSAgent`
-search; nodes below the root keep PUCT.
+``qtransforms.py``, ``policies.py``), for the root of an MCTS search
+(:mod:`taluva_ai.agents.search`); nodes below the root keep PUCT.
 
 With ``n`` simulations and ``m`` considered actions, the root samples ``g(a) ~ Gumbel(0, 1)``
 and visits the top ``m`` actions by ``g + logits`` in sequential-halving phases; the move is the
@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
+from taluva_ai.agents.search.priors import pairwise_sum
 from taluva_ai.games import compiling
 from taluva_ai.games.compiling import njit
 
@@ -49,103 +51,6 @@ def considered_visits(max_considered: int, num_simulations: int) -> tuple[int, .
                 visits[i] += 1
         num_considered = max(2, num_considered // 2)
     return tuple(sequence[:num_simulations])
-
-
-@njit(cache=True)
-def legal_softmax(logits, ids, out):
-    """The priors of ``k = ids.size`` legal actions from a network's policy ``logits`` (all
-    network ids; float32 or float64), written to ``out`` (``float64[k]``, legal order): a
-    softmax over ``logits[ids[i]]``, where an action without a network id (``ids[i] < 0``)
-    gets the lowest logit of the others, and all ``1/k`` when none has one. The one
-    implementation of the priors for the Python search
-    (:func:`taluva_ai.agents.alphazero.evaluator.legal_priors`) and the compiled one
-    (agents/mcts_batched.py), so both give the same bits on every CPU (NumPy's ``exp`` and
-    the one Numba compiles may differ in the last bit)."""
-    k = ids.size
-    inside = 0
-    zmin = np.inf
-    for i in range(k):
-        if ids[i] >= 0:
-            out[i] = np.float64(logits[ids[i]])
-            zmin = min(zmin, out[i])
-            inside += 1
-    if inside == 0:
-        for i in range(k):
-            out[i] = 1.0 / max(k, 1)
-        return
-    zmax = -np.inf
-    for i in range(k):
-        if ids[i] < 0:
-            out[i] = zmin
-        zmax = max(zmax, out[i])
-    for i in range(k):
-        out[i] = np.exp(out[i] - zmax)
-    total = _pairwise_sum(out, np.int64(0), np.int64(k))
-    for i in range(k):
-        out[i] = out[i] / total
-
-
-@njit(cache=True)
-def _block_sum(a, lo, n):
-    """NumPy's pairwise summation of ``a[lo:lo + n]`` for ``n <= 128``: eight running sums."""
-    if n < 8:
-        res = 0.0
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    r = a[lo:lo + 8].copy()
-    i = 8
-    while i < n - n % 8:
-        for j in range(8):
-            r[j] += a[lo + i + j]
-        i += 8
-    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
-@njit(cache=True)
-def _pairwise_sum(a, lo, n):
-    """NumPy's pairwise summation of ``a[lo:lo + n]`` (the order ``np.sum`` adds a contiguous
-    float64 array in: halves, cut at a multiple of 8, down to blocks of at most 128), so
-    compiled and NumPy code give the same bits. Iterative: Numba's cache cannot load a
-    function that calls a recursive one (the process crashes)."""
-    if n <= 128:
-        return _block_sum(a, lo, n)
-    los = np.empty(64, dtype=np.int64)  # the pending halves: depth < log2(n)
-    ns = np.empty(64, dtype=np.int64)
-    stage = np.empty(64, dtype=np.int64)  # 0: new, 1: left half running, 2: right half running
-    left = np.empty(64)
-    top = 0
-    los[0] = lo
-    ns[0] = n
-    stage[0] = 0
-    while True:
-        m = ns[top]
-        if m > 128:  # a new node of the tree: run its left half
-            half = m // 2 - (m // 2) % 8
-            stage[top] = 1
-            top += 1
-            los[top] = los[top - 1]
-            ns[top] = half
-            stage[top] = 0
-            continue
-        v = _block_sum(a, los[top], m)
-        top -= 1
-        while top >= 0 and stage[top] == 2:  # both halves done: add them, go up
-            v = left[top] + v
-            top -= 1
-        if top < 0:
-            return v
-        left[top] = v  # the left half is done: run the right half
-        stage[top] = 2
-        half = ns[top] // 2 - (ns[top] // 2) % 8
-        top += 1
-        los[top] = los[top - 1] + half
-        ns[top] = ns[top - 1] - half
-        stage[top] = 0
 
 
 @njit(cache=True)
@@ -182,8 +87,8 @@ def completed_q(q, visits, prior, raw_value, c_visit, c_scale):
             m += 1
     mixed = raw_value
     if total > 0:
-        weighted = (_pairwise_sum(pq, np.int64(0), np.int64(m))
-                    / _pairwise_sum(pp, np.int64(0), np.int64(m)))
+        weighted = (pairwise_sum(pq, np.int64(0), np.int64(m))
+                    / pairwise_sum(pp, np.int64(0), np.int64(m)))
         mixed = (raw_value + total * weighted) / (total + 1.0)
     comp = np.empty(k)
     for i in range(k):
@@ -245,3 +150,48 @@ def improved_policy(logits: np.ndarray, sigma_q: np.ndarray) -> np.ndarray:
     z = z - z.max()
     w = np.exp(z)
     return w / w.sum()
+
+
+class GumbelRoot:
+    """The Gumbel state of one search's root: the noise ``g``, the root's logits and
+    normalised prior, and the sequential-halving schedule (``float64[k]`` each for the root's
+    ``k`` children, the schedule ``int64[sims]``); empty until :meth:`setup`."""
+
+    def __init__(self) -> None:
+        self.noise = np.zeros(0)
+        self.logits = np.zeros(0)
+        self.prior = np.zeros(0)
+        self.table = np.zeros(0, dtype=np.int64)
+
+    def setup(self, tree: Any, sims: int, max_considered: int,
+              rng: np.random.Generator | None) -> None:
+        """Fix the root's logits (the log of its children's priors) and the schedule of
+        ``sims`` simulations over ``max_considered`` actions; draw the noise from ``rng``
+        (zeros without one: no noise, or temperature 0)."""
+        k = int(tree.n_children[0])
+        f = int(tree.first_child[0])
+        self.logits = np.log(np.maximum(tree.prior[f:f + k], 1e-30))
+        self.prior = np.zeros(0)
+        if k:  # (a root without children is never searched; a driver may still set it up)
+            prior = np.exp(self.logits - self.logits.max())
+            self.prior = prior / prior.sum()
+        self.noise = rng.gumbel(size=k) if rng is not None else np.zeros(k)
+        self.table = np.array(considered_visits(min(max_considered, k), sims), dtype=np.int64)
+
+    def sigma(self, tree: Any, root_value: float, c_visit: float, c_scale: float) -> np.ndarray:
+        """``sigma(completed q)`` of the root's children (:func:`completed_q`), for the seat
+        to move at the root; ``root_value`` is its evaluator value."""
+        f, k = int(tree.first_child[0]), int(tree.n_children[0])
+        p = int(tree.to_move[0])
+        n = tree.N[f:f + k]
+        q = np.where(n > 0, tree.W[f:f + k, p] / np.maximum(n, 1.0), 0.0)
+        return completed_q(q, n, self.prior, float(root_value), float(c_visit), float(c_scale))
+
+    def child(self, tree: Any, root_value: float, c_visit: float, c_scale: float) -> int:
+        """The root child the next simulation visits (:func:`gumbel_child`); pending virtual
+        visits count as visits."""
+        p = int(tree.to_move[0])
+        return int(gumbel_child(tree.N, tree.W, tree.vloss, int(tree.first_child[0]),
+                                int(tree.n_children[0]), p, self.table, self.noise,
+                                self.logits, self.prior, float(root_value), float(c_visit),
+                                float(c_scale)))

@@ -5,7 +5,7 @@ agent, AlphaZero self-play), run for ``B`` games per call: selection (PUCT, or t
 with sequential halving, Danihelka et al. 2022), chance nodes, virtual loss, max^n value
 vectors for 1-4 players, expansion, the compiled encoding of every leaf straight into one
 preallocated batch buffer, and the backup with the network's priors and values all run in
-Numba over a **forest**: the flat-array :class:`~taluva_ai.agents.mcts_tree.Tree` of every
+Numba over a **forest**: the flat-array :class:`~taluva_ai.agents.search.tree.Tree` of every
 game, stacked on a leading axis (``parent int32[B, capacity]``, ...). Python makes one network
 call per round for the leaves of all games (KataGo's and Leela's multi-game batching; the
 CPU-only AlphaZero of cestpasphoto's alpha-zero-general fork batches the same way).
@@ -26,20 +26,20 @@ One round (:meth:`BatchedSearch.run_round`):
    rollouts mixed in, normalised by the game's ``value_normalization``), virtual losses
    removed, visits and values added along each path.
 
-**The same search as the Python path.** The Python loop (``MCTSAgent.search_steps``) and this
+**The same search as the Python fallback.** The Python loop (:mod:`.fallback`) and this
 one make the same random draws (Numba's stream, seeded from the agent's generator at the start
 of every search), in the same order, with the same arithmetic (the priors of both come from
-one compiled kernel, ``mcts_gumbel.legal_softmax``; its sum is NumPy's pairwise order, and
+one compiled kernel, ``priors.legal_softmax``; its sum is NumPy's pairwise order, and
 NumPy's own ``exp`` may differ from the compiled one in the last bit on some CPUs), so with one
 game per call they give the same tree, visit counts and move
 (``tests/test_mcts_batched.py``). With ``B > 1`` games share Numba's stream, so which games
 share a batch changes the games (as it does in the Python self-play driver). Differences by
-design: tree reuse between moves is not supported (``reuse_tree``: the Python path), and
+design: tree reuse between moves is not supported (``reuse_tree``: the Python fallback), and
 rollouts (``lambda > 0``) continue Numba's stream instead of the evaluator's seeded generator.
 
 Games take part through ``state.search_kernels()`` (the rules) and their encoder's
 ``search_kernels()`` (the encoding; ``taluva_ai.games.taluva.search_kernels`` lists both
-interfaces). A game or encoder without them keeps the Python path.
+interfaces). A game or encoder without them keeps the Python fallback.
 """
 
 from __future__ import annotations
@@ -50,17 +50,13 @@ from typing import Any
 
 import numpy as np
 
-from taluva_ai.agents.mcts_gumbel import gumbel_child, legal_softmax
-from taluva_ai.agents.mcts_tree import Tree as _Tree
-from taluva_ai.agents.mcts_tree import (
-    _add_children,
-    add_virtual_loss,
-    backup,
-    descend,
-    seed_numba,
-    select_leaf,
-)
-from taluva_ai.agents.specialize import specialize
+from taluva_ai.agents.search.gumbel import gumbel_child
+from taluva_ai.agents.search.priors import legal_softmax
+from taluva_ai.agents.search.puct import descend, select_leaf
+from taluva_ai.agents.search.root import explore
+from taluva_ai.agents.search.specialize import specialize
+from taluva_ai.agents.search.tree import Tree as _Tree
+from taluva_ai.agents.search.tree import _add_children, add_virtual_loss, backup, seed_numba
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import search_kernels as _tk
 
@@ -70,9 +66,9 @@ LEAF_ROOT = 1  # a new root: priors and root value, no visit
 LEAF_TERMINAL = 2  # the end of the game: its returns
 
 
-# The collect loop, a template compiled once per kernel set (agents/specialize.py): its body
+# The collect loop, a template compiled once per kernel set (agents/search/specialize.py): its body
 # calls the game's kernels by these global names, bound to one game's kernels in each compiled
-# copy (:func:`_bind`; why not arguments: agents/mcts_compiled.py).
+# copy (:func:`_bind`; why not arguments: agents/search/specialize.py).
 copy_fn = to_move_fn = legal_fn = chance_fn = apply_fn = terminal_fn = rollout_fn = None
 row_fn = encode_fn = net_id_fn = None
 
@@ -203,7 +199,7 @@ def collect(parent, action, first_child, n_children, kind, to_move_arr, N, W, pr
 
 @njit(cache=True)
 def _set_priors(prior, first, logits, ids, order, n):
-    """The priors of one leaf (:func:`~taluva_ai.agents.mcts_gumbel.legal_softmax`, as the
+    """The priors of one leaf (:func:`~taluva_ai.agents.search.priors.legal_softmax`, as the
     Python search's ``legal_priors``), written to its children (child ``i`` holds legal action
     ``order[i]``)."""
     z = np.empty(n)
@@ -406,7 +402,7 @@ class BatchedSearch:
             getattr(self, k)[:, :n] = arr
 
     def tree(self, b: int) -> _Tree:
-        """Game ``b``'s search tree: a :class:`~taluva_ai.agents.mcts_tree.Tree` whose arrays
+        """Game ``b``'s search tree: a :class:`~taluva_ai.agents.search.tree.Tree` whose arrays
         are views of the forest (valid until the next :meth:`start` of ``b`` or growth)."""
         t = object.__new__(_Tree)
         t.num_players = self.P
@@ -444,7 +440,7 @@ class BatchedSearch:
             raise ValueError("all games of a batched search must be of one game and rule set")
         for dst, src in zip(self.roots, arrays, strict=True):
             dst[b] = src
-        seed_numba(int(agent.rng.integers(2**31 - 1)))  # as MCTSAgent.search_steps does
+        seed_numba(int(agent.rng.integers(2**31 - 1)))  # as search.run.steps does
         agent._orders = {}
         self.agents[b] = agent
         self.offset[b], self.scale[b] = value_normalization(state)
@@ -558,29 +554,27 @@ class BatchedSearch:
         return finished
 
     def _root_ready(self, b: int) -> None:
-        """After the root's evaluation: the agent's root value, then Gumbel setup or
-        Dirichlet noise (as ``MCTSAgent.search_steps``)."""
+        """After the root's evaluation: the agent's root value, then its exploration, Gumbel
+        state or Dirichlet noise (:func:`~taluva_ai.agents.search.root.explore`, as the
+        Python search)."""
         agent = self.agents[b]
-        cfg = agent.config
         tree = self.tree(b)
         agent._root_value = self.root_value[b].copy()
         k = int(self.n_children[b, 0])
-        if cfg.root == "gumbel":
-            agent._gumbel_setup(tree, int(self.gumbel_sims[b]), bool(self.noise[b]))
-            if k > 1:
-                t = agent._g_table
-                if self.g_table.shape[1] < t.size or self.g_noise.shape[1] < k:
-                    self._grow_gumbel(max(t.size, self.g_table.shape[1]),
-                                      max(k, self.g_noise.shape[1]))
-                self.g_table[b, :t.size] = t
-                self.g_tlen[b] = t.size
-                self.g_noise[b, :k] = agent._g_noise
-                self.g_logits[b, :k] = agent._g_logits
-                self.g_prior[b, :k] = agent._g_prior
-                self.g_k[b] = k
-                self.g_on[b] = True
-        elif self.noise[b]:
-            agent._root_noise(tree)
+        explore(agent, tree, int(self.gumbel_sims[b]), bool(self.noise[b]))
+        if agent.config.root == "gumbel" and k > 1:
+            g = agent._gumbel
+            t = g.table
+            if self.g_table.shape[1] < t.size or self.g_noise.shape[1] < k:
+                self._grow_gumbel(max(t.size, self.g_table.shape[1]),
+                                  max(k, self.g_noise.shape[1]))
+            self.g_table[b, :t.size] = t
+            self.g_tlen[b] = t.size
+            self.g_noise[b, :k] = g.noise
+            self.g_logits[b, :k] = g.logits
+            self.g_prior[b, :k] = g.prior
+            self.g_k[b] = k
+            self.g_on[b] = True
         self.phase[b] = 2
 
     def _grow_gumbel(self, tlen: int, k: int) -> None:

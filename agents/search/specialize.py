@@ -1,6 +1,6 @@
 """Compiled search loops specialised to a game's kernels, each compiled once and cached on disk.
 
-A search loop (``agents/mcts_compiled.py``, ``agents/mcts_batched.py``) is written once as a
+A search loop (``agents/search/compiled.py``, ``agents/search/batched.py``) is written once as a
 plain Python function that calls the game's kernels by global names (``apply_fn``,
 ``legal_fn``, ...). :func:`specialize` makes a Numba dispatcher of a copy of it whose globals
 bind those names to one game's kernels: Numba compiles the loop with the kernels called
