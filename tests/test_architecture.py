@@ -37,7 +37,8 @@ LAYERS: list[tuple[str, list[str]]] = [
                "taluva_ai.compile_bench", "taluva_ai.encoding", "taluva_ai.arena"]),
     # the AlphaZero pipeline: self-play and training play tournaments of agents
     ("training", ["taluva_ai.agents.alphazero.selfplay", "taluva_ai.agents.alphazero.train",
-                  "taluva_ai.agents.alphazero.gating"]),
+                  "taluva_ai.agents.alphazero.trainer", "taluva_ai.agents.alphazero.rundir",
+                  "taluva_ai.agents.alphazero.pack", "taluva_ai.agents.alphazero.gating"]),
     ("front ends", ["taluva_ai.web", "taluva_ai.openspiel", "taluva_ai.envs"]),
     ("command", ["taluva_ai.cli"]),
 ]
