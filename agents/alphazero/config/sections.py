@@ -166,6 +166,20 @@ class NetConfig:
         return base
 
 
+#: The largest values of the run's sizes (:func:`checked`'s ``most``): far above what any
+#: machine uses, from two cores to a GPU cluster (AlphaZero searched 800 simulations a move,
+#: KataGo trains on batches of 256 to 2,048 samples), so that only a typing slip meets them.
+SIMS_MOST = 100_000  # [selfplay] sims, fast_sims
+LEAF_BATCH_MOST = 4_096  # [selfplay] leaf_batch
+GAMES_MOST = 1_000_000  # [selfplay] games (per iteration)
+PARALLEL_GAMES_MOST = 16_384  # [selfplay] parallel_games (per worker)
+ROLLOUTS_MOST = 4_096  # [selfplay] rollout_samples, value_rollouts
+BATCH_SIZE_MOST = 65_536  # [train] batch_size
+STEPS_MOST = 10_000_000  # [train] steps (per iteration)
+WORKERS_MOST = 16_384  # workers
+ITERATIONS_MOST = 1_000_000  # iterations
+
+
 class ConfigError(ValueError):
     """A training config that cannot be used; the message names the file, section and key."""
 
@@ -202,12 +216,16 @@ class Bounds:
 
 
 def checked(default: Any, bounds: str = "", *, choices: tuple[str, ...] = (),
-            note: str = "") -> Any:
+            note: str = "", most: int | None = None) -> Any:
     """A config field with its check, made by :func:`check_fields`: ``bounds`` (a
     :class:`Bounds` text) for a number, ``choices`` for a string; ``note`` is added to the
-    refusal (e.g. ``"0: no cap"``)."""
+    refusal (e.g. ``"0: no cap"``). ``most``: the largest value taken, a bound far above any
+    machine's use (from two cores to a GPU cluster; docs/alphazero.md, "Config keys") that
+    refuses a typing slip (``sims = 64000000``) in one line instead of a run that never ends
+    or cannot allocate."""
     return field(default=default, metadata={
-        "bounds": Bounds.parse(bounds) if bounds else None, "choices": choices, "note": note})
+        "bounds": Bounds.parse(bounds) if bounds else None, "choices": choices, "note": note,
+        "most": most})
 
 
 def _one_of(choices: tuple[str, ...]) -> str:
@@ -227,6 +245,10 @@ def check_fields(obj: Any, where: str) -> None:
         bounds, choices = f.metadata.get("bounds"), f.metadata.get("choices")
         if bounds is not None and not bounds.holds(value):
             raise ConfigError(f"{where}{bounds.refusal(f.name, value, f.metadata['note'])}")
+        most = f.metadata.get("most")
+        if most is not None and value > most:
+            raise ConfigError(f"{where}{f.name} must be at most {most:_} (a bound far above "
+                              f"any run's need, against typing slips), got {value:_}")
         if choices and value not in choices:
             raise ConfigError(f"{where}{f.name} must be {_one_of(choices)}, got {value!r}")
 
@@ -345,10 +367,10 @@ class SelfPlaySection:
         records: self-play games per iteration written as game records (JSON Lines).
     """
 
-    games: int = checked(32, ">= 1")
-    parallel_games: int = checked(16, ">= 1")
-    sims: int = checked(64, ">= 1")
-    fast_sims: int = checked(16, ">= 1")
+    games: int = checked(32, ">= 1", most=GAMES_MOST)
+    parallel_games: int = checked(16, ">= 1", most=PARALLEL_GAMES_MOST)
+    sims: int = checked(64, ">= 1", most=SIMS_MOST)
+    fast_sims: int = checked(16, ">= 1", most=SIMS_MOST)
     full_search_prob: float = checked(1.0, "(0, 1]")
     root: str = checked("puct", choices=("puct", "gumbel"))
     gumbel_m: int = checked(16, ">= 1")
@@ -359,11 +381,11 @@ class SelfPlaySection:
     temperature: float = checked(1.0, ">= 0")
     temperature_decisions: int = checked(20, ">= 0")
     final_temperature: float = checked(0.0, ">= 0")
-    leaf_batch: int = checked(4, ">= 1")
+    leaf_batch: int = checked(4, ">= 1", most=LEAF_BATCH_MOST)
     rollout: str = checked("none", choices=("none", "greedy", "random"))
     rollout_lambda: float = checked(0.0, "[0, 1]")
-    rollout_samples: int = checked(8, ">= 1")
-    value_rollouts: int = checked(0, ">= 0")
+    rollout_samples: int = checked(8, ">= 1", most=ROLLOUTS_MOST)
+    value_rollouts: int = checked(0, ">= 0", most=ROLLOUTS_MOST)
     opponent: str = ""
     opponent_share: float = checked(0.0, "[0, 1]")
     records: int = checked(2, ">= 0")
@@ -451,8 +473,8 @@ class TrainSection:
             state would otherwise keep the old one).
     """
 
-    steps: int = checked(100, ">= 0")
-    batch_size: int = checked(128, ">= 1")
+    steps: int = checked(100, ">= 0", most=STEPS_MOST)
+    batch_size: int = checked(128, ">= 1", most=BATCH_SIZE_MOST)
     max_sample_reuse: float = checked(0.0, ">= 0", note="0: no cap")
     optimizer: str = checked("adamw", choices=("adamw", "sgd"))
     lr: float = checked(1e-3, "> 0")
@@ -556,8 +578,8 @@ class RunConfig:
     """
 
     seed: int = checked(0, ">= 0")
-    iterations: int = checked(4, ">= 0")
-    workers: int = checked(0, ">= 0", note="0: one per core")
+    iterations: int = checked(4, ">= 0", most=ITERATIONS_MOST)
+    workers: int = checked(0, ">= 0", note="0: one per core", most=WORKERS_MOST)
     device: str = "auto"
     torch_threads: int = checked(1, ">= 0")
     game: GameSection = field(default_factory=GameSection)
