@@ -7,7 +7,8 @@ rule options every game-making subcommand takes.
 - :class:`_AgentsHelpParser`: a subcommand's parser whose help ends with the agents and their
   parameters, and the help of an option that takes agent specs (:data:`_AGENTS_HELP`);
   :func:`_add_command`, the one maker of a subcommand's parser (its help, description,
-  examples and handler);
+  examples and handler), and the options several subcommands share (:func:`_ray_option`,
+  :func:`_no_color_option`, :func:`_game_option`, :func:`_rule_options`);
 - :func:`_refused`: errors of a call turned into the command's one-line refusal;
 - argument types (:func:`_seed`, :func:`_port`, :func:`_iteration`) and the check of an output
   file (:func:`_check_output_path`), the text of OS errors (:func:`_os_reason`,
@@ -127,6 +128,25 @@ def _check_output_path(option: str, value: str) -> Path:
                 raise _ArgError(f"{option}: cannot write in {parent} (permission denied)")
             break
     return path
+
+
+def _ray_option(parser: argparse.ArgumentParser, what: str, how: str = "",
+                after: str = "") -> None:
+    """``--ray [ADDRESS]`` (``taluva tournament``, ``taluva train``): ``what`` on a Ray cluster
+    (``how``, then the addresses :func:`taluva_ai.parallel.parse_ray_address` takes, then
+    ``after``); ``args.ray`` is None without the flag, ``"auto"`` with it alone."""
+    parser.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                        help=f"{what} on a Ray cluster (needs taluva-ai[ray]; docs/ray.md){how}; "
+                        "ADDRESS: auto (default: the cluster this machine belongs to, else a "
+                        f"new local Ray instance), local, or HOST:PORT of the head node{after}")
+
+
+def _no_color_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-color`` (``taluva play``, ``taluva replay``): no colours in ``--show``
+    (:func:`taluva_ai.cli.display._color`)."""
+    parser.add_argument("--no-color", action="store_true",
+                        help="no colours in --show (default: colours when stdout is a terminal "
+                        "and the environment variable NO_COLOR is unset)")
 
 
 def _game_option(parser: argparse.ArgumentParser) -> None:

@@ -12,6 +12,7 @@ from taluva_ai.cli.core import (
     _ArgError,
     _check_output_path,
     _make_game,
+    _no_color_option,
     _os_reason,
     _refused,
     _rule_options,
@@ -101,7 +102,5 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
                       help="print every position (hex rows offset by half a hex, coordinates "
                       "under each hex, a legend with the first) and every action (with agent "
                       "statistics)")
-    play.add_argument("--no-color", action="store_true",
-                      help="no colours in --show (default: colours when stdout is a terminal "
-                      "and the environment variable NO_COLOR is unset)")
+    _no_color_option(play)
     _rule_options(play)

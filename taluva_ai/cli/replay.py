@@ -6,7 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from taluva_ai.cli.core import _add_command, _AgentsHelpParser, _ArgError, _refused
+from taluva_ai.cli.core import (
+    _add_command,
+    _AgentsHelpParser,
+    _ArgError,
+    _no_color_option,
+    _refused,
+)
 from taluva_ai.cli.display import _color, _print_result, _show
 from taluva_ai.errors import RecordError, printable
 from taluva_ai.protocol import GameState
@@ -83,9 +89,7 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
         handler=_cmd_replay)
     rep.add_argument("record", metavar="RECORD", help="the record file (.jsonl)")
     rep.add_argument("--show", action="store_true", help="print every position and action")
-    rep.add_argument("--no-color", action="store_true",
-                     help="no colours in --show (default: colours when stdout is a terminal "
-                     "and NO_COLOR is unset)")
+    _no_color_option(rep)
     rep.add_argument("--svg", metavar="DIR", default=None,
                      help="write one SVG picture per position into DIR: DIR/0000.svg the initial "
                      "position, then one after each action (the board of 'taluva serve'; "

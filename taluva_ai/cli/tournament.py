@@ -18,6 +18,7 @@ from taluva_ai.cli.core import (
     _fix_hint,
     _make_game,
     _os_reason,
+    _ray_option,
     _refused,
     _rule_options,
     _rules_from_args,
@@ -214,11 +215,8 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
                       help="games per pair or group (default 20; with --sprt the maximum)")
     tour.add_argument("--players-per-game", type=int, choices=(2, 3, 4), default=None,
                       help="players in each game (default 2)")
-    tour.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
-                      help="play the games as Ray tasks on a Ray cluster (needs "
-                      "taluva-ai[ray]; docs/ray.md): auto (default: the cluster this machine "
-                      "belongs to, else a new local Ray instance), local, or HOST:PORT of the "
-                      "head node; --concurrency then defaults to the cluster's CPUs")
+    _ray_option(tour, "play the games as Ray tasks",
+                after="; --concurrency then defaults to the cluster's CPUs")
     tour.add_argument("--concurrency", type=int, default=None,
                       help="worker processes (default 1); results do not depend on it")
     tour.add_argument("--seed", type=_seed, default=None, help="tournament seed (default 0)")

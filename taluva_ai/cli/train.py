@@ -16,6 +16,7 @@ from taluva_ai.cli.core import (
     _fix_hint,
     _iteration,
     _os_reason,
+    _ray_option,
     _refused,
     _RunError,
 )
@@ -148,12 +149,8 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
     train.add_argument("--out", metavar="DIR", default=None, help="run directory of a new run")
     train.add_argument("--resume", metavar="DIR", default=None,
                        help="continue the run in DIR (its config.toml)")
-    train.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
-                       help="run on a Ray cluster (needs taluva-ai[ray]; docs/ray.md): "
-                       "self-play workers as Ray actors, gating and anchor games as Ray tasks, "
-                       "the learner here; ADDRESS is auto (default: the cluster this machine "
-                       "belongs to, else a new local Ray instance), local, or HOST:PORT of the "
-                       "head node. A run resumes on either backend")
+    _ray_option(train, "run", how=": self-play workers as Ray actors, gating and anchor games "
+                "as Ray tasks, the learner here", after=". A run resumes on either backend")
     train.add_argument("--redo", metavar="N", type=_iteration, default=None,
                        help="with --resume: make iterations N onwards again (the run goes back "
                        "to the end of iteration N-1; 0: to its start), the same as before; the "
