@@ -142,7 +142,8 @@ def warmup_steps(game: Game, specs: Sequence[str], seed: int = 0
     the legal moves, a move, a whole game (random players, its record written to a temporary
     file), then ``agent <spec>`` for each distinct spec: one decision at the first position
     where a player moves and one at the next (e.g. Taluva's tile and build steps)."""
-    from taluva_ai.tournament import make_agent, play_game
+    from taluva_ai.tournament.agents import make_agent
+    from taluva_ai.tournament.play import play_game
 
     box: dict[str, Any] = {}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from taluva_ai.cli.core import (
-    _FORMATTER,
+    _add_command,
     _AgentsHelpParser,
     _ArgError,
     _check_output_path,
@@ -180,15 +180,18 @@ def _print_engine_bench(e: dict[str, Any]) -> None:
 
 def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
     """Add ``taluva bench``, its options and its handler to the subcommands ``sub``."""
-    bench = sub.add_parser(
-        "bench", help="measure the engine's speed",
+    bench = _add_command(
+        sub, "bench",
+        help="measure the engine's speed",
         description="Measure the engine: random full games per second for 2, 3 and 4 players "
         "(dense legal mask at every decision) and the mean time of one legal-mask "
         "computation at the tile and at the build step. Each figure is the median of "
         "--repeats runs after a warm-up.",
-        epilog="example:\n  taluva bench\n  taluva bench --json --games 500 --out "
-        "runs/bench.json",
-        formatter_class=_FORMATTER)
+        examples=[
+            "taluva bench",
+            "taluva bench --json --games 500 --out runs/bench.json",
+        ],
+        handler=_cmd_bench)
     bench.add_argument("--json", action="store_true", help="print the figures as JSON only")
     _game_option(bench)
     bench.add_argument("--games", type=int, default=200,
@@ -235,4 +238,3 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
                        "ONNX Runtime) per preset, view radius 13 and 11, batch "
                        "1, 8, 16, 32, 64, 128, 256, positions per wall and per CPU second (needs "
                        "taluva-ai[train])")
-    bench.set_defaults(func=_cmd_bench)

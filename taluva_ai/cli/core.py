@@ -6,6 +6,10 @@ rule options every game-making subcommand takes.
   (:func:`_fail`);
 - :class:`_AgentsHelpParser`: a subcommand's parser whose help ends with the agents and their
   parameters, and the help of an option that takes agent specs (:data:`_AGENTS_HELP`);
+  :func:`_add_command`, the one maker of a subcommand's parser (its help, description,
+  examples and handler), and the options several subcommands share (:func:`_ray_option`,
+  :func:`_no_color_option`, :func:`_game_option`, :func:`_rule_options`);
+- :func:`_refused`: errors of a call turned into the command's one-line refusal;
 - argument types (:func:`_seed`, :func:`_port`, :func:`_iteration`) and the check of an output
   file (:func:`_check_output_path`), the text of OS errors (:func:`_os_reason`,
   :func:`_fix_hint`);
@@ -16,10 +20,11 @@ rule options every game-making subcommand takes.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import errno
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -55,6 +60,35 @@ class _ArgError(Exception):
 class _RunError(Exception):
     """A failure while running (e.g. an agent's illegal move): ``taluva <command>: error:
     ...``, exit 1."""
+
+
+def _add_command(sub: argparse._SubParsersAction[_AgentsHelpParser], name: str, *, help: str,
+                 description: str, examples: Sequence[str],
+                 handler: Callable[[argparse.Namespace], int],
+                 agents_help: bool = False) -> _AgentsHelpParser:
+    """The parser of the subcommand ``taluva NAME`` in ``sub``: its one-line ``help`` (in
+    ``taluva --help``), its ``description``, its ``examples`` (the epilog, one command a line),
+    the raw-text formatter, and its ``handler`` (``args.func``, returning the exit status);
+    with ``agents_help``, its help ends with the agents and their parameters."""
+    parser = sub.add_parser(name, help=help, description=description,
+                            epilog="example:\n" + "\n".join(f"  {e}" for e in examples),
+                            formatter_class=_FORMATTER)
+    parser.set_defaults(func=handler)
+    parser.agents_help = agents_help
+    return parser
+
+
+@contextlib.contextmanager
+def _refused(prefix: str, *errors: type[Exception], run: bool = False) -> Iterator[None]:
+    """Turn an error of the kinds ``errors`` raised inside into the command's one-line
+    refusal, ``prefix`` then the error's text (an :class:`OSError`'s: its ``strerror``): an
+    argument error (:class:`_ArgError`, exit 2), or with ``run`` a failure while running
+    (:class:`_RunError`, exit 1)."""
+    try:
+        yield
+    except errors as e:
+        text = (e.strerror or str(e)) if isinstance(e, OSError) else str(e)
+        raise (_RunError if run else _ArgError)(f"{prefix}{text}") from None
 
 
 def _os_reason(e: OSError, path: str | Path | None = None) -> str:
@@ -94,6 +128,25 @@ def _check_output_path(option: str, value: str) -> Path:
                 raise _ArgError(f"{option}: cannot write in {parent} (permission denied)")
             break
     return path
+
+
+def _ray_option(parser: argparse.ArgumentParser, what: str, how: str = "",
+                after: str = "") -> None:
+    """``--ray [ADDRESS]`` (``taluva tournament``, ``taluva train``): ``what`` on a Ray cluster
+    (``how``, then the addresses :func:`taluva_ai.parallel.parse_ray_address` takes, then
+    ``after``); ``args.ray`` is None without the flag, ``"auto"`` with it alone."""
+    parser.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                        help=f"{what} on a Ray cluster (needs taluva-ai[ray]; docs/ray.md){how}; "
+                        "ADDRESS: auto (default: the cluster this machine belongs to, else a "
+                        f"new local Ray instance), local, or HOST:PORT of the head node{after}")
+
+
+def _no_color_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-color`` (``taluva play``, ``taluva replay``): no colours in ``--show``
+    (:func:`taluva_ai.cli.display._color`)."""
+    parser.add_argument("--no-color", action="store_true",
+                        help="no colours in --show (default: colours when stdout is a terminal "
+                        "and the environment variable NO_COLOR is unset)")
 
 
 def _game_option(parser: argparse.ArgumentParser) -> None:

@@ -7,12 +7,14 @@ import sys
 
 from taluva_ai.cli.core import (
     _AGENTS_HELP,
-    _FORMATTER,
+    _add_command,
     _AgentsHelpParser,
     _ArgError,
     _check_output_path,
     _make_game,
+    _no_color_option,
     _os_reason,
+    _refused,
     _rule_options,
     _rules_from_args,
     _RunError,
@@ -39,11 +41,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     game = _make_game(_rules_from_args(args, len(args.players)), args.game)
     agents = []
     for spec in args.players:
-        try:
+        with _refused("--players: ", ValueError, ImportError, AttributeError):
             agents.append(make_agent(spec))
             check_fits(agents[-1], game)
-        except (ValueError, ImportError, AttributeError) as e:
-            raise _ArgError(f"--players: {e}") from None
     seed = args.seed
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0])
@@ -79,17 +79,19 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
     """Add ``taluva play``, its options and its handler to the subcommands ``sub``."""
-    play = sub.add_parser(
-        "play", help="play one game between agents and print the result",
+    play = _add_command(
+        sub, "play",
+        help="play one game between agents and print the result",
         description="Play one game between 2-4 agents (seat order as given; the number of "
         "--players sets the number of players), print the result: winners, end reason, "
         "returns and the pieces each seat built. The seed fixes the tile order and the agents' "
         "random choices, so the same command plays the same game.",
-        epilog="example:\n"
-        "  taluva play --players greedy random --seed 7 --record game.jsonl --show\n"
-        "  taluva play --players greedy greedy random --ranked --tiles-per-player 12\n"
-        "  taluva play --solo --players greedy --show",
-        formatter_class=_FORMATTER)
+        examples=[
+            "taluva play --players greedy random --seed 7 --record game.jsonl --show",
+            "taluva play --players greedy greedy random --ranked --tiles-per-player 12",
+            "taluva play --solo --players greedy --show",
+        ],
+        handler=_cmd_play, agents_help=True)
     play.add_argument("--players", nargs="+", required=True, metavar="AGENT",
                       help=_AGENTS_HELP + "; one per seat")
     play.add_argument("--seed", type=_seed, default=None,
@@ -100,9 +102,5 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
                       help="print every position (hex rows offset by half a hex, coordinates "
                       "under each hex, a legend with the first) and every action (with agent "
                       "statistics)")
-    play.add_argument("--no-color", action="store_true",
-                      help="no colours in --show (default: colours when stdout is a terminal "
-                      "and the environment variable NO_COLOR is unset)")
+    _no_color_option(play)
     _rule_options(play)
-    play.set_defaults(func=_cmd_play)
-    play.agents_help = True

@@ -6,7 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from taluva_ai.cli.core import _FORMATTER, _AgentsHelpParser, _ArgError
+from taluva_ai.cli.core import (
+    _add_command,
+    _AgentsHelpParser,
+    _ArgError,
+    _no_color_option,
+    _refused,
+)
 from taluva_ai.cli.display import _color, _print_result, _show
 from taluva_ai.errors import RecordError, printable
 from taluva_ai.protocol import GameState
@@ -53,42 +59,37 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if args.svg is not None:
         from taluva_ai.pictures import save_svgs
 
-        try:
+        with _refused(f"--svg {args.svg}: ", OSError):
             files = save_svgs(path, args.svg)
-        except OSError as e:
-            raise _ArgError(f"--svg {args.svg}: {e.strerror or e}") from None
         print(f"pictures: {len(files)} SVG files in {args.svg}")
     if args.png:
-        try:
+        with _refused("--png needs matplotlib (pip install -e '.[envs]'): ", ImportError):
             import matplotlib  # noqa: F401  (the PNG pictures need it)
 
             from taluva_ai.pictures import save_pictures
-        except ImportError as e:
-            raise _ArgError(f"--png needs matplotlib (pip install -e '.[envs]'): {e}") from None
-        try:
+        with _refused(f"--png {args.png}: ", OSError):
             files = save_pictures(path, args.png, "png")
-        except OSError as e:
-            raise _ArgError(f"--png {args.png}: {e.strerror or e}") from None
         print(f"pictures: {len(files)} PNG files in {args.png}")
     return 0
 
 
 def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
     """Add ``taluva replay``, its options and its handler to the subcommands ``sub``."""
-    rep = sub.add_parser(
-        "replay", help="replay a game record, checking every action and the result",
+    rep = _add_command(
+        sub, "replay",
+        help="replay a game record, checking every action and the result",
         description="Replay a game record (JSON Lines, as written by 'taluva play --record' "
         "or a tournament): every action is checked for legality and the seat to move, and the "
         "result line against the replayed end. Prints the result; on a bad record prints "
         "'FILE: line N: ...' on stderr and exits with status 1.",
-        epilog="example:\n  taluva replay game.jsonl\n  taluva replay runs/demo/games/"
-        "000-0000-0.jsonl --show",
-        formatter_class=_FORMATTER)
+        examples=[
+            "taluva replay game.jsonl",
+            "taluva replay runs/demo/games/000-0000-0.jsonl --show",
+        ],
+        handler=_cmd_replay)
     rep.add_argument("record", metavar="RECORD", help="the record file (.jsonl)")
     rep.add_argument("--show", action="store_true", help="print every position and action")
-    rep.add_argument("--no-color", action="store_true",
-                     help="no colours in --show (default: colours when stdout is a terminal "
-                     "and NO_COLOR is unset)")
+    _no_color_option(rep)
     rep.add_argument("--svg", metavar="DIR", default=None,
                      help="write one SVG picture per position into DIR: DIR/0000.svg the initial "
                      "position, then one after each action (the board of 'taluva serve'; "
@@ -96,4 +97,3 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
     rep.add_argument("--png", metavar="DIR", default=None,
                      help="write one PNG picture per position into DIR (Taluva records; needs "
                      "matplotlib)")
-    rep.set_defaults(func=_cmd_replay)

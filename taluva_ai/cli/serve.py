@@ -6,7 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from taluva_ai.cli.core import _FORMATTER, _AgentsHelpParser, _ArgError, _port, _RunError
+from taluva_ai.cli.core import (
+    _add_command,
+    _AgentsHelpParser,
+    _ArgError,
+    _port,
+    _refused,
+)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -17,11 +23,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     for d in args.dirs:
         if not Path(d).is_dir():
             raise _ArgError(f"DIRS: {d!r} is not a directory")
-    try:
+    with _refused("taluva serve needs the web extra (pip install -e '.[web]'): ", ImportError):
         from taluva_ai.web.app import create_app
-    except ImportError as e:
-        raise _ArgError(f"taluva serve needs the web extra (pip install -e '.[web]'): {e}") \
-            from None
     for name in args.allow_host:
         if not re.fullmatch(r"[A-Za-z0-9.-]+|\[?[0-9A-Fa-f:.]+\]?", name):
             raise _ArgError(f"--allow-host: {name!r} is not a host name or an IP address "
@@ -33,10 +36,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     host = args.host
     app = create_app(args.dirs, hosts=web.served_hosts(host, args.port, args.allow_host),
                      agent_modules=args.allow_agent_module)
-    try:
+    with _refused(f"cannot listen on {host}:{args.port}: ", OSError, run=True):
         sock = web.listen(host, args.port)
-    except OSError as e:
-        raise _RunError(f"cannot listen on {host}:{args.port}: {e.strerror or e}") from None
     shown = f"[{host}]" if ":" in host else host
     print(f"serving the game records under: {', '.join(str(Path(d)) for d in args.dirs)}")
     print(f"open http://{shown}:{args.port}/  (Ctrl-C stops)", flush=True)
@@ -56,8 +57,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
     """Add ``taluva serve``, its options and its handler to the subcommands ``sub``."""
-    serve = sub.add_parser(
-        "serve", help="a browser board: replay and analyse game records, play against agents, "
+    serve = _add_command(
+        sub, "serve",
+        help="a browser board: replay and analyse game records, play against agents, "
         "browse tournament runs",
         description="Start a local web app (Starlette and uvicorn: pip install -e '.[web]') "
         "with three views. Replay: the game records (*.jsonl; Taluva and Thurn und Taxis) "
@@ -72,9 +74,12 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
         "with bounded searches unless --allow-agent-module says otherwise; a search stops when "
         "its client leaves or the server stops. Prints the address; stop it with Ctrl-C "
         "(docs/web.md, Security).",
-        epilog="example:\n  taluva serve runs/t1\n  taluva serve runs --port 8080\n"
-        "  taluva serve runs --allow-agent-module mypkg.bots",
-        formatter_class=_FORMATTER)
+        examples=[
+            "taluva serve runs/t1",
+            "taluva serve runs --port 8080",
+            "taluva serve runs --allow-agent-module mypkg.bots",
+        ],
+        handler=_cmd_serve)
     serve.add_argument("dirs", metavar="DIRS", nargs="*", default=["."],
                        help="directories whose game records (*.jsonl, in subdirectories too) "
                        "the page may open (default: the current directory)")
@@ -95,4 +100,3 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
                        "greedy, mcts, ismcts, az with builtin or a .pt checkpoint under DIRS "
                        "as path=<dir index>/<file>, openspiel), with bounded search "
                        "parameters; module:Class specs are refused (403)")
-    serve.set_defaults(func=_cmd_serve)

@@ -11,13 +11,15 @@ from typing import Any
 
 from taluva_ai.cli.core import (
     _AGENTS_HELP,
-    _FORMATTER,
     _RULE_DEFAULTS,
+    _add_command,
     _AgentsHelpParser,
     _ArgError,
     _fix_hint,
     _make_game,
     _os_reason,
+    _ray_option,
+    _refused,
     _rule_options,
     _rules_from_args,
     _RunError,
@@ -39,12 +41,8 @@ def _tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
 
     settings = dict(_TOURNAMENT_DEFAULTS, time_margin=DEFAULT_TIME_MARGIN, rules={})
     if args.config is not None:
-        try:
+        with _refused(f"--config: {args.config}: ", OSError), _refused("--config: ", ValueError):
             from_file = read_tournament_file(args.config)
-        except ValueError as e:
-            raise _ArgError(f"--config: {e}") from None
-        except OSError as e:
-            raise _ArgError(f"--config: {args.config}: {e.strerror or e}") from None
         settings.update(from_file)
         if "num_players" in settings["rules"]:  # [rules] num_players = k: the seats of a game
             rk = settings["rules"].pop("num_players")
@@ -172,8 +170,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
     """Add ``taluva tournament``, its options and its handler to the subcommands ``sub``."""
-    tour = sub.add_parser(
-        "tournament", help="round robin or gauntlet between agents, with Elo, SPRT, "
+    tour = _add_command(
+        sub, "tournament",
+        help="round robin or gauntlet between agents, with Elo, SPRT, "
         "openskill and reports",
         description="Tournament between agents on shared deals (duplicate play): every pair "
         "of agents (or group of 3 or 4 with --players-per-game) plays --games games, each "
@@ -190,18 +189,19 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
         "goes on. With --sprt (two agents) the tournament stops as soon as the test decides. "
         "Interrupted? Run the same command again, or --resume OUT: finished games are kept. "
         "A different command with the same OUT is refused. See docs/tournaments.md.",
-        epilog="example:\n"
-        "  taluva tournament --agents random greedy --games 20 --out runs/demo\n"
-        "  taluva tournament --agents random greedy greedy:epsilon=0.2 --games 200 "
-        "--concurrency 2 --seed 1 --players-per-game 3 --out runs/t3\n"
-        "  taluva tournament --gauntlet mcts:sims=400,rollout=greedy --agents random greedy "
-        "--games 100 --out runs/g1\n"
-        "  taluva tournament --agents greedy mcts:sims=100,rollout=greedy --games 2000 "
-        "--sprt elo0=0 elo1=50 alpha=0.05 beta=0.05 --out runs/s1\n"
-        "  taluva tournament --config tournament.toml\n"
-        "  taluva tournament --resume runs/t3 --concurrency 2\n"
-        "  taluva tournament --agents random greedy --games 2000 --out runs/t4 --ray auto",
-        formatter_class=_FORMATTER)
+        examples=[
+            "taluva tournament --agents random greedy --games 20 --out runs/demo",
+            "taluva tournament --agents random greedy greedy:epsilon=0.2 --games 200 "
+            "--concurrency 2 --seed 1 --players-per-game 3 --out runs/t3",
+            "taluva tournament --gauntlet mcts:sims=400,rollout=greedy --agents random greedy "
+            "--games 100 --out runs/g1",
+            "taluva tournament --agents greedy mcts:sims=100,rollout=greedy --games 2000 --sprt "
+            "elo0=0 elo1=50 alpha=0.05 beta=0.05 --out runs/s1",
+            "taluva tournament --config tournament.toml",
+            "taluva tournament --resume runs/t3 --concurrency 2",
+            "taluva tournament --agents random greedy --games 2000 --out runs/t4 --ray auto",
+        ],
+        handler=_cmd_tournament, agents_help=True)
     tour.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
                       help=_AGENTS_HELP + "; distinct; the first is the Elo anchor (and the "
                       "SPRT baseline)")
@@ -215,11 +215,8 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
                       help="games per pair or group (default 20; with --sprt the maximum)")
     tour.add_argument("--players-per-game", type=int, choices=(2, 3, 4), default=None,
                       help="players in each game (default 2)")
-    tour.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
-                      help="play the games as Ray tasks on a Ray cluster (needs "
-                      "taluva-ai[ray]; docs/ray.md): auto (default: the cluster this machine "
-                      "belongs to, else a new local Ray instance), local, or HOST:PORT of the "
-                      "head node; --concurrency then defaults to the cluster's CPUs")
+    _ray_option(tour, "play the games as Ray tasks",
+                after="; --concurrency then defaults to the cluster's CPUs")
     tour.add_argument("--concurrency", type=int, default=None,
                       help="worker processes (default 1); results do not depend on it")
     tour.add_argument("--seed", type=_seed, default=None, help="tournament seed (default 0)")
@@ -252,5 +249,3 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
                       help="no ratings.png and scores.png")
     tour.add_argument("--no-progress", action="store_true", help="no progress bar")
     _rule_options(tour)
-    tour.set_defaults(func=_cmd_tournament)
-    tour.agents_help = True

@@ -4,24 +4,26 @@ run, its resume, its pack."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from pathlib import Path
+from typing import Any
 
 from taluva_ai.cli.core import (
-    _FORMATTER,
+    _add_command,
     _AgentsHelpParser,
     _ArgError,
     _fix_hint,
     _iteration,
     _os_reason,
+    _ray_option,
+    _refused,
     _RunError,
 )
 from taluva_ai.errors import BackendError, RunConfigError, RunFileError
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    import importlib
-
     if args.pack is not None:
         return _cmd_train_pack(args)
     if args.resume is not None:
@@ -39,22 +41,14 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.ray is not None:  # Ray and its address are checked before any work
         from taluva_ai.parallel import import_ray, parse_ray_address
 
-        try:
+        with _refused("", BackendError):
             parse_ray_address(args.ray)
             import_ray()
-        except BackendError as e:
-            raise _ArgError(str(e)) from None
     config = importlib.import_module("taluva_ai.agents.alphazero.config")  # no torch: fast
     if args.config is not None:
-        try:
+        with _refused("", config.ConfigError):
             config.load_config(args.config)  # a bad config fails before torch is imported
-        except config.ConfigError as e:
-            raise _ArgError(str(e)) from None
-    try:
-        train = importlib.import_module("taluva_ai.agents.alphazero.train")
-    except ImportError as e:
-        raise _ArgError(f"training needs PyTorch and TensorBoard: pip install -e '.[train]' "
-                        f"({e})") from None
+    train = _train_module()
     config_error = config.ConfigError
     checkpoint_error = importlib.import_module("taluva_ai.agents.alphazero.net").CheckpointError
     out = Path(str(args.resume or args.out))
@@ -76,9 +70,21 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_module() -> Any:
+    """:mod:`taluva_ai.agents.alphazero.train`, imported when a command needs it (PyTorch).
+
+    Raises:
+        _ArgError: PyTorch or TensorBoard is missing (naming the extra).
+    """
+    try:
+        return importlib.import_module("taluva_ai.agents.alphazero.train")
+    except ImportError as e:
+        raise _ArgError(f"training needs PyTorch and TensorBoard: pip install -e '.[train]' "
+                        f"({e})") from None
+
+
 def _cmd_train_pack(args: argparse.Namespace) -> int:
     """``taluva train --pack RUN OUT``: a run's small state, to continue it elsewhere."""
-    import importlib
 
     others = [name for name, v in (("--config", args.config), ("--out", args.out),
                                    ("--resume", args.resume), ("--redo", args.redo),
@@ -89,11 +95,7 @@ def _cmd_train_pack(args: argparse.Namespace) -> int:
     run, out = args.pack
     if not run.strip() or not out.strip():
         raise _ArgError("--pack RUN OUT: empty directory name")
-    try:
-        train = importlib.import_module("taluva_ai.agents.alphazero.train")
-    except ImportError as e:
-        raise _ArgError(f"training needs PyTorch and TensorBoard: pip install -e '.[train]' "
-                        f"({e})") from None
+    train = _train_module()
     try:
         rep = train.pack_run(run, out)
     except RunConfigError as e:
@@ -122,8 +124,9 @@ def _cmd_train_pack(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
     """Add ``taluva train``, its options and its handler to the subcommands ``sub``."""
-    train = sub.add_parser(
-        "train", help="AlphaZero training: self-play, replay, training, gating",
+    train = _add_command(
+        sub, "train",
+        help="AlphaZero training: self-play, replay, training, gating",
         description="Train a network by self-play (docs/alphazero.md). A new run reads a TOML "
         "config (experiments/configs/*.toml) and writes everything into the run directory "
         "--out: the config, metrics.jsonl, TensorBoard logs (tb/), checkpoints (best.pt, "
@@ -131,25 +134,23 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
         "anchor tournaments. A killed run continues with --resume DIR, losing at most the "
         "iteration in progress. The trained network plays as 'az:path=DIR/best.pt'. Needs "
         "taluva-ai[train].",
-        epilog="example:\n"
-        "  taluva train --config experiments/configs/demo.toml --out runs/demo\n"
-        "  taluva train --resume runs/demo\n"
-        "  taluva train --resume runs/demo --ray 10.0.0.5:6379   (continue on a Ray cluster)\n"
-        "  taluva train --pack runs/demo packs/demo   (its small state, to resume elsewhere)\n"
-        "  taluva tournament --agents greedy az:path=runs/demo/best.pt,sims=200,"
-        "rollout=greedy,lambda=0.5 --games 200 --out runs/demo_eval",
-        formatter_class=_FORMATTER)
+        examples=[
+            "taluva train --config experiments/configs/demo.toml --out runs/demo",
+            "taluva train --resume runs/demo",
+            "taluva train --resume runs/demo --ray 10.0.0.5:6379   (continue on a Ray cluster)",
+            "taluva train --pack runs/demo packs/demo   (its small state, to resume elsewhere)",
+            "taluva tournament --agents greedy "
+            "az:path=runs/demo/best.pt,sims=200,rollout=greedy,lambda=0.5 --games 200 --out "
+            "runs/demo_eval",
+        ],
+        handler=_cmd_train)
     train.add_argument("--config", metavar="TOML", default=None,
                        help="config file of a new run")
     train.add_argument("--out", metavar="DIR", default=None, help="run directory of a new run")
     train.add_argument("--resume", metavar="DIR", default=None,
                        help="continue the run in DIR (its config.toml)")
-    train.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
-                       help="run on a Ray cluster (needs taluva-ai[ray]; docs/ray.md): "
-                       "self-play workers as Ray actors, gating and anchor games as Ray tasks, "
-                       "the learner here; ADDRESS is auto (default: the cluster this machine "
-                       "belongs to, else a new local Ray instance), local, or HOST:PORT of the "
-                       "head node. A run resumes on either backend")
+    _ray_option(train, "run", how=": self-play workers as Ray actors, gating and anchor games "
+                "as Ray tasks, the learner here", after=". A run resumes on either backend")
     train.add_argument("--redo", metavar="N", type=_iteration, default=None,
                        help="with --resume: make iterations N onwards again (the run goes back "
                        "to the end of iteration N-1; 0: to its start), the same as before; the "
@@ -162,4 +163,3 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
                        "--resume OUT (the replay buffer is rebuilt from the next "
                        "iteration's self-play). OUT: new, empty, or an earlier pack of RUN")
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
-    train.set_defaults(func=_cmd_train)

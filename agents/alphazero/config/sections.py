@@ -1,33 +1,19 @@
-"""Training-run configuration: TOML files (``experiments/configs/*.toml``) read into frozen
-dataclasses, every key checked before any work starts.
-
-A config file has top-level keys (:class:`RunConfig`: ``seed``, ``iterations``, ``workers``,
-``device``, ``torch_threads``) and the sections ``[game]``, ``[encoder]``, ``[net]``,
-``[warm_start]``, ``[selfplay]``, ``[replay]``, ``[train]``, ``[gating]``, ``[anchors]``; each
-section's keys are the fields of its dataclass below, and every key is optional (the
-defaults are those of the dataclass). docs/alphazero.md lists them all.
-
-An unknown section or key, a value of the wrong type or out of range fails with a
-:class:`ConfigError` naming the file, the section and the key.
+"""The training config's dataclasses (:class:`RunConfig` and its sections), the checks
+their fields declare (:func:`checked`, :func:`check_fields`), and :func:`build_section`,
+the one reader of a table of settings into its dataclass (every section, the top level and
+each ``[[schedule]]`` entry; :mod:`taluva_ai.agents.alphazero.config`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 import typing
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import Any
 
 from taluva_ai.agents.base import REQUIRED
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 
 #: ``az`` agent defaults that differ from ``mcts``'s (:mod:`.agent`; here, without PyTorch, so
 #: ``taluva play --help`` can list them).
@@ -180,6 +166,20 @@ class NetConfig:
         return base
 
 
+#: The largest values of the run's sizes (:func:`checked`'s ``most``): far above what any
+#: machine uses, from two cores to a GPU cluster (AlphaZero searched 800 simulations a move,
+#: KataGo trains on batches of 256 to 2,048 samples), so that only a typing slip meets them.
+SIMS_MOST = 100_000  # [selfplay] sims, fast_sims
+LEAF_BATCH_MOST = 4_096  # [selfplay] leaf_batch
+GAMES_MOST = 1_000_000  # [selfplay] games (per iteration)
+PARALLEL_GAMES_MOST = 16_384  # [selfplay] parallel_games (per worker)
+ROLLOUTS_MOST = 4_096  # [selfplay] rollout_samples, value_rollouts
+BATCH_SIZE_MOST = 65_536  # [train] batch_size
+STEPS_MOST = 10_000_000  # [train] steps (per iteration)
+WORKERS_MOST = 16_384  # workers
+ITERATIONS_MOST = 1_000_000  # iterations
+
+
 class ConfigError(ValueError):
     """A training config that cannot be used; the message names the file, section and key."""
 
@@ -216,12 +216,16 @@ class Bounds:
 
 
 def checked(default: Any, bounds: str = "", *, choices: tuple[str, ...] = (),
-            note: str = "") -> Any:
+            note: str = "", most: int | None = None) -> Any:
     """A config field with its check, made by :func:`check_fields`: ``bounds`` (a
     :class:`Bounds` text) for a number, ``choices`` for a string; ``note`` is added to the
-    refusal (e.g. ``"0: no cap"``)."""
+    refusal (e.g. ``"0: no cap"``). ``most``: the largest value taken, a bound far above any
+    machine's use (from two cores to a GPU cluster; docs/alphazero.md, "Config keys") that
+    refuses a typing slip (``sims = 64000000``) in one line instead of a run that never ends
+    or cannot allocate."""
     return field(default=default, metadata={
-        "bounds": Bounds.parse(bounds) if bounds else None, "choices": choices, "note": note})
+        "bounds": Bounds.parse(bounds) if bounds else None, "choices": choices, "note": note,
+        "most": most})
 
 
 def _one_of(choices: tuple[str, ...]) -> str:
@@ -241,6 +245,10 @@ def check_fields(obj: Any, where: str) -> None:
         bounds, choices = f.metadata.get("bounds"), f.metadata.get("choices")
         if bounds is not None and not bounds.holds(value):
             raise ConfigError(f"{where}{bounds.refusal(f.name, value, f.metadata['note'])}")
+        most = f.metadata.get("most")
+        if most is not None and value > most:
+            raise ConfigError(f"{where}{f.name} must be at most {most:_} (a bound far above "
+                              f"any run's need, against typing slips), got {value:_}")
         if choices and value not in choices:
             raise ConfigError(f"{where}{f.name} must be {_one_of(choices)}, got {value!r}")
 
@@ -258,6 +266,19 @@ class GameSection:
     name: str = "taluva"
     num_players: int = 2
     rules: dict[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def read_table(data: dict[str, Any]) -> dict[str, Any]:
+        """The ``[game]`` table as the fields' values: keys other than ``name`` and
+        ``num_players`` are rule options, gathered into ``rules`` (read by
+        :func:`build_section`)."""
+        data = dict(data)
+        rules = dict(data.pop("rules", {}) or {})
+        for k in list(data):
+            if k not in ("name", "num_players"):
+                rules[k] = data.pop(k)
+        data["rules"] = rules
+        return data
 
 
 @dataclass(frozen=True)
@@ -346,10 +367,10 @@ class SelfPlaySection:
         records: self-play games per iteration written as game records (JSON Lines).
     """
 
-    games: int = checked(32, ">= 1")
-    parallel_games: int = checked(16, ">= 1")
-    sims: int = checked(64, ">= 1")
-    fast_sims: int = checked(16, ">= 1")
+    games: int = checked(32, ">= 1", most=GAMES_MOST)
+    parallel_games: int = checked(16, ">= 1", most=PARALLEL_GAMES_MOST)
+    sims: int = checked(64, ">= 1", most=SIMS_MOST)
+    fast_sims: int = checked(16, ">= 1", most=SIMS_MOST)
     full_search_prob: float = checked(1.0, "(0, 1]")
     root: str = checked("puct", choices=("puct", "gumbel"))
     gumbel_m: int = checked(16, ">= 1")
@@ -360,11 +381,11 @@ class SelfPlaySection:
     temperature: float = checked(1.0, ">= 0")
     temperature_decisions: int = checked(20, ">= 0")
     final_temperature: float = checked(0.0, ">= 0")
-    leaf_batch: int = checked(4, ">= 1")
+    leaf_batch: int = checked(4, ">= 1", most=LEAF_BATCH_MOST)
     rollout: str = checked("none", choices=("none", "greedy", "random"))
     rollout_lambda: float = checked(0.0, "[0, 1]")
-    rollout_samples: int = checked(8, ">= 1")
-    value_rollouts: int = checked(0, ">= 0")
+    rollout_samples: int = checked(8, ">= 1", most=ROLLOUTS_MOST)
+    value_rollouts: int = checked(0, ">= 0", most=ROLLOUTS_MOST)
     opponent: str = ""
     opponent_share: float = checked(0.0, "[0, 1]")
     records: int = checked(2, ">= 0")
@@ -452,8 +473,8 @@ class TrainSection:
             state would otherwise keep the old one).
     """
 
-    steps: int = checked(100, ">= 0")
-    batch_size: int = checked(128, ">= 1")
+    steps: int = checked(100, ">= 0", most=STEPS_MOST)
+    batch_size: int = checked(128, ">= 1", most=BATCH_SIZE_MOST)
     max_sample_reuse: float = checked(0.0, ">= 0", note="0: no cap")
     optimizer: str = checked("adamw", choices=("adamw", "sgd"))
     lr: float = checked(1e-3, "> 0")
@@ -557,8 +578,8 @@ class RunConfig:
     """
 
     seed: int = checked(0, ">= 0")
-    iterations: int = checked(4, ">= 0")
-    workers: int = checked(0, ">= 0", note="0: one per core")
+    iterations: int = checked(4, ">= 0", most=ITERATIONS_MOST)
+    workers: int = checked(0, ">= 0", note="0: one per core", most=WORKERS_MOST)
     device: str = "auto"
     torch_threads: int = checked(1, ">= 0")
     game: GameSection = field(default_factory=GameSection)
@@ -590,12 +611,17 @@ class RunConfig:
         for entry in self.schedule:
             if entry["at"] > iteration:
                 break
-            changes: dict[str, Any] = {}
-            for section, keys in entry.items():
-                if section != "at":
-                    changes[section] = dataclasses.replace(getattr(out, section), **keys)
-            out = dataclasses.replace(out, **changes)
+            out = apply_entry(out, entry)
         return dataclasses.replace(out, schedule=()) if self.schedule else out
+
+    def stages(self) -> Iterator[tuple[int, RunConfig]]:
+        """``(at, self.at(at))`` for each ``[[schedule]]`` entry in order, each stage made
+        from the one before (one entry applied each: linear in the number of entries, where
+        calling :meth:`at` for each would be quadratic)."""
+        out = dataclasses.replace(self, schedule=())
+        for entry in self.schedule:
+            out = apply_entry(out, entry)
+            yield entry["at"], out
 
     def scheduled_keys(self, iteration: int) -> dict[str, Any]:
         """The ``section.key`` settings that the schedule has changed by ``iteration``, with
@@ -606,68 +632,33 @@ class RunConfig:
                 for section, keys in entry.items() if section != "at" for key in keys}
 
 
+def apply_entry(cfg: RunConfig, entry: dict[str, Any]) -> RunConfig:
+    """``cfg`` with the settings of one ``[[schedule]]`` entry (``{"at": N, section: {key:
+    value}}``) applied."""
+    return dataclasses.replace(cfg, **{
+        section: dataclasses.replace(getattr(cfg, section), **keys)
+        for section, keys in entry.items() if section != "at"})
+
+
 _SECTIONS: dict[str, type] = {
     "game": GameSection, "encoder": EncoderSection, "net": NetSection,
     "warm_start": WarmStartSection, "selfplay": SelfPlaySection, "replay": ReplaySection,
     "train": TrainSection, "gating": GatingSection, "anchors": AnchorsSection,
 }
-#: The sections a ``[[schedule]]`` entry may change: what an iteration does. The game, the
-#: encoder, the network and the warm start make the run's networks what they are (a
-#: checkpoint of another shape could not continue), and the top-level keys are the run's own.
-SCHEDULABLE = ("selfplay", "replay", "train", "gating", "anchors")
-#: Keys of those sections that a schedule may not change, and why.
-_UNSCHEDULABLE = {
-    ("train", "optimizer"): "the optimiser's state carries over from one iteration to the "
-                            "next; start a new run from the network ([warm_start] init)",
-    ("train", "lr_schedule"): "set train.lr in the schedule instead",
-}
-
-
-def _schedule(data: Any, source: str, iterations: int) -> tuple[dict[str, Any], ...]:
-    """Check ``[[schedule]]`` (a list of tables, each ``at = N`` and ``section.key = value``
-    pairs of :data:`SCHEDULABLE`) and return it sorted by ``at``, values typed as the
-    sections' fields."""
-    where = f"{source}: [[schedule]]"
-    if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
-        raise ConfigError(f"{where} must be an array of tables ([[schedule]] entries), got "
-                          f"{data!r}")
-    out: list[dict[str, Any]] = []
-    seen: set[int] = set()
-    for n, raw in enumerate(data, 1):
-        w = f"{where} entry {n}"
-        at = raw.get("at")
-        if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= max(iterations, 1):
-            raise ConfigError(f"{w}: at must be an iteration number from 1 to iterations "
-                              f"({iterations}), got {at!r}")
-        if at in seen:
-            raise ConfigError(f"{w}: another entry is also at iteration {at}; merge them")
-        seen.add(at)
-        entry: dict[str, Any] = {"at": at}
-        for section, keys in raw.items():
-            if section == "at":
-                continue
-            if section not in SCHEDULABLE or not isinstance(keys, dict):
-                raise ConfigError(f"{w} (at = {at}): {section!r} cannot be scheduled; an entry "
-                                  f"sets section.key = value for the sections "
-                                  f"{', '.join(SCHEDULABLE)}")
-            if not keys:
-                continue
-            for key in keys:
-                if (section, key) in _UNSCHEDULABLE:
-                    raise ConfigError(f"{w} (at = {at}): {section}.{key} cannot be scheduled: "
-                                      f"{_UNSCHEDULABLE[section, key]}")
-            cls = _SECTIONS[section]
-            built = _build(cls, dict(keys), f"{w} (at = {at}): [{section}]")
-            entry[section] = {k: getattr(built, k) for k in keys}
-        if len(entry) == 1:
-            raise ConfigError(f"{w} (at = {at}): changes nothing; give section.key = value "
-                              "pairs, e.g. train.lr = 5e-4")
-        out.append(entry)
-    return tuple(sorted(out, key=lambda e: e["at"]))
 
 
 def _check_value(where: str, key: str, value: Any, hint: Any) -> Any:
+    """``value`` of the field ``key`` typed as ``hint`` says (a section: a table, read by
+    :func:`build_section`).
+
+    Raises:
+        ConfigError: a value of another type (``where``, the key, what it must be, the value).
+    """
     origin = typing.get_origin(hint)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: [{key}] must be a table, got {value!r}")
+        return build_section(hint, value, f"{where}: [{key}]")
     if hint is bool:
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: {key} must be true or false, got {value!r}")
@@ -696,12 +687,25 @@ def _check_value(where: str, key: str, value: Any, hint: Any) -> Any:
     raise AssertionError(f"unhandled type {hint!r}")  # pragma: no cover
 
 
-def _build(cls: type, data: dict[str, Any], where: str) -> Any:
+def build_section(cls: type, data: dict[str, Any], where: str) -> Any:
+    """The one reader of a table of settings: the dataclass ``cls`` (a section, or
+    :class:`RunConfig` for the top level, whose sections it reads in turn) from the table
+    ``data`` (through the class's ``read_table`` hook first, if it has one:
+    :meth:`GameSection.read_table`), each value type-checked against its field. The fields'
+    bounds are checked after, by :func:`check_fields` (``validate``).
+
+    Raises:
+        ConfigError: an unknown key (naming the known ones), a value of the wrong type, or a
+            section's own refusal (``[net]``), each after ``where``.
+    """
     hints = typing.get_type_hints(cls)
+    table = getattr(cls, "read_table", None)
+    data = table(data) if table is not None else dict(data)
     known = [f.name for f in dataclasses.fields(cls)]
     unknown = sorted(set(data) - set(known))
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: "
+        what = "key(s) or section(s)" if cls is RunConfig else "key(s)"
+        raise ConfigError(f"{where}: unknown {what} {', '.join(unknown)}; known: "
                           f"{', '.join(known)}")
     kwargs = {k: _check_value(where, k, v, hints[k]) for k, v in data.items()}
     try:
@@ -709,305 +713,3 @@ def _build(cls: type, data: dict[str, Any], where: str) -> Any:
     except ValueError as e:  # a section that checks itself ([net])
         raise ConfigError(f"{where}: {e}") from None
 
-
-def config_from_dict(data: dict[str, Any], source: str = "config") -> RunConfig:
-    """Build and check a :class:`RunConfig` from a nested dict (a parsed TOML file).
-
-    In ``[game]``, keys other than ``name`` and ``num_players`` are rule options (gathered
-    into ``rules``).
-
-    Raises:
-        ConfigError: an unknown section or key, a wrong type, a value out of range, or rule
-            and encoder options the game refuses.
-    """
-    top_known = [f.name for f in dataclasses.fields(RunConfig)]
-    unknown = sorted(set(data) - set(top_known))
-    if unknown:
-        raise ConfigError(f"{source}: unknown key(s) or section(s) {', '.join(unknown)}; "
-                          f"known: {', '.join(top_known)}")
-    kwargs: dict[str, Any] = {}
-    hints = typing.get_type_hints(RunConfig)
-    for key, value in data.items():
-        if key == "schedule":
-            continue  # below, once iterations is known
-        if key in _SECTIONS:
-            if not isinstance(value, dict):
-                raise ConfigError(f"{source}: [{key}] must be a table, got {value!r}")
-            value = dict(value)
-            if key == "game":
-                rules = dict(value.pop("rules", {}) or {})
-                for k in list(value):
-                    if k not in ("name", "num_players"):
-                        rules[k] = value.pop(k)
-                value["rules"] = rules
-            kwargs[key] = _build(_SECTIONS[key], value, f"{source}: [{key}]")
-        else:
-            kwargs[key] = _check_value(source, key, value, hints[key])
-    if "schedule" in data:
-        kwargs["schedule"] = _schedule(data["schedule"], source,
-                                       kwargs.get("iterations", RunConfig.iterations))
-    cfg = RunConfig(**kwargs)
-    validate(cfg, source)
-    for entry in cfg.schedule:  # each stage of the run is a whole, valid config
-        validate(cfg.at(entry["at"]), f"{source}: [[schedule]] at = {entry['at']}")
-    return cfg
-
-
-def load_config(path: str | Path) -> RunConfig:
-    """Read and check a TOML config file.
-
-    Raises:
-        ConfigError: unreadable file, bad TOML, or a bad key or value (named).
-    """
-    p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ConfigError(f"{p}: cannot read the config ({e.strerror or e})") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{p}: not valid TOML ({e})") from None
-    return config_from_dict(data, str(p))
-
-
-def _need(cond: bool, source: str, message: str) -> None:
-    if not cond:
-        raise ConfigError(f"{source}: {message}")
-
-
-def validate(cfg: RunConfig, source: str = "config") -> None:
-    """Each field's bounds or choices (declared with :func:`checked`, made by
-    :func:`check_fields`), the rules that tie fields together, and the game, encoder,
-    network and agent specs built once (so a bad option fails here, before any work).
-
-    Raises:
-        ConfigError: the first problem found, named.
-    """
-    s = source
-    check_fields(cfg, f"{s}: ")
-    for name in _SECTIONS:
-        check_fields(getattr(cfg, name), f"{s}: [{name}] ")
-    sp, tr, ga, an, ws = cfg.selfplay, cfg.train, cfg.gating, cfg.anchors, cfg.warm_start
-    _need((sp.rollout == "none") == (sp.rollout_lambda == 0.0), s,
-          "[selfplay] rollout and rollout_lambda go together: rollout='none' with "
-          "rollout_lambda=0, or a rollout with rollout_lambda > 0")
-    _need(bool(sp.opponent) == (sp.opponent_share > 0), s,
-          "[selfplay] opponent and opponent_share come together: an opponent spec and a "
-          f"share above 0 (got opponent = {sp.opponent!r}, opponent_share = "
-          f"{sp.opponent_share})")
-    _need(cfg.net.aux_head or tr.aux_weight == TrainSection.aux_weight, s,
-          f"[train] aux_weight = {tr.aux_weight} weighs the auxiliary head's loss: it needs "
-          f"[net] aux_head = true")
-    _need(cfg.net.ownership_head or tr.ownership_weight == TrainSection.ownership_weight, s,
-          f"[train] ownership_weight = {tr.ownership_weight} weighs the ownership head's loss: "
-          f"it needs [net] ownership_head = true")
-    _need(tr.priority_alpha > 0 or tr.priority_beta == TrainSection.priority_beta, s,
-          f"[train] priority_beta = {tr.priority_beta} corrects prioritized replay: it needs "
-          "[train] priority_alpha > 0")
-    _need(tr.value_target_mix + tr.rollout_target_mix <= 1.0, s,
-          f"[train] value_target_mix + rollout_target_mix must be <= 1, got "
-          f"{tr.value_target_mix} + {tr.rollout_target_mix}")
-    _need(tr.rollout_target_mix == 0 or sp.value_rollouts > 0, s,
-          f"[train] rollout_target_mix = {tr.rollout_target_mix} mixes in the rollouts' "
-          f"result: it needs [selfplay] value_rollouts > 0")
-    seen: dict[int, str] = {}
-    for key, value in tr.lr_schedule.items():
-        _need(key.isascii() and key.isdigit(), s,
-              f"[train] lr_schedule: the key {key!r} is not an iteration number (0, 1, ...)")
-        _need(int(key) not in seen, s, f"[train] lr_schedule: the keys {seen.get(int(key))!r} "
-              f"and {key!r} name the same iteration")
-        seen[int(key)] = key
-        _need(not isinstance(value, bool) and isinstance(value, (int, float))
-              and math.isfinite(value) and value > 0, s,
-              f"[train] lr_schedule: iteration {key}'s learning rate must be a number > 0, "
-              f"got {value!r}")
-    _need(ga.elo1 > ga.elo0, s, "[gating] elo1 must be greater than elo0")
-    _need(len(set(an.opponents)) == len(an.opponents), s, "[anchors] opponents must be distinct")
-    _need(ws.init == ws.init.strip(), s,
-          f"[warm_start] init must be a checkpoint path or \"\" (none), got {ws.init!r}")
-    _need(ws.expert == "heuristic" or ws.expert.split(":")[0] == "mcts", s,
-          f"[warm_start] expert must be 'heuristic' or an mcts:... spec, got {ws.expert!r}")
-    _need(cfg.device == "auto" or cfg.device.split(":")[0] in ("cpu", "cuda", "mps"), s,
-          f"device must be auto, cpu or cuda[:N], got {cfg.device!r}")
-    _build_parts(cfg, s)
-
-
-def _build_parts(cfg: RunConfig, s: str) -> None:
-    """Make the game, encoder, network size and agent specs once, turning their errors into
-    ConfigErrors."""
-    from taluva_ai.agents.base import make_agent
-    from taluva_ai.protocol import make_game
-
-    _need(not cfg.game.rules.get("solo") or cfg.game.num_players == 1, s,
-          f"[game]: the solo variant has one player: num_players = 1, got "
-          f"{cfg.game.num_players}")
-    try:
-        game = make_game(cfg.game.name, num_players=cfg.game.num_players, **cfg.game.rules)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ConfigError(f"{s}: [game]: {e}") from None
-    try:
-        encoder = make_encoder_for(cfg)
-    except ValueError as e:
-        raise ConfigError(f"{s}: [encoder]: {e}") from None
-    try:
-        cfg.net.sizes()
-    except ValueError as e:
-        raise ConfigError(f"{s}: [net]: {e}") from None
-    problem = cfg.net.problem_with(encoder, cfg.game.name)
-    _need(problem is None, s, str(problem))
-    if cfg.train.elimination_weight != TrainSection.elimination_weight:
-        import numpy as np
-
-        probe = np.zeros((1, max(cfg.game.num_players, 1), encoder.num_aux), dtype=np.float32)
-        _need(encoder.num_aux > 0 and encoder.eliminated(probe) is not None, s,
-              f"[train] elimination_weight = {cfg.train.elimination_weight}: the "
-              f"{encoder.name} encoding (this game, these options) cannot tell which games "
-              "ended with an elimination")
-    if cfg.warm_start.games and cfg.warm_start.expert == "heuristic":
-        state = game.new_initial_state(seed=0)
-        _need(hasattr(state, "heuristic_values"), s, "[warm_start] expert='heuristic' needs a "
-              "game with heuristic_values(); give an mcts:... expert")
-    if cfg.selfplay.value_rollouts or cfg.selfplay.rollout != "none":
-        state = game.new_initial_state(seed=0)
-        _need(hasattr(state, "rollout"), s, f"[selfplay]: the {cfg.game.name} game has no "
-              "compiled rollout (state.rollout()): rollout and value_rollouts need one")
-    if cfg.warm_start.games and cfg.warm_start.expert != "heuristic":
-        _refuse_time_budget(cfg.warm_start.expert, f"{s}: [warm_start] expert")
-        try:
-            agent = make_agent(cfg.warm_start.expert, seed=0)
-        except ValueError as e:
-            raise ConfigError(f"{s}: [warm_start] expert: {e}") from None
-        _need(hasattr(agent, "root_policy"), s, "[warm_start] expert must be an MCTS agent")
-    if cfg.selfplay.opponent:
-        _need(cfg.game.num_players > 1, s, "[selfplay] opponent: the solo variant has no other "
-              "seat for it to play")
-        _check_fixed_agent(cfg.selfplay.opponent, "[selfplay] opponent", game, s,
-                           "the run's own networks play the other seats")
-    for op in cfg.anchors.opponents:
-        _check_fixed_agent(op, "[anchors] opponents", game, s,
-                           "the run's own networks play the anchors, with [anchors] az")
-    for name, params in (("gating", cfg.gating.az), ("anchors", cfg.anchors.az)):
-        check_az_params(params, f"{s}: [{name}] az")
-
-
-def _check_fixed_agent(spec: str, key: str, game: Any, where: str, why: str) -> None:
-    """Check an agent spec of a config key that takes fixed agents (``[anchors] opponents``,
-    ``[selfplay] opponent``): any agent but ``az``, and ``az:builtin`` (the packaged network,
-    a fixed one, for 2-player Taluva only), written without white space (the spec is also the
-    player's name in the tournaments and records). A registered agent is made once with
-    seed 0; a ``package.module:Class`` spec is checked by its form and parameters only:
-    checking it imports, calls and constructs nothing (the run makes it when it plays).
-
-    Raises:
-        ConfigError: white space in the spec, a malformed spec, ``az:path=...`` (a run's file,
-            which may change), a time budget (``time=...``: the games would not repeat), or
-            a spec that does not make an agent for ``game`` (one line, naming ``key``)."""
-    from taluva_ai.agents.base import known_agents, make_agent, parse_agent_spec, spec_key
-
-    _need(not any(c.isspace() for c in spec), where,
-          f"{key}: {spec!r} has white space in it; write an agent spec without any (e.g. "
-          "az:builtin,sims=64)")
-    head, _, rest = spec.partition(":")
-    if head not in known_agents():
-        cls_name = rest.partition(":")[0]
-        _need(bool(head) and all(p.isidentifier() for p in head.split("."))
-              and cls_name.isidentifier(), where,
-              f"{key}: unknown agent {head!r}; known: {', '.join(known_agents())}, or "
-              "package.module:Class")
-        try:
-            spec_key(spec)  # the parameters' form; nothing is imported
-        except ValueError as e:
-            raise ConfigError(f"{where}: {key}: {e}") from None
-        _refuse_time_budget(spec, f"{where}: {key}")
-        return
-    try:
-        name, params = parse_agent_spec(spec)
-    except ValueError as e:
-        raise ConfigError(f"{where}: {key}: {e}") from None
-    _need(name != "az" or str(params.get("path")) == BUILTIN, where,
-          f"{key}: fixed agents only: az:builtin is one, {spec} is not ({why})")
-    _refuse_time_budget(spec, f"{where}: {key}")
-    try:
-        agent = make_agent(spec, seed=0)
-        check_game = getattr(agent, "check_game", None)
-        if check_game is not None:  # az:builtin: 2-player Taluva only
-            check_game(game)
-    except (ValueError, ImportError, AttributeError) as e:  # CheckpointError is a ValueError
-        raise ConfigError(f"{where}: {key}: {e}") from None
-
-
-def _refuse_time_budget(spec: str, where: str, shown: str | None = None) -> None:
-    """Refuse an agent spec with a time budget (``time=S``, however the agent is named):
-    a run's games would depend on the machine's speed and load, so they would not repeat.
-    ``shown``: what the message quotes (default ``spec``).
-
-    Raises:
-        ConfigError: the spec has one (one line, naming ``where``)."""
-    from taluva_ai.agents.base import time_budget
-
-    try:
-        budget = time_budget(spec)  # the arena's own reading of time=, however it is named
-    except ValueError as e:
-        raise ConfigError(f"{where}: {e}") from None
-    _need(budget is None, where,
-          f"{spec if shown is None else shown} has a time budget, which makes a run's games "
-          "depend on the machine's speed and load; drop time=... (a search takes a number "
-          "of simulations, sims=..., instead)")
-
-
-def check_az_params(params: str, where: str) -> None:
-    """Check ``az`` agent parameters (``"sims=32,rollout=greedy"``) without a checkpoint.
-
-    Raises:
-        ConfigError: a malformed or unknown parameter, ``path`` given (the run sets it), or
-            a time budget (the games would not repeat).
-    """
-    from taluva_ai.agents.base import parse_agent_spec
-    from taluva_ai.agents.mcts import MCTSConfig
-
-    try:
-        _, p = parse_agent_spec("az:" + params if params else "az")
-    except ValueError as e:
-        raise ConfigError(f"{where}: {e}") from None
-    if "path" in p or "seed" in p:
-        raise ConfigError(f"{where}: path and seed are set by the run, not here")
-    _refuse_time_budget("az:" + params if params else "az", where, repr(params))
-    own = set(AZ_OWN_PARAMETERS) - {"path"}
-    mcts = {f.name for f in dataclasses.fields(MCTSConfig)} - {*AZ_NO_MCTS_PARAMETERS,
-                                                               "compiled"}
-    bad = sorted(set(p) - own - mcts)
-    if bad:
-        raise ConfigError(f"{where}: unknown parameter(s) {', '.join(bad)}; known: "
-                          f"{', '.join(sorted(own | mcts))}")
-    try:  # the values too, before any work (MCTSConfig checks types and ranges)
-        MCTSConfig(**{k: v for k, v in p.items() if k in mcts and k not in own})
-    except (TypeError, ValueError) as e:
-        raise ConfigError(f"{where}: {e}") from None
-    lam = p.get("lambda", 0.0)
-    if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not 0 <= lam <= 1:
-        raise ConfigError(f"{where}: lambda must be a number in [0, 1], got {lam!r}")
-
-
-def make_encoder_for(cfg: RunConfig) -> Any:
-    """The run's network encoder (``[encoder]`` options, 0 meaning the default)."""
-    from taluva_ai.agents.alphazero.encoder import make_encoder
-
-    opts = {k: v for k, v in dataclasses.asdict(cfg.encoder).items() if v}
-    return make_encoder(cfg.game.name, cfg.game.num_players, **opts)
-
-
-def config_to_toml(cfg: RunConfig) -> str:
-    """The config as TOML text (the run directory's ``config.toml``; written by ``tomli_w``),
-    with the rule options among ``[game]``'s keys; reading it back gives the same config."""
-    import tomli_w
-
-    d = cfg.to_dict()
-    schedule = d.pop("schedule", [])
-    game = d["game"]
-    game.update({k: v for k, v in game.pop("rules").items() if v is not None})
-    text = tomli_w.dumps(d)
-    for entry in schedule:  # as written by hand: [[schedule]], at, then section.key = value
-        text += f"\n[[schedule]]\nat = {entry['at']}\n"
-        for section, keys in entry.items():
-            if section != "at":
-                text += "".join(f"{section}.{tomli_w.dumps({k: v})}" for k, v in keys.items())
-    return text
