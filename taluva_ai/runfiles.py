@@ -26,7 +26,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import IO, Any
 
 from taluva_ai.errors import RunConfigError
 
@@ -36,6 +36,13 @@ except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
 _CHUNK = 1 << 20
+
+#: The most bytes :func:`read_regular` reads of a run file or an input file (a config, a deal
+#: file, ``state.json``, ``metrics.jsonl``): larger is refused, before it fills the memory.
+MAX_FILE_BYTES = 256 << 20
+
+#: The most bytes of a config file (``taluva tournament --config``, ``taluva train --config``).
+MAX_CONFIG_BYTES = 4 << 20
 
 
 def sha256_bytes(data: bytes | str) -> str:
@@ -96,6 +103,65 @@ def refuse_special(path: str | Path) -> None:
                 if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a special file")
         raise OSError(errno.EINVAL, f"is {kind}, not a regular file: give a file's path",
                       str(path))
+
+
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words (``"a FIFO"``, ...)."""
+    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+
+
+def open_regular(path: str | Path, what: str | None = None) -> IO[bytes]:
+    """``path`` opened for reading in binary, if it is a regular file (a symbolic link is
+    followed, and what it leads to is checked).
+
+    The file is opened without blocking (``O_NONBLOCK``: opening a FIFO with no writer would
+    wait for one) and checked (``fstat`` of the open file, so it cannot be swapped between the
+    check and the read) before anything is read.
+
+    Args:
+        what: what the file should be, for the message (``"a record"``), or None.
+
+    Raises:
+        OSError: the file cannot be opened, or it is not a regular file (a FIFO, a device, a
+            socket, a directory): ``errno.EINVAL``, its ``strerror`` says which in one line
+            (``"not a regular file (a FIFO); a record is a file"``), its ``filename`` is
+            ``path``.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({_kind(mode)})"
+                          + (f"; {what} is a file" if what else ""), str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | Path, what: str | None = None,
+                 max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file ``path`` (:func:`open_regular`), at most ``max_bytes``
+    of them: a FIFO, a device (a symbolic link to ``/dev/zero``), a directory or a larger
+    file is refused before it is read whole.
+
+    Raises:
+        OSError: as :func:`open_regular`; ``errno.EFBIG`` for a file over ``max_bytes``
+            (``"larger than N bytes, more than a config may have"``; ``what`` as in
+            :func:`open_regular`), naming ``path``.
+    """
+    with open_regular(path, what) as f:
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise OSError(errno.EFBIG, f"larger than {max_bytes} bytes"
+                      + (f", more than {what} may have" if what else ""), str(path))
+    return data
 
 
 def write_atomic(path: str | Path, data: bytes | str) -> str:

@@ -2087,6 +2087,67 @@ def test_a_missing_state_file_stops_the_resume_when_iterations_have_finished(
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
+def test_a_missing_state_file_stops_the_resume_when_only_iteration_0_finished(
+        micro_run, tmp_path, capsys) -> None:
+    """Iteration 0 finished (its metrics line is written just before state.json), iteration 1
+    left no file: the resume is refused, not started again from scratch."""
+    out = _copy_run(micro_run, tmp_path)
+    (out / "state.json").unlink()
+    for p in set(out.glob("*/*_0001*")):
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
+    metrics = out / "metrics.jsonl"
+    metrics.write_bytes(metrics.read_bytes().split(b"\n")[0] + b"\n")
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    code, err = _resume(out, capsys)
+    assert code == 1
+    assert err == [f"taluva train: error: {out / 'state.json'}: missing, although the run has "
+                   f"finished iterations ({metrics} exists); restore it, or start the run "
+                   f"again: taluva train --resume {out} --redo 0"]
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_a_state_file_without_its_checksum_is_refused(micro_run, tmp_path, capsys) -> None:
+    """A state that records the files' checksums but lost its own ``sha256`` (a hand edit)
+    is damaged; only a state from before the checksums has none."""
+    out = _copy_run(micro_run, tmp_path)
+    state = json.loads((out / "state.json").read_text())
+    del state["sha256"]
+    state["best_iteration"] = 0
+    (out / "state.json").write_text(json.dumps(state))
+    code, err = _resume(out, capsys)
+    assert code == 1
+    assert err == [f"taluva train: error: {out / 'state.json'}: damaged (its sha256 is "
+                   "missing, though it records the checksums of the run's files); start the "
+                   f"run again: taluva train --resume {out} --redo 0"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize(("name", "kind"), [("state.json", "zero"), ("state.json", "fifo"),
+                                            ("metrics.jsonl", "zero"),
+                                            ("metrics.jsonl", "fifo")])
+def test_a_run_file_that_is_not_a_regular_file_is_refused_in_one_line(
+        micro_run, tmp_path, capsys, name: str, kind: str) -> None:
+    """A symbolic link to /dev/zero (reading it whole filled the memory) or a FIFO (opening
+    it waited for a writer) in place of state.json or metrics.jsonl."""
+    out = _copy_run(micro_run, tmp_path)
+    path = out / name
+    path.unlink()
+    if kind == "zero":
+        path.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(path)
+    what = "a character device" if kind == "zero" else "a FIFO"
+    code, err = _resume(out, capsys)
+    assert code == 1
+    if name == "state.json":
+        assert err == [f"taluva train: error: {path}: unreadable (not a regular file "
+                       f"({what})); start the run again: taluva train --resume {out} --redo 0"]
+    else:
+        assert err == [f"taluva train: error: {path}: unreadable (not a regular file "
+                       f"({what})); redo the run from iteration 0: taluva train --resume "
+                       f"{out} --redo 0"]
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_builtin_recipes_run_at_a_tiny_size(tmp_path, players: int) -> None:
     """experiments/configs/builtin-<n>p.toml with its sizes cut to seconds and its schedule

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from taluva_ai.agents.base import REQUIRED
+from taluva_ai.runfiles import MAX_CONFIG_BYTES, read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -761,7 +762,7 @@ def load_config(path: str | Path) -> RunConfig:
     """
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(p, "a config", MAX_CONFIG_BYTES).decode("utf-8"))
     except OSError as e:
         raise ConfigError(f"{p}: cannot read the config ({e.strerror or e})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
