@@ -178,7 +178,10 @@ def write_atomic(path: str | Path, data: bytes | str) -> str:
     tmp = path.with_name(f".{path.name}.part")
     with naming(path):
         try:
-            with open(tmp, "wb") as f:
+            # a link left at the temporary name is not followed (O_NOFOLLOW): it is refused
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+                         | getattr(os, "O_BINARY", 0), 0o666)
+            with open(fd, "wb") as f:
                 f.write(raw)
                 f.flush()
                 os.fsync(f.fileno())

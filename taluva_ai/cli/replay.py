@@ -13,6 +13,14 @@ from taluva_ai.protocol import GameState
 from taluva_ai.records import MoveEvent
 
 
+def _named(e: OSError, out_dir: str) -> str:
+    """An error writing pictures into ``out_dir``: its reason, after the file it names when
+    that is not ``out_dir`` itself (``DIR/0003.svg: is a symbolic link; ...``)."""
+    name = e.filename
+    where = f"{name}: " if name is not None and str(name) != str(out_dir) else ""
+    return f"{where}{e.strerror or e}"
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
     from taluva_ai.records import read_header, replay_record
 
@@ -56,7 +64,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         try:
             files = save_svgs(path, args.svg)
         except OSError as e:
-            raise _ArgError(f"--svg {args.svg}: {e.strerror or e}") from None
+            raise _ArgError(f"--svg {args.svg}: {_named(e, args.svg)}") from None
         print(f"pictures: {len(files)} SVG files in {args.svg}")
     if args.png:
         try:
@@ -68,7 +76,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         try:
             files = save_pictures(path, args.png, "png")
         except OSError as e:
-            raise _ArgError(f"--png {args.png}: {e.strerror or e}") from None
+            raise _ArgError(f"--png {args.png}: {_named(e, args.png)}") from None
         print(f"pictures: {len(files)} PNG files in {args.png}")
     return 0
 
