@@ -106,6 +106,29 @@ def test_module_serialize_game_and_state():
         tos.deserialize_game_and_state(text.replace("python_thurn_und_taxis(", "kuhn_poker("))
 
 
+@pytest.mark.parametrize(("old", "new", "reason"), [
+    (",players=2,", ",players=9,", "num_players must be 2, 3 or 4, got 9"),
+    ("(board_radius=32,", "(board_radius=-3,", "board_radius must be an integer in 4..100, got -3"),
+    (",players=2,", ",players=x,", "Wrong type for parameter players. Expected type: kInt, got "
+     "kString with x"),
+    (",players=2,", ",players=2,bogus=1,", "Unknown parameter 'bogus'. Available parameters are: "
+     "board_radius, destroyed_huts_return, early_victory_kinds, new_hut_isolated, "
+     "no_lake_building, players, ranked, tiebreak_towers_first, tile_preview, tiles_per_player"),
+])
+def test_a_bad_game_parameter_of_a_serialized_game_is_a_serialized_state_error(
+        old: str, new: str, reason: str) -> None:
+    """A parameter of [Game] that the rules refuse (a RuleError before) or OpenSpiel refuses
+    (a bare SpielError): the adapter's SerializedStateError, naming the parameter."""
+    game = pyspiel.load_game("python_taluva")
+    text = tos.serialize_game_and_state(game, game.new_initial_state())
+    assert text.count(old) == 1
+    with pytest.raises(tos.SerializedStateError) as info:
+        tos.deserialize_game_and_state(text.replace(old, new))
+    assert isinstance(info.value, pyspiel.SpielError)
+    assert str(info.value) == \
+        f"serialized game and state refused: a parameter of [Game] python_taluva: {reason}"
+
+
 class _Marker:
     """Unpickling this writes a file (what a crafted pickle could do, harmlessly)."""
 
