@@ -112,8 +112,8 @@ def _picture_dir(out_dir: str | Path) -> Path:
 def save_svgs(record_path: str | Path, out_dir: str | Path) -> list[Path]:
     """Write :func:`record_svgs` to ``out_dir/0000.svg`` (the initial position), then
     ``0001.svg`` ... (after each action, numbered by the actions applied); creates ``out_dir``.
-    Each file is written atomically (:func:`taluva_ai.runfiles.write_atomic`) into the real
-    directory: no symbolic link is followed.
+    Each file is written atomically (:func:`taluva_ai.runfiles.write_atomic`, through a new
+    temporary file) into the real directory: no symbolic link is followed.
 
     Returns:
         The files written, in order.
@@ -130,7 +130,7 @@ def save_svgs(record_path: str | Path, out_dir: str | Path) -> list[Path]:
     for path in paths:  # before any is written
         _refuse_link(path, "remove it (pictures are written to files, not through links)")
     for path, (svg, _) in zip(paths, pictures, strict=True):
-        write_atomic(path, svg)
+        write_atomic(path, svg, exclusive=True)
     return paths
 
 

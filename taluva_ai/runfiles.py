@@ -20,6 +20,7 @@ import errno
 import hashlib
 import json
 import os
+import secrets
 import signal
 import stat
 import threading
@@ -164,10 +165,14 @@ def read_regular(path: str | Path, what: str | None = None,
     return data
 
 
-def write_atomic(path: str | Path, data: bytes | str) -> str:
+def write_atomic(path: str | Path, data: bytes | str, exclusive: bool = False) -> str:
     """Write ``data`` (a string as UTF-8) to ``path`` through a temporary file in the same
     folder (``.<name>.part``), pushed to the disk (``fsync``) and renamed onto ``path``: the
     file is either the old one or the whole new one. Returns the SHA-256 of ``data``.
+
+    With ``exclusive``, the temporary file is a new one of a random name
+    (``.<name>.<8 hex>.part``, created with ``O_EXCL``): nothing already there, a symbolic
+    link included, is followed or written.
 
     Raises:
         OSError: it cannot be written (naming ``path``; the temporary file is removed).
@@ -175,19 +180,20 @@ def write_atomic(path: str | Path, data: bytes | str) -> str:
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     refuse_special(path)
-    tmp = path.with_name(f".{path.name}.part")
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part" if exclusive
+                         else f".{path.name}.part")
     with naming(path):
+        opened = False
         try:
-            # a link left at the temporary name is not followed (O_NOFOLLOW): it is refused
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-                         | getattr(os, "O_BINARY", 0), 0o666)
-            with open(fd, "wb") as f:
+            with open(tmp, "xb" if exclusive else "wb") as f:
+                opened = True
                 f.write(raw)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
         except BaseException:
-            tmp.unlink(missing_ok=True)
+            if opened or not exclusive:  # not a file that was there before (exclusive)
+                tmp.unlink(missing_ok=True)
             raise
     return sha256_bytes(raw)
 
