@@ -7,6 +7,11 @@ A training run records the checksum of every file it writes in its ``state.json`
 that is missing or whose bytes differ from its checksum is reported by name, with what to
 do (:class:`taluva_ai.errors.RunFileError`), never used or skipped silently.
 
+Run files and the files given to a run (``--config``, ``--deals``) are read only if they are
+regular files, up to a size (:func:`read_regular`, :func:`open_regular`; issue 49): a FIFO
+(opening it would wait for a writer), a device (a symbolic link to ``/dev/zero`` would fill
+the memory) or a directory is refused in one line naming the file.
+
 While a run lasts it holds its directory's lock (:func:`run_lock`: a second run on the same
 directory fails at once) and SIGTERM stops it like Ctrl-C (:func:`sigterm_as_interrupt`), so
 that it leaves the directory resumable. Tournaments (:mod:`taluva_ai.tournament.rundir`) and
