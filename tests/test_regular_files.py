@@ -1,6 +1,7 @@
 """Input and run files are read only if they are regular files, up to a size (issue 49): a
 ``--config``, a ``--deals`` file, a tournament's ``config.json``, a training run's
-``state.json``, ``metrics.jsonl``, ``config.json`` and ``config.toml`` go through
+``state.json``, ``metrics.jsonl``, ``config.json`` and ``config.toml``, a solo ladder's
+``config.json`` and result files go through
 :func:`taluva_ai.runfiles.read_regular`, which refuses a FIFO (opening it would wait for a
 writer), a device (a symbolic link to ``/dev/zero`` filled the memory), a directory, and a
 file over its cap, in one line naming the file. The training run's files are tested in
@@ -122,3 +123,17 @@ def test_a_training_config_that_is_not_a_regular_file_is_refused_in_one_line(
         load_config(path)
     assert str(info.value) == \
         f"{path}: cannot read the config (not a regular file ({KINDS[kind]}); a config is a file)"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_a_solo_ladder_s_config_json_that_is_not_a_regular_file_is_refused(
+        tmp_path: Path, kind: str) -> None:
+    from taluva_ai.solo_ladder import SoloLadderConfig, play
+
+    out = tmp_path / "ladder"
+    out.mkdir()
+    path = _special(out, kind, "config.json")
+    with pytest.raises(OSError) as info:
+        play(SoloLadderConfig(agents=["random"], games=1, out=str(out)))
+    assert (info.value.strerror, info.value.filename) == (
+        f"not a regular file ({KINDS[kind]})", str(path))
