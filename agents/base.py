@@ -194,12 +194,14 @@ def _show_default(v: Any) -> str:
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``"name:key=value,key=value"`` into the name and typed parameters.
 
-    Values are read as int, then float, then ``true``/``false``, else kept as strings. For an
+    Values are read as int, then float (written in ASCII digits: ``1_0`` and other scripts'
+    digits are refused), then ``true``/``false``, else kept as strings. For an
     agent registered with a ``positional`` parameter, a first item without ``=`` is that
     parameter's value, as a string (``az:builtin`` is ``az:path=builtin``).
 
     Raises:
-        ValueError: a parameter without ``=``, or one given twice.
+        ValueError: a parameter without ``=``, one given twice, or a number not written in
+            ASCII digits.
     """
     name, _, rest = spec.partition(":")
     name = name.strip()
@@ -221,7 +223,7 @@ def _params(text: str, spec: str, positional: str | None = None) -> dict[str, An
             if key.strip() in params:
                 raise ValueError(f"agent spec {spec!r}: parameter {key.strip()!r} is given "
                                  "twice")
-            params[key.strip()] = _typed(val.strip())
+            params[key.strip()] = _typed(val.strip(), key.strip(), spec)
     return params
 
 
@@ -260,12 +262,34 @@ def match_specs(given: Sequence[str], specs: Sequence[str]) -> tuple[list[str], 
     return found, unknown
 
 
-def _typed(val: str) -> Any:
+#: A number in a spec: ASCII digits only (Python's ``int`` and ``float`` also take ``1_0`` and
+#: other scripts' digits, which a spec refuses); ``inf`` and ``nan`` are left to the checks.
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                    r"|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+
+
+def _typed(val: str, key: str = "", spec: str = "") -> Any:
+    """A spec value: an int, a float (ASCII digits: :data:`_INT`, :data:`_FLOAT`), ``true`` /
+    ``false``, else the string.
+
+    Raises:
+        ValueError: a value Python would read as a number but that is not written in ASCII
+            digits (``1_0``, ``١٠``), in one line naming the parameter of ``spec``."""
+    if _INT.fullmatch(val):
+        try:
+            return int(val)
+        except ValueError:  # over Python's 4,300 digits: read as a float, as before
+            return float(val)
+    if _FLOAT.fullmatch(val):
+        return float(val)
     for conv in (int, float):
         try:
-            return conv(val)
+            conv(val)
         except ValueError:
-            pass
+            continue
+        raise ValueError(f"agent spec {spec!r}: parameter {key}={val!r} is not a number "
+                         "written in ASCII digits (0-9, without '_')")
     if val.lower() in ("true", "false"):
         return val.lower() == "true"
     return val

@@ -10,6 +10,7 @@ game without an ``svg`` module is shown as its text (``str(state)``) in an SVG.
 
 from __future__ import annotations
 
+import errno
 import importlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from taluva_ai.protocol import GameState
+from taluva_ai.runfiles import write_atomic
 from taluva_ai.svgtext import xml_text
 
 
@@ -89,26 +91,47 @@ def record_svgs(record_path: str | Path) -> list[tuple[str, str | None]]:
     return out
 
 
+def _refuse_link(path: Path, what: str) -> None:
+    """Refuse a symbolic link where a picture or its directory goes: writing through it
+    would write wherever it points.
+
+    Raises:
+        OSError: ``errno.ELOOP``, naming ``path``."""
+    if path.is_symlink():
+        raise OSError(errno.ELOOP, f"is a symbolic link; {what}", str(path))
+
+
+def _picture_dir(out_dir: str | Path) -> Path:
+    """``out_dir``, created if need be; refused if it is a symbolic link."""
+    out = Path(out_dir)
+    _refuse_link(out, "give a real directory for the pictures")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def save_svgs(record_path: str | Path, out_dir: str | Path) -> list[Path]:
     """Write :func:`record_svgs` to ``out_dir/0000.svg`` (the initial position), then
     ``0001.svg`` ... (after each action, numbered by the actions applied); creates ``out_dir``.
+    Each file is written atomically (:func:`taluva_ai.runfiles.write_atomic`, through a new
+    temporary file) into the real directory: no symbolic link is followed.
 
     Returns:
         The files written, in order.
 
     Raises:
         taluva_ai.errors.RecordError: a malformed record (nothing is written).
-        OSError: the record cannot be read or a file cannot be written.
+        OSError: the record cannot be read or a file cannot be written; ``out_dir`` or one of
+            the files to write is a symbolic link (``errno.ELOOP``, naming it; nothing is
+            written).
     """
     pictures = record_svgs(record_path)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for i, (svg, _) in enumerate(pictures):
-        path = out / f"{i:04d}.svg"
-        path.write_text(svg, encoding="utf-8")
-        written.append(path)
-    return written
+    out = _picture_dir(out_dir)
+    paths = [out / f"{i:04d}.svg" for i in range(len(pictures))]
+    for path in paths:  # before any is written
+        _refuse_link(path, "remove it (pictures are written to files, not through links)")
+    for path, (svg, _) in zip(paths, pictures, strict=True):
+        write_atomic(path, svg, exclusive=True)
+    return paths
 
 
 def save_pictures(record_path: str | Path, out_dir: str | Path, fmt: str = "svg",
@@ -129,14 +152,15 @@ def save_pictures(record_path: str | Path, out_dir: str | Path, fmt: str = "svg"
     Raises:
         ValueError: an unknown format.
         taluva_ai.errors.RecordError: a malformed record.
+        OSError: a file cannot be written; ``out_dir`` or a file to write is a symbolic link
+            (``errno.ELOOP``, naming it).
     """
     from taluva_ai.games.taluva.draw import save_picture
     from taluva_ai.records import replay_record
 
     if fmt not in ("svg", "png"):
         raise ValueError(f"picture format must be 'svg' or 'png', got {fmt!r}")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _picture_dir(out_dir)
     written: list[Path] = []
 
     def on_state(state: GameState, event: Any) -> None:
@@ -148,7 +172,9 @@ def save_pictures(record_path: str | Path, out_dir: str | Path, fmt: str = "svg"
                 return
             title = f"{state.summary()}\nlast: {event.notation}"  # type: ignore[attr-defined]
             name = f"{event.ply + 1:04d}"
-        written.append(save_picture(state, out / f"{name}.{fmt}", title=title))
+        path = out / f"{name}.{fmt}"
+        _refuse_link(path, "remove it (pictures are written to files, not through links)")
+        written.append(save_picture(state, path, title=title))
 
     replay_record(record_path, on_state)
     return written

@@ -50,7 +50,6 @@ import math
 import os
 import re
 import secrets
-import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,7 +57,7 @@ from typing import IO, Any
 
 from taluva_ai.errors import IllegalActionError, NotationError, RecordError
 from taluva_ai.protocol import CHANCE, Game, GameState, make_game
-from taluva_ai.runfiles import refuse_special
+from taluva_ai.runfiles import open_regular, refuse_special
 
 #: Value of the header's ``format`` field.
 RECORD_FORMAT = "taluva-ai-record/1"
@@ -424,32 +423,14 @@ def _parse_header(obj: dict[str, Any]) -> RecordHeader:
 
 
 def _open_record(path: str | Path) -> IO[bytes]:
-    """``path`` opened for reading in binary, if it is a regular file.
-
-    The file is opened without blocking (``O_NONBLOCK``: opening a FIFO with no writer would
-    wait for one) and checked before anything is read.
+    """``path`` opened for reading in binary, if it is a regular file
+    (:func:`taluva_ai.runfiles.open_regular`).
 
     Raises:
         OSError: the file cannot be opened, or it is not a regular file (a FIFO, a device, a
             socket, a directory): its ``strerror`` says which.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
-                    else "a character device" if stat.S_ISCHR(mode)
-                    else "a block device" if stat.S_ISBLK(mode)
-                    else "a socket" if stat.S_ISSOCK(mode) else "not a file")
-            raise OSError(errno.EINVAL, f"not a regular file ({kind}); a record is a file",
-                          str(path))
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+    return open_regular(path, "a record")
 
 
 def _record_lines(f: IO[bytes]) -> Iterator[tuple[int, bytes]]:

@@ -7,6 +7,11 @@ A training run records the checksum of every file it writes in its ``state.json`
 that is missing or whose bytes differ from its checksum is reported by name, with what to
 do (:class:`taluva_ai.errors.RunFileError`), never used or skipped silently.
 
+Run files and the files given to a run (``--config``, ``--deals``) are read only if they are
+regular files, up to a size (:func:`read_regular`, :func:`open_regular`; issue 49): a FIFO
+(opening it would wait for a writer), a device (a symbolic link to ``/dev/zero`` would fill
+the memory) or a directory is refused in one line naming the file.
+
 While a run lasts it holds its directory's lock (:func:`run_lock`: a second run on the same
 directory fails at once) and SIGTERM stops it like Ctrl-C (:func:`sigterm_as_interrupt`), so
 that it leaves the directory resumable. Tournaments (:mod:`taluva_ai.tournament.rundir`) and
@@ -20,13 +25,14 @@ import errno
 import hashlib
 import json
 import os
+import secrets
 import signal
 import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import IO, Any
 
 from taluva_ai.errors import RunConfigError
 
@@ -36,6 +42,13 @@ except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
 _CHUNK = 1 << 20
+
+#: The most bytes :func:`read_regular` reads of a run file or an input file (a config, a deal
+#: file, ``state.json``, ``metrics.jsonl``): larger is refused, before it fills the memory.
+MAX_FILE_BYTES = 256 << 20
+
+#: The most bytes of a config file (``taluva tournament --config``, ``taluva train --config``).
+MAX_CONFIG_BYTES = 4 << 20
 
 
 def sha256_bytes(data: bytes | str) -> str:
@@ -98,10 +111,73 @@ def refuse_special(path: str | Path) -> None:
                       str(path))
 
 
-def write_atomic(path: str | Path, data: bytes | str) -> str:
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words (``"a FIFO"``, ...)."""
+    return ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+
+
+def open_regular(path: str | Path, what: str | None = None) -> IO[bytes]:
+    """``path`` opened for reading in binary, if it is a regular file (a symbolic link is
+    followed, and what it leads to is checked).
+
+    The file is opened without blocking (``O_NONBLOCK``: opening a FIFO with no writer would
+    wait for one) and checked (``fstat`` of the open file, so it cannot be swapped between the
+    check and the read) before anything is read.
+
+    Args:
+        what: what the file should be, for the message (``"a record"``), or None.
+
+    Raises:
+        OSError: the file cannot be opened, or it is not a regular file (a FIFO, a device, a
+            socket, a directory): ``errno.EINVAL``, its ``strerror`` says which in one line
+            (``"not a regular file (a FIFO); a record is a file"``), its ``filename`` is
+            ``path``.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({_kind(mode)})"
+                          + (f"; {what} is a file" if what else ""), str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | Path, what: str | None = None,
+                 max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file ``path`` (:func:`open_regular`), at most ``max_bytes``
+    of them: a FIFO, a device (a symbolic link to ``/dev/zero``), a directory or a larger
+    file is refused before it is read whole.
+
+    Raises:
+        OSError: as :func:`open_regular`; ``errno.EFBIG`` for a file over ``max_bytes``
+            (``"larger than N bytes, more than a config may have"``; ``what`` as in
+            :func:`open_regular`), naming ``path``.
+    """
+    with open_regular(path, what) as f:
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise OSError(errno.EFBIG, f"larger than {max_bytes} bytes"
+                      + (f", more than {what} may have" if what else ""), str(path))
+    return data
+
+
+def write_atomic(path: str | Path, data: bytes | str, exclusive: bool = False) -> str:
     """Write ``data`` (a string as UTF-8) to ``path`` through a temporary file in the same
     folder (``.<name>.part``), pushed to the disk (``fsync``) and renamed onto ``path``: the
     file is either the old one or the whole new one. Returns the SHA-256 of ``data``.
+
+    With ``exclusive``, the temporary file is a new one of a random name
+    (``.<name>.<8 hex>.part``, created with ``O_EXCL``): nothing already there, a symbolic
+    link included, is followed or written.
 
     Raises:
         OSError: it cannot be written (naming ``path``; the temporary file is removed).
@@ -109,16 +185,20 @@ def write_atomic(path: str | Path, data: bytes | str) -> str:
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     refuse_special(path)
-    tmp = path.with_name(f".{path.name}.part")
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part" if exclusive
+                         else f".{path.name}.part")
     with naming(path):
+        opened = False
         try:
-            with open(tmp, "wb") as f:
+            with open(tmp, "xb" if exclusive else "wb") as f:
+                opened = True
                 f.write(raw)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
         except BaseException:
-            tmp.unlink(missing_ok=True)
+            if opened or not exclusive:  # not a file that was there before (exclusive)
+                tmp.unlink(missing_ok=True)
             raise
     return sha256_bytes(raw)
 

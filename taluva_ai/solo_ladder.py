@@ -34,6 +34,7 @@ from typing import Any
 
 from taluva_ai.games.taluva.solo import BAND_NAMES, result_band
 from taluva_ai.parallel import watch_parent
+from taluva_ai.runfiles import read_regular
 
 #: The MCTS settings of the ladder (docs/solo.md, Players).
 MCTS = "mcts:sims=100,rollout=greedy,prior_temperature=1"
@@ -91,7 +92,7 @@ def _done(path: Path, agent: str) -> dict[int, dict[str, Any]]:
     out: dict[int, dict[str, Any]] = {}
     if not path.exists():
         return out
-    text = path.read_text(encoding="utf-8")
+    text = read_regular(path).decode("utf-8")
     lines = text.split("\n")
     if lines and lines[-1].strip():  # no newline at the end: an interrupted write
         try:
@@ -124,6 +125,8 @@ def play(cfg: SoloLadderConfig, progress: Callable[[int], None] | None = None
 
     Raises:
         ValueError: ``out`` holds a ladder of another config.
+        OSError: a file of ``out`` cannot be read, or is not a regular file (a FIFO, a
+            device, a directory: :func:`taluva_ai.runfiles.read_regular`).
     """
     from taluva_ai.agents import make_agent
 
@@ -142,7 +145,7 @@ def play(cfg: SoloLadderConfig, progress: Callable[[int], None] | None = None
     key = {k: v for k, v in asdict(cfg).items() if k in ("seed", "rules")}
     if cfg_path.exists():
         try:
-            old = json.loads(cfg_path.read_text(encoding="utf-8"))
+            old = json.loads(read_regular(cfg_path))
             differ = [k for k in key if old.get(k) != key[k]]
         except (ValueError, AttributeError):
             raise ValueError(f"{cfg_path}: not a solo ladder's config") from None

@@ -156,3 +156,35 @@ def pytest_configure(config: pytest.Config) -> None:
         pytest.exit(f"this Python ({sys.executable}) lacks {', '.join(missing)}: install the "
                     f"project with its {extra} extra first: pip install -e '.[{extra}]' "
                     "(README)", returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+@pytest.fixture
+def one_torch_thread():
+    """One torch thread while a test runs (its small batches: several threads spin-wait on a
+    busy machine), the number before restored after it. A module of network tests takes it
+    for all its tests: ``pytestmark = pytest.mark.usefixtures("one_torch_thread")``."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every agent spec the browser board hands to the agent registry
+    (``taluva_ai.tournament.make_agent``, patched for the test), in order."""
+    from typing import Any
+
+    from taluva_ai import tournament
+
+    specs: list[str] = []
+    real = tournament.make_agent
+
+    def spy(spec: str, seed: int | None = None) -> Any:
+        specs.append(spec)
+        return real(spec, seed=seed)
+
+    monkeypatch.setattr(tournament, "make_agent", spy)
+    return specs

@@ -412,9 +412,18 @@ def play_random_game(
     return state, actions
 
 
+#: The ``[net]`` section of a training config's smallest network (4 channels, one block).
+TINY_NET = """[net]
+preset = "tiny"
+channels = 4
+blocks = 1
+global_hidden = 8
+value_hidden = 8
+"""
+
 #: The body of a training config that runs in seconds (2-player Taluva with 4 tiles each, a
 #: 4-channel network, 2 warm-start and 2 self-play games, 2 steps); see :func:`micro_run_config`.
-_MICRO_RUN = """iterations = 1
+_MICRO_RUN = f"""iterations = 1
 workers = 1
 device = "cpu"
 torch_threads = 1
@@ -424,13 +433,7 @@ name = "taluva"
 num_players = 2
 tiles_per_player = 4
 
-[net]
-preset = "tiny"
-channels = 4
-blocks = 1
-global_hidden = 8
-value_hidden = 8
-
+{TINY_NET}
 [warm_start]
 games = 2
 expert = "heuristic"
@@ -472,3 +475,113 @@ def play_openspiel(state: Any, steps: int, seed: int = 0) -> Any:
         else:
             state.apply_action(int(rng.choice(state.legal_actions())))
     return state
+
+
+def spawned_children(pid: int) -> list[int]:
+    """The ``multiprocessing`` worker processes (spawned) whose parent is ``pid`` (from
+    /proc, Linux)."""
+    from pathlib import Path
+
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == pid and b"spawn_main" in (stat.parent / "cmdline").read_bytes():
+                out.append(int(stat.parent.name))
+        except OSError:  # ended meanwhile
+            continue
+    return out
+
+
+def process_running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped is not; /proc)."""
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def still_running(pids: Sequence[int], seconds: float = 10.0) -> list[int]:
+    """The processes of ``pids`` still running after waiting up to ``seconds`` for all of
+    them to end (polled every 10 ms)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while any(process_running(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return [p for p in pids if process_running(p)]
+
+
+def kill_running(pids: Sequence[int]) -> None:
+    """SIGKILL those of ``pids`` still running (the clean-up of a test that starts them)."""
+    import os
+    import signal
+
+    for p in pids:
+        if process_running(p):
+            os.kill(p, signal.SIGKILL)
+
+
+def finished_training_run(tmp_path_factory: Any, name: str, config: str) -> Any:
+    """A training run of the TOML ``config`` played to its end (one torch thread) in
+    ``<a new temporary folder named name>/run``, its config beside it as ``<name>.toml``;
+    returns the run directory (a ``Path``)."""
+    import torch
+
+    from taluva_ai.agents.alphazero.config import load_config
+    from taluva_ai.agents.alphazero.train import TrainingRun
+
+    out = tmp_path_factory.mktemp(name) / "run"
+    path = out.parent / f"{name}.toml"
+    path.write_text(config)
+    torch.set_num_threads(1)
+    TrainingRun(out, load_config(path), progress=False).run()
+    return out
+
+
+def random_aec_game(env: Any, rng: np.random.Generator,
+                    before_action: Any = None) -> tuple[dict[str, float], int]:
+    """Play a reset PettingZoo AEC env to its end, each agent taking a uniformly random legal
+    action (its observation's ``action_mask``); ``before_action(agent)`` is called before
+    each. Returns the rewards summed per agent (``possible_agents``) and the actions taken."""
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _info = env.last()
+        total[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        if before_action is not None:
+            before_action(agent)
+        ids = np.flatnonzero(obs["action_mask"])
+        env.step(int(ids[rng.integers(ids.size)]))
+        steps += 1
+    return total, steps
+
+
+def random_episode(env: Any, obs: Any, rng: np.random.Generator) -> tuple[list[float], Any]:
+    """Step a Gymnasium env from its observation ``obs`` with uniformly random legal actions
+    (``obs["action_mask"]``) until the episode ends. Returns the reward of every step, and the
+    last step's ``(obs, reward, terminated, truncated, info)``."""
+    rewards = []
+    while True:
+        legal = np.flatnonzero(obs["action_mask"])
+        step = env.step(int(legal[rng.integers(legal.size)]))
+        obs = step[0]
+        rewards.append(step[1])
+        if step[2] or step[3]:
+            return rewards, step
+
+
+def random_step(state: Any, rng: np.random.Generator) -> None:
+    """One step of a random game through the protocol: the draw (``state.draw()``) at a
+    chance node, else a uniformly random legal action (a decision must have one)."""
+    if state.current_player < 0:
+        state.draw()
+    else:
+        legal = state.legal_actions()
+        assert legal.size > 0, "a decision without a legal action"
+        state.apply(int(legal[rng.integers(legal.size)]))

@@ -38,13 +38,7 @@ from taluva_ai.games.taluva import TaluvaGame  # noqa: E402
 SMALL = NetConfig("tiny", channels=8, blocks=1, global_hidden=8, value_hidden=8)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Small batches: one torch thread (several spin-wait on a busy machine)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # small batches: one torch thread
 
 
 def positions(num_players: int, games: int, seed: int = 0):

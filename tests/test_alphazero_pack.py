@@ -13,8 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from taluva_ai.agents.alphazero.config import load_config  # noqa: E402
-from tests.helpers import micro_run_config  # noqa: E402
+from tests.helpers import finished_training_run, micro_run_config  # noqa: E402
 
 #: Two iterations (0 and 1) of a very small config, with gating and anchors (their table
 #: travels with a pack).
@@ -40,14 +39,7 @@ PACKED = ["anchors/iter_0001/random/results.json", "best.pt", "checkpoints/iter_
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
-    from taluva_ai.agents.alphazero.train import TrainingRun
-
-    out = tmp_path_factory.mktemp("pack") / "run"
-    config = out.parent / "tiny.toml"
-    config.write_text(TINY)
-    torch.set_num_threads(1)
-    TrainingRun(out, load_config(config), progress=False).run()
-    return out
+    return finished_training_run(tmp_path_factory, "pack", TINY)
 
 
 @pytest.fixture(scope="module")

@@ -25,12 +25,7 @@ from taluva_ai.protocol import make_game  # noqa: E402
 SMALL = NetConfig("tiny", global_hidden=16, blocks=1, value_hidden=8)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # small batches: one torch thread
 
 
 def _positions(num_players: int, games: int = 2, seed: int = 0):

@@ -26,7 +26,13 @@ from taluva_ai.agents.alphazero.config import (  # noqa: E402
     load_config,
 )
 from taluva_ai.agents.alphazero.gating import expected_score, sprt_bounds, sprt_llr  # noqa: E402
-from tests.helpers import micro_run_config  # noqa: E402
+from tests.helpers import (  # noqa: E402
+    finished_training_run,
+    kill_running,
+    micro_run_config,
+    spawned_children,
+    still_running,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "experiments" / "configs"
@@ -351,6 +357,40 @@ def _comparable(line: dict) -> dict:
     return out
 
 
+def _cut_to_seconds(cfg: Any, tiles: int, anchor_games: int, selfplay: dict | None = None,
+                    train: dict | None = None) -> Any:
+    """A recipe's config cut to run in seconds, everything else as written: iterations 0-2,
+    one worker, ``tiles`` tiles each, the smallest network, 2 games and 2 steps where there
+    are many, anchors against greedy at iterations 0 and 2 (``anchor_games`` games); the
+    ``selfplay`` and ``train`` keys on top."""
+    import dataclasses as dc
+
+    return dc.replace(
+        cfg, iterations=2, workers=1,
+        game=dc.replace(cfg.game, rules={"tiles_per_player": tiles}),
+        net=dc.replace(cfg.net, channels=4, blocks=1, global_hidden=8, value_hidden=8),
+        warm_start=dc.replace(cfg.warm_start, games=2, steps=2),
+        selfplay=dc.replace(cfg.selfplay, games=2, parallel_games=2, sims=4, fast_sims=2,
+                            gumbel_m=2, leaf_batch=2, records=1, **(selfplay or {})),
+        replay=dc.replace(cfg.replay, window_games=4, window_start=1, window_growth=1),
+        train=dc.replace(cfg.train, steps=2, batch_size=8, **(train or {})),
+        anchors=dc.replace(cfg.anchors, opponents=["greedy"], games=anchor_games, every=2,
+                           az="sims=2,leaf_batch=2,rollout=none,root=gumbel"))
+
+
+def _assert_same_run(a: Path, b: Path, iterations: int) -> None:
+    """The runs ``a`` and ``b`` wrote the same metrics lines (timings left out) and the same
+    networks of iterations ``0 .. iterations - 1``."""
+    la = [json.loads(x) for x in (a / "metrics.jsonl").read_text().splitlines()]
+    lb = [json.loads(x) for x in (b / "metrics.jsonl").read_text().splitlines()]
+    assert [_comparable(x) for x in la] == [_comparable(x) for x in lb]
+    for k in range(iterations):
+        sa = torch.load(a / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        sb = torch.load(b / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
+        for name, t in sa["state_dict"].items():
+            assert torch.equal(t, sb["state_dict"][name]), (k, name)
+
+
 @pytest.mark.slow
 def test_same_config_same_run_and_a_resumed_run_equals_an_uninterrupted_one(tmp_path,
                                                                            monkeypatch) -> None:
@@ -379,39 +419,12 @@ def test_same_config_same_run_and_a_resumed_run_equals_an_uninterrupted_one(tmp_
     best = json.loads((b / "state.json").read_text())["best"]
     assert best.startswith("checkpoints/iter_") and (b / best).is_file()
 
-    la = [json.loads(x) for x in (a / "metrics.jsonl").read_text().splitlines()]
-    lb = [json.loads(x) for x in (b / "metrics.jsonl").read_text().splitlines()]
-    assert [_comparable(x) for x in la] == [_comparable(x) for x in lb]
-    for k in (0, 1):
-        sa = torch.load(a / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
-        sb = torch.load(b / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
-        for name, t in sa["state_dict"].items():
-            assert torch.equal(t, sb["state_dict"][name]), (k, name)
+    _assert_same_run(a, b, 2)
     for rec in ("records/iter_0001/game_0000.jsonl",
                 "gating/iter_0001/round_0/games/000-0000-0.jsonl"):
         # the same games; the gating records name the networks by their paths
         assert (a / rec).read_text().replace(str(a.resolve()), "RUN") == \
             (b / rec).read_text().replace(str(b.resolve()), "RUN")
-
-
-def _spawned_children(pid: int) -> list[int]:
-    """The ``multiprocessing`` worker processes whose parent is ``pid`` (from /proc)."""
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            if ppid == pid and b"spawn_main" in (stat.parent / "cmdline").read_bytes():
-                out.append(int(stat.parent.name))
-        except OSError:  # ended meanwhile
-            continue
-    return out
-
-
-def _running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @pytest.mark.slow  # two training runs of two workers, one killed and resumed (~2 min)
@@ -435,33 +448,21 @@ def test_workers_of_a_killed_training_run_end_with_it_and_the_resume_is_exact(tm
     workers: list[int] = []
     try:
         _wait_for(lambda: (out / "selfplay" / "iter_0001").exists(), 300, proc)
-        _wait_for(lambda: len(_spawned_children(proc.pid)) == 2, 60, proc)
-        workers = _spawned_children(proc.pid)
+        _wait_for(lambda: len(spawned_children(proc.pid)) == 2, 60, proc)
+        workers = spawned_children(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)  # the main process only
         proc.wait(timeout=30)
-        deadline = time.monotonic() + 10
-        while any(_running(w) for w in workers) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        alive = [w for w in workers if _running(w)]
+        alive = still_running(workers, 10)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-        for w in workers:
-            if _running(w):
-                os.kill(w, signal.SIGKILL)
+        kill_running(workers)
     assert not alive, "self-play workers outlived the killed training run"
     assert json.loads((out / "state.json").read_text())["iteration"] == 0
     res = taluva("train", "--resume", str(out), "--no-progress")
     assert res.returncode == 0, res.stderr
     TrainingRun(ref, load_config(config), progress=False).run()
-    la = [json.loads(x) for x in (ref / "metrics.jsonl").read_text().splitlines()]
-    lb = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
-    assert [_comparable(x) for x in la] == [_comparable(x) for x in lb]
-    for k in (0, 1):
-        sa = torch.load(ref / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
-        sb = torch.load(out / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
-        for name, t in sa["state_dict"].items():
-            assert torch.equal(t, sb["state_dict"][name]), (k, name)
+    _assert_same_run(ref, out, 2)
 
 
 def test_train_refuses_a_directory_that_holds_something_else(tmp_path, capsys) -> None:
@@ -565,14 +566,7 @@ opponents = []
 @pytest.fixture(scope="module")
 def micro_run(tmp_path_factory) -> Path:
     """A finished run of two iterations (0 and 1) of a very small config."""
-    from taluva_ai.agents.alphazero.train import TrainingRun
-
-    out = tmp_path_factory.mktemp("micro") / "run"
-    config = out.parent / "micro.toml"
-    config.write_text(MICRO)
-    torch.set_num_threads(1)
-    TrainingRun(out, load_config(config), progress=False).run()
-    return out
+    return finished_training_run(tmp_path_factory, "micro", MICRO)
 
 
 def _copy_run(run: Path, tmp_path: Path) -> Path:
@@ -882,8 +876,6 @@ def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str, capsys) -> N
     everything else as written: the Gumbel root with playout cap randomisation, view radius
     11, a growing replay window, no gating (the latest network is the best) and anchors at
     lambda 0; strong2 adds a 1x1 stem, the aux head and a step schedule of the rate."""
-    import dataclasses as dc
-
     from taluva_ai.agents.alphazero.train import TrainingRun
 
     cfg = load_config(JOURNAL_CONFIGS / f"{name}.toml")
@@ -893,22 +885,13 @@ def test_the_strong_recipe_runs_at_a_tiny_size(tmp_path, name: str, capsys) -> N
     assert (cfg.selfplay.root, cfg.selfplay.full_search_prob, cfg.encoder.view_radius,
             cfg.gating.enabled, cfg.selfplay.rollout) == ("gumbel", 0.25, 11, False, "none")
     assert (cfg.replay.window_start, cfg.replay.window_growth) == (336, 64)
-    cfg = dc.replace(
-        cfg, iterations=2, workers=1,
-        game=dc.replace(cfg.game, rules={"tiles_per_player": 4}),
-        net=dc.replace(cfg.net, channels=4, blocks=1, global_hidden=8, value_hidden=8),
-        warm_start=dc.replace(cfg.warm_start, games=2, steps=2),
-        selfplay=dc.replace(cfg.selfplay, games=2, parallel_games=2, sims=4, fast_sims=2,
-                            gumbel_m=2, leaf_batch=2, records=1,
-                            # strong2 here also meets a league opponent in every game:
-                            # the built-in network, whose file the metrics name
-                            **({"opponent": "az:builtin,sims=2,leaf_batch=2",
-                                "opponent_share": 1.0} if v2 else {})),
-        replay=dc.replace(cfg.replay, window_games=4, window_start=1, window_growth=1),
-        train=dc.replace(cfg.train, steps=2, batch_size=8,
-                         lr_schedule={"2": 5e-4} if v2 else {}),
-        anchors=dc.replace(cfg.anchors, opponents=["greedy"], games=2, every=2,
-                           az="sims=2,leaf_batch=2,rollout=none,root=gumbel"))
+    cfg = _cut_to_seconds(
+        cfg, tiles=4, anchor_games=2,
+        # strong2 here also meets a league opponent in every game: the built-in network,
+        # whose file the metrics name
+        selfplay=({"opponent": "az:builtin,sims=2,leaf_batch=2", "opponent_share": 1.0}
+                  if v2 else {}),
+        train={"lr_schedule": {"2": 5e-4} if v2 else {}})
     out = tmp_path / "strong"
     TrainingRun(out, cfg, progress=True).run()
     # stderr is not a terminal here: the nested bars come as plain lines, no redraw codes
@@ -2017,13 +2000,7 @@ def test_a_schedule_changes_settings_at_its_iterations_and_a_resume_across_it_is
         TrainingRun(b, progress=False).run()  # resumed at 2, stopped in 3
     TrainingRun(b, progress=False).run()
     assert not stops
-    lb = [json.loads(x) for x in (b / "metrics.jsonl").read_text().splitlines()]
-    assert [_comparable(x) for x in la] == [_comparable(x) for x in lb]
-    for k in range(4):
-        sa = torch.load(a / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
-        sb = torch.load(b / "checkpoints" / f"iter_{k:04d}.pt", weights_only=True)
-        for name, t in sa["state_dict"].items():
-            assert torch.equal(t, sb["state_dict"][name]), (k, name)
+    _assert_same_run(a, b, 4)
     assert not (b / "config_history.jsonl").exists()  # the schedule is no hand edit
     assert load_config(b / "config.toml") == cfg  # the run directory keeps the schedule
 
@@ -2074,17 +2051,69 @@ def test_a_hand_edit_of_a_run_s_config_is_recorded_and_said(micro_run, tmp_path,
     assert history[0]["config"]["train"]["lr"] == 0.0005
 
 
+@pytest.mark.parametrize("finished", ["0 and 1", "0"])
 def test_a_missing_state_file_stops_the_resume_when_iterations_have_finished(
-        micro_run, tmp_path, capsys) -> None:
+        micro_run, tmp_path, capsys, finished: str) -> None:
+    """Also when only iteration 0 finished (its metrics line is written just before
+    state.json) and iteration 1 left no file: the resume is refused, not started again from
+    scratch."""
     out = _copy_run(micro_run, tmp_path)
     (out / "state.json").unlink()
+    sign = out / "checkpoints" / "iter_0001.pt"
+    if finished == "0":
+        for p in set(out.glob("*/*_0001*")):
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
+        sign = out / "metrics.jsonl"
+        sign.write_bytes(sign.read_bytes().split(b"\n")[0] + b"\n")
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     code, err = _resume(out, capsys)
     assert code == 1
     assert err == [f"taluva train: error: {out / 'state.json'}: missing, although the run has "
-                   f"finished iterations ({out / 'checkpoints' / 'iter_0001.pt'} exists); "
-                   f"restore it, or start the run again: taluva train --resume {out} --redo 0"]
+                   f"finished iterations ({sign} exists); restore it, or start the run again: "
+                   f"taluva train --resume {out} --redo 0"]
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_a_state_file_without_its_checksum_is_refused(micro_run, tmp_path, capsys) -> None:
+    """A state that records the files' checksums but lost its own ``sha256`` (a hand edit)
+    is damaged; only a state from before the checksums has none."""
+    out = _copy_run(micro_run, tmp_path)
+    state = json.loads((out / "state.json").read_text())
+    del state["sha256"]
+    state["best_iteration"] = 0
+    (out / "state.json").write_text(json.dumps(state))
+    code, err = _resume(out, capsys)
+    assert code == 1
+    assert err == [f"taluva train: error: {out / 'state.json'}: damaged (its sha256 is "
+                   "missing, though it records the checksums of the run's files); start the "
+                   f"run again: taluva train --resume {out} --redo 0"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize(("name", "kind"), [("state.json", "zero"), ("state.json", "fifo"),
+                                            ("metrics.jsonl", "zero"),
+                                            ("metrics.jsonl", "fifo")])
+def test_a_run_file_that_is_not_a_regular_file_is_refused_in_one_line(
+        micro_run, tmp_path, capsys, name: str, kind: str) -> None:
+    """A symbolic link to /dev/zero (reading it whole filled the memory) or a FIFO (opening
+    it waited for a writer) in place of state.json or metrics.jsonl."""
+    out = _copy_run(micro_run, tmp_path)
+    path = out / name
+    path.unlink()
+    if kind == "zero":
+        path.symlink_to("/dev/zero")
+    else:
+        os.mkfifo(path)
+    what = "a character device" if kind == "zero" else "a FIFO"
+    code, err = _resume(out, capsys)
+    assert code == 1
+    if name == "state.json":
+        assert err == [f"taluva train: error: {path}: unreadable (not a regular file "
+                       f"({what})); start the run again: taluva train --resume {out} --redo 0"]
+    else:
+        assert err == [f"taluva train: error: {path}: unreadable (not a regular file "
+                       f"({what})); redo the run from iteration 0: taluva train --resume "
+                       f"{out} --redo 0"]
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -2104,17 +2133,8 @@ def test_the_builtin_recipes_run_at_a_tiny_size(tmp_path, players: int) -> None:
     assert [e["at"] for e in cfg.schedule] == [31, 130]
     assert cfg.at(31).selfplay.rollout == "none" and cfg.at(130).train.lr == 2e-4
     cfg = dc.replace(
-        cfg, iterations=2, workers=1,
-        game=dc.replace(cfg.game, rules={"tiles_per_player": 3}),
-        net=dc.replace(cfg.net, channels=4, blocks=1, global_hidden=8, value_hidden=8),
-        warm_start=dc.replace(cfg.warm_start, games=2, steps=2),
-        selfplay=dc.replace(cfg.selfplay, games=2, parallel_games=2, sims=4, fast_sims=2,
-                            gumbel_m=2, leaf_batch=2, records=1, value_rollouts=2,
-                            rollout_samples=2),
-        replay=dc.replace(cfg.replay, window_games=4, window_start=1, window_growth=1),
-        train=dc.replace(cfg.train, steps=2, batch_size=8),
-        anchors=dc.replace(cfg.anchors, opponents=["greedy"], games=players, every=2,
-                           az="sims=2,leaf_batch=2,rollout=none,root=gumbel"),
+        _cut_to_seconds(cfg, tiles=3, anchor_games=players,
+                        selfplay={"value_rollouts": 2, "rollout_samples": 2}),
         schedule=({**cfg.schedule[0], "at": 2},))
     out = tmp_path / "recipe"
     TrainingRun(out, cfg, progress=False).run()

@@ -509,7 +509,7 @@ def test_tournament_path_and_argument_errors_come_before_any_game(tmp_path: Path
     }
     messages = {
         "games": "games: not a directory",
-        "config": "config.json: unreadable (Is a directory)",
+        "config": "config.json: unreadable (not a regular file (a directory))",
         "list": "config.json: unreadable (a JSON list, not a tournament's settings object)",
         "results": "results.json: not a file",
         "record": "000-0000-1.jsonl: not a file",

@@ -27,6 +27,7 @@ from taluva_ai.agents.alphazero import builtin
 from taluva_ai.agents.alphazero.runtime import CheckpointError
 from taluva_ai.agents.base import parse_agent_spec, spec_key
 from taluva_ai.games.taluva import TaluvaGame
+from tests.helpers import TINY_NET
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The modules of the az agent's path that must load without PyTorch, and net.py, which
@@ -253,24 +254,18 @@ def test_packaged_onnx_gives_the_outputs_pytorch_gave() -> None:
 
 # -- the ship command (needs PyTorch and onnx) -------------------------------------------------
 
-MICRO = """
+MICRO = f"""
 seed = 3
 iterations = 2
 
 [game]
 name = "taluva"
-num_players = {players}
+num_players = {{players}}
 
 [encoder]
 view_radius = 6
 
-[net]
-preset = "tiny"
-channels = 4
-blocks = 1
-global_hidden = 8
-value_hidden = 8
-
+{TINY_NET}
 [anchors]
 opponents = ["greedy"]
 az = "sims=8"

@@ -405,7 +405,7 @@ def test_bench_out_is_checked_first_and_the_figures_are_never_lost(
          "{d}/config.json: unreadable (a JSON list, not a tournament's settings object); use "
          "another --out"),
         (lambda d: (d.mkdir(), (d / "config.json").mkdir()), [],
-         "{d}/config.json: unreadable (Is a directory); use another --out"),
+         "{d}/config.json: unreadable (not a regular file (a directory)); use another --out"),
         (lambda d: (d.mkdir(), (d / "games").write_text("x")), [],
          "{d}/games: not a directory (the tournament keeps its records there); move it away "
          "or use another --out"),

@@ -9,6 +9,7 @@ from pettingzoo.test import api_test
 from taluva_ai.envs import EnvStateError
 from taluva_ai.envs.pettingzoo_env import TaluvaAECEnv
 from taluva_ai.errors import IllegalActionError
+from tests.helpers import random_aec_game
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -20,22 +21,13 @@ def test_full_game_rewards() -> None:
     env = TaluvaAECEnv(num_players=3, rules={"tiles_per_player": 4})
     env.reset(seed=4)
     assert env.agent_selection == "player_0"
-    rng = np.random.default_rng(0)
-    steps = 0
-    total = dict.fromkeys(env.possible_agents, 0.0)
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, _info = env.last()
-        total[agent] += reward
-        if term or trunc:
-            env.step(None)
-            continue
-        mask = obs["action_mask"]
+
+    def others_have_no_action(agent: str) -> None:
         for other in env.agents:
             if other != agent:
                 assert env.observe(other)["action_mask"].sum() == 0
-        ids = np.flatnonzero(mask)
-        env.step(int(ids[rng.integers(ids.size)]))
-        steps += 1
+
+    total, steps = random_aec_game(env, np.random.default_rng(0), others_have_no_action)
     assert steps == 24  # 12 tiles, two decisions each (nobody eliminated in this game)
     # tiles out, every seat built 4 huts: a three-way shared win, returns 0 each
     assert env.state_ is not None and env.state_.places() == [0, 0, 0]
@@ -45,16 +37,7 @@ def test_full_game_rewards() -> None:
 def test_two_player_game_rewards_are_the_returns() -> None:
     env = TaluvaAECEnv(num_players=2)
     env.reset(seed=1)
-    rng = np.random.default_rng(1)
-    total = dict.fromkeys(env.possible_agents, 0.0)
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        total[agent] += reward
-        if term or trunc:
-            env.step(None)
-            continue
-        ids = np.flatnonzero(obs["action_mask"])
-        env.step(int(ids[rng.integers(ids.size)]))
+    total, _ = random_aec_game(env, np.random.default_rng(1))
     assert env.state_ is not None
     ret = env.state_.returns().tolist()
     assert [total[a] for a in env.possible_agents] == ret

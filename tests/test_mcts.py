@@ -72,13 +72,24 @@ def test_value_vector_is_the_returns_per_seat(num_players: int) -> None:
     assert tree.N[0] == 30
 
 
-def test_chance_children_carry_the_unseen_tile_distribution() -> None:
-    s = TaluvaGame().new_initial_state(seed=12)
+def _drawn(seed: int, num_players: int = 2):
+    """The first decision of a new game of ``seed``: its first tile drawn."""
+    s = TaluvaGame(num_players=num_players).new_initial_state(seed=seed)
     s.draw()
-    s.apply("tile@0,0:N")  # build step: every build ends the turn at a chance node
-    agent = MCTSAgent(seed=1, sims=40, prior="none")
+    return s
+
+
+def _searched(s, **params) -> Tree:
+    """The tree of one search of ``MCTSAgent(**params)`` from ``s``."""
     tree = Tree(2)
-    agent.search(s, tree)
+    MCTSAgent(**params).search(s, tree)
+    return tree
+
+
+def test_chance_children_carry_the_unseen_tile_distribution() -> None:
+    s = _drawn(12)
+    s.apply("tile@0,0:N")  # build step: every build ends the turn at a chance node
+    tree = _searched(s, seed=1, sims=40, prior="none")
     chance_nodes = [n for n in range(tree.size) if tree.kind[n] == CHANCE]
     assert chance_nodes, "builds end the turn: a chance node must follow"
     drawn = int(s.meta[3])
@@ -94,13 +105,9 @@ def test_chance_children_carry_the_unseen_tile_distribution() -> None:
 
 
 def test_expand_mode_spreads_visits_by_probability() -> None:
-    game = TaluvaGame()
-    s = game.new_initial_state(seed=5)
-    s.draw()
+    s = _drawn(5)
     s.apply(s.legal_actions()[0])
-    agent = MCTSAgent(seed=0, sims=400, prior="none", chance="expand")
-    tree = Tree(2)
-    agent.search(s, tree)
+    tree = _searched(s, seed=0, sims=400, prior="none", chance="expand")
     # every build leads to the chance node of the next draw; take the most visited one
     best = max(tree.children(0), key=lambda c: tree.N[c])
     assert tree.kind[best] == CHANCE
@@ -111,9 +118,7 @@ def test_expand_mode_spreads_visits_by_probability() -> None:
 
 
 def test_same_seed_same_move_and_statistics() -> None:
-    game = TaluvaGame()
-    s = game.new_initial_state(seed=11)
-    s.draw()
+    s = _drawn(11)
     a1 = make_agent("mcts:sims=80", seed=42)
     a2 = make_agent("mcts:sims=80", seed=42)
     assert a1.act(s) == a2.act(s)
@@ -121,18 +126,14 @@ def test_same_seed_same_move_and_statistics() -> None:
 
 
 def test_simulation_budget_is_exact() -> None:
-    game = TaluvaGame(num_players=3)
-    s = game.new_initial_state(seed=2)
-    s.draw()
+    s = _drawn(2, num_players=3)
     agent = make_agent("mcts:sims=37,leaf_batch=4", seed=0)
     agent.act(s)
     assert agent.stats()["simulations"] == 37
 
 
 def test_time_budget_is_honoured() -> None:
-    game = TaluvaGame()
-    s = game.new_initial_state(seed=2)
-    s.draw()
+    s = _drawn(2)
     agent = make_agent("mcts:time=0.3", seed=0)
     agent.act(s)  # compile and warm up
     t = time.perf_counter()
@@ -143,20 +144,13 @@ def test_time_budget_is_honoured() -> None:
 
 
 def test_virtual_losses_are_removed_after_a_batch() -> None:
-    game = TaluvaGame()
-    s = game.new_initial_state(seed=4)
-    s.draw()
-    agent = MCTSAgent(seed=0, sims=32, leaf_batch=8)
-    tree = Tree(2)
-    agent.search(s, tree)
+    tree = _searched(_drawn(4), seed=0, sims=32, leaf_batch=8)
     assert tree.N[0] == 32
     assert not tree.vloss[: tree.size].any()
 
 
 def test_tree_reuse_keeps_the_subtree_of_the_played_line() -> None:
-    game = TaluvaGame()
-    s = game.new_initial_state(seed=8)
-    s.draw()
+    s = _drawn(8)
     agent = make_agent("mcts:sims=200,reuse_tree=true", seed=0)
     a = agent.act(s)
     s.apply(a)
@@ -165,12 +159,7 @@ def test_tree_reuse_keeps_the_subtree_of_the_played_line() -> None:
 
 
 def test_root_noise_changes_priors_but_keeps_a_distribution() -> None:
-    game = TaluvaGame()
-    s = game.new_initial_state(seed=8)
-    s.draw()
-    agent = MCTSAgent(seed=0, sims=10, dirichlet_alpha=0.3)
-    tree = Tree(2)
-    agent.search(s, tree)
+    tree = _searched(_drawn(8), seed=0, sims=10, dirichlet_alpha=0.3)
     kids = list(tree.children(0))
     assert tree.kind[0] == DECISION
     assert tree.prior[kids].sum() == pytest.approx(1.0)

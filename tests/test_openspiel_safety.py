@@ -106,6 +106,29 @@ def test_module_serialize_game_and_state():
         tos.deserialize_game_and_state(text.replace("python_thurn_und_taxis(", "kuhn_poker("))
 
 
+@pytest.mark.parametrize(("old", "new", "reason"), [
+    (",players=2,", ",players=9,", "num_players must be 2, 3 or 4, got 9"),
+    ("(board_radius=32,", "(board_radius=-3,", "board_radius must be an integer in 4..100, got -3"),
+    (",players=2,", ",players=x,", "Wrong type for parameter players. Expected type: kInt, got "
+     "kString with x"),
+    (",players=2,", ",players=2,bogus=1,", "Unknown parameter 'bogus'. Available parameters are: "
+     "board_radius, destroyed_huts_return, early_victory_kinds, new_hut_isolated, "
+     "no_lake_building, players, ranked, tiebreak_towers_first, tile_preview, tiles_per_player"),
+])
+def test_a_bad_game_parameter_of_a_serialized_game_is_a_serialized_state_error(
+        old: str, new: str, reason: str) -> None:
+    """A parameter of [Game] that the rules refuse (a RuleError before) or OpenSpiel refuses
+    (a bare SpielError): the adapter's SerializedStateError, naming the parameter."""
+    game = pyspiel.load_game("python_taluva")
+    text = tos.serialize_game_and_state(game, game.new_initial_state())
+    assert text.count(old) == 1
+    with pytest.raises(tos.SerializedStateError) as info:
+        tos.deserialize_game_and_state(text.replace(old, new))
+    assert isinstance(info.value, pyspiel.SpielError)
+    assert str(info.value) == \
+        f"serialized game and state refused: a parameter of [Game] python_taluva: {reason}"
+
+
 class _Marker:
     """Unpickling this writes a file (what a crafted pickle could do, harmlessly)."""
 
@@ -193,6 +216,19 @@ def test_illegal_history_and_odd_inputs_are_refused():
 # -- resampling ----------------------------------------------------------------------------------
 
 
+def _draws_seen(state, seat: int) -> list[str]:
+    """The draws in the first line of ``seat``'s information state string (``?``: one the
+    seat has not seen)."""
+    return state.information_state_string(seat).split("\n")[0].split(" ")[2:]
+
+
+def _assert_seat_knows_the_same(a, b, seat: int) -> None:
+    """``seat`` cannot tell ``a`` from ``b``: its information state strings and observation
+    tensors are equal."""
+    assert a.information_state_string(seat) == b.information_state_string(seat)
+    assert a.observation_tensor(seat) == b.observation_tensor(seat)
+
+
 def _tnt_with_hidden_cards(seed: int = 5):
     """A Thurn und Taxis state at a decision where seat 0 has not seen at least three cards
     that seat 1 drew from the supply."""
@@ -205,8 +241,7 @@ def _tnt_with_hidden_cards(seed: int = 5):
                 outcomes, probs = zip(*state.chance_outcomes(), strict=True)
                 state.apply_action(int(rng.choice(outcomes, p=probs)))
                 continue
-            view0 = state.information_state_string(0).split("\n")[0].split(" ")[2:]
-            if view0.count("?") >= 3:
+            if _draws_seen(state, 0).count("?") >= 3:
                 return game, state
             state.apply_action(int(rng.choice(state.legal_actions())))
     raise AssertionError("no such state in 20 games")
@@ -215,15 +250,13 @@ def _tnt_with_hidden_cards(seed: int = 5):
 def test_resample_history_and_strings_hold_only_sampled_cards():
     game, state = _tnt_with_hidden_cards(seed=2)
     truth1 = state.information_state_string(1)
-    hidden = [i for i, t in enumerate(state.information_state_string(0).split("\n")[0]
-                                      .split(" ")[2:]) if t == "?"]
+    hidden = [i for i, t in enumerate(_draws_seen(state, 0)) if t == "?"]
     sampler = np.random.default_rng(0).random
     other_deals = 0
     for _ in range(12):
         other = state.resample_from_infostate(0, sampler)
         # seat 0 knows the same; its strings and tensors are unchanged
-        assert other.information_state_string(0) == state.information_state_string(0)
-        assert other.observation_tensor(0) == state.observation_tensor(0)
+        _assert_seat_knows_the_same(other, state, 0)
         # the history holds the sampled deal: replayed from the initial state it leads to the
         # resample, not to the true state
         replay = game.new_initial_state()
@@ -237,7 +270,7 @@ def test_resample_history_and_strings_hold_only_sampled_cards():
         back = game.deserialize_state(other.serialize())
         assert str(back) == str(other) and back.history() == other.history()
         # seat 1's string shows the sampled cards, as its tensor does
-        tokens1 = other.information_state_string(1).split("\n")[0].split(" ")[2:]
+        tokens1 = _draws_seen(other, 1)
         for i in hidden:
             assert tokens1[i] == other.action_to_string(-1, other.history()[i])
         if str(other) != str(state):
@@ -271,18 +304,17 @@ def test_resample_of_taluva_preview_redraws_held_tiles():
     game = pyspiel.load_game("python_taluva(players=3,tile_preview=True,tiles_per_player=6)")
     state = _play(game.new_initial_state(), 12, seed=4)  # 3 draws, then 3 turns of 3 steps
     assert state.current_player() == 0  # seats 1 and 2 hold tiles seat 0 has not seen
-    view0 = state.information_state_string(0).split("\n")[0].split(" ")[2:]
+    view0 = _draws_seen(state, 0)
     true_held = {q: int(state.engine_state.players[q, P_HAND]) for q in (1, 2)}
     sampler = np.random.default_rng(2).random
     redrawn = 0
     for _ in range(15):
         other = state.resample_from_infostate(0, sampler)
-        assert other.information_state_string(0) == state.information_state_string(0)
-        assert other.observation_tensor(0) == state.observation_tensor(0)
+        _assert_seat_knows_the_same(other, state, 0)
         _same_state(game.deserialize_state(other.serialize()), other, 3)
         for q in (1, 2):
             held = int(other.engine_state.players[q, P_HAND])
-            view = other.information_state_string(q).split("\n")[0].split(" ")[2:]
+            view = _draws_seen(other, q)
             # the seat's last draw unseen by seat 0: in the history and in its own string, the
             # tile it now holds in the resample
             last = max(i for i, t in enumerate(view) if view0[i] == "?" and t != "?")
@@ -318,8 +350,7 @@ def test_resample_of_a_state_from_an_engine_position(name, options, steps):
         state = _play(game.state_from_engine(engine), more, seed=more)
         for _ in range(4):
             other = state.resample_from_infostate(0, sampler)
-            assert other.information_state_string(0) == state.information_state_string(0)
-            assert other.observation_tensor(0) == state.observation_tensor(0)
+            _assert_seat_knows_the_same(other, state, 0)
             _same_state(game.deserialize_state(other.serialize()), other, n)
             other_deals += str(other) != str(state)
     assert other_deals >= 6

@@ -47,6 +47,14 @@ def _error(path: Path) -> RecordError:
     return info.value
 
 
+def _refused(tmp_path: Path, lineno: int, field: str, **changes: object) -> RecordError:
+    """The error of replaying the golden record with ``changes`` to line ``lineno``, which
+    names that line and ``field``."""
+    e = _error(_edit(tmp_path, lineno, **changes))
+    assert (e.line, e.field) == (lineno, field)
+    return e
+
+
 # -- the golden record --------------------------------------------------------------------------
 
 
@@ -138,24 +146,20 @@ def test_not_an_object_and_unknown_type(tmp_path: Path) -> None:
     lines = _lines(GOLDEN)
     lines[9] = "[1, 2]"
     assert (_error(_write(tmp_path / "a.jsonl", lines)).line, "json") == (10, "json")
-    e = _error(_edit(tmp_path, 10, type="move"))
-    assert (e.line, e.field) == (10, "type")
+    _refused(tmp_path, 10, "type", type="move")
 
 
 def test_illegal_tile_placement(tmp_path: Path) -> None:
-    e = _error(_edit(tmp_path, 6, action="tile@20,0:N"))
-    assert (e.line, e.field) == (6, "action")
+    e = _refused(tmp_path, 6, "action", action="tile@20,0:N")
     assert "not legal" in e.reason
 
 
 def test_illegal_build_on_a_volcano(tmp_path: Path) -> None:
-    e = _error(_edit(tmp_path, 7, action="hut@0,0"))
-    assert (e.line, e.field) == (7, "action")
+    _refused(tmp_path, 7, "action", action="hut@0,0")
 
 
 def test_malformed_notation(tmp_path: Path) -> None:
-    e = _error(_edit(tmp_path, 7, action="hut@0"))
-    assert (e.line, e.field) == (7, "action")
+    _refused(tmp_path, 7, "action", action="hut@0")
 
 
 def test_draw_of_a_tile_with_no_copy_left(tmp_path: Path) -> None:
@@ -172,18 +176,14 @@ def test_draw_of_a_tile_with_no_copy_left(tmp_path: Path) -> None:
 
 
 def test_wrong_player(tmp_path: Path) -> None:
-    e = _error(_edit(tmp_path, 6, player=0))
-    assert (e.line, e.field) == (6, "player")
+    e = _refused(tmp_path, 6, "player", player=0)
     assert "seat 1 is to move" in e.reason
-    e = _error(_edit(tmp_path, 5, player=1))
-    assert (e.line, e.field) == (5, "player")
-    e = _error(_edit(tmp_path, 6, player="chance"))
-    assert (e.line, e.field) == (6, "player")
+    _refused(tmp_path, 5, "player", player=1)
+    _refused(tmp_path, 6, "player", player="chance")
 
 
 def test_wrong_ply(tmp_path: Path) -> None:
-    e = _error(_edit(tmp_path, 12, ply=12))
-    assert (e.line, e.field) == (12, "ply")
+    _refused(tmp_path, 12, "ply", ply=12)
 
 
 def test_missing_and_unknown_fields(tmp_path: Path) -> None:
@@ -193,42 +193,28 @@ def test_missing_and_unknown_fields(tmp_path: Path) -> None:
     lines[3] = json.dumps(obj)
     e = _error(_write(tmp_path / "m.jsonl", lines))
     assert (e.line, e.field) == (4, "ply")
-    e = _error(_edit(tmp_path, 4, comment="hi"))
-    assert (e.line, e.field) == (4, "comment")
-    e = _error(_edit(tmp_path, 1, colour="red"))
-    assert (e.line, e.field) == (1, "colour")
+    _refused(tmp_path, 4, "comment", comment="hi")
+    _refused(tmp_path, 1, "colour", colour="red")
 
 
 def test_bad_header(tmp_path: Path) -> None:
-    e = _error(_edit(tmp_path, 1, format="taluva-ai-record/9"))
-    assert (e.line, e.field) == (1, "format")
+    e = _refused(tmp_path, 1, "format", format="taluva-ai-record/9")
     assert RECORD_FORMAT in e.reason
-    e = _error(_edit(tmp_path, 1, game="chess"))
-    assert (e.line, e.field) == (1, "game")
-    e = _error(_edit(tmp_path, 1, rules={"num_players": 2, "speed": 3}))
-    assert (e.line, e.field) == (1, "rules")
-    e = _error(_edit(tmp_path, 1, rules={"num_players": 5}))
-    assert (e.line, e.field) == (1, "rules")
-    e = _error(_edit(tmp_path, 1, players=["greedy"]))
-    assert (e.line, e.field) == (1, "players")
-    e = _error(_edit(tmp_path, 1, seed="7"))
-    assert (e.line, e.field) == (1, "seed")
-    e = _error(_edit(tmp_path, 2, type="header"))
-    assert (e.line, e.field) == (2, "type")
+    _refused(tmp_path, 1, "game", game="chess")
+    _refused(tmp_path, 1, "rules", rules={"num_players": 2, "speed": 3})
+    _refused(tmp_path, 1, "rules", rules={"num_players": 5})
+    _refused(tmp_path, 1, "players", players=["greedy"])
+    _refused(tmp_path, 1, "seed", seed="7")
+    _refused(tmp_path, 2, "type", type="header")
 
 
 def test_wrong_result(tmp_path: Path) -> None:
-    e = _error(_edit(tmp_path, 83, winners=[1]))
-    assert (e.line, e.field) == (83, "winners")
+    e = _refused(tmp_path, 83, "winners", winners=[1])
     assert e.reason == "the record says [1], the replay gives [0]"
-    e = _error(_edit(tmp_path, 83, returns=[-1.0, 1.0]))
-    assert (e.line, e.field) == (83, "returns")
-    e = _error(_edit(tmp_path, 83, end_reason="tiles_out"))
-    assert (e.line, e.field) == (83, "end_reason")
-    e = _error(_edit(tmp_path, 83, plies=80))
-    assert (e.line, e.field) == (83, "plies")
-    e = _error(_edit(tmp_path, 83, places="0,1"))
-    assert (e.line, e.field) == (83, "places")
+    _refused(tmp_path, 83, "returns", returns=[-1.0, 1.0])
+    _refused(tmp_path, 83, "end_reason", end_reason="tiles_out")
+    _refused(tmp_path, 83, "plies", plies=80)
+    _refused(tmp_path, 83, "places", places="0,1")
 
 
 def test_truncated_file(tmp_path: Path) -> None:
@@ -304,18 +290,15 @@ def test_hostile_action_lines(tmp_path: Path) -> None:
     lines[9] = "[" * 100_000
     e = _error(_write(tmp_path / "n.jsonl", lines))
     assert (e.line, e.field, e.reason) == (10, "json", "not valid JSON: nested too deeply")
-    e = _error(_edit(tmp_path, 83, returns=[10**400, -1.0]))
-    assert (e.line, e.field) == (83, "returns")
+    _refused(tmp_path, 83, "returns", returns=[10**400, -1.0])
 
 
 def test_a_tile_placement_at_a_chance_node_is_refused(tmp_path: Path) -> None:
     # line 5 is a chance node; the text's parse alone would give an id that is also a tile type
-    e = _error(_edit(tmp_path, 5, action="tile@0,-32:SW"))
-    assert (e.line, e.field) == (5, "action")
+    e = _refused(tmp_path, 5, "action", action="tile@0,-32:SW")
     assert e.reason.startswith("'tile@0,-32:SW' is a tile placement at a chance node: expected "
                                "a chance outcome, e.g. 'draw:")
-    e = _error(_edit(tmp_path, 5, action="hut@1,0"))
-    assert (e.line, e.field) == (5, "action")
+    e = _refused(tmp_path, 5, "action", action="hut@1,0")
     assert e.reason.startswith("'hut@1,0' is a build at a chance node")
 
 
@@ -324,8 +307,7 @@ def test_a_draw_at_the_tile_step_is_refused(tmp_path: Path) -> None:
     assert (e.line, e.field, e.reason) == (
         3, "action", "'draw:JC' is a draw at the tile step (seat 0 to move): chance outcomes "
         "belong only at chance nodes")
-    e = _error(_edit(tmp_path, 4, action="draw:JS"))
-    assert (e.line, e.field) == (4, "action")
+    e = _refused(tmp_path, 4, "action", action="draw:JS")
     assert e.reason.startswith("'draw:JS' is a draw at the build step")
 
 

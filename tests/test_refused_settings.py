@@ -88,6 +88,25 @@ def test_an_agent_spec_with_a_key_twice_is_refused(spec: str) -> None:
         assert str(e.value) == want
 
 
+@pytest.mark.parametrize(("spec", "key", "value"), [
+    ("mcts:sims=1_0", "sims", "1_0"), ("mcts:sims=\u0661\u0660", "sims", "\u0661\u0660"),
+    ("mcts:sims=\uff11\uff10", "sims", "\uff11\uff10"), ("greedy:epsilon=0.1_5", "epsilon",
+                                                         "0.1_5"),
+    ("mcts:c=\u0661.5", "c", "\u0661.5"),
+])
+def test_a_number_in_a_spec_is_written_in_ascii_digits(spec: str, key: str, value: str) -> None:
+    """Python's int() and float() read '1_0' as 10 and other scripts' digits ('\u0661\u0660'
+    Arabic-Indic, '\uff11\uff10' fullwidth) as digits; a spec refuses them in one line."""
+    want = f"agent spec {spec!r}: parameter {key}={value!r} is not a number written in ASCII " \
+        "digits (0-9, without '_')"
+    for f in (make_agent, parse_agent_spec, spec_key):
+        with pytest.raises(ValueError) as e:
+            f(spec)
+        assert str(e.value) == want
+    assert parse_agent_spec("mcts:sims=10,c=-1.5e-1,time=.5") == (
+        "mcts", {"sims": 10, "c": -0.15, "time": 0.5})
+
+
 def test_vector_env_reset_refuses_an_unknown_option() -> None:
     venv = TaluvaVectorEnv(3)
     venv.reset(seed=1)

@@ -16,7 +16,7 @@ from taluva_ai.games.taluva.solo import (
     placement_hexes,
 )
 from taluva_ai.games.taluva.tiles import full_tile_set, parse_tile, tile_name
-from tests.helpers import hex_at, legal_strings, tile_hexes
+from tests.helpers import hex_at, legal_strings, random_step, tile_hexes
 from tests.solo_helpers import solo_game, solo_position, start, tile_at
 
 GAME = solo_game()
@@ -486,12 +486,7 @@ def test_random_games_keep_the_counters_consistent_and_end():
             s = g.new_initial_state(seed=seed)
             plies = 0
             while not s.is_terminal():
-                if s.current_player < 0:
-                    s.draw()
-                else:
-                    legal = s.legal_actions()
-                    assert legal.size > 0
-                    s.apply(int(legal[rng.integers(legal.size)]))
+                random_step(s, rng)
                 assert SK.check_invariants(s.players, s.deck, s.meta) == 0
                 plies += 1
             assert plies <= g.max_game_length

@@ -18,6 +18,7 @@ from taluva_ai.games.taluva import Step
 from taluva_ai.games.taluva.actions import SOLO_OPTIONS, Action, ActionKind, decode, encode
 from taluva_ai.records import replay_record
 from taluva_ai.tournament import play_game
+from tests.helpers import random_step
 from tests.solo_helpers import solo_game, start, tile_at
 
 GAME = solo_game()
@@ -186,11 +187,7 @@ def test_position_strings_of_solo_games_round_trip():
     s = GAME.new_initial_state(seed=2)
     checked = 0
     while not s.is_terminal():
-        if s.current_player < 0:
-            s.draw()
-        else:
-            legal = s.legal_actions()
-            s.apply(int(legal[rng.integers(legal.size)]))
+        random_step(s, rng)
         text = s.to_position_string()
         t = parse_position(GAME, text)
         assert t.to_position_string() == text

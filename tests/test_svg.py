@@ -88,6 +88,44 @@ def test_replay_svg_of_the_golden_record(tmp_path: Path,
     assert _classes(files[0].read_text(encoding="utf-8"), "hex") == []
 
 
+@pytest.mark.parametrize("link", ["dir", "file", "part"])
+def test_replay_svg_follows_no_symbolic_link(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                             link: str) -> None:
+    """A link as DIR or as one of the pictures is refused in one line, and one at a
+    picture's old temporary name (``.0005.svg.part``) is not followed: the file it points to
+    is never written."""
+    target = tmp_path / "target.txt"
+    target.write_text("keep")
+    out = tmp_path / "svg"
+    if link == "dir":
+        real = tmp_path / "real"
+        real.mkdir()
+        out.symlink_to(real)
+        named, reason = "", "is a symbolic link; give a real directory for the pictures"
+    else:
+        out.mkdir()
+        name = "0005.svg" if link == "file" else ".0005.svg.part"
+        (out / name).symlink_to(target)
+        named = f"{out / '0005.svg'}: "
+        reason = "is a symbolic link; remove it (pictures are written to files, not through " \
+            "links)"
+    if link == "part":
+        assert main(["replay", str(GOLDEN), "--svg", str(out)]) == 0
+        assert target.read_text() == "keep"
+        assert len(list(out.glob("[0-9]*.svg"))) == 82 and (out / ".0005.svg.part").is_symlink()
+        return
+    with pytest.raises(SystemExit) as info:
+        main(["replay", str(GOLDEN), "--svg", str(out)])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == \
+        f"taluva replay: error: --svg {out}: {named}{reason}"
+    assert target.read_text() == "keep"
+    if link == "dir":
+        assert list((tmp_path / "real").iterdir()) == []
+    elif link == "file":
+        assert sorted(p.name for p in out.iterdir()) == ["0005.svg"]  # nothing written
+
+
 def test_save_svgs_refuses_bad_records(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(GOLDEN.read_text().replace('"tile@0,0:SE"', '"tile@9,0:SE"'))

@@ -12,6 +12,7 @@ from pettingzoo.test import api_test
 import taluva_ai.envs
 from taluva_ai.envs import EnvStateError, ThurnUndTaxisEnv, game_aec_env
 from taluva_ai.errors import IllegalActionError
+from tests.helpers import random_episode
 
 
 def test_check_env() -> None:
@@ -24,13 +25,9 @@ def test_an_episode_ends_with_the_seats_return() -> None:
     obs, info = env.reset(seed=3)
     assert obs["observation"].shape == (536,) and obs["action_mask"].dtype == np.int8
     assert info["agent_seat"] == 0 and info["current_player"] == 0
-    rng = np.random.default_rng(3)
-    while True:
-        legal = np.flatnonzero(obs["action_mask"])
-        obs, reward, term, trunc, info = env.step(int(legal[rng.integers(legal.size)]))
-        if term or trunc:
-            break
-        assert reward == 0.0
+    rewards, (obs, reward, term, trunc, info) = random_episode(env, obs,
+                                                               np.random.default_rng(3))
+    assert rewards[:-1] == [0.0] * (len(rewards) - 1)
     assert term and not trunc
     assert reward == info["returns"][0] and len(info["scores"]) == 3
     with pytest.raises(EnvStateError):
@@ -71,12 +68,7 @@ def test_illegal_actions_raise_and_change_nothing() -> None:
 def test_max_rounds_truncates_the_episode() -> None:
     env = ThurnUndTaxisEnv(opponents=["random"], max_rounds=2)
     obs, _ = env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    while True:
-        legal = np.flatnonzero(obs["action_mask"])
-        obs, reward, term, trunc, info = env.step(int(legal[rng.integers(legal.size)]))
-        if term or trunc:
-            break
+    _, (obs, reward, term, trunc, info) = random_episode(env, obs, np.random.default_rng(0))
     assert trunc and not term and reward == info["returns"][0]
 
 

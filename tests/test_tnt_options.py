@@ -8,6 +8,7 @@ import pytest
 from taluva_ai import make_game
 from taluva_ai.games.thurn_und_taxis import EndReason, TnTRuleError, TnTRules
 from taluva_ai.games.thurn_und_taxis.board import CARRIAGE_POINTS, CITIES
+from tests.helpers import random_step
 from tests.tnt_helpers import check_invariants, close, give_tile, scenario
 
 ROUTE9 = ["freiburg", "carlsruhe", "mannheim", "stuttgart", "nuernberg", "regensburg",
@@ -87,11 +88,7 @@ def test_max_rounds_truncates_scores_and_shares_a_tie() -> None:
     s = game.new_initial_state(seed=2)
     rng = np.random.default_rng(0)
     while not s.is_terminal():
-        if s.current_player < 0:
-            s.draw()
-        else:
-            legal = s.legal_actions()
-            s.apply(int(legal[rng.integers(legal.size)]))
+        random_step(s, rng)
     assert s.truncated and s.end_reason is EndReason.TRUNCATED and s.round == 1
     assert s.end_triggered_by == -1
     assert s.scores() == [-20, -20]  # one card played each: no close, no tile

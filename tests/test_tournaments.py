@@ -34,6 +34,7 @@ from taluva_ai.tournament import (
     schedule,
     time_budget,
 )
+from tests.helpers import kill_running, spawned_children, still_running
 
 ROOT = Path(__file__).resolve().parents[1]
 C = 400 / math.log(10)  # Elo per nat
@@ -618,27 +619,6 @@ def test_a_killed_tournament_resumes_with_no_game_lost_or_counted_twice(
         assert replay_record(rec, seeded_draws=True).is_terminal()
 
 
-def _workers_of(pid: int) -> list[int]:
-    """The worker processes (``multiprocessing`` spawned) whose parent is ``pid`` (/proc)."""
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            if ppid == pid and b"spawn_main" in (stat.parent / "cmdline").read_bytes():
-                out.append(int(stat.parent.name))
-        except OSError:  # ended meanwhile
-            continue
-    return out
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (a zombie waiting to be reaped is not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 def test_workers_of_a_killed_tournament_end_with_it_and_the_resume_is_exact(
     reference: Path, tmp_path: Path
@@ -655,23 +635,19 @@ def test_workers_of_a_killed_tournament_end_with_it_and_the_resume_is_exact(
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
-            workers = _workers_of(proc.pid)
+            workers = spawned_children(proc.pid)
             if len(workers) == 2 and len(list(out.glob("games/*.jsonl"))) >= 2:
                 break
             time.sleep(0.01)
         assert len(workers) == 2 and proc.poll() is None
         os.kill(proc.pid, signal.SIGKILL)  # the main process only
         proc.wait(timeout=30)
-        deadline = time.monotonic() + 10  # a parent-death signal: at once; else 0.5 s polls
-        while any(_running(w) for w in workers) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        alive = [w for w in workers if _running(w)]
+        # a parent-death signal: at once; else 0.5 s polls
+        alive = still_running(workers, 10)
     finally:
         if proc.poll() is None:
             proc.kill()
-        for w in workers:
-            if _running(w):
-                os.kill(w, signal.SIGKILL)
+        kill_running(workers)
     assert not alive, "worker processes outlived the killed tournament"
     assert not (out / "results.json").exists()
     assert main(["tournament", "--resume", str(out), "--no-progress", "--no-plots"]) == 0
@@ -695,12 +671,8 @@ def test_a_worker_ends_when_its_parent_dies_without_a_parent_death_signal() -> N
                          text=True, timeout=60)
     assert res.returncode == 0, res.stderr
     pid = int(res.stdout)
-    deadline = time.monotonic() + 10  # it polls every PARENT_POLL_S = 0.5 s
-    while _running(pid) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    alive = _running(pid)
-    if alive:
-        os.kill(pid, signal.SIGKILL)
+    alive = still_running([pid], 10)  # it polls every PARENT_POLL_S = 0.5 s
+    kill_running(alive)
     assert not alive
 
 

@@ -361,21 +361,11 @@ def test_illegal_moves_are_explained_and_change_nothing(served: tuple[Path, Test
 
 
 def test_seats_are_made_by_the_registry_at_call_time(served: tuple[Path, TestClient],
-                                                     monkeypatch) -> None:  # type: ignore[no-untyped-def]
+                                                     made: list[str]) -> None:
     """The board makes agents through ``tournament.make_agent`` when a game starts, not through a
     name bound when the module was imported: a test that patched ``make_agent`` while the web
     modules were first imported (tests/test_docs_commands.py) left its stand-in in them, and
     later games in that process refused every agent."""
-    from taluva_ai import tournament
-
-    made: list[str] = []
-    real = tournament.make_agent
-
-    def spy(spec: str, seed: int | None = None) -> Any:
-        made.append(spec)
-        return real(spec, seed=seed)
-
-    monkeypatch.setattr(tournament, "make_agent", spy)
     _, client = served
     resp = client.post("/api/games", json={"seats": ["human", "random"], "seed": 1})
     assert resp.status_code == 200, resp.text

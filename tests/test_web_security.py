@@ -66,22 +66,6 @@ def _error(resp: Any, status: int) -> str:
     return str(body["error"])
 
 
-@pytest.fixture
-def made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every spec the board hands to the agent registry."""
-    from taluva_ai import tournament
-
-    specs: list[str] = []
-    real = tournament.make_agent
-
-    def spy(spec: str, seed: int | None = None) -> Any:
-        specs.append(spec)
-        return real(spec, seed=seed)
-
-    monkeypatch.setattr(tournament, "make_agent", spy)
-    return specs
-
-
 # -- agent specs ------------------------------------------------------------------------------
 
 

@@ -29,6 +29,7 @@ from taluva_ai.agents.alphazero.rundir import (
 from taluva_ai.errors import RunConfigError, RunFileError
 from taluva_ai.runfiles import (
     read_checked,
+    read_regular,
     run_lock,
     sha256_bytes,
     sha256_file,
@@ -63,7 +64,7 @@ def _earlier_pack(out: Path, run_id: str) -> str | None:
         return f"it holds {', '.join(names[:4])}{'...' if len(names) > 4 else ''} and no " \
                "state.json"
     try:
-        state = json.loads(path.read_bytes())  # its checksum is not needed to tell whose
+        state = json.loads(read_regular(path))  # its checksum is not needed to tell whose
     except (OSError, ValueError) as e:
         return f"its state.json is unreadable ({_first_line(e)})"
     pack = state.get("pack") if isinstance(state, dict) else None
@@ -159,12 +160,12 @@ def pack_run(run: str | Path, out: str | Path) -> dict[str, Any]:
                 raise RunConfigError(f"{out} exists and is not an earlier pack of {run} "
                                      f"({why}); pack into a new or empty directory")
 
-    raw_metrics = (run / "metrics.jsonl").read_bytes().split(b"\n")[:done + 1]
-    plan: dict[str, bytes] = {"config.toml": (run / "config.toml").read_bytes()}
+    raw_metrics = read_regular(run / "metrics.jsonl").split(b"\n")[:done + 1]
+    plan: dict[str, bytes] = {"config.toml": read_regular(run / "config.toml")}
     if (run / "config.json").is_file():
-        plan["config.json"] = (run / "config.json").read_bytes()
+        plan["config.json"] = read_regular(run / "config.json")
     if (run / CONFIG_HISTORY).is_file():
-        plan[CONFIG_HISTORY] = (run / CONFIG_HISTORY).read_bytes()
+        plan[CONFIG_HISTORY] = read_regular(run / CONFIG_HISTORY)
     plan["metrics.jsonl"] = b"".join(line + b"\n" for line in raw_metrics)
     if (run / INIT_NAME).is_file():  # the warm start's network: --redo 0 from the pack
         try:

@@ -37,6 +37,7 @@ from taluva_ai.errors import RunConfigError, RunFileError
 from taluva_ai.runfiles import (
     check_file,
     json_sha256,
+    read_regular,
     sha256_bytes,
     sha256_file,
     write_atomic,
@@ -146,8 +147,11 @@ def read_state(out: Path) -> dict[str, Any] | None:
     without it, or None for a run that has not finished an iteration.
 
     Raises:
-        RunFileError: unreadable or damaged (the remedy: start again, ``--redo 0``; for a
-            packed run, pack it again).
+        RunFileError: missing although an iteration finished (``metrics.jsonl`` holds the
+            line of iteration 0, or a file of a later iteration exists), unreadable (not a
+            regular file: :func:`taluva_ai.runfiles.read_regular`), or damaged (its ``sha256``
+            differs, or is missing from a state that records the files' checksums); the
+            remedy: start again, ``--redo 0``; for a packed run, pack it again.
         RunConfigError: not the state of a training run.
     """
     path = out / "state.json"
@@ -155,16 +159,19 @@ def read_state(out: Path) -> dict[str, Any] | None:
     if not path.exists():
         later = _later_iteration_files(out)
         metrics = out / "metrics.jsonl"
-        if later is None and metrics.is_file() and metrics.read_bytes().count(b"\n") >= 2:
-            later = str(metrics)
+        try:  # its line of iteration 0 is written just before state.json
+            if later is None and metrics.exists() and b"\n" in read_regular(metrics):
+                later = str(metrics)
+        except OSError as e:
+            raise RunFileError([f"{metrics}: unreadable ({e.strerror or e}); {again}"]) from None
         if later:  # iteration 0 finished (state.json is written before iteration 1 starts)
             raise RunFileError([f"{path}: missing, although the run has finished iterations "
                                 f"({later} exists); restore it, or {again}"])
         return None
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except OSError as e:
-        raise RunFileError([f"{path}: unreadable ({_first_line(e)}); {again}"]) from None
+        raise RunFileError([f"{path}: unreadable ({e.strerror or e}); {again}"]) from None
     try:
         state = json.loads(raw)
     except ValueError as e:
@@ -177,6 +184,10 @@ def read_state(out: Path) -> dict[str, Any] | None:
     if digest is not None and digest != json_sha256(state):
         raise RunFileError([f"{path}: damaged (its content does not match its checksum); "
                             f"{again}"])
+    if digest is None and isinstance(state, dict) and ("files" in state or "metrics" in state):
+        # only a state from before the checksums (no files, no metrics) has no sha256
+        raise RunFileError([f"{path}: damaged (its sha256 is missing, though it records the "
+                            f"checksums of the run's files); {again}"])
     if not isinstance(state, dict) or state.get("format") != RUN_FORMAT:
         raise RunConfigError(f"{path}: not the state of a training run")
     try:
@@ -216,7 +227,7 @@ def read_metrics(out: Path, state: dict[str, Any], upto: int
     or damaged, and ``(its iteration, what is wrong)`` (None if none is)."""
     path = out / "metrics.jsonl"
     try:
-        raw = path.read_bytes().split(b"\n") if path.exists() else []
+        raw = read_regular(path).split(b"\n") if path.exists() else []
     except OSError as e:
         return [], (0, f"{path}: unreadable ({e.strerror or e})")
     digests = state.get("metrics")
@@ -482,7 +493,7 @@ class RunDirectory:
                     f.unlink()
         metrics = self.out / "metrics.jsonl"
         if metrics.exists():
-            raw = metrics.read_bytes()
+            raw = read_regular(metrics)
             keep = b"".join(line + b"\n" for line in raw.split(b"\n")[:done + 1])
             if keep != raw:  # the lines of the interrupted (or redone) iterations
                 write_atomic(metrics, keep)
@@ -511,10 +522,10 @@ class RunDirectory:
         source = path if path.is_file() else self.out / "config.json"
         try:
             if path.is_file():
-                lines = path.read_text(encoding="utf-8").splitlines()
+                lines = read_regular(path).decode("utf-8").splitlines()
                 before = json.loads(lines[-1])["config"] if lines else None
             elif source.is_file():
-                before = json.loads(source.read_text(encoding="utf-8"))
+                before = json.loads(read_regular(source))
             if before is not None and not isinstance(before, dict):
                 raise ValueError(f"the config recorded is a {type(before).__name__}, not a "
                                  "table")
@@ -651,7 +662,7 @@ class RunDirectory:
                     files[rel] = sha256_file(f)
         state["files"] = files
         self._restore_copies(state, quiet=False)
-        raw = (self.out / "metrics.jsonl").read_bytes().split(b"\n")[:done + 1]
+        raw = read_regular(self.out / "metrics.jsonl").split(b"\n")[:done + 1]
         state["metrics"] = [sha256_bytes(line + b"\n") for line in raw]
         self._write_state(state)
         print(f"taluva train: {self.out / 'state.json'}: now records the checksums of the "

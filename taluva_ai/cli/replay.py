@@ -19,6 +19,14 @@ from taluva_ai.protocol import GameState
 from taluva_ai.records import MoveEvent
 
 
+def _named(e: OSError, out_dir: str) -> str:
+    """An error writing pictures into ``out_dir``: its reason, after the file it names when
+    that is not ``out_dir`` itself (``DIR/0003.svg: is a symbolic link; ...``)."""
+    name = e.filename
+    where = f"{name}: " if name is not None and str(name) != str(out_dir) else ""
+    return f"{where}{e.strerror or e}"
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
     from taluva_ai.records import read_header, replay_record
 
@@ -59,16 +67,20 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     if args.svg is not None:
         from taluva_ai.pictures import save_svgs
 
-        with _refused(f"--svg {args.svg}: ", OSError):
+        try:
             files = save_svgs(path, args.svg)
+        except OSError as e:
+            raise _ArgError(f"--svg {args.svg}: {_named(e, args.svg)}") from None
         print(f"pictures: {len(files)} SVG files in {args.svg}")
     if args.png:
         with _refused("--png needs matplotlib (pip install -e '.[envs]'): ", ImportError):
             import matplotlib  # noqa: F401  (the PNG pictures need it)
 
             from taluva_ai.pictures import save_pictures
-        with _refused(f"--png {args.png}: ", OSError):
+        try:
             files = save_pictures(path, args.png, "png")
+        except OSError as e:
+            raise _ArgError(f"--png {args.png}: {_named(e, args.png)}") from None
         print(f"pictures: {len(files)} PNG files in {args.png}")
     return 0
 

@@ -76,7 +76,8 @@ def deserialize_game_and_state(text: str) -> tuple[Any, OpenSpielState]:
 
     Raises:
         SerializedStateError: not that layout, a game other than ``python_taluva`` and
-            ``python_thurn_und_taxis``, or a state refused by ``game.deserialize_state``.
+            ``python_thurn_und_taxis``, a game parameter out of range, of a wrong type or
+            unknown (named), or a state refused by ``game.deserialize_state``.
     """
     if not isinstance(text, str) or not text.startswith(_ENVELOPE_HEAD):
         raise SerializedStateError("serialized game and state refused: it does not start "
@@ -86,5 +87,11 @@ def deserialize_game_and_state(text: str) -> tuple[Any, OpenSpielState]:
     if not sep or name not in (TALUVA, THURN_UND_TAXIS) or "\n" in game_string:
         raise SerializedStateError(f"serialized game and state refused: the game is "
                                    f"{_clip(game_string)}, not {TALUVA} or {THURN_UND_TAXIS}")
-    game = pyspiel.load_game(game_string)
+    try:
+        game = pyspiel.load_game(game_string)
+    except (ValueError, pyspiel.SpielError) as e:  # RuleError, TnTRuleError; a parameter of
+        # a wrong type or name: the message names the parameter
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SerializedStateError(f"serialized game and state refused: a parameter of "
+                                   f"[Game] {name}: {_shorten(reason, 400)}") from None
     return game, game.deserialize_state(state_text)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from taluva_ai.protocol import Game
+from taluva_ai.runfiles import read_regular
 from taluva_ai.tournament.play import _parse_deck
 
 
@@ -74,7 +75,7 @@ def read_deals(path: str | Path, game: Game | None = None) -> list[Deal]:
     """
     p = Path(path)
     try:
-        lines = p.read_text(encoding="utf-8").splitlines()
+        lines = read_regular(p, "a deal file").decode("utf-8").splitlines()
     except UnicodeDecodeError as e:
         raise ValueError(f"{p}: not UTF-8 text: {e}") from None
     deals: list[Deal] = []

@@ -22,7 +22,7 @@ from typing import Any
 from taluva_ai.errors import RecordError, RunConfigError
 from taluva_ai.protocol import CHANCE
 from taluva_ai.records import MoveEvent, Outcome, outcome_of, read_header, replay_record
-from taluva_ai.runfiles import json_sha256, naming
+from taluva_ai.runfiles import json_sha256, naming, read_regular
 from taluva_ai.tournament.agents import _pins_ok
 from taluva_ai.tournament.play import Forfeit, GameResult, agent_seeds
 from taluva_ai.tournament.schedules import _GameTask
@@ -130,7 +130,7 @@ def _read_log(log_path: Path, ids: Container[str]) -> dict[str, dict[str, Any]]:
     if not log_path.exists():
         return {}
     try:
-        raw = log_path.read_bytes()
+        raw = read_regular(log_path)
     except OSError as e:
         raise RunConfigError(f"{log_path}: unreadable ({e.strerror or e}); use "
                              "another --out") from None

@@ -25,6 +25,7 @@ from taluva_ai.protocol import make_game
 from taluva_ai.runfiles import (
     damaged,
     json_sha256,
+    read_regular,
     run_lock,
     sha256_bytes,
     sha256_file,
@@ -319,7 +320,7 @@ def resume_tournament(
     if cfg.get("deals_sha256") is not None:  # a run from a deal file: its deals.jsonl
         deals_path = Path(out_dir) / DEALS_FILE
         try:
-            text = deals_path.read_bytes()
+            text = read_regular(deals_path)
         except OSError as e:
             raise RunConfigError(f"{deals_path}: unreadable ({e.strerror or e}); restore the "
                                  "deal file the run was started with (--deals)") from None
@@ -434,7 +435,7 @@ class _Run:
         if self.deals is not None:  # the deals played: a deal file for another run (--deals)
             text = deals_text(self.deals)
             deals_path = self.out / DEALS_FILE
-            if not deals_path.is_file() or deals_path.read_text(encoding="utf-8") != text:
+            if not deals_path.is_file() or read_regular(deals_path) != text.encode("utf-8"):
                 write_atomic(deals_path, text)
         for part in self.games_dir.glob(".*.part"):  # records of games interrupted while played
             part.unlink(missing_ok=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from taluva_ai.errors import RunConfigError
-from taluva_ai.runfiles import json_sha256
+from taluva_ai.runfiles import MAX_CONFIG_BYTES, json_sha256, read_regular
 from taluva_ai.tournament.play import DEFAULT_TIME_MARGIN
 
 #: Value of ``config.json``'s ``format`` field in a tournament directory.
@@ -94,7 +94,7 @@ def read_tournament_file(path: str | Path) -> dict[str, Any]:
 
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(p, "a config", MAX_CONFIG_BYTES).decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ValueError(f"{p}: not valid TOML: {e}") from None
     except UnicodeDecodeError as e:
@@ -155,7 +155,7 @@ def read_config(path: Path) -> dict[str, Any]:
         raise RunConfigError(f"{path}: no such file; is {path.parent} a tournament's run "
                              "directory?")
     try:
-        cfg = json.loads(path.read_text(encoding="utf-8"))
+        cfg = json.loads(read_regular(path))
     except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise RunConfigError(f"{path}: unreadable ({e}); use another --out") from None
     except OSError as e:

@@ -29,6 +29,7 @@ from taluva_ai.agents.alphazero.config.sections import (
     build_section,
     check_fields,
 )
+from taluva_ai.runfiles import MAX_CONFIG_BYTES, read_regular
 
 
 def config_from_dict(data: dict[str, Any], source: str = "config") -> RunConfig:
@@ -60,7 +61,7 @@ def load_config(path: str | Path) -> RunConfig:
     """
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(p, "a config", MAX_CONFIG_BYTES).decode("utf-8"))
     except OSError as e:
         raise ConfigError(f"{p}: cannot read the config ({e.strerror or e})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
