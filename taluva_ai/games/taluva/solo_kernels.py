@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from taluva_ai.games.choice import argmax_random, pick_equal
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.rules import (
     R_BONUS_ANY_SOURCE,
@@ -1146,33 +1147,7 @@ def paced_build(players, meta, ids, costs, n):
     tower when one is legal; else spend the huts at the pace of the draw pile: with ``h`` huts
     left and about ``t = ceil(pile / 2.5)`` turns to go, the build taking the most huts up to
     ``max(1, ceil(h / t))``, or the cheapest when all take more. Ties at random."""
-    huts = players[0, P_HUTS]
-    turns = max(1, int(np.ceil(meta[M_PILE] / PACE_TILES_PER_TURN)))
-    cap = max(1, int(np.ceil(huts / turns)))
-    best = -1
-    for j in range(n):
-        if costs[j] == 0:  # a temple or a tower
-            best = 1000
-            break
-        if costs[j] <= cap:
-            best = max(best, costs[j])
-    if best < 0:
-        best = costs[0]
-        for j in range(n):
-            best = min(best, costs[j])
-    if best == 1000:
-        best = 0
-    k = 0
-    for j in range(n):
-        if costs[j] == best:
-            k += 1
-    pick = np.random.randint(k)
-    for j in range(n):
-        if costs[j] == best:
-            if pick == 0:
-                return ids[j]
-            pick -= 1
-    return ids[0]
+    return pick_equal(ids, costs, n, paced_cost(players, meta, costs, n))
 
 
 @njit(cache=True)
@@ -1263,7 +1238,7 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samp
             n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
             for j in range(n):
                 vals[j] = rollout_placement_value(cells, meta, rules, nbr, ids[j])
-            a = _argmax_random(ids, vals, n)
+            a = argmax_random(ids, vals, n)
         elif step == S_BUILD:
             n = build_actions(cells, players, meta, rules, nbr, cell_of, ids, np.bool_(False),
                           costs)
@@ -1276,24 +1251,6 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samp
             a = ids[0]  # box: a hut when one is left (ids ascending: hut, temple, tower)
         solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, a)
     return meta[M_SCORE]
-
-
-@njit(cache=True)
-def _argmax_random(ids, vals, n):
-    best = vals[0]
-    for j in range(1, n):
-        best = max(best, vals[j])
-    k = 0
-    for j in range(n):
-        if vals[j] == best:
-            k += 1
-    pick = np.random.randint(k)
-    for j in range(n):
-        if vals[j] == best:
-            if pick == 0:
-                return ids[j]
-            pick -= 1
-    return ids[0]
 
 
 @njit(cache=True)
