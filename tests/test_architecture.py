@@ -50,12 +50,10 @@ ALLOWED: dict[tuple[str, str], str] = {
 }
 
 #: Import circles not untangled yet, each as its sorted modules: the test fails on any other
-#: circle and on one of these once it is gone (then delete it here). Both need the compiled
-#: kernels reorganised: the multiplayer kernels hand a solo game to the solo kernels, which
-#: reuse them; the warm-up plays a tournament's first game, and the tournament's workers warm
+#: circle and on one of these once it is gone (then delete it here). It needs the tournament
+#: reorganised: the warm-up plays a tournament's first game, and the tournament's workers warm
 #: up.
 KNOWN_CIRCLES: list[list[str]] = [
-    ["taluva_ai.games.taluva.kernels", "taluva_ai.games.taluva.solo_kernels"],
     ["taluva_ai.tournament", "taluva_ai.tournament.runner", "taluva_ai.tournament.workers",
      "taluva_ai.warmup"],
 ]
