@@ -33,12 +33,15 @@ from taluva_ai.games.taluva.state import (
     P_HUTS,
     P_TEMPLES,
     P_TOWERS,
+    SOURCE_FACE_UP,
+    SOURCE_PILE,
+    SOURCE_REGULAR,
 )
 from taluva_ai.games.taluva.tiles import NUM_TILES, ORIENTATION_NAMES, parse_tile
 from tests.helpers import HexSpec, make_position
 
-#: The default starting island of SOLO.md 1 as hex specs would read it.
-SOURCES = {"regular": 0, "pile": 1, "faceup": 2}
+#: Where the tile in hand came from, by the names of ``solo_counts()["source"]``.
+SOURCES = {"regular": SOURCE_REGULAR, "pile": SOURCE_PILE, "faceup": SOURCE_FACE_UP}
 
 
 def tile_at(tile: str, v: tuple[int, int], a: tuple[int, int], b: tuple[int, int]) -> str:

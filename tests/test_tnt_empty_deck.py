@@ -120,6 +120,7 @@ def test_deck_a_forced_postmaster_turn_with_empty_hand_and_no_card_is_skipped() 
                                            plays=0)
     assert s.hand(0) == {} and s.route_of(0) == ["ulm", "stuttgart", "nuernberg",
                                                  "regensburg", "pilsen"]
+    # all 22 cities written out, not board.CITIES: the test's own oracle of the id order
     cities = ["augsburg", "basel", "budweis", "carlsruhe", "freiburg", "ingolstadt",
               "innsbruck", "kempten", "linz", "lodz", "mannheim", "muenchen", "nuernberg",
               "passau", "pilsen", "regensburg", "salzburg", "sigmaringen", "stuttgart", "ulm",

@@ -18,16 +18,17 @@ from taluva_ai.errors import (
     NotationError,
     WrongStepError,
 )
+from taluva_ai.games.array_state import ArrayState, Snapshot
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva import solo_kernels as SK
 from taluva_ai.games.taluva.actions import Action, ActionKind, decode, encode
 from taluva_ai.games.taluva.hexgrid import Board, make_board
 from taluva_ai.games.taluva.rules import RuleSet
+from taluva_ai.games.taluva.solo import SoloStateMethods
 from taluva_ai.games.taluva.state import (
     C_BUILDING,
     C_LEVEL,
     C_OWNER,
-    CHANCE,
     M_BOTTOM,
     M_DRAWN,
     M_END,
@@ -48,7 +49,6 @@ from taluva_ai.games.taluva.state import (
     START_HUTS,
     START_TEMPLES,
     START_TOWERS,
-    TERMINAL,
     EndReason,
     Status,
     Step,
@@ -258,12 +258,14 @@ def complete_deck(tiles: np.ndarray | list[int]) -> np.ndarray:
     return np.concatenate([t, rest]).astype(np.int8)
 
 
-class TaluvaState:
+class TaluvaState(ArrayState, SoloStateMethods):
     """One Taluva position with its undo history.
 
     The position is four arrays (:mod:`state`): ``cells``, ``players``, ``deck``, ``meta``.
     ``current_player`` is ``CHANCE`` (-1) while the tile is drawn and ``TERMINAL`` (-4) at the end.
     """
+
+    M_STEP, M_PLAYER, S_CHANCE, S_TERMINAL = M_STEP, M_PLAYER, _CHANCE, _TERMINAL
 
     def __init__(
         self,
@@ -278,31 +280,23 @@ class TaluvaState:
         self.players = players
         self.deck = deck
         self.meta = meta
-        self._history: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]] = []
-        #: Keep snapshots for :meth:`undo`; search sets it False on its throw-away copies.
+        self._history: list[Snapshot] = []
         self.record_history = True
         self._buf = np.empty(8 * game.num_cells, dtype=np.int64)
 
-    # -- facts ------------------------------------------------------------------------------
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(cells, players, deck, meta)``, the live state arrays (not copies)."""
+        return self.cells, self.players, self.deck, self.meta
 
-    @property
-    def num_players(self) -> int:
-        return self.game.num_players
+    def _set_arrays(self, arrays: tuple[np.ndarray, ...]) -> None:
+        self.cells, self.players, self.deck, self.meta = arrays
+
+    # -- facts ------------------------------------------------------------------------------
 
     @property
     def step(self) -> Step:
         """What the state waits for: chance, tile, build or terminal."""
         return Step(int(self.meta[M_STEP]))
-
-    @property
-    def current_player(self) -> int:
-        """Seat to move; ``CHANCE`` (-1) at a tile draw; ``TERMINAL`` (-4) when over."""
-        s = self.meta[M_STEP]
-        if s == _CHANCE:
-            return CHANCE
-        if s == _TERMINAL:
-            return TERMINAL
-        return int(self.meta[M_PLAYER])
 
     @property
     def tile(self) -> int:
@@ -467,9 +461,6 @@ class TaluvaState:
 
     # -- protocol ---------------------------------------------------------------------------
 
-    def is_terminal(self) -> bool:
-        return bool(self.meta[M_STEP] == _TERMINAL)
-
     def returns(self) -> np.ndarray:
         """``float64[num_players]`` (RULES.md, End): winner +1, others -1/(n-1); a shared win
         splits so the values sum to 0; ranked play is linear in place from +1 to -1. Zeros
@@ -485,12 +476,6 @@ class TaluvaState:
         n = self.game.legal_kernel(self.cells, self.players, self.meta, rules, nbr, cell_of,
                                    origin, self._buf)
         return self._buf[:n].copy()
-
-    def legal_action_mask(self) -> np.ndarray:
-        """``bool[num_actions]``: True at the legal ids."""
-        mask = np.zeros(self.game.num_actions, dtype=np.bool_)
-        mask[self.legal_actions()] = True
-        return mask
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """``[(tile type id, probability)]`` of the next draw, proportional to the undrawn
@@ -532,16 +517,15 @@ class TaluvaState:
         The state is unchanged when an error is raised.
         """
         a = self._resolve(action)
-        saved = (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
+        saved = self._copy_arrays()
         rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
         try:
             self.game.apply_kernel(self.cells, self.players, self.deck, self.meta, rules, nbr,
                                    cell_of, hexqr, origin, a)
         except BaseException:
-            self.cells, self.players, self.deck, self.meta = (x.copy() for x in saved[:4])
+            self._set_arrays(tuple(x.copy() for x in saved))
             raise
-        if self.record_history:
-            self._history.append(saved)
+        self._record(saved, a)
 
     def apply_unchecked(self, action: int) -> None:
         """Apply an action id already known to be legal (from :meth:`legal_actions` or
@@ -563,9 +547,7 @@ class TaluvaState:
             raise ActionOutOfRangeError(action, f"ids of the {self.step.name.lower()} step run "
                                         f"from {lo} to {hi - 1}")
         if self.record_history:
-            self._history.append(
-                (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy(), a)
-            )
+            self._record(self._copy_arrays(), a)
         rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
         self.game.apply_kernel(self.cells, self.players, self.deck, self.meta, rules, nbr,
                                cell_of, hexqr, origin, a)
@@ -586,24 +568,6 @@ class TaluvaState:
         if step == _BOX:
             return 14 * h + SK.A_BOX_HUT, 14 * h + SK.A_BOX_TOWER + 1
         return 0, 0
-
-    def undo(self) -> None:
-        """Take back the last action (chance outcomes included).
-
-        Raises:
-            IndexError: nothing to undo.
-        """
-        if not self._history:
-            raise IndexError("nothing to undo" if self.record_history else
-                             "nothing to undo: this copy does not record history")
-        cells, players, deck, meta, _ = self._history.pop()
-        # copies: clones share history entries, and apply() writes into the live arrays
-        self.cells, self.players = cells.copy(), players.copy()
-        self.deck, self.meta = deck.copy(), meta.copy()
-
-    def history(self) -> list[int]:
-        """Applied actions in order (tile type ids at chance nodes)."""
-        return [h[4] for h in self._history]
 
     def clone(self) -> TaluvaState:
         """An independent copy (history included)."""
@@ -727,116 +691,6 @@ class TaluvaState:
             return state, (rules, nbr, cell_of, hexqr, np.int64(origin)), SOLO_KERNELS
         state = (self.cells.copy(), self.players.copy(), self.deck.copy(), self.meta.copy())
         return state, (rules, nbr, cell_of, hexqr, np.int64(origin)), KERNELS
-
-    # -- the solo variant -------------------------------------------------------------------
-
-    def _solo_only(self, what: str) -> None:
-        if not self.game.rules.solo:
-            raise ValueError(f"{what} belongs to the solo variant (a game with solo=True)")
-
-    def score(self) -> int:
-        """Solo: the score of the position as if the game ended now (the running score;
-        the final score once the game is over), SOLO.md 5.
-
-        Raises:
-            ValueError: not a solo game.
-        """
-        return sum(self.score_breakdown().values())
-
-    def score_breakdown(self) -> dict[str, int]:
-        """Solo: the score by line of the scoring table (SOLO.md 5), in table order: keys
-        :data:`solo.SCORE_LINES` (``"triangles_of_3"`` ... ``"hut_penalty"``), values in
-        points; they add up to :meth:`score`.
-
-        Raises:
-            ValueError: not a solo game.
-        """
-        from taluva_ai.games.taluva.solo import SCORE_LINES
-
-        self._solo_only("score_breakdown()")
-        rules, nbr, cell_of, _, _ = self.game.kernel_args()
-        lines = np.zeros(SK.NUM_SCORE_LINES, dtype=np.int64)
-        SK.score(self.cells, self.players, self.meta, rules, nbr, cell_of, lines)
-        return {name: int(v) for name, v in zip(SCORE_LINES, lines, strict=True)}
-
-    def result_band(self) -> str:
-        """Solo: the band of :meth:`score`: ``"lost"`` (below 40), ``"win"`` (40-44), ``"well
-        played"`` (45-49), ``"very well played"`` (50-59), ``"perfect"`` (60+).
-
-        Raises:
-            ValueError: not a solo game.
-        """
-        from taluva_ai.games.taluva.solo import result_band
-
-        return result_band(self.score())
-
-    def placement_class(self, action: int | str) -> dict[str, Any]:
-        """Solo: the contacts and the class of a level-1 placement of the tile in hand
-        (SOLO.md 0, 3.1), without applying it: ``{"matching": M, "non_matching": U,
-        "terrains": T (letters, e.g. "JV"), "volcano_contacts": V-V contacts left out of M
-        (volcano_in_T=False), "class": 1-4}``.
-
-        Raises:
-            ValueError: not a solo game; WrongStepError: not at a tile step;
-            IllegalActionError: not a legal level-1 placement here.
-        """
-        from taluva_ai.games.taluva.tiles import TERRAIN_LETTER, Terrain
-
-        self._solo_only("placement_class()")
-        if self.meta[M_STEP] != _TILE:
-            raise WrongStepError(action, "placement_class() needs the tile step")
-        a = self.parse_action(action) if isinstance(action, str) else int(action)
-        legal = self.legal_actions()
-        if a not in set(legal.tolist()) or a >= 6 * self.game.num_cells:
-            raise IllegalActionError(self.game.action_to_string(a) if a >= 0 else str(a),
-                                     "not a legal placement of the tile in hand")
-        v, o = divmod(a, 6)
-        if self.cells[v, C_LEVEL] != 0:
-            raise IllegalActionError(self.game.action_to_string(a),
-                                     "classes are for level-1 placements (SOLO.md 3.1)")
-        rules, nbr, _, hexqr, _ = self.game.kernel_args()
-        cells, players, meta = self.cells.copy(), self.players.copy(), self.meta.copy()
-        K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, int(meta[M_TILE]))
-        m, u, tmask, vv = SK.contacts(cells, rules, nbr, v, nbr[v, (o + 4) % 6],
-                                      nbr[v, (o + 5) % 6])
-        letters = "".join(TERRAIN_LETTER[Terrain(t)] for t in (2, 3, 4, 5, 6, 1)
-                          if (tmask >> t) & 1)
-        return {"matching": int(m), "non_matching": int(u), "terrains": letters,
-                "volcano_contacts": int(vv), "class": int(SK.contact_class(rules, m, u, tmask))}
-
-    def solo_counts(self) -> dict[str, Any]:
-        """Solo: the public counters of the position: ``draw_pile`` (tiles in it, those put
-        under it included), ``under_pile`` (known tiles put under it, ``unplaceable="bottom"``),
-        ``bonus_stack`` (the face-up tile included), ``face_up`` (its name, or None),
-        ``set_aside``, ``boxed`` (``{"huts", "temples", "towers"}``), ``tiles_this_turn``,
-        ``source`` of the tile in hand (``"regular"``, ``"pile"``, ``"faceup"``),
-        ``bonus_offer`` (the sources of the bonus step), ``last_class`` (class 1-4 of the last
-        level-1 placement this turn, 0 for none or a higher one), ``island_tiles``.
-
-        Raises:
-            ValueError: not a solo game.
-        """
-        from taluva_ai.games.taluva import state as S
-
-        self._solo_only("solo_counts()")
-        m = self.meta
-        face = int(m[S.M_FACE_UP])
-        src = int(m[S.M_BONUS_SRC]) if self.meta[M_STEP] == _BONUS else 0
-        return {
-            "draw_pile": int(m[S.M_PILE]),
-            "under_pile": int(m[S.M_BOTTOM]),
-            "bonus_stack": int(m[S.M_STACK]),
-            "face_up": tile_name(face) if face >= 0 else None,
-            "set_aside": int(m[S.M_ASIDE]),
-            "boxed": {"huts": int(m[S.M_BOXED_HUTS]), "temples": int(m[S.M_BOXED_TEMPLES]),
-                      "towers": int(m[S.M_BOXED_TOWERS])},
-            "tiles_this_turn": int(m[S.M_TURN_TILES]),
-            "source": ("regular", "pile", "faceup")[int(m[S.M_SOURCE])],
-            "bonus_offer": [name for bit, name in ((S.SRC_BIT_PILE, "pile"),
-                                                   (S.SRC_BIT_FACE_UP, "faceup")) if src & bit],
-            "last_class": int(m[S.M_LAST_CLASS]),
-            "island_tiles": int(m[S.M_ISLAND]),
-        }
 
     # -- notation ---------------------------------------------------------------------------
 

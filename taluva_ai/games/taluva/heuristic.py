@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from taluva_ai.games.choice import argmax_random
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.rules import R_EARLY_VICTORY_KINDS
@@ -478,23 +479,3 @@ def policy_actions(cells, players, meta, rules, nbr, cell_of, hexqr, origin, gre
 def policy_choice(ids, vals, n, greedy):
     """Greedy (best value, random tie-break) or uniformly random choice among ``ids[:n]``."""
     return argmax_random(ids, vals, n) if greedy else ids[np.random.randint(n)]
-
-
-@njit(cache=True)
-def argmax_random(ids, vals, n):
-    """The id of highest value among the first ``n``, ties broken uniformly at random (numba's
-    ``np.random`` stream)."""
-    best = vals[0]
-    for j in range(1, n):
-        best = max(best, vals[j])
-    k = 0
-    for j in range(n):
-        if vals[j] == best:
-            k += 1
-    pick = np.random.randint(k)
-    for j in range(n):
-        if vals[j] == best:
-            if pick == 0:
-                return ids[j]
-            pick -= 1
-    return ids[0]

@@ -21,10 +21,11 @@ range           meaning                decoding
 ==============  =====================  ==========================================
 
 The solo variant (``rules[R_SOLO]``, SOLO.md) is a mode of these kernels: ``legal_actions``,
-``apply_action``, ``apply_chance`` and ``returns`` hand a solo game to :mod:`solo_kernels`,
-which places tiles with :func:`place_tile_cells`, checks eruptions with :func:`_eruption_ok`
-and builds with :func:`build_actions` / :func:`place_build` (whose founding follows the solo
-rule, :func:`found_cells`).
+``apply_action``, ``apply_chance`` and ``returns`` hand a solo game to :mod:`solo_kernels`.
+The kernels both rule sets use (settlements, :func:`place_tile_cells`, :func:`_eruption_ok`,
+:func:`build_actions` / :func:`place_build`, whose founding follows the solo rule,
+:func:`found_cells`) stand once, in :mod:`island_kernels`, below this module and
+:mod:`solo_kernels`; this module re-exports them.
 
 Kernel arguments follow one order: ``cells, players, deck, meta, rules, nbr, cell_of, hexqr``
 where ``nbr`` is ``int32[H, 6]``, ``cell_of`` ``int32[2R+1, 2R+1]`` and ``hexqr`` ``int32[H, 2]``.
@@ -51,13 +52,47 @@ import numpy as np
 
 from taluva_ai.games import compiling
 from taluva_ai.games.compiling import njit
+from taluva_ai.games.taluva import solo_kernels as _solo
+from taluva_ai.games.taluva.island_kernels import (  # noqa: F401 (re-exported)
+    ACTIVE,
+    ELIMINATED,
+    END_EARLY_VICTORY,
+    END_LAST_STANDING,
+    END_TILES_OUT,
+    END_TRUNCATED,
+    FINISHED,
+    HUT,
+    JUNGLE,
+    LAKE,
+    MAX_SETTLEMENTS,
+    NUM_TILES,
+    S_BUILD,
+    S_CHANCE,
+    S_TERMINAL,
+    S_TILE,
+    TEMPLE,
+    TOWER,
+    VOLCANO,
+    _all_settlements,
+    _eruption_ok,
+    _finish,
+    _has_hut_under,
+    _same_cells,
+    _scan_cells,
+    _solo_foundings,
+    build_actions,
+    build_actions_labeled,
+    expansion_cells,
+    found_cells,
+    mover_adjacency,
+    place_build,
+    place_tile_cells,
+    settlements,
+    takes_building,
+)
 from taluva_ai.games.taluva.rules import (
-    FOUND_FLOOD,
-    FOUND_PLAIN,
     R_DECK_SIZE,
-    R_DESTROYED_HUTS_RETURN,
     R_EARLY_VICTORY_KINDS,
-    R_FOUND,
     R_NEW_HUT_ISOLATED,
     R_NO_LAKE_BUILDING,
     R_PLAYERS,
@@ -71,7 +106,6 @@ from taluva_ai.games.taluva.state import (
     C_LEVEL,
     C_OWNER,
     C_TERRAIN,
-    C_TILE,
     M_DRAW_FOR,
     M_DRAWN,
     M_END,
@@ -89,7 +123,6 @@ from taluva_ai.games.taluva.state import (
     M_SETUP,
     M_STEP,
     M_TILE,
-    P_DESTROYED,
     P_ELIM_ORDER,
     P_HAND,
     P_HUTS,
@@ -105,25 +138,6 @@ from taluva_ai.games.taluva.state import (
 compiling.install()  # a first compile says so (taluva_ai.games.compiling)
 
 # Plain ints so that Numba folds them as constants.
-VOLCANO = 1
-JUNGLE = 2
-LAKE = 6
-HUT = 1
-TEMPLE = 2
-TOWER = 3
-S_CHANCE = 0
-S_TILE = 1
-S_BUILD = 2
-S_TERMINAL = 3
-ACTIVE = 0
-ELIMINATED = 1
-FINISHED = 2
-END_EARLY_VICTORY = 1
-END_LAST_STANDING = 2
-END_TILES_OUT = 3
-END_TRUNCATED = 4
-NUM_TILES = 48
-MAX_SETTLEMENTS = 128
 
 
 def action_bases(num_cells: int) -> tuple[int, int, int, int, int, int]:
@@ -135,78 +149,6 @@ def action_bases(num_cells: int) -> tuple[int, int, int, int, int, int]:
 # ---------------------------------------------------------------------------------------------
 # Scanning helpers
 # ---------------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def _scan_cells(meta, cell_of, margin, out):
-    """Write the cells of the island's bounding box grown by ``margin`` (ascending index)."""
-    radius = (cell_of.shape[0] - 1) // 2
-    r0 = max(meta[M_RMIN] - margin, -radius)
-    r1 = min(meta[M_RMAX] + margin, radius)
-    q0 = max(meta[M_QMIN] - margin, -radius)
-    q1 = min(meta[M_QMAX] + margin, radius)
-    n = 0
-    for r in range(r0, r1 + 1):
-        for q in range(q0, q1 + 1):
-            c = cell_of[q + radius, r + radius]
-            if c >= 0:
-                out[n] = c
-                n += 1
-    return n
-
-
-@njit(cache=True)
-def settlements(cells, nbr, scan, nscan, owner, label, size, temples, towers, canon):
-    """Label the settlements (maximal groups of adjacent hexes with buildings of one player).
-
-    Args:
-        scan: cells to consider (ascending), ``nscan`` of them; must cover every building.
-        owner: label only this seat's buildings, or every seat's when ``owner < 0``.
-        label: ``int32[H]`` output, settlement index per cell, ``-1`` where none. Every cell
-            in ``scan`` is written; others are left as they are.
-        size, temples, towers, canon: ``int32[MAX_SETTLEMENTS]`` outputs: hexes, temples and
-            towers of each settlement, and its smallest cell (the settlement's id in actions).
-
-    Returns:
-        Number of settlements. They are numbered in order of their smallest cell.
-    """
-    for i in range(nscan):
-        label[scan[i]] = -1
-    stack = np.empty(nscan, dtype=np.int32)
-    ns = 0
-    for i in range(nscan):
-        c0 = scan[i]
-        if cells[c0, C_BUILDING] == 0 or label[c0] >= 0:
-            continue
-        own = cells[c0, C_OWNER]
-        if owner >= 0 and own != owner:
-            continue
-        label[c0] = ns
-        size[ns] = 0
-        temples[ns] = 0
-        towers[ns] = 0
-        canon[ns] = c0
-        top = 0
-        stack[top] = c0
-        top += 1
-        while top > 0:
-            top -= 1
-            c = stack[top]
-            size[ns] += 1
-            b = cells[c, C_BUILDING]
-            if b == TEMPLE:
-                temples[ns] += 1
-            elif b == TOWER:
-                towers[ns] += 1
-            for d in range(6):
-                n = nbr[c, d]
-                if n >= 0 and cells[n, C_BUILDING] != 0 and cells[n, C_OWNER] == own:
-                    if label[n] < 0:
-                        label[n] = ns
-                        stack[top] = n
-                        top += 1
-        ns += 1
-    return ns
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,57 +191,6 @@ def _sea_ok(cells, nbr, coast, v, o):
     if cells[a, C_LEVEL] != 0 or cells[b, C_LEVEL] != 0:
         return False
     return coast[v] or coast[a] or coast[b]
-
-
-@njit(cache=True)
-def _eruption_ok(cells, nbr, v, o, label, size):
-    """Eruption (v, o) on the volcano at ``v`` (RULES.md Step 1, eruption rules 2-5; rule 1 is
-    the caller's). ``label`` / ``size``: settlements of all players, computed by the caller
-    when ``label[0] == -2`` (lazily, on the first hut found underneath)."""
-    lv = cells[v, C_LEVEL]
-    a = nbr[v, (o + 4) % 6]
-    b = nbr[v, (o + 5) % 6]
-    if a < 0 or b < 0:
-        return False
-    if cells[a, C_LEVEL] != lv or cells[b, C_LEVEL] != lv:
-        return False
-    tv = cells[v, C_TILE]
-    if cells[a, C_TILE] == tv and cells[b, C_TILE] == tv:
-        return False  # exactly on one tile
-    ba = cells[a, C_BUILDING]
-    bb = cells[b, C_BUILDING]
-    if ba == TEMPLE or ba == TOWER or bb == TEMPLE or bb == TOWER:
-        return False
-    if ba == HUT:
-        sa = label[a]
-        covered = 2 if (bb == HUT and label[b] == sa) else 1
-        if size[sa] <= covered:
-            return False  # would cover a whole settlement
-    if bb == HUT:
-        sb = label[b]
-        covered = 2 if (ba == HUT and label[a] == sb) else 1
-        if size[sb] <= covered:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _all_settlements(cells, nbr, scan, nscan):
-    ncell = cells.shape[0]
-    label = np.full(ncell, -1, dtype=np.int32)
-    size = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    tmp = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    settlements(cells, nbr, scan, nscan, np.int64(-1), label, size, tmp, tmp, tmp)
-    return label, size
-
-
-@njit(cache=True)
-def _has_hut_under(cells, nbr, v):
-    for d in range(6):
-        m = nbr[v, d]
-        if m >= 0 and cells[m, C_BUILDING] == HUT:
-            return True
-    return False
 
 
 @njit(cache=True)
@@ -413,48 +304,6 @@ def sample_tile_action(cells, meta, nbr, cell_of, origin, cand):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
-def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out):
-    """Legal builds (RULES.md Step 2) of the player to move, ascending ids.
-
-    Found a settlement (hut on an empty level-1 hex, isolated from own settlements under
-    ``new_hut_isolated``), expand a settlement (one settlement x one terrain, every directly
-    adjacent empty hex of that terrain, cost = sum of levels <= huts left), temple (next to an own
-    settlement of >= 3 hexes with no temple), tower (level >= 3, next to an own settlement with no
-    tower). Never on a volcano or an occupied hex; not on lake under ``no_lake_building``.
-
-    One id per distinct outcome: of several settlements whose expansion into one terrain fills
-    exactly the same hexes, only the one with the smallest cell is listed; with
-    ``new_hut_isolated=False`` an expansion that fills one level-1 hex equals founding a hut
-    there and is listed as the hut.
-
-    Args:
-        out: ``int64[>= 8H]`` receives the ids.
-        first_only: stop at the first legal build.
-        cost_out: ``int64`` array; when it has ``>= 8H`` entries, receives the huts each build
-            takes from the supply (temple and tower 0); pass an empty array to skip.
-
-    Returns:
-        Number of ids written to ``out``.
-    """
-    ncell = cells.shape[0]
-    label = np.empty(ncell, dtype=np.int32)
-    size = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    stemples = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    return build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_only,
-                                 cost_out, label, size, stemples)
-
-
-@njit(cache=True, inline="always")
-def takes_building(cells, c, no_lake):
-    """Whether hex ``c`` takes a building of any kind (RULES.md Step 2): on the island, free,
-    not a volcano, and not a lake under ``no_lake_building``."""
-    if cells[c, C_LEVEL] == 0 or cells[c, C_BUILDING] != 0:
-        return False
-    terr = cells[c, C_TERRAIN]
-    return not (terr == VOLCANO or (no_lake and terr == LAKE))
-
-
 @njit(cache=True)
 def build_sites(cells, meta, rules, nbr, cell_of, p, out):
     """The hexes where seat ``p`` could build a temple and a tower now, whatever its supply
@@ -491,259 +340,6 @@ def build_sites(cells, meta, rules, nbr, cell_of, p, out):
             out[1] += 1
 
 
-@njit(cache=True, inline="always")
-def mover_adjacency(cells, nbr, p, c, label, size, stemples, stowers):
-    """Settlements of seat ``p`` next to hex ``c`` (a bit mask of their labels, as
-    :func:`settlements` numbered them), and whether one of them takes a temple (>= 3 hexes, no
-    temple) and one a tower (no tower). Inlined into its callers (the legal builds, the
-    heuristic's placement values)."""
-    adj = np.int64(0)
-    temple_ok = False
-    tower_ok = False
-    for d in range(6):
-        m = nbr[c, d]
-        # m may lie outside the scanned box, where label is not written: a building of the
-        # mover's is inside it, and labelled
-        if m >= 0 and cells[m, C_BUILDING] != 0 and cells[m, C_OWNER] == p:
-            s = label[m]
-            adj |= np.int64(1) << s
-            if size[s] >= 3 and stemples[s] == 0:
-                temple_ok = True
-            if stowers[s] == 0:
-                tower_ok = True
-    return adj, temple_ok, tower_ok
-
-
-@njit(cache=True)
-def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out,
-                          label, size, stemples):
-    """:func:`build_actions`, leaving the mover's settlements as :func:`settlements` labels
-    them: ``label`` (``int32[H]`` scratch; on return, the settlement of each of the mover's
-    buildings, other entries undefined), ``size`` and ``stemples``
-    (``int32[MAX_SETTLEMENTS]``: hexes and temples per settlement). The heuristic values
-    builds from them without labelling twice."""
-    ncell = cells.shape[0]
-    hut_base = 6 * ncell
-    temple_base = 7 * ncell
-    tower_base = 8 * ncell
-    expand_base = 9 * ncell
-    p = meta[M_PLAYER]
-    huts = players[p, P_HUTS]
-    ntemples = players[p, P_TEMPLES]
-    ntowers = players[p, P_TOWERS]
-    isolated = rules[R_NEW_HUT_ISOLATED] != 0
-    no_lake = rules[R_NO_LAKE_BUILDING] != 0
-    # solo founding (SOLO.md 3.3): the hex and its same-terrain neighbours, all or nothing
-    solo_found = rules[R_SOLO] != 0 and rules[R_FOUND] != FOUND_PLAIN
-
-    scan = np.empty(ncell, dtype=np.int32)
-    nscan = _scan_cells(meta, cell_of, np.int64(0), scan)
-    stowers = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    canon = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    nsett = settlements(cells, nbr, scan, nscan, np.int64(p), label, size, stemples, stowers,
-                        canon)
-
-    hut_ids = np.empty(nscan, dtype=np.int64)
-    temple_ids = np.empty(nscan, dtype=np.int64)
-    tower_ids = np.empty(nscan, dtype=np.int64)
-    nh = 0
-    nt = 0
-    nw = 0
-    count = np.zeros((nsett, 5), dtype=np.int32)
-    cost = np.zeros((nsett, 5), dtype=np.int64)
-    tgt_mask = np.empty(nscan, dtype=np.int64)
-    tgt_k = np.empty(nscan, dtype=np.int32)
-    ntgt = 0
-    for i in range(nscan):
-        c = scan[i]
-        if not takes_building(cells, c, no_lake):
-            continue
-        lv = cells[c, C_LEVEL]
-        terr = cells[c, C_TERRAIN]
-        adj, temple_ok, tower_ok = mover_adjacency(cells, nbr, p, c, label, size, stemples,
-                                                   stowers)
-        if huts >= 1 and lv == 1 and (adj == 0 or not isolated):
-            hut_ids[nh] = hut_base + c
-            nh += 1
-        if ntemples >= 1 and temple_ok:
-            temple_ids[nt] = temple_base + c
-            nt += 1
-        if ntowers >= 1 and lv >= 3 and tower_ok:
-            tower_ids[nw] = tower_base + c
-            nw += 1
-        if adj != 0:
-            k = terr - JUNGLE
-            tgt_mask[ntgt] = adj
-            tgt_k[ntgt] = k
-            ntgt += 1
-            for s in range(nsett):
-                if (adj >> s) & 1:
-                    count[s, k] += 1
-                    cost[s, k] += lv
-        if first_only:
-            if solo_found:  # a founding's cost is known only below
-                if nt + nw > 0:
-                    out[0] = temple_base + c if nt > 0 else tower_base + c
-                    return 1
-            elif nh + nt + nw > 0:
-                out[0] = hut_base + c if nh > 0 else (temple_base + c if nt > 0 else
-                                                      tower_base + c)
-                return 1
-    hut_cost = np.empty(nh, dtype=np.int64) if solo_found else hut_ids  # no allocation then
-    if solo_found:
-        nh = _solo_foundings(cells, rules, nbr, huts, hut_ids, np.int64(nh), hut_cost)
-        if first_only and nh > 0:
-            out[0] = hut_ids[0]
-            return 1
-    want_cost = cost_out.shape[0] > 0
-    n = 0
-    for j in range(nh):
-        out[n] = hut_ids[j]
-        if want_cost:
-            cost_out[n] = hut_cost[j] if solo_found else 1
-        n += 1
-    for j in range(nt):
-        out[n] = temple_ids[j]
-        if want_cost:
-            cost_out[n] = 0
-        n += 1
-    for j in range(nw):
-        out[n] = tower_ids[j]
-        if want_cost:
-            cost_out[n] = 0
-        n += 1
-    for s in range(nsett):
-        for k in range(5):
-            if count[s, k] == 0 or cost[s, k] > huts:
-                continue
-            if not isolated and not solo_found and count[s, k] == 1 and cost[s, k] == 1:
-                continue  # the same outcome as founding a hut on that hex
-            dup = False
-            for s2 in range(s):
-                if count[s2, k] != count[s, k]:
-                    continue
-                same = True
-                for j in range(ntgt):
-                    if tgt_k[j] == k and ((tgt_mask[j] >> s) & 1) != ((tgt_mask[j] >> s2) & 1):
-                        same = False
-                        break
-                if same:
-                    dup = True
-                    break
-            if dup:
-                continue
-            out[n] = expand_base + canon[s] * 5 + k
-            if want_cost:
-                cost_out[n] = cost[s, k]
-            n += 1
-            if first_only:
-                return n
-    return n
-
-
-@njit(cache=True)
-def found_cells(cells, rules, nbr, c, out, seen):
-    """Hexes that founding a settlement on ``c`` fills: ``c`` alone (RULES.md Step 2.1, and the
-    solo option ``found_plain``); in the solo variant ``c`` and every empty hex of its terrain
-    directly adjacent to it (SOLO.md 3.3), or with ``found_flood`` the whole connected area of
-    empty hexes of that terrain (SOLO.md 6.11). Each filled hex takes as many huts as its level.
-
-    Args:
-        out: ``int32[>= H]`` receives the cells, ``c`` first.
-        seen: ``bool[H]`` scratch, all False (left so); may be empty unless ``found_flood``.
-
-    Returns:
-        Number of cells written.
-    """
-    out[0] = c
-    if rules[R_SOLO] == 0 or rules[R_FOUND] == FOUND_PLAIN:
-        return 1
-    terr = cells[c, C_TERRAIN]
-    n = 1
-    if rules[R_FOUND] != FOUND_FLOOD:
-        for d in range(6):
-            m = nbr[c, d]
-            if m >= 0 and cells[m, C_LEVEL] > 0 and cells[m, C_BUILDING] == 0 \
-                    and cells[m, C_TERRAIN] == terr:
-                out[n] = m
-                n += 1
-        return n
-    seen[c] = True
-    i = 0
-    while i < n:
-        x = out[i]
-        i += 1
-        for d in range(6):
-            m = nbr[x, d]
-            if m >= 0 and not seen[m] and cells[m, C_LEVEL] > 0 and cells[m, C_BUILDING] == 0 \
-                    and cells[m, C_TERRAIN] == terr:
-                seen[m] = True
-                out[n] = m
-                n += 1
-    for j in range(n):
-        seen[out[j]] = False
-    return n
-
-
-@njit(cache=True)
-def _same_cells(a, na, b, nb):
-    """Whether ``a[:na]`` and ``b[:nb]`` (each without repeats) hold the same cells."""
-    if na != nb:
-        return False
-    for i in range(na):
-        found = False
-        for j in range(nb):
-            if a[i] == b[j]:
-                found = True
-                break
-        if not found:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _solo_foundings(cells, rules, nbr, huts, hut_ids, nh, hut_cost):
-    """Keep the solo foundings (SOLO.md 3.3) among the candidate hexes ``hut_ids[:nh]``
-    (ascending ids of level-1 hexes allowed by ``new_hut_isolated``): those whose group costs
-    at most ``huts`` (the sum of the filled hexes' levels), and of several foundings that fill
-    the same hexes only the one on the smallest cell. Writes the costs; returns the new count."""
-    ncell = cells.shape[0]
-    hut_base = 6 * ncell
-    flood = rules[R_FOUND] == FOUND_FLOOD
-    cand = np.zeros(ncell, dtype=np.bool_)
-    for j in range(nh):
-        cand[hut_ids[j] - hut_base] = True
-    seen = np.zeros(ncell if flood else 0, dtype=np.bool_)
-    fill = np.empty(ncell if flood else 7, dtype=np.int32)
-    fill2 = np.empty(7, dtype=np.int32)
-    k = 0
-    for j in range(nh):
-        c = hut_ids[j] - hut_base
-        n = found_cells(cells, rules, nbr, np.int64(c), fill, seen)
-        cost = 0
-        for i in range(n):
-            cost += cells[fill[i], C_LEVEL]
-        if cost > huts:
-            continue
-        dup = False
-        for i in range(1, n):
-            x = fill[i]
-            if x < c and cand[x]:
-                if flood:  # the same connected area: the same outcome
-                    dup = True
-                    break
-                n2 = found_cells(cells, rules, nbr, np.int64(x), fill2, seen)
-                if _same_cells(fill, n, fill2, n2):
-                    dup = True
-                    break
-        if dup:
-            continue
-        hut_ids[k] = hut_ids[j]
-        hut_cost[k] = cost
-        k += 1
-    return k
-
-
 # ---------------------------------------------------------------------------------------------
 # Apply
 # ---------------------------------------------------------------------------------------------
@@ -775,13 +371,6 @@ def _end_key(players, q, rules):
     if rules[R_TIEBREAK_TOWERS_FIRST] != 0:
         return towers * 10000 + temples * 1000 + huts
     return temples * 10000 + towers * 1000 + huts
-
-
-@njit(cache=True)
-def _finish(meta, reason):
-    meta[M_STEP] = S_TERMINAL
-    meta[M_END] = reason
-    meta[M_TILE] = -1
 
 
 @njit(cache=True)
@@ -952,53 +541,6 @@ def standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origi
 
 
 @njit(cache=True)
-def place_tile_cells(cells, players, meta, rules, nbr, hexqr, action, tile):
-    """Put tile type ``tile`` on the board by tile action id ``action`` (assumed legal): the
-    three hexes, huts destroyed underneath (or returned, ``destroyed_huts_return``), the island's
-    bounding box. Turn bookkeeping is left to :func:`apply_tile`."""
-    v = action // 6
-    o = action % 6
-    a = nbr[v, (o + 4) % 6]
-    b = nbr[v, (o + 5) % 6]
-    lv = cells[v, C_LEVEL] + 1
-    placed = meta[M_PLACED]
-    for i in range(3):
-        if i == 0:
-            c = v
-            terr = VOLCANO
-        elif i == 1:
-            c = a
-            terr = JUNGLE + tile // 5
-        else:
-            c = b
-            terr = JUNGLE + tile % 5
-        if cells[c, C_BUILDING] == HUT:
-            own = cells[c, C_OWNER]
-            nh = cells[c, C_LEVEL]
-            if rules[R_DESTROYED_HUTS_RETURN] != 0:
-                players[own, P_HUTS] += nh
-            else:
-                players[own, P_DESTROYED] += nh
-        cells[c, C_LEVEL] = lv
-        cells[c, C_TERRAIN] = terr
-        cells[c, C_TILE] = placed
-        cells[c, C_BUILDING] = 0
-        cells[c, C_OWNER] = -1
-        q = hexqr[c, 0]
-        r = hexqr[c, 1]
-        if placed == 0 and i == 0:
-            meta[M_QMIN] = q
-            meta[M_QMAX] = q
-            meta[M_RMIN] = r
-            meta[M_RMAX] = r
-        else:
-            meta[M_QMIN] = min(meta[M_QMIN], q)
-            meta[M_QMAX] = max(meta[M_QMAX], q)
-            meta[M_RMIN] = min(meta[M_RMIN], r)
-            meta[M_RMAX] = max(meta[M_RMAX], r)
-
-
-@njit(cache=True)
 def _hut_ok(cells, players, rules, nbr, p, c):
     """Found a settlement on ``c`` (RULES.md Step 2.1), checked from the hex's neighbours."""
     if players[p, P_HUTS] < 1 or cells[c, C_LEVEL] != 1 or not takes_building(
@@ -1045,80 +587,6 @@ def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a
         meta[M_TILE] = -1
         if not _leave_table(players, meta, rules, p, np.int64(ELIMINATED)):
             _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p)
-
-
-@njit(cache=True, inline="always")
-def expansion_cells(cells, meta, nbr, cell_of, player, canon_cell, terrain, out):
-    """Hexes an expansion fills: every empty hex of ``terrain`` directly adjacent to the
-    settlement of ``player`` that contains ``canon_cell`` (RULES.md Step 2.2).
-
-    Returns:
-        Number of cells written to ``out``, or -1 if ``canon_cell`` holds no building of
-        ``player``.
-    """
-    ncell = cells.shape[0]
-    if cells[canon_cell, C_BUILDING] == 0 or cells[canon_cell, C_OWNER] != player:
-        return -1
-    scan = np.empty(ncell, dtype=np.int32)
-    nscan = _scan_cells(meta, cell_of, np.int64(0), scan)
-    label = np.full(ncell, -1, dtype=np.int32)
-    tmp = np.empty(MAX_SETTLEMENTS, dtype=np.int32)
-    settlements(cells, nbr, scan, nscan, np.int64(player), label, tmp, tmp, tmp, tmp)
-    s = label[canon_cell]
-    n = 0
-    for i in range(nscan):
-        c = scan[i]
-        if cells[c, C_LEVEL] == 0 or cells[c, C_BUILDING] != 0 or cells[c, C_TERRAIN] != terrain:
-            continue
-        for d in range(6):
-            m = nbr[c, d]
-            if m >= 0 and label[m] == s:
-                out[n] = c
-                n += 1
-                break
-    return n
-
-
-@njit(cache=True, inline="always")
-def place_build(cells, players, meta, rules, nbr, cell_of, action):
-    """Put the pieces of build ``action`` (assumed legal) of the player to move on the board
-    and take them from the supply (a founding fills :func:`found_cells`); nothing else."""
-    ncell = cells.shape[0]
-    p = meta[M_PLAYER]
-    if action < 7 * ncell:
-        c = action - 6 * ncell
-        if rules[R_SOLO] != 0 and rules[R_FOUND] != FOUND_PLAIN:
-            fill = np.empty(ncell, dtype=np.int32)
-            seen = np.zeros(ncell if rules[R_FOUND] == FOUND_FLOOD else 0, dtype=np.bool_)
-            nf = found_cells(cells, rules, nbr, np.int64(c), fill, seen)
-            for j in range(nf):
-                x = fill[j]
-                cells[x, C_BUILDING] = HUT
-                cells[x, C_OWNER] = p
-                players[p, P_HUTS] -= cells[x, C_LEVEL]
-        else:
-            cells[c, C_BUILDING] = HUT
-            cells[c, C_OWNER] = p
-            players[p, P_HUTS] -= 1
-    elif action < 8 * ncell:
-        c = action - 7 * ncell
-        cells[c, C_BUILDING] = TEMPLE
-        cells[c, C_OWNER] = p
-        players[p, P_TEMPLES] -= 1
-    elif action < 9 * ncell:
-        c = action - 8 * ncell
-        cells[c, C_BUILDING] = TOWER
-        cells[c, C_OWNER] = p
-        players[p, P_TOWERS] -= 1
-    else:
-        e = action - 9 * ncell
-        targets = np.empty(ncell, dtype=np.int32)
-        nt = expansion_cells(cells, meta, nbr, cell_of, p, e // 5, JUNGLE + e % 5, targets)
-        for j in range(nt):
-            c = targets[j]
-            cells[c, C_BUILDING] = HUT
-            cells[c, C_OWNER] = p
-            players[p, P_HUTS] -= cells[c, C_LEVEL]
 
 
 @njit(cache=True, inline="always")
@@ -1278,8 +746,3 @@ def random_playout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origi
         apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
         decisions += 1
     return decisions
-
-
-# The solo variant's kernels call the ones above (imported last: a circular import that Numba
-# resolves when it compiles the dispatching kernels).
-from taluva_ai.games.taluva import solo_kernels as _solo  # noqa: E402

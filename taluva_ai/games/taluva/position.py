@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from taluva_ai.errors import PositionError, echo
+from taluva_ai.games.position_fields import parse_int as _int
 from taluva_ai.games.taluva.state import (
     C_BUILDING,
     C_LEVEL,
@@ -103,8 +104,6 @@ _META_FIELDS = (
 _BUILD_LETTER = {1: "h", 2: "T", 3: "W"}
 _LETTER_BUILD = {v: k for k, v in _BUILD_LETTER.items()}
 _CELL = re.compile(r"(-?[0-9]+),(-?[0-9]+):([0-9]+)([VJCSRL])([0-9]+)(\.\.|[hTW][0-9])")
-#: An integer field: ASCII digits, perhaps after a minus sign.
-_INT = re.compile(r"-?[0-9]+")
 
 
 def format_position(state: TaluvaState) -> str:
@@ -168,21 +167,6 @@ def _seat_fields(game: TaluvaGame) -> tuple[tuple[str, int, int], ...]:
 #: Most actions a solo game can take: per tile, its draw, its placement, a bonus choice, a
 #: box choice, a reveal and a build.
 _MAX_SOLO_PLY = 6 * NUM_TILES
-
-
-def _int(field: str, text: str, lo: int, hi: int) -> int:
-    """``text`` as an integer in ``lo..hi``: ASCII digits, with a ``-`` only where ``lo`` is
-    negative (not Python's ``int()``, which also takes ``+``, ``_``, spaces and other
-    scripts' digits)."""
-    if not _INT.fullmatch(text) or (text.startswith("-") and lo >= 0):
-        raise PositionError(field, f"{echo(text)} is not an integer"
-                            + (f" in {lo}..{hi}" if _INT.fullmatch(text) else ""))
-    if len(text) > 40:  # beyond any field's range, and too long for int() to be quick
-        raise PositionError(field, f"{echo(text)} is outside {lo}..{hi}")
-    v = int(text)
-    if not lo <= v <= hi:
-        raise PositionError(field, f"{v} is outside {lo}..{hi}")
-    return v
 
 
 def parse_position(game: TaluvaGame, text: str) -> TaluvaState:

@@ -96,13 +96,14 @@ def solo_legal(s, k, out):
 
 
 @njit(cache=True, inline="always")
-def chance(s, outcomes, probs):
-    deck = s[2]
-    d = s[3][M_DRAWN]
+def _draw_outcomes(deck, d, end, outcomes, probs):
+    """The tile types of ``deck[d:end]`` (the unseen tiles) into ``outcomes`` and their shares
+    of those tiles into ``probs``, ascending type; returns their number (the one copy of
+    :func:`chance` and :func:`solo_chance`)."""
     counts = np.zeros(25, dtype=np.int64)
-    for i in range(d, deck.shape[0]):
+    for i in range(d, end):
         counts[deck[i]] += 1
-    total = deck.shape[0] - d
+    total = end - d
     n = 0
     for t in range(25):
         if counts[t] > 0:
@@ -110,6 +111,11 @@ def chance(s, outcomes, probs):
             probs[n] = counts[t] / total
             n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def chance(s, outcomes, probs):
+    return _draw_outcomes(s[2], s[3][M_DRAWN], s[2].shape[0], outcomes, probs)
 
 
 @njit(cache=True, inline="always")
@@ -149,20 +155,7 @@ def solo_values(s, k, out, vals):
 def solo_chance(s, outcomes, probs):
     """:func:`chance` of the solo variant: the unseen tiles exclude the known ones put under
     the draw pile (``unplaceable="bottom"``)."""
-    deck = s[2]
-    d = s[3][M_DRAWN]
-    end = deck.shape[0] - s[3][M_BOTTOM]
-    counts = np.zeros(25, dtype=np.int64)
-    for i in range(d, end):
-        counts[deck[i]] += 1
-    total = end - d
-    n = 0
-    for t in range(25):
-        if counts[t] > 0:
-            outcomes[n] = t
-            probs[n] = counts[t] / total
-            n += 1
-    return n
+    return _draw_outcomes(s[2], s[3][M_DRAWN], s[2].shape[0] - s[3][M_BOTTOM], outcomes, probs)
 
 
 @njit(cache=True, inline="always")

@@ -2,7 +2,9 @@
 
 The rules themselves are kernels (:mod:`solo_kernels`, a mode of :mod:`kernels`); this module
 builds the starting position (the starting island of SOLO.md 1: the default windmill layout or
-a seeded random one) and names the lines of the scoring table.
+a seeded random one), names the lines of the scoring table and holds the solo methods of
+``TaluvaState`` (:class:`SoloStateMethods`: ``score``, ``score_breakdown``, ``result_band``,
+``placement_class``, ``solo_counts``).
 
 A starting island is a list of placements ``(tile type, volcano (q, r), orientation)`` at
 level 1, the first with its volcano on the origin.
@@ -15,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from taluva_ai.errors import IllegalActionError, WrongStepError
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva import solo_kernels as SK
+from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.hexgrid import DIRECTIONS
 from taluva_ai.games.taluva.state import (
     C_LEVEL,
@@ -28,6 +32,7 @@ from taluva_ai.games.taluva.state import (
     M_PLACED,
     M_STACK,
     M_STEP,
+    M_TILE,
     PENDING_REVEAL_SETUP,
     SOLO_STACK,
     Step,
@@ -37,9 +42,11 @@ from taluva_ai.games.taluva.tiles import (
     NUM_TILE_TYPES,
     NUM_TILES,
     ORIENTATION_NAMES,
+    TERRAIN_LETTER,
     Terrain,
     full_tile_set,
     parse_tile,
+    tile_name,
     tile_terrains,
 )
 
@@ -400,8 +407,6 @@ def solo_deck(island_tiles: Sequence[int], rest: np.ndarray | Sequence[int] | No
         raise ValueError("tile type ids must lie in 0..24")
     left = counts - np.bincount(both, minlength=NUM_TILE_TYPES)
     if (left < 0).any():
-        from taluva_ai.games.taluva.tiles import tile_name
-
         bad = [tile_name(int(i)) for i in np.flatnonzero(left < 0)]
         raise ValueError(f"the island and deck hold more copies than the tile set of: "
                          f"{', '.join(bad)}")
@@ -441,3 +446,121 @@ def parse_island(island: Sequence[Any]) -> list[Placement]:
             raise ValueError(f"starting island entry {i} ({item!r}): expected (tile, (q, r), "
                              f"orientation) or 'JC@q,r:O': {e}") from None
     return out
+
+
+class SoloStateMethods:
+    """The solo variant's methods of :class:`~taluva_ai.games.taluva.game.TaluvaState` (its
+    base class): the score and its breakdown (SOLO.md 5), the result band, the class of a
+    placement (3.1) and the public counters. Each raises ``ValueError`` in a game that is not
+    solo."""
+
+    game: TaluvaGame
+    cells: np.ndarray
+    players: np.ndarray
+    meta: np.ndarray
+
+    def legal_actions(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def parse_action(self, text: str) -> int:
+        raise NotImplementedError
+
+    def _solo_only(self, what: str) -> None:
+        if not self.game.rules.solo:
+            raise ValueError(f"{what} belongs to the solo variant (a game with solo=True)")
+
+    def score(self) -> int:
+        """Solo: the score of the position as if the game ended now (the running score;
+        the final score once the game is over), SOLO.md 5.
+
+        Raises:
+            ValueError: not a solo game.
+        """
+        return sum(self.score_breakdown().values())
+
+    def score_breakdown(self) -> dict[str, int]:
+        """Solo: the score by line of the scoring table (SOLO.md 5), in table order: keys
+        :data:`solo.SCORE_LINES` (``"triangles_of_3"`` ... ``"hut_penalty"``), values in
+        points; they add up to :meth:`score`.
+
+        Raises:
+            ValueError: not a solo game.
+        """
+        self._solo_only("score_breakdown()")
+        rules, nbr, cell_of, _, _ = self.game.kernel_args()
+        lines = np.zeros(SK.NUM_SCORE_LINES, dtype=np.int64)
+        SK.score(self.cells, self.players, self.meta, rules, nbr, cell_of, lines)
+        return {name: int(v) for name, v in zip(SCORE_LINES, lines, strict=True)}
+
+    def result_band(self) -> str:
+        """Solo: the band of :meth:`score`: ``"lost"`` (below 40), ``"win"`` (40-44), ``"well
+        played"`` (45-49), ``"very well played"`` (50-59), ``"perfect"`` (60+).
+
+        Raises:
+            ValueError: not a solo game.
+        """
+        return result_band(self.score())
+
+    def placement_class(self, action: int | str) -> dict[str, Any]:
+        """Solo: the contacts and the class of a level-1 placement of the tile in hand
+        (SOLO.md 0, 3.1), without applying it: ``{"matching": M, "non_matching": U,
+        "terrains": T (letters, e.g. "JV"), "volcano_contacts": V-V contacts left out of M
+        (volcano_in_T=False), "class": 1-4}``.
+
+        Raises:
+            ValueError: not a solo game; WrongStepError: not at a tile step;
+            IllegalActionError: not a legal level-1 placement here.
+        """
+        self._solo_only("placement_class()")
+        if self.meta[M_STEP] != Step.TILE:
+            raise WrongStepError(action, "placement_class() needs the tile step")
+        a = self.parse_action(action) if isinstance(action, str) else int(action)
+        legal = self.legal_actions()
+        if a not in set(legal.tolist()) or a >= 6 * self.game.num_cells:
+            raise IllegalActionError(self.game.action_to_string(a) if a >= 0 else str(a),
+                                     "not a legal placement of the tile in hand")
+        v, o = divmod(a, 6)
+        if self.cells[v, C_LEVEL] != 0:
+            raise IllegalActionError(self.game.action_to_string(a),
+                                     "classes are for level-1 placements (SOLO.md 3.1)")
+        rules, nbr, _, hexqr, _ = self.game.kernel_args()
+        cells, players, meta = self.cells.copy(), self.players.copy(), self.meta.copy()
+        K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, int(meta[M_TILE]))
+        m, u, tmask, vv = SK.contacts(cells, rules, nbr, v, nbr[v, (o + 4) % 6],
+                                      nbr[v, (o + 5) % 6])
+        letters = "".join(TERRAIN_LETTER[Terrain(t)] for t in (2, 3, 4, 5, 6, 1)
+                          if (tmask >> t) & 1)
+        return {"matching": int(m), "non_matching": int(u), "terrains": letters,
+                "volcano_contacts": int(vv), "class": int(SK.contact_class(rules, m, u, tmask))}
+
+    def solo_counts(self) -> dict[str, Any]:
+        """Solo: the public counters of the position: ``draw_pile`` (tiles in it, those put
+        under it included), ``under_pile`` (known tiles put under it, ``unplaceable="bottom"``),
+        ``bonus_stack`` (the face-up tile included), ``face_up`` (its name, or None),
+        ``set_aside``, ``boxed`` (``{"huts", "temples", "towers"}``), ``tiles_this_turn``,
+        ``source`` of the tile in hand (``"regular"``, ``"pile"``, ``"faceup"``),
+        ``bonus_offer`` (the sources of the bonus step), ``last_class`` (class 1-4 of the last
+        level-1 placement this turn, 0 for none or a higher one), ``island_tiles``.
+
+        Raises:
+            ValueError: not a solo game.
+        """
+        self._solo_only("solo_counts()")
+        m = self.meta
+        face = int(m[S.M_FACE_UP])
+        src = int(m[S.M_BONUS_SRC]) if self.meta[M_STEP] == Step.BONUS else 0
+        return {
+            "draw_pile": int(m[S.M_PILE]),
+            "under_pile": int(m[S.M_BOTTOM]),
+            "bonus_stack": int(m[S.M_STACK]),
+            "face_up": tile_name(face) if face >= 0 else None,
+            "set_aside": int(m[S.M_ASIDE]),
+            "boxed": {"huts": int(m[S.M_BOXED_HUTS]), "temples": int(m[S.M_BOXED_TEMPLES]),
+                      "towers": int(m[S.M_BOXED_TOWERS])},
+            "tiles_this_turn": int(m[S.M_TURN_TILES]),
+            "source": ("regular", "pile", "faceup")[int(m[S.M_SOURCE])],
+            "bonus_offer": [name for bit, name in ((S.SRC_BIT_PILE, "pile"),
+                                                   (S.SRC_BIT_FACE_UP, "faceup")) if src & bit],
+            "last_class": int(m[S.M_LAST_CLASS]),
+            "island_tiles": int(m[S.M_ISLAND]),
+        }

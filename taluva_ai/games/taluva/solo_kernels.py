@@ -34,8 +34,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from taluva_ai.games.choice import argmax_random, pick_equal
 from taluva_ai.games.compiling import njit
-from taluva_ai.games.taluva import kernels as K
+from taluva_ai.games.taluva import island_kernels as IK
+from taluva_ai.games.taluva.island_kernels import (
+    HUT,
+    JUNGLE,
+    NUM_TILES,
+    S_BUILD,
+    S_CHANCE,
+    S_TERMINAL,
+    S_TILE,
+    VOLCANO,
+)
 from taluva_ai.games.taluva.rules import (
     R_BONUS_ANY_SOURCE,
     R_BONUS_LITERAL,
@@ -94,19 +105,11 @@ from taluva_ai.games.taluva.state import (
     SRC_BIT_PILE,
 )
 
-VOLCANO = 1
-JUNGLE = 2
-HUT = 1
-S_CHANCE = 0
-S_TILE = 1
-S_BUILD = 2
-S_TERMINAL = 3
 S_BONUS = 4
 S_BOX = 5
 END_NO_BUILD = 5
 END_SUPPLY_OUT = 6
 END_PILE_OUT = 7
-NUM_TILES = 48
 
 #: Solo action ids are ``14 H + k`` for these ``k``.
 A_BONUS_PILE, A_BONUS_FACE_UP, A_STOP, A_BOX_HUT, A_BOX_TEMPLE, A_BOX_TOWER = range(6)
@@ -249,7 +252,7 @@ def _cover_ok(cells, v, a, b, label, size):
     for i in range(3):
         x = v if i == 0 else (a if i == 1 else b)
         bx = cells[x, C_BUILDING]
-        if bx == K.TEMPLE or bx == K.TOWER:
+        if bx == IK.TEMPLE or bx == IK.TOWER:
             return False
     for i in range(3):
         x = v if i == 0 else (a if i == 1 else b)
@@ -285,7 +288,7 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
     """
     ncell = cells.shape[0]
     scan = np.empty(ncell, dtype=np.int32)
-    nscan = K._scan_cells(meta, cell_of, np.int64(2), scan)
+    nscan = IK._scan_cells(meta, cell_of, np.int64(2), scan)
     adj = np.zeros(ncell, dtype=np.int32)  # empty cell: terrains (bits) of island neighbours
     near = np.zeros(ncell, dtype=np.bool_)  # empty cell within 1 of one next to the island
     for i in range(nscan):
@@ -345,10 +348,10 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
                         continue
                 elif not (ma or mb):
                     continue
-                if not have_labels and K._has_hut_under(cells, nbr, v):
-                    label, size = K._all_settlements(cells, nbr, scan, nscan)
+                if not have_labels and IK._has_hut_under(cells, nbr, v):
+                    label, size = IK._all_settlements(cells, nbr, scan, nscan)
                     have_labels = True
-                if K._eruption_ok(cells, nbr, v, o, label, size):
+                if IK._eruption_ok(cells, nbr, v, o, label, size):
                     out[n] = v * 6 + o
                     n += 1
                     if first_only:
@@ -362,8 +365,8 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
                 if cells[a, C_TERRAIN] != ta or cells[b, C_TERRAIN] != tb:
                     continue
                 if not have_labels and (cells[v, C_BUILDING] == HUT
-                                        or K._has_hut_under(cells, nbr, v)):
-                    label, size = K._all_settlements(cells, nbr, scan, nscan)
+                                        or IK._has_hut_under(cells, nbr, v)):
+                    label, size = IK._all_settlements(cells, nbr, scan, nscan)
                     have_labels = True
                 if _cover_ok(cells, v, a, b, label, size):
                     out[n] = v * 6 + o
@@ -383,7 +386,7 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
     """Legal builds of phase 2 (SOLO.md 3.3): :func:`kernels.build_actions`, whose founding
     follows the solo rule; with ``new_hut_isolated=False`` an expansion that fills the same
     hexes as a legal founding is dropped (one id per outcome; the founding stays)."""
-    n = K.build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out)
+    n = IK.build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out)
     if first_only or rules[R_NEW_HUT_ISOLATED] != 0 or rules[R_FOUND] == 0:
         return n
     ncell = cells.shape[0]
@@ -398,12 +401,12 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
         if a >= 9 * ncell:
             e = a - 9 * ncell
             terr = JUNGLE + e % 5
-            nt = K.expansion_cells(cells, meta, nbr, cell_of, meta[1], e // 5, terr, tgt)
+            nt = IK.expansion_cells(cells, meta, nbr, cell_of, meta[1], e // 5, terr, tgt)
             for j2 in range(n):
                 h = out[j2] - 6 * ncell
                 if 0 <= h < ncell and cells[h, C_TERRAIN] == terr:
-                    nf = K.found_cells(cells, rules, nbr, np.int64(h), fill, seen)
-                    if K._same_cells(fill, nf, tgt, nt):
+                    nf = IK.found_cells(cells, rules, nbr, np.int64(h), fill, seen)
+                    if IK._same_cells(fill, nf, tgt, nt):
                         keep = False
                         break
         if keep:
@@ -461,7 +464,7 @@ def stack_face_down(meta):
 @njit(cache=True)
 def _finish(cells, players, meta, rules, nbr, cell_of, reason):
     """End the game (SOLO.md 4): store the score; place 0 for a win (40+), 1 for a loss."""
-    K._finish(meta, reason)
+    IK._finish(meta, reason)
     lines = np.zeros(NUM_SCORE_LINES, dtype=np.int64)
     s = score(cells, players, meta, rules, nbr, cell_of, lines)
     meta[M_SCORE] = s
@@ -472,7 +475,7 @@ def _finish(cells, players, meta, rules, nbr, cell_of, reason):
 def _enter_build(cells, players, meta, rules, nbr, cell_of):
     """Phase 2's build step, or the end when no build is legal (SOLO.md 4.1)."""
     buf = np.empty(1, dtype=np.int64)
-    if K.build_actions(cells, players, meta, rules, nbr, cell_of, buf, np.bool_(True),
+    if IK.build_actions(cells, players, meta, rules, nbr, cell_of, buf, np.bool_(True),
                        np.empty(0, dtype=np.int64)) == 0:
         _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_NO_BUILD))
     else:
@@ -665,7 +668,7 @@ def _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action):
     lv = cells[v, C_LEVEL] + 1
     on_volcano = cells[v, C_TERRAIN] == VOLCANO
     exact = cells[a, C_TERRAIN] == JUNGLE + tile // 5 and cells[b, C_TERRAIN] == JUNGLE + tile % 5
-    K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, action, tile)
+    IK.place_tile_cells(cells, players, meta, rules, nbr, hexqr, action, tile)
     meta[M_PLACED] += 1
     meta[M_PLY] += 1
     both = SRC_BIT_PILE | SRC_BIT_FACE_UP
@@ -710,7 +713,7 @@ def solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ac
     elif step == S_TILE:
         _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action)
     elif step == S_BUILD:
-        K.place_build(cells, players, meta, rules, nbr, cell_of, action)
+        IK.place_build(cells, players, meta, rules, nbr, cell_of, action)
         meta[M_PLY] += 1
         if players[0, P_HUTS] + players[0, P_TEMPLES] + players[0, P_TOWERS] == 0:
             _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_SUPPLY_OUT))
@@ -834,7 +837,7 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
     ncell = cells.shape[0]
     lines[:] = 0
     scan = np.empty(ncell, dtype=np.int32)
-    nscan = K._scan_cells(meta, cell_of, np.int64(0), scan)
+    nscan = IK._scan_cells(meta, cell_of, np.int64(0), scan)
     disjoint = rules[R_PATTERN_DISJOINT] != 0
     cap = 4 * nscan + 1
     ppoints = np.empty(cap if disjoint else 0, dtype=np.int64)
@@ -894,9 +897,9 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
                 lines[L_TRIANGLE3 if ptype[k] == 3 else L_TRIANGLE6] += ppoints[k]
     # settlements
     label = np.full(ncell, -1, dtype=np.int32)
-    size = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
-    tmp = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
-    ns = K.settlements(cells, nbr, scan, nscan, np.int64(0), label, size, tmp, tmp, tmp)
+    size = np.empty(IK.MAX_SETTLEMENTS, dtype=np.int32)
+    tmp = np.empty(IK.MAX_SETTLEMENTS, dtype=np.int32)
+    ns = IK.settlements(cells, nbr, scan, nscan, np.int64(0), label, size, tmp, tmp, tmp)
     terr_count = np.zeros((max(ns, 1), 7), dtype=np.int64)
     for i in range(nscan):
         x = scan[i]
@@ -1056,7 +1059,7 @@ def action_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, v
     elif step == S_BUILD:
         saved_cells = cells.copy()
         for j in range(n):
-            K.place_build(cells, players, meta, rules, nbr, cell_of, ids[j])
+            IK.place_build(cells, players, meta, rules, nbr, cell_of, ids[j])
             values[j] = running_score(cells, players, meta, rules, nbr, cell_of)
             cells[:, :] = saved_cells
             players[:, :] = saved_players
@@ -1146,33 +1149,7 @@ def paced_build(players, meta, ids, costs, n):
     tower when one is legal; else spend the huts at the pace of the draw pile: with ``h`` huts
     left and about ``t = ceil(pile / 2.5)`` turns to go, the build taking the most huts up to
     ``max(1, ceil(h / t))``, or the cheapest when all take more. Ties at random."""
-    huts = players[0, P_HUTS]
-    turns = max(1, int(np.ceil(meta[M_PILE] / PACE_TILES_PER_TURN)))
-    cap = max(1, int(np.ceil(huts / turns)))
-    best = -1
-    for j in range(n):
-        if costs[j] == 0:  # a temple or a tower
-            best = 1000
-            break
-        if costs[j] <= cap:
-            best = max(best, costs[j])
-    if best < 0:
-        best = costs[0]
-        for j in range(n):
-            best = min(best, costs[j])
-    if best == 1000:
-        best = 0
-    k = 0
-    for j in range(n):
-        if costs[j] == best:
-            k += 1
-    pick = np.random.randint(k)
-    for j in range(n):
-        if costs[j] == best:
-            if pick == 0:
-                return ids[j]
-            pick -= 1
-    return ids[0]
+    return pick_equal(ids, costs, n, paced_cost(players, meta, costs, n))
 
 
 @njit(cache=True)
@@ -1263,7 +1240,7 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samp
             n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
             for j in range(n):
                 vals[j] = rollout_placement_value(cells, meta, rules, nbr, ids[j])
-            a = _argmax_random(ids, vals, n)
+            a = argmax_random(ids, vals, n)
         elif step == S_BUILD:
             n = build_actions(cells, players, meta, rules, nbr, cell_of, ids, np.bool_(False),
                           costs)
@@ -1276,24 +1253,6 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samp
             a = ids[0]  # box: a hut when one is left (ids ascending: hut, temple, tower)
         solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, a)
     return meta[M_SCORE]
-
-
-@njit(cache=True)
-def _argmax_random(ids, vals, n):
-    best = vals[0]
-    for j in range(1, n):
-        best = max(best, vals[j])
-    k = 0
-    for j in range(n):
-        if vals[j] == best:
-            k += 1
-    pick = np.random.randint(k)
-    for j in range(n):
-        if vals[j] == best:
-            if pick == 0:
-                return ids[j]
-            pick -= 1
-    return ids[0]
 
 
 @njit(cache=True)

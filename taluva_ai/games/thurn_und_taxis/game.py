@@ -19,6 +19,7 @@ from taluva_ai.errors import (
     NotationError,
     WrongStepError,
 )
+from taluva_ai.games.array_state import ArrayState, Snapshot
 from taluva_ai.games.thurn_und_taxis import actions as A
 from taluva_ai.games.thurn_und_taxis import kernels as K
 from taluva_ai.games.thurn_und_taxis.board import (
@@ -69,7 +70,6 @@ from taluva_ai.games.thurn_und_taxis.state import (
     Step,
     new_arrays,
 )
-from taluva_ai.protocol import CHANCE, TERMINAL
 
 #: The five state arrays ``(cards, route, houses, players, meta)`` (:mod:`state`).
 Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -184,13 +184,15 @@ class ThurnUndTaxisGame:
         return a
 
 
-class ThurnUndTaxisState:
+class ThurnUndTaxisState(ArrayState):
     """One Thurn und Taxis position with its undo history.
 
     The position is five arrays (:mod:`state`): ``cards``, ``route``, ``houses``, ``players``,
     ``meta``; ``seed`` drives :meth:`draw`. ``current_player`` is ``CHANCE`` (-1) while a card
     leaves the supply and ``TERMINAL`` (-4) at the end.
     """
+
+    M_STEP, M_PLAYER, S_CHANCE, S_TERMINAL = M_STEP, M_PLAYER, S_CHANCE, S_TERMINAL
 
     def __init__(self, game: ThurnUndTaxisGame, cards: np.ndarray, route: np.ndarray,
                  houses: np.ndarray, players: np.ndarray, meta: np.ndarray, seed: int = 0
@@ -202,14 +204,16 @@ class ThurnUndTaxisState:
         self.players = players
         self.meta = meta
         self.seed = seed
-        self._history: list[tuple[Arrays, int]] = []
-        #: Keep snapshots for :meth:`undo`; search sets it False on its throw-away copies.
+        self._history: list[Snapshot] = []
         self.record_history = True
         self._buf = np.empty(A.NUM_ACTIONS, dtype=np.int64)
 
     def arrays(self) -> Arrays:
         """``(cards, route, houses, players, meta)``, the live state arrays (not copies)."""
         return self.cards, self.route, self.houses, self.players, self.meta
+
+    def _set_arrays(self, arrays: tuple[np.ndarray, ...]) -> None:
+        self.cards, self.route, self.houses, self.players, self.meta = arrays
 
     def _copy_arrays(self) -> Arrays:
         return (self.cards.copy(), self.route.copy(), self.houses.copy(), self.players.copy(),
@@ -218,23 +222,9 @@ class ThurnUndTaxisState:
     # -- facts ------------------------------------------------------------------------------
 
     @property
-    def num_players(self) -> int:
-        return self.game.num_players
-
-    @property
     def step(self) -> Step:
         """What the state waits for (:class:`state.Step`)."""
         return Step(int(self.meta[M_STEP]))
-
-    @property
-    def current_player(self) -> int:
-        """Seat to move; ``CHANCE`` (-1) when a card leaves the supply; ``TERMINAL`` (-4)."""
-        s = self.meta[M_STEP]
-        if s == S_CHANCE:
-            return CHANCE
-        if s == S_TERMINAL:
-            return TERMINAL
-        return int(self.meta[M_PLAYER])
 
     @property
     def player(self) -> int:
@@ -352,9 +342,6 @@ class ThurnUndTaxisState:
 
     # -- protocol ---------------------------------------------------------------------------
 
-    def is_terminal(self) -> bool:
-        return bool(self.meta[M_STEP] == S_TERMINAL)
-
     def returns(self) -> np.ndarray:
         """``float64[num_players]``: the winner +1, the others -1/(n-1); a shared win (only in
         a truncated game) splits so the values sum to 0. Zeros before the end."""
@@ -366,12 +353,6 @@ class ThurnUndTaxisState:
         """``int64[k]`` legal ids of the player to move, ascending (empty at chance/terminal)."""
         n = K.legal_actions(*self.arrays(), self.game.rules_array, self._buf)
         return self._buf[:n].copy()
-
-    def legal_action_mask(self) -> np.ndarray:
-        """``bool[327]`` legal mask in action-id order."""
-        mask = np.zeros(A.NUM_ACTIONS, dtype=np.bool_)
-        mask[self.legal_actions()] = True
-        return mask
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """At a chance node, ``(city, probability)``: a card leaves the supply uniformly among
@@ -412,8 +393,7 @@ class ThurnUndTaxisState:
         The state is unchanged when an error is raised.
         """
         a = self._resolve(action)
-        if self.record_history:
-            self._history.append((self._copy_arrays(), a))
+        self._record(self._copy_arrays(), a)
         self._apply_id(a)
 
     def _apply_id(self, a: int) -> None:
@@ -440,25 +420,8 @@ class ThurnUndTaxisState:
         if not 0 <= a < hi:
             what = "a chance outcome is a city id" if step == S_CHANCE else "action ids run from"
             raise ActionOutOfRangeError(action, f"{what} 0 to {hi - 1}")
-        if self.record_history:
-            self._history.append((self._copy_arrays(), a))
+        self._record(self._copy_arrays(), a)
         self._apply_id(a)
-
-    def undo(self) -> None:
-        """Take back the last action (chance outcomes included).
-
-        Raises:
-            IndexError: nothing to undo.
-        """
-        if not self._history:
-            raise IndexError("nothing to undo" if self.record_history else
-                             "nothing to undo: this copy does not record history")
-        arrays, _ = self._history.pop()
-        self.cards, self.route, self.houses, self.players, self.meta = (x.copy() for x in arrays)
-
-    def history(self) -> list[int]:
-        """Applied actions in order (city ids at chance nodes)."""
-        return [a for _, a in self._history]
 
     def clone(self) -> ThurnUndTaxisState:
         """An independent copy (history included)."""

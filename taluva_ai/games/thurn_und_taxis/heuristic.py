@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from taluva_ai.games.choice import argmax_random
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.thurn_und_taxis.actions import (
     A_ABANDON,
@@ -287,50 +288,13 @@ def greedy_choice(cards, route, houses, players, meta, rules, ids, vals):
     """The greedy player's action: the best heuristic value, ties broken uniformly at random
     (numba's stream)."""
     n = action_values(cards, route, houses, players, meta, rules, ids, vals)
-    best = vals[0]
-    for j in range(1, n):
-        if vals[j] > best:
-            best = vals[j]
-    k = 0
-    for j in range(n):
-        if vals[j] == best:
-            k += 1
-    r = np.random.randint(k)
-    for j in range(n):
-        if vals[j] == best:
-            if r == 0:
-                return ids[j]
-            r -= 1
-    return ids[0]
+    return argmax_random(ids, vals, n)
 
 
 @njit(cache=True)
-def rollout(cards, route, houses, players, meta, rules, greedy, seed, out):
-    """Play the game to the end (random or greedy actions, chance from the supply's make-up;
-    numba's stream seeded with ``seed``) and write ``returns`` into ``out``."""
-    np.random.seed(seed)
-    ids = np.empty(NUM_ACTIONS, dtype=np.int64)
-    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
-    while meta[M_STEP] != S_TERMINAL:
-        if meta[M_STEP] == S_CHANCE:
-            apply_chance(cards, route, houses, players, meta, rules, sample_chance(cards))
-            continue
-        if greedy:
-            a = greedy_choice(cards, route, houses, players, meta, rules, ids, vals)
-        else:
-            n = legal_actions(cards, route, houses, players, meta, rules, ids)
-            a = ids[np.random.randint(n)]
-        apply_action(cards, route, houses, players, meta, rules, a)
-    returns(players, meta, rules, out)
-
-
-@njit(cache=True)
-def play_greedy_vs(cards, route, houses, players, meta, rules, greedy_seats, seed):
-    """Play to the end: seats with ``greedy_seats[p]`` play greedy, the others uniformly at
-    random (for measurements). Returns nothing; the arrays hold the final state."""
-    np.random.seed(seed)
-    ids = np.empty(NUM_ACTIONS, dtype=np.int64)
-    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
+def _play_to_end(cards, route, houses, players, meta, rules, greedy_seats, ids, vals):
+    """Play to the end: seat ``p`` greedy where ``greedy_seats[p]``, else uniformly random;
+    chance from the supply's make-up (numba's stream as it stands)."""
     while meta[M_STEP] != S_TERMINAL:
         if meta[M_STEP] == S_CHANCE:
             apply_chance(cards, route, houses, players, meta, rules, sample_chance(cards))
@@ -341,6 +305,28 @@ def play_greedy_vs(cards, route, houses, players, meta, rules, greedy_seats, see
             n = legal_actions(cards, route, houses, players, meta, rules, ids)
             a = ids[np.random.randint(n)]
         apply_action(cards, route, houses, players, meta, rules, a)
+
+
+@njit(cache=True)
+def rollout(cards, route, houses, players, meta, rules, greedy, seed, out):
+    """Play the game to the end (random or greedy actions, chance from the supply's make-up;
+    numba's stream seeded with ``seed``) and write ``returns`` into ``out``."""
+    np.random.seed(seed)
+    ids = np.empty(NUM_ACTIONS, dtype=np.int64)
+    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
+    seats = np.full(players.shape[0], greedy, dtype=np.bool_)
+    _play_to_end(cards, route, houses, players, meta, rules, seats, ids, vals)
+    returns(players, meta, rules, out)
+
+
+@njit(cache=True)
+def play_greedy_vs(cards, route, houses, players, meta, rules, greedy_seats, seed):
+    """Play to the end: seats with ``greedy_seats[p]`` play greedy, the others uniformly at
+    random (for measurements). Returns nothing; the arrays hold the final state."""
+    np.random.seed(seed)
+    ids = np.empty(NUM_ACTIONS, dtype=np.int64)
+    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
+    _play_to_end(cards, route, houses, players, meta, rules, greedy_seats, ids, vals)
 
 
 __all__ = ["action_values", "greedy_choice", "play_greedy_vs", "rollout"]

@@ -10,12 +10,12 @@ for tests, bug reports and tools, not an observation.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from taluva_ai.errors import PositionError, echo
+from taluva_ai.games.position_fields import parse_int as _int
 from taluva_ai.games.thurn_und_taxis.board import (
     ADJACENT,
     BAIERN,
@@ -159,24 +159,6 @@ def format_position(state: ThurnUndTaxisState) -> str:
                      for s in range(NUM_STACKS)) for p in range(n)),
     }
     return ";".join(f"{k}={fields[k]}" for k in FIELDS)
-
-
-#: An integer field: ASCII digits, perhaps after a minus sign.
-_INT = re.compile(r"-?[0-9]+")
-
-
-def _int(field: str, text: str, lo: int, hi: int) -> int:
-    """``text`` as an integer in ``lo..hi``: ASCII digits, with a ``-`` only where ``lo`` is
-    negative (not Python's ``int()``, which also takes ``+``, ``_``, spaces and other
-    scripts' digits)."""
-    if not _INT.fullmatch(text) or (text.startswith("-") and lo >= 0):
-        raise PositionError(field, f"expected an integer in {lo}..{hi}, got {echo(text)}")
-    if len(text) > 40:  # beyond any field's range, and too long for int() to be quick
-        raise PositionError(field, f"{echo(text)} is outside {lo}..{hi}")
-    v = int(text)
-    if not lo <= v <= hi:
-        raise PositionError(field, f"{v} is outside {lo}..{hi}")
-    return v
 
 
 def _name(field: str, text: str, names: tuple[str, ...]) -> int:
