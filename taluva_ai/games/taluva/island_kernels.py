@@ -1,11 +1,12 @@
 """The island's kernels, shared by the multiplayer game (:mod:`kernels`) and the solo variant
-(:mod:`solo_kernels`): the settlements, tile placement (cells, eruption checks), the builds
-(listing them with their costs, founding, expanding, applying them) and the end of a game.
+(:mod:`solo_rules`, :mod:`solo_score`): the settlements, tile placement (cells, eruption
+checks), the builds (listing them with their costs, founding, expanding, applying them) and
+the end of a game.
 
 They sit below both rule sets so that each calls them and neither imports the other's
 module: :mod:`kernels` (the entry points ``legal_actions``, ``apply_action``,
-``apply_chance``, ``returns``, which hand a solo game to :mod:`solo_kernels`) imports this
-module and :mod:`solo_kernels`; :mod:`solo_kernels` imports this module only. :mod:`kernels`
+``apply_chance``, ``returns``, which hand a solo game to :mod:`solo_rules`) imports this
+module and :mod:`solo_rules`; the solo modules import no other rules module. :mod:`kernels`
 re-exports every kernel here, so ``kernels.settlements`` and the like keep working.
 
 Arrays, argument order, action ids and the compile-time rules (``inline="always"`` for

@@ -17,15 +17,15 @@ range           meaning                decoding
 [9H, 14H)       expand a settlement    settlement whose smallest cell is ``(id - 9H) // 5``,
                                        terrain ``JUNGLE + (id - 9H) % 5``
 [14H, 14H+6)    solo only              bonus tile from the draw pile, the face-up tile,
-                                       stop; box a hut, temple, tower (:mod:`solo_kernels`)
+                                       stop; box a hut, temple, tower (:mod:`solo_rules`)
 ==============  =====================  ==========================================
 
 The solo variant (``rules[R_SOLO]``, SOLO.md) is a mode of these kernels: ``legal_actions``,
-``apply_action``, ``apply_chance`` and ``returns`` hand a solo game to :mod:`solo_kernels`.
+``apply_action``, ``apply_chance`` and ``returns`` hand a solo game to :mod:`solo_rules`.
 The kernels both rule sets use (settlements, :func:`place_tile_cells`, :func:`_eruption_ok`,
 :func:`build_actions` / :func:`place_build`, whose founding follows the solo rule,
 :func:`found_cells`) stand once, in :mod:`island_kernels`, below this module and
-:mod:`solo_kernels`; this module re-exports them.
+:mod:`solo_rules`; this module re-exports them.
 
 Kernel arguments follow one order: ``cells, players, deck, meta, rules, nbr, cell_of, hexqr``
 where ``nbr`` is ``int32[H, 6]``, ``cell_of`` ``int32[2R+1, 2R+1]`` and ``hexqr`` ``int32[H, 2]``.
@@ -52,7 +52,7 @@ import numpy as np
 
 from taluva_ai.games import compiling
 from taluva_ai.games.compiling import njit
-from taluva_ai.games.taluva import solo_kernels as _solo
+from taluva_ai.games.taluva import solo_rules as _solo
 from taluva_ai.games.taluva.island_kernels import (  # noqa: F401 (re-exported)
     ACTIVE,
     ELIMINATED,
@@ -492,7 +492,7 @@ def apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, tile):
 
     The first undrawn copy of that type is swapped to the draw position, so a seeded deck
     order is replayed by always drawing ``deck[meta[M_DRAWN]]``. A solo game goes to
-    :mod:`solo_kernels`, any other to :func:`standard_apply_chance`.
+    :mod:`solo_rules`, any other to :func:`standard_apply_chance`.
 
     Returns:
         0, or -1 when no undrawn copy of ``tile`` is left (nothing is changed).
@@ -615,7 +615,7 @@ def apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
 @njit(cache=True)
 def apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, action):
     """Apply one action (a tile type at a chance node, else a tile or build id; assumed legal).
-    A solo game goes to :mod:`solo_kernels`, any other to :func:`standard_apply_action`."""
+    A solo game goes to :mod:`solo_rules`, any other to :func:`standard_apply_action`."""
     if rules[R_SOLO] != 0:
         _solo.solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action)
         return
