@@ -21,43 +21,9 @@ from typing import Any
 import numpy as np
 
 from taluva_ai.games.taluva import TaluvaGame, TaluvaState
+from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.game import complete_deck
 from taluva_ai.games.taluva.hexgrid import DIRECTIONS, hex_distance
-from taluva_ai.games.taluva.state import (
-    C_BUILDING,
-    C_LEVEL,
-    C_OWNER,
-    C_TERRAIN,
-    M_DRAW_FOR,
-    M_DRAWN,
-    M_NELIM,
-    M_NEXT_BEST,
-    M_NEXT_WORST,
-    M_PLACED,
-    M_PLAYER,
-    M_PLY,
-    M_QMAX,
-    M_QMIN,
-    M_RMAX,
-    M_RMIN,
-    M_SETUP,
-    M_STEP,
-    M_TILE,
-    P_DESTROYED,
-    P_ELIM_ORDER,
-    P_HAND,
-    P_HUTS,
-    P_PLACE,
-    P_STATUS,
-    P_TEMPLES,
-    P_TOWERS,
-    START_HUTS,
-    START_TEMPLES,
-    START_TOWERS,
-    Status,
-    Step,
-    new_arrays,
-)
 from taluva_ai.games.taluva.tiles import (
     LETTER_TERRAIN,
     TERRAIN_LETTER,
@@ -78,7 +44,7 @@ _BUILDING_CODES: dict[Any, Building] = {
     "T": Building.TEMPLE, "temple": Building.TEMPLE, 2: Building.TEMPLE,
     "W": Building.TOWER, "tower": Building.TOWER, 3: Building.TOWER,
 }
-_STEPS = {"chance": Step.CHANCE, "tile": Step.TILE, "build": Step.BUILD}
+_STEPS = {"chance": S.Step.CHANCE, "tile": S.Step.TILE, "build": S.Step.BUILD}
 
 
 def _terrain(t: Any) -> Terrain:
@@ -194,7 +160,7 @@ def make_position(
     board = game.board
     deck_size = game.rules.deck_size
     specs = [tuple(h) for h in hexes]
-    cells, players, _, meta = new_arrays(
+    cells, players, _, meta = S.new_arrays(
         n, full_tile_set(), game.num_cells, game.rules.tile_preview
     )
     on_board = np.zeros((n, 3), dtype=np.int64)
@@ -235,26 +201,26 @@ def make_position(
         max_index = max(max_index, int(index))
         qs.append(q)
         rs.append(r)
-    start = np.array([START_HUTS, START_TEMPLES, START_TOWERS])
+    start = np.array([S.START_HUTS, S.START_TEMPLES, S.START_TOWERS])
     for p in range(n):
         sup = supplies[p] if supplies and p in supplies else tuple(start - on_board[p])
         if min(sup) < 0:
             raise ValueError(f"seat {p}: negative supply {sup}")
-        players[p, [P_HUTS, P_TEMPLES, P_TOWERS]] = sup
-        players[p, P_DESTROYED] = (destroyed or {}).get(p, 0)
+        players[p, [S.P_HUTS, S.P_TEMPLES, S.P_TOWERS]] = sup
+        players[p, S.P_DESTROYED] = (destroyed or {}).get(p, 0)
     # statuses, elimination order and (ranked) places as the engine sets them
     ranked = game.rules.ranked
     for i, p in enumerate(eliminated):
-        players[p, P_STATUS] = Status.ELIMINATED
-        players[p, P_ELIM_ORDER] = i
+        players[p, S.P_STATUS] = S.Status.ELIMINATED
+        players[p, S.P_ELIM_ORDER] = i
         if ranked:
-            players[p, P_PLACE] = n - 1 - i
+            players[p, S.P_PLACE] = n - 1 - i
     for i, p in enumerate(finished):
-        players[p, P_STATUS] = Status.FINISHED
-        players[p, P_PLACE] = i
-    meta[M_NELIM] = len(eliminated)
-    meta[M_NEXT_WORST] = n - 1 - (len(eliminated) if ranked else 0)
-    meta[M_NEXT_BEST] = len(finished)
+        players[p, S.P_STATUS] = S.Status.FINISHED
+        players[p, S.P_PLACE] = i
+    meta[S.M_NELIM] = len(eliminated)
+    meta[S.M_NEXT_WORST] = n - 1 - (len(eliminated) if ranked else 0)
+    meta[S.M_NEXT_BEST] = len(finished)
     # counters
     if step not in _STEPS:
         raise ValueError(f"step must be one of {', '.join(_STEPS)}, got {step!r}")
@@ -264,24 +230,24 @@ def make_position(
         drawn = placed + (1 if in_hand else 0)
     if not 0 <= drawn <= deck_size:
         raise ValueError(f"drawn={drawn} outside 0..{deck_size}")
-    meta[M_STEP] = _STEPS[step]
-    meta[M_PLAYER] = player
-    meta[M_DRAW_FOR] = player
-    meta[M_PLACED] = placed
-    meta[M_DRAWN] = drawn
-    meta[M_PLY] = 3 * placed
-    meta[M_SETUP] = 0
+    meta[S.M_STEP] = _STEPS[step]
+    meta[S.M_PLAYER] = player
+    meta[S.M_DRAW_FOR] = player
+    meta[S.M_PLACED] = placed
+    meta[S.M_DRAWN] = drawn
+    meta[S.M_PLY] = 3 * placed
+    meta[S.M_SETUP] = 0
     if step == "tile":
         if tile is None:
             raise ValueError("the tile step needs the tile in hand")
-        meta[M_TILE] = _tile_id(tile)
+        meta[S.M_TILE] = _tile_id(tile)
     else:
-        meta[M_TILE] = -1
+        meta[S.M_TILE] = -1
     if qs:
-        meta[M_QMIN], meta[M_QMAX] = min(qs), max(qs)
-        meta[M_RMIN], meta[M_RMAX] = min(rs), max(rs)
+        meta[S.M_QMIN], meta[S.M_QMAX] = min(qs), max(qs)
+        meta[S.M_RMIN], meta[S.M_RMAX] = min(rs), max(rs)
     for p, h in (hands or {}).items():
-        players[p, P_HAND] = _tile_id(h)
+        players[p, S.P_HAND] = _tile_id(h)
     # deck: drawn tiles first (the one in hand last among them), then the upcoming ones
     reserved = [_tile_id(t) for t in upcoming]
     hand = [_tile_id(tile)] if in_hand and tile is not None else []
@@ -317,7 +283,7 @@ def eruptions(state: TaluvaState) -> set[str]:
     out = set()
     for a in state.legal_actions():
         v = int(a) // 6
-        if state.cells[v, C_LEVEL] > 0:
+        if state.cells[v, S.C_LEVEL] > 0:
             out.add(state.action_to_string(int(a)))
     return out
 
@@ -327,10 +293,10 @@ def hex_at(state: TaluvaState, q: int, r: int) -> tuple[int, str, str, int]:
     terrain ``"-"`` on empty table, building ``"."`` when none."""
     c = state.game.board.cell(q, r)
     row = state.cells[c]
-    t = Terrain(int(row[C_TERRAIN]))
+    t = Terrain(int(row[S.C_TERRAIN]))
     letter = "-" if t is Terrain.NONE else TERRAIN_LETTER[t]
-    b = {0: ".", 1: "h", 2: "T", 3: "W"}[int(row[C_BUILDING])]
-    return int(row[C_LEVEL]), letter, b, int(row[C_OWNER])
+    b = {0: ".", 1: "h", 2: "T", 3: "W"}[int(row[S.C_BUILDING])]
+    return int(row[S.C_LEVEL]), letter, b, int(row[S.C_OWNER])
 
 
 def settlements_of(state: TaluvaState, player: int) -> set[frozenset[tuple[int, int]]]:
@@ -340,7 +306,7 @@ def settlements_of(state: TaluvaState, player: int) -> set[frozenset[tuple[int, 
     cells = state.cells
     mine = {
         (int(board.q[c]), int(board.r[c]))
-        for c in np.flatnonzero((cells[:, C_BUILDING] != 0) & (cells[:, C_OWNER] == player))
+        for c in np.flatnonzero((cells[:, S.C_BUILDING] != 0) & (cells[:, S.C_OWNER] == player))
     }
     out: set[frozenset[tuple[int, int]]] = set()
     left = set(mine)
@@ -364,9 +330,9 @@ def pieces_on_board(state: TaluvaState, player: int) -> tuple[int, int, int]:
     """``(huts, temples, towers)`` of ``player`` standing on the board (a hut hex holds as many
     huts as its level)."""
     cells = state.cells
-    own = cells[:, C_OWNER] == player
-    b = cells[:, C_BUILDING]
-    huts = int(cells[own & (b == Building.HUT), C_LEVEL].astype(np.int64).sum())
+    own = cells[:, S.C_OWNER] == player
+    b = cells[:, S.C_BUILDING]
+    huts = int(cells[own & (b == Building.HUT), S.C_LEVEL].astype(np.int64).sum())
     return huts, int((own & (b == Building.TEMPLE)).sum()), int((own & (b == Building.TOWER)).sum())
 
 

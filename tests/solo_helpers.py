@@ -13,35 +13,13 @@ from typing import Any
 import numpy as np
 
 from taluva_ai.games.taluva import Step, TaluvaGame, TaluvaState
+from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.solo import _placement
-from taluva_ai.games.taluva.state import (
-    M_ASIDE,
-    M_BONUS_SRC,
-    M_BOXED_HUTS,
-    M_BOXED_TEMPLES,
-    M_BOXED_TOWERS,
-    M_DRAWN,
-    M_FACE_UP,
-    M_FACE_USED,
-    M_ISLAND,
-    M_PILE,
-    M_SOURCE,
-    M_STACK,
-    M_STEP,
-    M_TURN_TILES,
-    P_DESTROYED,
-    P_HUTS,
-    P_TEMPLES,
-    P_TOWERS,
-    SOURCE_FACE_UP,
-    SOURCE_PILE,
-    SOURCE_REGULAR,
-)
 from taluva_ai.games.taluva.tiles import NUM_TILES, ORIENTATION_NAMES, parse_tile
 from tests.helpers import HexSpec, make_position
 
 #: Where the tile in hand came from, by the names of ``solo_counts()["source"]``.
-SOURCES = {"regular": SOURCE_REGULAR, "pile": SOURCE_PILE, "faceup": SOURCE_FACE_UP}
+SOURCES = {"regular": S.SOURCE_REGULAR, "pile": S.SOURCE_PILE, "faceup": S.SOURCE_FACE_UP}
 
 
 def tile_at(tile: str, v: tuple[int, int], a: tuple[int, int], b: tuple[int, int]) -> str:
@@ -95,29 +73,29 @@ def solo_position(
     s = make_position(game, hexes, step=base_step, tile=tile)
     m = s.meta
     if step in ("bonus", "box"):
-        m[M_STEP] = Step.BONUS if step == "bonus" else Step.BOX
-        m[M_BONUS_SRC] = sum({"pile": 1, "faceup": 2}[o] for o in offer) if step == "bonus" \
+        m[S.M_STEP] = Step.BONUS if step == "bonus" else Step.BOX
+        m[S.M_BONUS_SRC] = sum({"pile": 1, "faceup": 2}[o] for o in offer) if step == "bonus" \
             else 0
     if supply is not None:
-        s.players[0, [P_HUTS, P_TEMPLES, P_TOWERS]] = supply
+        s.players[0, [S.P_HUTS, S.P_TEMPLES, S.P_TOWERS]] = supply
     else:
-        s.players[0, [P_HUTS, P_TEMPLES, P_TOWERS]] -= np.array(boxed, dtype=np.int16)
-        s.players[0, P_HUTS] -= destroyed
-    s.players[0, P_DESTROYED] = destroyed
-    m[M_PILE] = pile
-    m[M_STACK] = stack
-    m[M_FACE_UP] = -1 if face_up is None else parse_tile(face_up)
-    m[M_ASIDE] = aside
-    m[M_BOXED_HUTS], m[M_BOXED_TEMPLES], m[M_BOXED_TOWERS] = boxed
-    m[M_SOURCE] = SOURCES[source]
-    m[M_TURN_TILES] = turn_tiles if step != "chance" else 0
+        s.players[0, [S.P_HUTS, S.P_TEMPLES, S.P_TOWERS]] -= np.array(boxed, dtype=np.int16)
+        s.players[0, S.P_HUTS] -= destroyed
+    s.players[0, S.P_DESTROYED] = destroyed
+    m[S.M_PILE] = pile
+    m[S.M_STACK] = stack
+    m[S.M_FACE_UP] = -1 if face_up is None else parse_tile(face_up)
+    m[S.M_ASIDE] = aside
+    m[S.M_BOXED_HUTS], m[S.M_BOXED_TEMPLES], m[S.M_BOXED_TOWERS] = boxed
+    m[S.M_SOURCE] = SOURCES[source]
+    m[S.M_TURN_TILES] = turn_tiles if step != "chance" else 0
     if step != "bonus":
-        m[M_BONUS_SRC] = 0
-    m[M_FACE_USED] = int(source == "faceup")
-    m[M_ISLAND] = 7
+        m[S.M_BONUS_SRC] = 0
+    m[S.M_FACE_USED] = int(source == "faceup")
+    m[S.M_ISLAND] = 7
     face_down = stack - (0 if face_up is None else 1)
     drawn = NUM_TILES - pile - face_down
-    m[M_DRAWN] = drawn
+    m[S.M_DRAWN] = drawn
     for k, name in enumerate(upcoming):
         t = parse_tile(name)
         p = drawn + k

@@ -458,7 +458,7 @@ def _finished(seed: int, num_players: int = 2):
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_aux_targets_are_each_seat_s_final_supply_and_whether_it_is_out(num_players) -> None:
-    from taluva_ai.games.taluva.game import Status
+    from taluva_ai.games.taluva import Status
 
     enc = make_encoder("taluva", num_players)
     assert enc.num_aux == 4 and make_encoder("taluva", 1).num_aux == 0

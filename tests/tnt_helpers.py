@@ -16,46 +16,15 @@ from typing import Any
 import numpy as np
 
 from taluva_ai.games.thurn_und_taxis import ThurnUndTaxisGame, ThurnUndTaxisState
-from taluva_ai.games.thurn_und_taxis.board import (
-    ADJACENT,
-    CITY_ID,
-    HOUSES,
-    NUM_CITIES,
-    OFFICIALS,
-    STACK_ID,
-    STACK_VALUES,
-)
-from taluva_ai.games.thurn_und_taxis.state import (
-    L_DISCARD,
-    L_DISPLAY,
-    L_HAND,
-    L_KNOWN,
-    L_ROUTE,
-    L_SUPPLY,
-    M_END_BY,
-    M_FORCED,
-    M_OFFICIAL,
-    M_PLAYER,
-    M_PLAYS,
-    M_ROUND,
-    M_STACK_TAKEN,
-    M_STEP,
-    P_CARRIAGE,
-    P_HOUSES_LEFT,
-    P_ROUTE_LEN,
-    P_STACK_COUNT,
-    P_STACK_POINTS,
-    P_TILE_POINTS,
-    Step,
-    new_arrays,
-)
+from taluva_ai.games.thurn_und_taxis import board as B
+from taluva_ai.games.thurn_und_taxis import state as S
 
 
 def counts(cities: Sequence[str]) -> np.ndarray:
     """``int8[22]`` copies per city of a list of city names."""
-    row = np.zeros(NUM_CITIES, dtype=np.int8)
+    row = np.zeros(B.NUM_CITIES, dtype=np.int8)
     for c in cities:
-        row[CITY_ID[c]] += 1
+        row[B.CITY_ID[c]] += 1
     return row
 
 
@@ -88,57 +57,57 @@ def scenario(
     every card not placed elsewhere.
     """
     game = ThurnUndTaxisGame(num_players=num_players, **options)
-    cards, route, hs, players, meta = new_arrays(num_players)
+    cards, route, hs, players, meta = S.new_arrays(num_players)
     cards[:] = 0
     for p, cs in (hands or {}).items():
-        cards[L_HAND + p] = counts(cs)
+        cards[S.L_HAND + p] = counts(cs)
     for p, cs in (known or {}).items():
-        cards[L_KNOWN + p] = counts(cs)
+        cards[S.L_KNOWN + p] = counts(cs)
     for p, cs in (routes or {}).items():
         for i, c in enumerate(cs):
             if i:
-                assert ADJACENT[CITY_ID[cs[i - 1]], CITY_ID[c]], f"{cs[i - 1]}-{c}: no road"
-            route[p, i] = CITY_ID[c]
-            cards[L_ROUTE + p, CITY_ID[c]] = 1
-        players[p, P_ROUTE_LEN] = len(cs)
-    cards[L_DISPLAY] = counts(display)
-    cards[L_DISCARD] = counts(discard)
-    placed = cards[L_DISPLAY:L_ROUTE + num_players].astype(np.int64).sum(axis=0)
+                assert B.ADJACENT[B.CITY_ID[cs[i - 1]], B.CITY_ID[c]], f"{cs[i - 1]}-{c}: no road"
+            route[p, i] = B.CITY_ID[c]
+            cards[S.L_ROUTE + p, B.CITY_ID[c]] = 1
+        players[p, S.P_ROUTE_LEN] = len(cs)
+    cards[S.L_DISPLAY] = counts(display)
+    cards[S.L_DISCARD] = counts(discard)
+    placed = cards[S.L_DISPLAY:S.L_ROUTE + num_players].astype(np.int64).sum(axis=0)
     if supply is None:
-        cards[L_SUPPLY] = 3 - placed
+        cards[S.L_SUPPLY] = 3 - placed
     else:
-        cards[L_SUPPLY] = counts(supply)
-    total = cards[L_SUPPLY:L_ROUTE + num_players].astype(np.int64).sum(axis=0)
+        cards[S.L_SUPPLY] = counts(supply)
+    total = cards[S.L_SUPPLY:S.L_ROUTE + num_players].astype(np.int64).sum(axis=0)
     assert (total == 3).all(), f"card copies per city: {total.tolist()}"
     for p, cs in (houses or {}).items():
         hs[p] = counts(cs)
     for p in range(num_players):
-        players[p, P_HOUSES_LEFT] = HOUSES - int(hs[p].sum())
+        players[p, S.P_HOUSES_LEFT] = B.HOUSES - int(hs[p].sum())
     for p, v in (houses_left or {}).items():
-        players[p, P_HOUSES_LEFT] = v
+        players[p, S.P_HOUSES_LEFT] = v
     for p, v in (carriage or {}).items():
-        players[p, P_CARRIAGE] = v
+        players[p, S.P_CARRIAGE] = v
     for name, k in (stacks_taken or {}).items():
-        meta[M_STACK_TAKEN + STACK_ID[name]] = k
-    meta[M_STEP] = int(Step[step.upper()])
-    meta[M_PLAYER] = player
-    meta[M_OFFICIAL] = OFFICIALS.index(official)
-    meta[M_FORCED] = int(forced)
-    meta[M_ROUND] = round
-    meta[M_END_BY] = end_by
+        meta[S.M_STACK_TAKEN + B.STACK_ID[name]] = k
+    meta[S.M_STEP] = int(S.Step[step.upper()])
+    meta[S.M_PLAYER] = player
+    meta[S.M_OFFICIAL] = B.OFFICIALS.index(official)
+    meta[S.M_FORCED] = int(forced)
+    meta[S.M_ROUND] = round
+    meta[S.M_END_BY] = end_by
     if step.upper() in ("AFTER_PLAY",):
-        meta[M_PLAYS] = 1
+        meta[S.M_PLAYS] = 1
     return ThurnUndTaxisState(game, cards, route, hs, players, meta, seed=seed)
 
 
 def give_tile(state: ThurnUndTaxisState, player: int, stack: str) -> None:
     """Seat ``player`` takes the top tile of ``stack`` (for setting up holdings)."""
-    s = STACK_ID[stack]
-    v = int(STACK_VALUES[s, state.meta[M_STACK_TAKEN + s]])
-    state.meta[M_STACK_TAKEN + s] += 1
-    state.players[player, P_STACK_COUNT + s] += 1
-    state.players[player, P_STACK_POINTS + s] += v
-    state.players[player, P_TILE_POINTS] += v
+    s = B.STACK_ID[stack]
+    v = int(B.STACK_VALUES[s, state.meta[S.M_STACK_TAKEN + s]])
+    state.meta[S.M_STACK_TAKEN + s] += 1
+    state.players[player, S.P_STACK_COUNT + s] += 1
+    state.players[player, S.P_STACK_POINTS + s] += v
+    state.players[player, S.P_TILE_POINTS] += v
 
 
 def legal_strings(state: ThurnUndTaxisState) -> list[str]:
@@ -155,25 +124,25 @@ def check_invariants(state: ThurnUndTaxisState) -> None:
     """Card and house conservation and the consistency of routes and known cards."""
     n = state.num_players
     c = state.cards.astype(np.int64)
-    per_city = c[L_SUPPLY:L_ROUTE + n].sum(axis=0)
+    per_city = c[S.L_SUPPLY:S.L_ROUTE + n].sum(axis=0)
     assert (per_city == 3).all(), per_city
-    assert int(c[L_SUPPLY:L_ROUTE + n].sum()) == 66
-    assert (c[L_KNOWN:L_KNOWN + n] <= c[L_HAND:L_HAND + n]).all()
-    assert (c[L_ROUTE:L_ROUTE + n] <= 1).all()
+    assert int(c[S.L_SUPPLY:S.L_ROUTE + n].sum()) == 66
+    assert (c[S.L_KNOWN:S.L_KNOWN + n] <= c[S.L_HAND:S.L_HAND + n]).all()
+    assert (c[S.L_ROUTE:S.L_ROUTE + n] <= 1).all()
     for p in range(n):
         r = state.route_of(p)
         assert len(set(r)) == len(r)
-        assert sorted(CITY_ID[x] for x in r) == list(np.flatnonzero(c[L_ROUTE + p]))
+        assert sorted(B.CITY_ID[x] for x in r) == list(np.flatnonzero(c[S.L_ROUTE + p]))
         for a, b in itertools.pairwise(r):
-            assert ADJACENT[CITY_ID[a], CITY_ID[b]]
-        assert state.houses_left(p) + len(state.houses_of(p)) == HOUSES
+            assert B.ADJACENT[B.CITY_ID[a], B.CITY_ID[b]]
+        assert state.houses_left(p) + len(state.houses_of(p)) == B.HOUSES
         assert state.tile_points(p) == sum(pts for _, pts in state.tiles(p).values())
-    assert int(c[L_DISPLAY].sum()) <= 6
+    assert int(c[S.L_DISPLAY].sum()) <= 6
 
 
 def close(state: ThurnUndTaxisState, mode: str = "per_province") -> None:
     """Close the route (``close:<mode>``), placing the houses at the first city offered
     whenever there is a choice."""
     state.apply(f"close:{mode}")
-    while state.step is Step.HOUSE:
+    while state.step is S.Step.HOUSE:
         state.apply(int(state.legal_actions()[0]))

@@ -72,43 +72,9 @@ import numpy as np
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva import solo_kernels as SK
+from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.hexgrid import DIRECTIONS, hex_distance, rotate_hex
 from taluva_ai.games.taluva.rules import R_DECK_SIZE, R_PLAYERS, R_SOLO, R_TILE_PREVIEW
-from taluva_ai.games.taluva.state import (
-    C_BUILDING,
-    C_LEVEL,
-    C_OWNER,
-    C_TERRAIN,
-    C_TILE,
-    M_ASIDE,
-    M_BONUS_SRC,
-    M_BOXED_HUTS,
-    M_BOXED_TEMPLES,
-    M_BOXED_TOWERS,
-    M_DRAWN,
-    M_FACE_UP,
-    M_PILE,
-    M_PLACED,
-    M_PLAYER,
-    M_QMAX,
-    M_QMIN,
-    M_RMAX,
-    M_RMIN,
-    M_SOURCE,
-    M_STACK,
-    M_STEP,
-    M_TILE,
-    M_TURN_TILES,
-    P_HAND,
-    P_HUTS,
-    P_STATUS,
-    P_TEMPLES,
-    P_TOWERS,
-    SOURCE_FACE_UP,
-    SOURCE_PILE,
-    SRC_BIT_FACE_UP,
-    SRC_BIT_PILE,
-)
 
 if TYPE_CHECKING:
     from taluva_ai.games.taluva.game import TaluvaState
@@ -228,15 +194,15 @@ def make_view(radius: int = DEFAULT_VIEW_RADIUS) -> View:
 def view_center(cells, meta, cell_of):
     """``(qc, rc)``: the view centre, the hex minimising the largest hex distance to any hex on
     the table (ties: smallest ``rc``, then ``qc``); ``(0, 0)`` on an empty table."""
-    if meta[M_PLACED] == 0:
+    if meta[S.M_PLACED] == 0:
         return 0, 0
     radius = (cell_of.shape[0] - 1) // 2
     big = 1 << 20
     xmin, xmax, ymin, ymax, zmin, zmax = big, -big, big, -big, big, -big
-    for r in range(meta[M_RMIN], meta[M_RMAX] + 1):
-        for q in range(meta[M_QMIN], meta[M_QMAX] + 1):
+    for r in range(meta[S.M_RMIN], meta[S.M_RMAX] + 1):
+        for q in range(meta[S.M_QMIN], meta[S.M_QMAX] + 1):
             c = cell_of[q + radius, r + radius]
-            if c >= 0 and cells[c, C_LEVEL] > 0:
+            if c >= 0 and cells[c, S.C_LEVEL] > 0:
                 y = -q - r
                 xmin = min(xmin, q)
                 xmax = max(xmax, q)
@@ -330,7 +296,7 @@ def encode_into(cells, players, meta, rules, nbr, cell_of, hexqr, origin, player
     encode_planes(cells, players, meta, rules, nbr, cell_of, player, vr, qc, rc, valid, obs,
                   label, True)
     mask[:] = 0
-    step = meta[M_STEP]
+    step = meta[S.M_STEP]
     # legal mask
     outside = 0
     if step == K.S_TILE or step == K.S_BUILD or step == SK.S_BONUS or step == SK.S_BOX:
@@ -392,33 +358,33 @@ def board_planes(cells, players, meta, rules, nbr, cell_of, player, vr, qc, rc, 
             if (abs(q) + abs(r) + abs(q + r)) // 2 > radius:
                 continue
             c = cell_of[q + radius, r + radius]
-            lv = cells[c, C_LEVEL]
+            lv = cells[c, S.C_LEVEL]
             if lv == 0:
                 continue
             obs[PL_LEVEL, row, col] = lv
-            terr = cells[c, C_TERRAIN]
+            terr = cells[c, S.C_TERRAIN]
             obs[PL_TERRAIN + terr - 1, row, col] = 1.0
-            t = cells[c, C_TILE]
+            t = cells[c, S.C_TILE]
             vol = -1
             if terr == K.VOLCANO:
                 vol = c
             for d in range(6):
                 m = nbr[c, d]
-                if m >= 0 and cells[m, C_LEVEL] > 0 and cells[m, C_TILE] == t:
+                if m >= 0 and cells[m, S.C_LEVEL] > 0 and cells[m, S.C_TILE] == t:
                     obs[PL_SAME_TILE + d, row, col] = 1.0
-                    if cells[m, C_TERRAIN] == K.VOLCANO:
+                    if cells[m, S.C_TERRAIN] == K.VOLCANO:
                         vol = m
             if vol >= 0:
                 for o in range(6):
                     a = nbr[vol, (o + 4) % 6]
                     b = nbr[vol, (o + 5) % 6]
-                    if a >= 0 and b >= 0 and cells[a, C_TILE] == t and cells[b, C_TILE] == t \
-                            and cells[a, C_LEVEL] > 0 and cells[b, C_LEVEL] > 0:
+                    if a >= 0 and b >= 0 and cells[a, S.C_TILE] == t and cells[b, S.C_TILE] == t \
+                            and cells[a, S.C_LEVEL] > 0 and cells[b, S.C_LEVEL] > 0:
                         obs[PL_ORIENT + o, row, col] = 1.0
                         break
-            bld = cells[c, C_BUILDING]
+            bld = cells[c, S.C_BUILDING]
             if bld != 0:
-                slot = (cells[c, C_OWNER] - player + n) % n
+                slot = (cells[c, S.C_OWNER] - player + n) % n
                 if bld == K.HUT:
                     obs[PL_PLAYERS + slot, row, col] = lv
                 elif bld == K.TEMPLE:
@@ -438,14 +404,14 @@ def _constant_planes(cells, players, meta, rules, nbr, cell_of, player, vr, vali
     """The constant planes of :func:`encode_planes` (the globals spread over the view)."""
     n = rules[R_PLAYERS]
     s = 2 * vr + 1
-    step = meta[M_STEP]
+    step = meta[S.M_STEP]
     g = PL_PLAYERS + 3 * n + 3
     tile = -1
     if step == K.S_TILE:
-        tile = meta[M_TILE]
-    elif step == K.S_BUILD and meta[M_PLACED] > 0:
+        tile = meta[S.M_TILE]
+    elif step == K.S_BUILD and meta[S.M_PLACED] > 0:
         # the tile just placed (kept in meta until the build)
-        tile = meta[M_TILE]
+        tile = meta[S.M_TILE]
     vals = np.zeros(12 + 4 * n, dtype=np.float32)
     _globals(players, meta, rules, player, tile, vals)
     # vals: supply 3n, out n, tiles_left, step, tile_a 5, tile_b 5
@@ -485,31 +451,31 @@ def _constant_planes(cells, players, meta, rules, nbr, cell_of, player, vr, vali
 def solo_globals(cells, players, meta, rules, nbr, cell_of, out):
     """``out float32[NUM_SOLO_PLANES]``: the solo planes' values (module docstring)."""
     out[:] = 0.0
-    face = meta[M_FACE_UP]
+    face = meta[S.M_FACE_UP]
     if face >= 0:
         out[face // 5] = 1.0
         out[5 + face % 5] = 1.0
-    out[10] = meta[M_PILE] / 31.0
-    out[11] = meta[M_STACK] / 10.0
-    out[12] = meta[M_ASIDE] / 10.0
-    out[13] = meta[M_TURN_TILES] / 3.0
-    step = meta[M_STEP]
+    out[10] = meta[S.M_PILE] / 31.0
+    out[11] = meta[S.M_STACK] / 10.0
+    out[12] = meta[S.M_ASIDE] / 10.0
+    out[13] = meta[S.M_TURN_TILES] / 3.0
+    step = meta[S.M_STEP]
     if step == SK.S_BONUS:
         out[14] = 1.0
-        if meta[M_BONUS_SRC] & SRC_BIT_PILE:
+        if meta[S.M_BONUS_SRC] & S.SRC_BIT_PILE:
             out[18] = 1.0
-        if meta[M_BONUS_SRC] & SRC_BIT_FACE_UP:
+        if meta[S.M_BONUS_SRC] & S.SRC_BIT_FACE_UP:
             out[19] = 1.0
     elif step == SK.S_BOX:
         out[15] = 1.0
     if step == K.S_TILE:
-        if meta[M_SOURCE] == SOURCE_PILE:
+        if meta[S.M_SOURCE] == S.SOURCE_PILE:
             out[16] = 1.0
-        elif meta[M_SOURCE] == SOURCE_FACE_UP:
+        elif meta[S.M_SOURCE] == S.SOURCE_FACE_UP:
             out[17] = 1.0
-    out[20] = meta[M_BOXED_HUTS] / 20.0
-    out[21] = meta[M_BOXED_TEMPLES] / 3.0
-    out[22] = meta[M_BOXED_TOWERS] / 2.0
+    out[20] = meta[S.M_BOXED_HUTS] / 20.0
+    out[21] = meta[S.M_BOXED_TEMPLES] / 3.0
+    out[22] = meta[S.M_BOXED_TOWERS] / 2.0
     sc = SK.running_score(cells, players, meta, rules, nbr, cell_of)
     out[23] = min(max((sc + 100.0) / 200.0, 0.0), 1.0)
 
@@ -522,20 +488,20 @@ def _globals(players, meta, rules, player, tile, out):
     out[:] = 0.0
     for j in range(n):
         p = (player + j) % n
-        out[j] = players[p, P_HUTS] / 20.0
-        out[n + j] = players[p, P_TEMPLES] / 3.0
-        out[2 * n + j] = players[p, P_TOWERS] / 2.0
-        if players[p, P_STATUS] != 0:
+        out[j] = players[p, S.P_HUTS] / 20.0
+        out[n + j] = players[p, S.P_TEMPLES] / 3.0
+        out[2 * n + j] = players[p, S.P_TOWERS] / 2.0
+        if players[p, S.P_STATUS] != 0:
             out[3 * n + j] = 1.0
-    left = rules[R_DECK_SIZE] - meta[M_DRAWN]
+    left = rules[R_DECK_SIZE] - meta[S.M_DRAWN]
     if rules[R_TILE_PREVIEW] != 0:
         for p in range(n):
-            if players[p, P_HAND] >= 0:
+            if players[p, S.P_HAND] >= 0:
                 left += 1
-    elif meta[M_STEP] == K.S_TILE:
+    elif meta[S.M_STEP] == K.S_TILE:
         left += 1
     out[4 * n] = left / 48.0
-    if meta[M_STEP] == K.S_BUILD:
+    if meta[S.M_STEP] == K.S_BUILD:
         out[4 * n + 1] = 1.0
     if tile >= 0:
         out[4 * n + 2 + tile // 5] = 1.0
@@ -566,7 +532,7 @@ def site_globals(cells, meta, rules, nbr, cell_of, player, out):
 
 def _perspective(state: TaluvaState, player: int | None) -> int:
     if player is None:
-        return int(state.meta[M_PLAYER])
+        return int(state.meta[S.M_PLAYER])
     if not 0 <= player < state.num_players:
         raise ValueError(f"player must lie in 0..{state.num_players - 1}, got {player}")
     return player
@@ -613,8 +579,8 @@ def global_features(state: TaluvaState, player: int | None = None) -> np.ndarray
     (eliminated or finished) n, tiles_left/48, step (1 = build), tile_a one-hot 5, tile_b 5."""
     n = state.num_players
     out = np.zeros(num_globals(n), dtype=np.float32)
-    step = int(state.meta[M_STEP])
-    tile = int(state.meta[M_TILE]) if step in (K.S_TILE, K.S_BUILD) else -1
+    step = int(state.meta[S.M_STEP])
+    tile = int(state.meta[S.M_TILE]) if step in (K.S_TILE, K.S_BUILD) else -1
     _globals(state.players, state.meta, state.game.rules_array, _perspective(state, player),
              tile, out)
     return out
@@ -828,10 +794,10 @@ def rotated_state(state: TaluvaState, k: int) -> TaluvaState:
     cells = np.empty_like(state.cells)
     cells[perm] = state.cells
     meta = state.meta.copy()
-    occ = np.flatnonzero(cells[:, C_LEVEL] > 0)
+    occ = np.flatnonzero(cells[:, S.C_LEVEL] > 0)
     if occ.size:
-        meta[M_QMIN], meta[M_QMAX] = board.q[occ].min(), board.q[occ].max()
-        meta[M_RMIN], meta[M_RMAX] = board.r[occ].min(), board.r[occ].max()
+        meta[S.M_QMIN], meta[S.M_QMAX] = board.q[occ].min(), board.q[occ].max()
+        meta[S.M_RMIN], meta[S.M_RMAX] = board.r[occ].min(), board.r[occ].max()
     return state.game.state_from_arrays(cells, state.players.copy(), state.deck.copy(), meta)
 
 

@@ -21,39 +21,11 @@ from taluva_ai.errors import (
 from taluva_ai.games.array_state import ArrayState, Snapshot
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva import solo_kernels as SK
+from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.actions import Action, ActionKind, decode, encode
 from taluva_ai.games.taluva.hexgrid import Board, make_board
 from taluva_ai.games.taluva.rules import RuleSet
 from taluva_ai.games.taluva.solo import SoloStateMethods
-from taluva_ai.games.taluva.state import (
-    C_BUILDING,
-    C_LEVEL,
-    C_OWNER,
-    M_BOTTOM,
-    M_DRAWN,
-    M_END,
-    M_PILE,
-    M_PLACED,
-    M_PLAYER,
-    M_PLY,
-    M_STACK,
-    M_STEP,
-    M_TILE,
-    P_DESTROYED,
-    P_HAND,
-    P_HUTS,
-    P_PLACE,
-    P_STATUS,
-    P_TEMPLES,
-    P_TOWERS,
-    START_HUTS,
-    START_TEMPLES,
-    START_TOWERS,
-    EndReason,
-    Status,
-    Step,
-    new_arrays,
-)
 from taluva_ai.games.taluva.tiles import (
     NUM_TILE_TYPES,
     NUM_TILES,
@@ -63,7 +35,7 @@ from taluva_ai.games.taluva.tiles import (
 )
 
 # Plain ints for the hot paths (IntEnum comparisons cost a Python attribute lookup each).
-_CHANCE, _TILE, _BUILD, _TERMINAL, _BONUS, _BOX = (int(x) for x in Step)
+_CHANCE, _TILE, _BUILD, _TERMINAL, _BONUS, _BOX = (int(x) for x in S.Step)
 
 
 class TaluvaGame:
@@ -187,7 +159,7 @@ class TaluvaGame:
         if island is not None:
             raise ValueError("a starting island belongs to the solo variant (solo=True)")
         d = self.shuffled_deck(seed) if deck is None else complete_deck(deck)
-        cells, players, d, meta = new_arrays(
+        cells, players, d, meta = S.new_arrays(
             self.num_players, d, self.num_cells, self.rules.tile_preview
         )
         return TaluvaState(self, cells, players, d, meta)
@@ -265,7 +237,7 @@ class TaluvaState(ArrayState, SoloStateMethods):
     ``current_player`` is ``CHANCE`` (-1) while the tile is drawn and ``TERMINAL`` (-4) at the end.
     """
 
-    M_STEP, M_PLAYER, S_CHANCE, S_TERMINAL = M_STEP, M_PLAYER, _CHANCE, _TERMINAL
+    M_STEP, M_PLAYER, S_CHANCE, S_TERMINAL = S.M_STEP, S.M_PLAYER, _CHANCE, _TERMINAL
 
     def __init__(
         self,
@@ -294,46 +266,46 @@ class TaluvaState(ArrayState, SoloStateMethods):
     # -- facts ------------------------------------------------------------------------------
 
     @property
-    def step(self) -> Step:
+    def step(self) -> S.Step:
         """What the state waits for: chance, tile, build or terminal."""
-        return Step(int(self.meta[M_STEP]))
+        return S.Step(int(self.meta[S.M_STEP]))
 
     @property
     def tile(self) -> int:
         """Type id of the tile in hand (tile step), else -1."""
-        return int(self.meta[M_TILE]) if self.meta[M_STEP] == _TILE else -1
+        return int(self.meta[S.M_TILE]) if self.meta[S.M_STEP] == _TILE else -1
 
     @property
     def tiles_placed(self) -> int:
-        return int(self.meta[M_PLACED])
+        return int(self.meta[S.M_PLACED])
 
     @property
     def tiles_left(self) -> int:
         """Tiles still to be placed, the one in hand included (solo: the draw pile and the
         bonus stack, plus the tile in hand)."""
         if self.game.rules.solo:
-            return (int(self.meta[M_PILE]) + int(self.meta[M_STACK])
-                    + int(self.meta[M_STEP] == _TILE))
-        left = self.game.rules.deck_size - int(self.meta[M_DRAWN])
+            return (int(self.meta[S.M_PILE]) + int(self.meta[S.M_STACK])
+                    + int(self.meta[S.M_STEP] == _TILE))
+        left = self.game.rules.deck_size - int(self.meta[S.M_DRAWN])
         if self.game.rules.tile_preview:
-            left += int((self.players[: self.num_players, P_HAND] >= 0).sum())
-        elif self.meta[M_STEP] == _TILE:
+            left += int((self.players[: self.num_players, S.P_HAND] >= 0).sum())
+        elif self.meta[S.M_STEP] == _TILE:
             left += 1
         return left
 
     @property
     def ply(self) -> int:
         """Number of actions applied, chance outcomes included."""
-        return int(self.meta[M_PLY])
+        return int(self.meta[S.M_PLY])
 
     @property
-    def end_reason(self) -> EndReason:
-        return EndReason(int(self.meta[M_END]))
+    def end_reason(self) -> S.EndReason:
+        return S.EndReason(int(self.meta[S.M_END]))
 
     @property
     def truncated(self) -> bool:
         """True when the board bound removed every legal placement (no result; RULES.md)."""
-        return bool(self.meta[M_END] == EndReason.TRUNCATED)
+        return bool(self.meta[S.M_END] == S.EndReason.TRUNCATED)
 
     def _seat(self, player: int) -> int:
         if not isinstance(player, (int, np.integer)) or isinstance(player, bool) or not (
@@ -342,13 +314,13 @@ class TaluvaState(ArrayState, SoloStateMethods):
             raise ValueError(f"player must be a seat 0..{self.num_players - 1}, got {player!r}")
         return int(player)
 
-    def status(self, player: int) -> Status:
+    def status(self, player: int) -> S.Status:
         """``ACTIVE``, ``ELIMINATED`` or ``FINISHED`` (ranked early victory).
 
         Raises:
             ValueError: not a seat of this game.
         """
-        return Status(int(self.players[self._seat(player), P_STATUS]))
+        return S.Status(int(self.players[self._seat(player), S.P_STATUS]))
 
     def supply(self, player: int) -> dict[str, int]:
         """Pieces left in ``player``'s supply: ``{"huts", "temples", "towers"}``.
@@ -357,25 +329,26 @@ class TaluvaState(ArrayState, SoloStateMethods):
             ValueError: not a seat of this game.
         """
         p = self.players[self._seat(player)]
-        return {"huts": int(p[P_HUTS]), "temples": int(p[P_TEMPLES]), "towers": int(p[P_TOWERS])}
+        return {"huts": int(p[S.P_HUTS]), "temples": int(p[S.P_TEMPLES]),
+                "towers": int(p[S.P_TOWERS])}
 
     def built(self, player: int) -> dict[str, int]:
         """Pieces ``player`` has built (destroyed huts included, RULES.md "Built")."""
         s = self.supply(player)
         return {
-            "huts": START_HUTS - s["huts"],
-            "temples": START_TEMPLES - s["temples"],
-            "towers": START_TOWERS - s["towers"],
+            "huts": S.START_HUTS - s["huts"],
+            "temples": S.START_TEMPLES - s["temples"],
+            "towers": S.START_TOWERS - s["towers"],
         }
 
     def destroyed_huts(self, player: int) -> int:
         """Huts of ``player`` destroyed by eruptions (they still count as built)."""
-        return int(self.players[self._seat(player), P_DESTROYED])
+        return int(self.players[self._seat(player), S.P_DESTROYED])
 
     def places(self) -> list[int]:
         """Final place per seat (0 best; tied seats share a place); in unranked play 0 marks the
         winners and 1 the others; -1 while undecided."""
-        return [int(x) for x in self.players[: self.num_players, P_PLACE]]
+        return [int(x) for x in self.players[: self.num_players, S.P_PLACE]]
 
     def winners(self) -> list[int]:
         """Seats that share first place (empty while the game goes on or when truncated)."""
@@ -385,7 +358,7 @@ class TaluvaState(ArrayState, SoloStateMethods):
 
     def island_reach(self) -> int:
         """Largest hex distance of any hex on the table from the first volcano (0 if empty)."""
-        occ = self.cells[:, C_LEVEL] > 0
+        occ = self.cells[:, S.C_LEVEL] > 0
         if not occ.any():
             return 0
         b = self.game.board
@@ -430,14 +403,14 @@ class TaluvaState(ArrayState, SoloStateMethods):
         gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         out = TaluvaState(self.game, self.cells.copy(), self.players.copy(), self.deck.copy(),
                           self.meta.copy())
-        drawn = int(self.meta[M_DRAWN])
-        end = NUM_TILES - int(self.meta[M_BOTTOM])  # solo: known tiles under the pile stay
+        drawn = int(self.meta[S.M_DRAWN])
+        end = NUM_TILES - int(self.meta[S.M_BOTTOM])  # solo: known tiles under the pile stay
         others = []
         if self.game.rules.tile_preview:
-            step, mover = int(self.meta[M_STEP]), int(self.meta[M_PLAYER])
+            step, mover = int(self.meta[S.M_STEP]), int(self.meta[S.M_PLAYER])
             for q in range(self.num_players):
                 in_play = step in (_TILE, _BUILD) and q == mover  # being placed: public
-                if q != player and not in_play and self.players[q, P_HAND] >= 0:
+                if q != player and not in_play and self.players[q, S.P_HAND] >= 0:
                     others.append(q)
         # where each hidden held tile stands in the drawn part of the deck: among the latest
         # draws (a seat draws its next tile at the end of its turn), searched from the newest
@@ -445,15 +418,15 @@ class TaluvaState(ArrayState, SoloStateMethods):
         held_at: list[int] = []
         for q in others:
             j = drawn - 1
-            while j >= 0 and (self.deck[j] != self.players[q, P_HAND] or j in held_at):
+            while j >= 0 and (self.deck[j] != self.players[q, S.P_HAND] or j in held_at):
                 j -= 1
             held_at.append(j)
         pool = np.concatenate([self.deck[drawn:end],
-                               self.players[others, P_HAND].astype(np.int8)])
+                               self.players[others, S.P_HAND].astype(np.int8)])
         # sorted first, so the result depends only on what `player` knows (and the rng)
         pool = gen.permutation(np.sort(pool))
         for i, q in enumerate(others):
-            out.players[q, P_HAND] = pool[i]
+            out.players[q, S.P_HAND] = pool[i]
             if held_at[i] >= 0:  # the deck stays the tile set, with no true tile
                 out.deck[held_at[i]] = pool[i]
         out.deck[drawn:end] = pool[len(others):]
@@ -484,11 +457,11 @@ class TaluvaState(ArrayState, SoloStateMethods):
         Raises:
             WrongStepError: not at a chance node.
         """
-        if self.meta[M_STEP] != _CHANCE:
+        if self.meta[S.M_STEP] != _CHANCE:
             why = f"no chance node: the state is at the {self.step.name.lower()} step"
             raise WrongStepError("chance_outcomes", why, f"chance_outcomes(): {why}")
-        end = NUM_TILES - int(self.meta[M_BOTTOM])  # solo: the known tiles under the pile
-        undrawn = self.deck[int(self.meta[M_DRAWN]):end].astype(np.int64)
+        end = NUM_TILES - int(self.meta[S.M_BOTTOM])  # solo: the known tiles under the pile
+        undrawn = self.deck[int(self.meta[S.M_DRAWN]):end].astype(np.int64)
         counts = np.bincount(undrawn, minlength=NUM_TILE_TYPES)
         total = counts.sum()
         return [(int(t), float(c) / total) for t, c in enumerate(counts) if c > 0]
@@ -499,9 +472,9 @@ class TaluvaState(ArrayState, SoloStateMethods):
         Raises:
             WrongStepError: not at a chance node.
         """
-        if self.meta[M_STEP] != _CHANCE:
+        if self.meta[S.M_STEP] != _CHANCE:
             raise WrongStepError("draw", f"no chance node: the state is at {self.step.name}")
-        t = int(self.deck[int(self.meta[M_DRAWN])])
+        t = int(self.deck[int(self.meta[S.M_DRAWN])])
         self.apply(t)
         return t
 
@@ -542,7 +515,7 @@ class TaluvaState(ArrayState, SoloStateMethods):
         a = int(action)
         lo, hi = self._step_ids()
         if not lo <= a < hi:
-            if self.meta[M_STEP] == _TERMINAL:
+            if self.meta[S.M_STEP] == _TERMINAL:
                 raise WrongStepError(action, "the game is over")
             raise ActionOutOfRangeError(action, f"ids of the {self.step.name.lower()} step run "
                                         f"from {lo} to {hi - 1}")
@@ -555,7 +528,7 @@ class TaluvaState(ArrayState, SoloStateMethods):
     def _step_ids(self) -> tuple[int, int]:
         """``(lo, hi)``: the ids the step takes lie in ``lo .. hi - 1`` (tile types at a chance
         node; :mod:`actions` ids elsewhere; none once over)."""
-        step = self.meta[M_STEP]
+        step = self.meta[S.M_STEP]
         h = self.game.num_cells
         if step == _TILE:
             return 0, 6 * h
@@ -587,12 +560,12 @@ class TaluvaState(ArrayState, SoloStateMethods):
         player = self._seat(player)
         hands = [
             int(h) if (i == player or not self.game.rules.tile_preview) else -1
-            for i, h in enumerate(self.players[: self.num_players, P_HAND])
+            for i, h in enumerate(self.players[: self.num_players, S.P_HAND])
         ]
         obs = {
             "cells": self.cells.copy(),
             "supply": self.players[: self.num_players, :3].copy(),
-            "status": self.players[: self.num_players, P_STATUS].copy(),
+            "status": self.players[: self.num_players, S.P_STATUS].copy(),
             "tile": self.tile,
             "hands": hands,
             "current_player": self.current_player,
@@ -696,7 +669,7 @@ class TaluvaState(ArrayState, SoloStateMethods):
 
     def action_to_string(self, action: int) -> str:
         """Notation of an action id (a tile type id at a chance node gives ``draw:AB``)."""
-        if self.meta[M_STEP] == _CHANCE:
+        if self.meta[S.M_STEP] == _CHANCE:
             return str(Action(ActionKind.DRAW, tile=int(action)))
         return self.game.action_to_string(action)
 
@@ -711,7 +684,7 @@ class TaluvaState(ArrayState, SoloStateMethods):
             IllegalActionError: a hex outside the board bound.
         """
         act = Action.parse(text)
-        step = int(self.meta[M_STEP])
+        step = int(self.meta[S.M_STEP])
         if step == _TERMINAL:
             raise WrongStepError(text, "the game is over")
         if act.kind is ActionKind.DRAW:
@@ -730,7 +703,8 @@ class TaluvaState(ArrayState, SoloStateMethods):
                                      f"(board_radius={self.game.rules.board_radius})")
         if act.kind is ActionKind.EXPAND:
             c = self.game.board.cell(act.q, act.r)
-            if self.cells[c, C_BUILDING] != 0 and self.cells[c, C_OWNER] == self.meta[M_PLAYER]:
+            if (self.cells[c, S.C_BUILDING] != 0
+                    and self.cells[c, S.C_OWNER] == self.meta[S.M_PLAYER]):
                 canon = self._settlement_canon(c)
                 if canon is not None:
                     q, r = self.game.board.hex(canon)
@@ -740,7 +714,7 @@ class TaluvaState(ArrayState, SoloStateMethods):
     def _settlement_canon(self, cell: int) -> int | None:
         """Smallest cell of the settlement holding ``cell`` (None if no building there),
         from the kernels' settlement labels."""
-        if self.cells[cell, C_BUILDING] == 0:
+        if self.cells[cell, S.C_BUILDING] == 0:
             return None
         _, nbr, cell_of, _, _ = self.game.kernel_args()
         n = self.game.num_cells
@@ -749,7 +723,7 @@ class TaluvaState(ArrayState, SoloStateMethods):
         label = np.full(n, -1, dtype=np.int32)
         size = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
         canon = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
-        K.settlements(self.cells, nbr, scan, nscan, int(self.cells[cell, C_OWNER]), label, size,
+        K.settlements(self.cells, nbr, scan, nscan, int(self.cells[cell, S.C_OWNER]), label, size,
                       size, size, canon)
         return int(canon[label[cell]])
 
@@ -757,7 +731,7 @@ class TaluvaState(ArrayState, SoloStateMethods):
 
     def _resolve(self, action: int | str | Action) -> int:
         """Validate and turn an action into the id the kernels take (state untouched)."""
-        step = self.meta[M_STEP]
+        step = self.meta[S.M_STEP]
         if isinstance(action, str):
             action_value = None
         elif isinstance(action, Action):
@@ -795,8 +769,8 @@ class TaluvaState(ArrayState, SoloStateMethods):
         if step == _CHANCE:
             if not 0 <= a < NUM_TILE_TYPES:
                 raise ActionOutOfRangeError(action, "a chance outcome is a tile type id 0..24")
-            end = NUM_TILES - int(self.meta[M_BOTTOM])
-            if not (self.deck[int(self.meta[M_DRAWN]):end] == a).any():
+            end = NUM_TILES - int(self.meta[S.M_BOTTOM])
+            if not (self.deck[int(self.meta[S.M_DRAWN]):end] == a).any():
                 raise IllegalActionError(action, f"no undrawn copy of tile {tile_name(a)} is left")
             return a
         if not 0 <= a < self.game.num_actions:
@@ -868,14 +842,14 @@ class TaluvaState(ArrayState, SoloStateMethods):
                          f"h{boxed['huts']} t{boxed['temples']} w{boxed['towers']}")
             parts.append(f"score {self.score()}")
             return " | ".join(parts)
-        if self.step in (Step.TILE, Step.BUILD):
+        if self.step in (S.Step.TILE, S.Step.BUILD):
             parts.append(f"player {self.current_player}")
         if self.tile >= 0:
             parts.append(f"tile {tile_name(self.tile)}")
         for p in range(self.num_players):
             s = self.supply(p)
             st = self.status(p)
-            tag = "" if st == Status.ACTIVE else f" {st.name.lower()}"
+            tag = "" if st == S.Status.ACTIVE else f" {st.name.lower()}"
             parts.append(f"P{p} h{s['huts']} t{s['temples']} w{s['towers']}{tag}")
         return " | ".join(parts)
 

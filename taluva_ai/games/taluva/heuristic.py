@@ -27,21 +27,8 @@ import numpy as np
 from taluva_ai.games.choice import argmax_random
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import kernels as K
+from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.rules import R_EARLY_VICTORY_KINDS
-from taluva_ai.games.taluva.state import (
-    C_BUILDING,
-    C_LEVEL,
-    C_OWNER,
-    C_TERRAIN,
-    M_DRAWN,
-    M_PLAYER,
-    M_STEP,
-    M_TILE,
-    P_DESTROYED,
-    P_HUTS,
-    P_TEMPLES,
-    P_TOWERS,
-)
 
 WIN = 10000.0
 TEMPLE = 100.0
@@ -65,10 +52,10 @@ def _build_values(cells, players, meta, rules, nbr, cell_of, ids, costs, values)
     stemples = np.empty(K.MAX_SETTLEMENTS, dtype=np.int32)
     n = K.build_actions_labeled(cells, players, meta, rules, nbr, cell_of, ids, np.bool_(False),
                                 costs, label, size, stemples)
-    p = meta[M_PLAYER]
-    huts = players[p, P_HUTS]
-    temples = players[p, P_TEMPLES]
-    towers = players[p, P_TOWERS]
+    p = meta[S.M_PLAYER]
+    huts = players[p, S.P_HUTS]
+    temples = players[p, S.P_TEMPLES]
+    towers = players[p, S.P_TOWERS]
     for j in range(n):
         a = ids[j]
         h, t, w = huts, temples, towers
@@ -109,7 +96,7 @@ def _supply_terms(v, h, t, w, rules):
 def _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr, a, saved_cells,
                      saved_players, saved_meta, bids, bcost, bval):
     """Value of tile placement ``a`` (see the module docstring); the state is restored."""
-    p = meta[M_PLAYER]
+    p = meta[S.M_PLAYER]
     v = a // 6
     o = a % 6
     c0 = v
@@ -126,12 +113,12 @@ def _placement_value(cells, players, meta, rules, nbr, cell_of, hexqr, a, saved_
             saved_players[q, f] = players[q, f]
     for f in range(meta.shape[0]):
         saved_meta[f] = meta[f]
-    K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, meta[M_TILE])
-    meta[M_STEP] = K.S_BUILD
+    K.place_tile_cells(cells, players, meta, rules, nbr, hexqr, a, meta[S.M_TILE])
+    meta[S.M_STEP] = K.S_BUILD
     destroyed = 0.0
     for q in range(players.shape[0]):
-        d = (players[q, P_DESTROYED] - saved_players[q, P_DESTROYED]) + (
-            players[q, P_HUTS] - saved_players[q, P_HUTS]
+        d = (players[q, S.P_DESTROYED] - saved_players[q, S.P_DESTROYED]) + (
+            players[q, S.P_HUTS] - saved_players[q, S.P_HUTS]
         )
         destroyed += -d if q == p else d
     nb = _build_values(cells, players, meta, rules, nbr, cell_of, bids, bcost, bval)
@@ -204,13 +191,13 @@ def placement_context(cells, players, meta, rules, nbr, cell_of, ctx):
     label, sett, count, cost, diff, scan, counts, _, _ = ctx
     if rules[K.R_SOLO] != 0:
         return False
-    p = meta[M_PLAYER]
+    p = meta[S.M_PLAYER]
     nscan = K._scan_cells(meta, cell_of, np.int64(0), scan)
     nsett = K.settlements(cells, nbr, scan, nscan, np.int64(p), label, sett[0], sett[1], sett[2],
                           sett[3])
     if nsett > 64:
         return False
-    supply = players[p, P_HUTS:P_TOWERS + 1]
+    supply = players[p, S.P_HUTS:S.P_TOWERS + 1]
     isolated = rules[K.R_NEW_HUT_ISOLATED] != 0
     no_lake = rules[K.R_NO_LAKE_BUILDING] != 0
     count[:nsett, :] = 0
@@ -221,12 +208,12 @@ def placement_context(cells, players, meta, rules, nbr, cell_of, ctx):
     nw = 0
     for i in range(nscan):
         c = scan[i]
-        lv = cells[c, C_LEVEL]
-        if lv == 0 or cells[c, C_BUILDING] != 0:
+        lv = cells[c, S.C_LEVEL]
+        if lv == 0 or cells[c, S.C_BUILDING] != 0:
             continue
         adj, temple_ok, tower_ok = K.mover_adjacency(cells, nbr, p, c, label, sett[0], sett[1],
                                                    sett[2])
-        hut, temple, tower, k = _cell_builds(lv, cells[c, C_TERRAIN], np.int8(0), adj,
+        hut, temple, tower, k = _cell_builds(lv, cells[c, S.C_TERRAIN], np.int8(0), adj,
                                              np.bool_(temple_ok), np.bool_(tower_ok), supply,
                                              isolated, no_lake)
         nh += hut
@@ -257,25 +244,25 @@ def placement_value_fast(cells, players, meta, rules, nbr, a, ctx):
     :func:`placement_context` (same position), without changing the state; NaN when a hut of
     the mover's would be destroyed (use :func:`_placement_value` then)."""
     label, sett, count, cost, diff, _, counts, delta, hexk = ctx
-    p = meta[M_PLAYER]
-    tile = meta[M_TILE]
+    p = meta[S.M_PLAYER]
+    tile = meta[S.M_TILE]
     v = a // 6
     o = a % 6
     hexes = (np.int64(v), np.int64(nbr[v, (o + 4) % 6]), np.int64(nbr[v, (o + 5) % 6]))
     destroyed = 0.0
     for c in hexes:
-        if cells[c, C_BUILDING] == K.HUT:
-            if cells[c, C_OWNER] == p:
+        if cells[c, S.C_BUILDING] == K.HUT:
+            if cells[c, S.C_OWNER] == p:
                 return np.nan
-            destroyed += cells[c, C_LEVEL]
+            destroyed += cells[c, S.C_LEVEL]
     nsett = counts[0]
     nh = counts[1]
     nt = counts[2]
     nw = counts[3]
-    supply = players[p, P_HUTS:P_TOWERS + 1]
+    supply = players[p, S.P_HUTS:S.P_TOWERS + 1]
     isolated = rules[K.R_NEW_HUT_ISOLATED] != 0
     no_lake = rules[K.R_NO_LAKE_BUILDING] != 0
-    new_level = cells[v, C_LEVEL] + 1
+    new_level = cells[v, S.C_LEVEL] + 1
     # per hex: its adjacency (unchanged) and its expansion terrain before (-1: none) and after
     adjs = hexk[0]
     old_k = hexk[1]
@@ -289,8 +276,8 @@ def placement_value_fast(cells, players, meta, rules, nbr, a, ctx):
         adj, temple_ok, tower_ok = K.mover_adjacency(cells, nbr, p, c, label, sett[0], sett[1],
                                                    sett[2])
         adjs[i] = adj
-        hut, temple, tower, k = _cell_builds(cells[c, C_LEVEL], cells[c, C_TERRAIN],
-                                             cells[c, C_BUILDING], adj, np.bool_(temple_ok),
+        hut, temple, tower, k = _cell_builds(cells[c, S.C_LEVEL], cells[c, S.C_TERRAIN],
+                                             cells[c, S.C_BUILDING], adj, np.bool_(temple_ok),
                                              np.bool_(tower_ok), supply, isolated, no_lake)
         nh -= hut
         nt -= temple
@@ -300,7 +287,7 @@ def placement_value_fast(cells, players, meta, rules, nbr, a, ctx):
             for s in range(nsett):
                 if (adj >> s) & 1:
                     dcount[s, k] -= 1
-                    dcost[s, k] -= cells[c, C_LEVEL]
+                    dcost[s, k] -= cells[c, S.C_LEVEL]
         if i == 0:
             terrain = K.VOLCANO
         elif i == 1:
@@ -369,7 +356,7 @@ def action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids,
         Number of legal actions (0 at a chance node or at the end).
     """
     ncell = cells.shape[0]
-    step = meta[M_STEP]
+    step = meta[S.M_STEP]
     bids = np.empty(8 * ncell, dtype=np.int64)
     bcost = np.empty(8 * ncell, dtype=np.int64)
     bval = np.empty(8 * ncell, dtype=np.float64)
@@ -425,10 +412,10 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, gree
     saved_meta = meta.copy()
     ctx = new_placement_context(ncell)
     decisions = 0
-    while meta[M_STEP] != K.S_TERMINAL:
-        step = meta[M_STEP]
+    while meta[S.M_STEP] != K.S_TERMINAL:
+        step = meta[S.M_STEP]
         if step == K.S_CHANCE:
-            d = meta[M_DRAWN]
+            d = meta[S.M_DRAWN]
             j = d + np.random.randint(deck.shape[0] - d)
             K.standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin,
                                     deck[j])

@@ -53,6 +53,7 @@ import numpy as np
 from taluva_ai.games import compiling
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import solo_rules as _solo
+from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.island_kernels import (  # noqa: F401 (re-exported)
     ACTIVE,
     ELIMINATED,
@@ -101,39 +102,6 @@ from taluva_ai.games.taluva.rules import (
     R_TIEBREAK_TOWERS_FIRST,
     R_TILE_PREVIEW,
 )
-from taluva_ai.games.taluva.state import (
-    C_BUILDING,
-    C_LEVEL,
-    C_OWNER,
-    C_TERRAIN,
-    M_DRAW_FOR,
-    M_DRAWN,
-    M_END,
-    M_NELIM,
-    M_NEXT_BEST,
-    M_NEXT_WORST,
-    M_PLACED,
-    M_PLAYER,
-    M_PLY,
-    M_QMAX,
-    M_QMIN,
-    M_RMAX,
-    M_RMIN,
-    M_SCORE,
-    M_SETUP,
-    M_STEP,
-    M_TILE,
-    P_ELIM_ORDER,
-    P_HAND,
-    P_HUTS,
-    P_PLACE,
-    P_STATUS,
-    P_TEMPLES,
-    P_TOWERS,
-    START_HUTS,
-    START_TEMPLES,
-    START_TOWERS,
-)
 
 compiling.install()  # a first compile says so (taluva_ai.games.compiling)
 
@@ -168,10 +136,10 @@ def _tile_context(cells, meta, nbr, cell_of):
     near = np.zeros(ncell, dtype=np.bool_)
     for i in range(nscan):
         c = scan[i]
-        if cells[c, C_LEVEL] > 0:
+        if cells[c, S.C_LEVEL] > 0:
             for d in range(6):
                 m = nbr[c, d]
-                if m >= 0 and cells[m, C_LEVEL] == 0 and not coast[m]:
+                if m >= 0 and cells[m, S.C_LEVEL] == 0 and not coast[m]:
                     coast[m] = True
                     near[m] = True
                     for d2 in range(6):
@@ -188,7 +156,7 @@ def _sea_ok(cells, nbr, coast, v, o):
     b = nbr[v, (o + 5) % 6]
     if a < 0 or b < 0:
         return False
-    if cells[a, C_LEVEL] != 0 or cells[b, C_LEVEL] != 0:
+    if cells[a, S.C_LEVEL] != 0 or cells[b, S.C_LEVEL] != 0:
         return False
     return coast[v] or coast[a] or coast[b]
 
@@ -209,7 +177,7 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
     Returns:
         Number of ids written.
     """
-    if meta[M_PLACED] == 0:
+    if meta[S.M_PLACED] == 0:
         for o in range(6):
             out[o] = origin * 6 + o
             if first_only:
@@ -222,7 +190,7 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
     n = 0
     for i in range(nscan):
         v = scan[i]
-        lv = cells[v, C_LEVEL]
+        lv = cells[v, S.C_LEVEL]
         if lv == 0:
             if not near[v]:
                 continue
@@ -233,14 +201,14 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
                 b = nbr[v, (o + 5) % 6]
                 if a < 0 or b < 0:
                     continue
-                if cells[a, C_LEVEL] != 0 or cells[b, C_LEVEL] != 0:
+                if cells[a, S.C_LEVEL] != 0 or cells[b, S.C_LEVEL] != 0:
                     continue
                 if coast[v] or coast[a] or coast[b]:
                     out[n] = v * 6 + o
                     n += 1
                     if first_only:
                         return n
-        elif cells[v, C_TERRAIN] == VOLCANO:
+        elif cells[v, S.C_TERRAIN] == VOLCANO:
             if not have_labels and _has_hut_under(cells, nbr, v):
                 label, size = _all_settlements(cells, nbr, scan, nscan)
                 have_labels = True
@@ -265,14 +233,14 @@ def sample_tile_action(cells, meta, nbr, cell_of, origin, cand):
     Returns:
         An action id, or -1 when there is no legal placement.
     """
-    if meta[M_PLACED] == 0:
+    if meta[S.M_PLACED] == 0:
         return origin * 6 + np.random.randint(6)
     scan, nscan, coast, near = _tile_context(cells, meta, nbr, cell_of)
     k = 0
     for i in range(nscan):
         v = scan[i]
-        lv = cells[v, C_LEVEL]
-        if (lv == 0 and near[v]) or (lv > 0 and cells[v, C_TERRAIN] == VOLCANO):
+        lv = cells[v, S.C_LEVEL]
+        if (lv == 0 and near[v]) or (lv > 0 and cells[v, S.C_TERRAIN] == VOLCANO):
             cand[k] = v  # a possible volcano hex: sea-level candidate or an eruption
             k += 1
     label = np.empty(0, dtype=np.int32)
@@ -282,7 +250,7 @@ def sample_tile_action(cells, meta, nbr, cell_of, origin, cand):
         j = np.random.randint(6 * k)
         v = cand[j // 6]
         o = j % 6
-        if cells[v, C_LEVEL] == 0:
+        if cells[v, S.C_LEVEL] == 0:
             if _sea_ok(cells, nbr, coast, v, o):
                 return v * 6 + o
         else:
@@ -336,7 +304,7 @@ def build_sites(cells, meta, rules, nbr, cell_of, p, out):
                                                  stowers)
         if temple_ok:
             out[0] += 1
-        if tower_ok and cells[c, C_LEVEL] >= 3:
+        if tower_ok and cells[c, S.C_LEVEL] >= 3:
             out[1] += 1
 
 
@@ -349,7 +317,7 @@ def build_sites(cells, meta, rules, nbr, cell_of, p, out):
 def _next_active(players, n_players, p):
     for i in range(1, n_players + 1):
         q = (p + i) % n_players
-        if players[q, P_STATUS] == ACTIVE:
+        if players[q, S.P_STATUS] == ACTIVE:
             return q
     return -1
 
@@ -358,16 +326,16 @@ def _next_active(players, n_players, p):
 def _count_active(players, n_players):
     k = 0
     for q in range(n_players):
-        if players[q, P_STATUS] == ACTIVE:
+        if players[q, S.P_STATUS] == ACTIVE:
             k += 1
     return k
 
 
 @njit(cache=True)
 def _end_key(players, q, rules):
-    temples = START_TEMPLES - players[q, P_TEMPLES]
-    towers = START_TOWERS - players[q, P_TOWERS]
-    huts = START_HUTS - players[q, P_HUTS]
+    temples = S.START_TEMPLES - players[q, S.P_TEMPLES]
+    towers = S.START_TOWERS - players[q, S.P_TOWERS]
+    huts = S.START_HUTS - players[q, S.P_HUTS]
     if rules[R_TIEBREAK_TOWERS_FIRST] != 0:
         return towers * 10000 + temples * 1000 + huts
     return temples * 10000 + towers * 1000 + huts
@@ -376,7 +344,7 @@ def _end_key(players, q, rules):
 @njit(cache=True)
 def _set_single_winner(players, n_players, w):
     for q in range(n_players):
-        players[q, P_PLACE] = 0 if q == w else 1
+        players[q, S.P_PLACE] = 0 if q == w else 1
 
 
 @njit(cache=True)
@@ -387,21 +355,21 @@ def _end_tiles_out(players, meta, rules):
     if not ranked:
         best = -1
         for q in range(n_players):
-            if players[q, P_STATUS] == ACTIVE:
+            if players[q, S.P_STATUS] == ACTIVE:
                 best = max(best, _end_key(players, q, rules))
         for q in range(n_players):
-            win = players[q, P_STATUS] == ACTIVE and _end_key(players, q, rules) == best
-            players[q, P_PLACE] = 0 if win else 1
+            win = players[q, S.P_STATUS] == ACTIVE and _end_key(players, q, rules) == best
+            players[q, S.P_PLACE] = 0 if win else 1
     else:
-        base = meta[M_NEXT_BEST]
+        base = meta[S.M_NEXT_BEST]
         for q in range(n_players):
-            if players[q, P_STATUS] == ACTIVE:
+            if players[q, S.P_STATUS] == ACTIVE:
                 kq = _end_key(players, q, rules)
                 better = 0
                 for q2 in range(n_players):
-                    if players[q2, P_STATUS] == ACTIVE and _end_key(players, q2, rules) > kq:
+                    if players[q2, S.P_STATUS] == ACTIVE and _end_key(players, q2, rules) > kq:
                         better += 1
-                players[q, P_PLACE] = base + better
+                players[q, S.P_PLACE] = base + better
     _finish(meta, np.int64(END_TILES_OUT))
 
 
@@ -411,18 +379,18 @@ def _advance(cells, players, deck, meta, rules, nbr, cell_of, origin, p):
     n_players = rules[R_PLAYERS]
     q = _next_active(players, n_players, p)
     if rules[R_TILE_PREVIEW] != 0:
-        if players[q, P_HAND] >= 0:
-            meta[M_PLAYER] = q
-            meta[M_TILE] = players[q, P_HAND]
-            meta[M_STEP] = S_TILE
+        if players[q, S.P_HAND] >= 0:
+            meta[S.M_PLAYER] = q
+            meta[S.M_TILE] = players[q, S.P_HAND]
+            meta[S.M_STEP] = S_TILE
             _check_truncated(cells, meta, nbr, cell_of, origin)
         else:
             _end_tiles_out(players, meta, rules)
     else:
-        if meta[M_DRAWN] < rules[R_DECK_SIZE]:
-            meta[M_PLAYER] = q
-            meta[M_DRAW_FOR] = q
-            meta[M_STEP] = S_CHANCE
+        if meta[S.M_DRAWN] < rules[R_DECK_SIZE]:
+            meta[S.M_PLAYER] = q
+            meta[S.M_DRAW_FOR] = q
+            meta[S.M_STEP] = S_CHANCE
         else:
             _end_tiles_out(players, meta, rules)
 
@@ -432,8 +400,8 @@ def _check_truncated(cells, meta, nbr, cell_of, origin):
     """End the game as truncated when the board bound leaves no legal placement."""
     radius = (cell_of.shape[0] - 1) // 2
     far = 0
-    for q in (meta[M_QMIN] - 3, meta[M_QMAX] + 3):
-        for r in (meta[M_RMIN] - 3, meta[M_RMAX] + 3):
+    for q in (meta[S.M_QMIN] - 3, meta[S.M_QMAX] + 3):
+        for r in (meta[S.M_RMIN] - 3, meta[S.M_RMAX] + 3):
             far = max(far, (abs(q) + abs(r) + abs(q + r)) // 2)
     if far <= radius:
         return  # a sea-level placement next to the island fits on the board
@@ -447,12 +415,12 @@ def _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p):
     """After ``p``'s turn (build or elimination): the preview draw, then the next seat."""
     if (
         rules[R_TILE_PREVIEW] != 0
-        and players[p, P_STATUS] == ACTIVE
-        and meta[M_DRAWN] < rules[R_DECK_SIZE]
+        and players[p, S.P_STATUS] == ACTIVE
+        and meta[S.M_DRAWN] < rules[R_DECK_SIZE]
     ):
-        meta[M_STEP] = S_CHANCE
-        meta[M_DRAW_FOR] = p
-        meta[M_TILE] = -1
+        meta[S.M_STEP] = S_CHANCE
+        meta[S.M_DRAW_FOR] = p
+        meta[S.M_TILE] = -1
     else:
         _advance(cells, players, deck, meta, rules, nbr, cell_of, origin, p)
 
@@ -463,22 +431,22 @@ def _leave_table(players, meta, rules, p, status):
     game is over as a result."""
     n_players = rules[R_PLAYERS]
     ranked = rules[R_RANKED] != 0
-    players[p, P_STATUS] = status
-    players[p, P_HAND] = -1
+    players[p, S.P_STATUS] = status
+    players[p, S.P_HAND] = -1
     if status == ELIMINATED:
-        players[p, P_ELIM_ORDER] = meta[M_NELIM]
-        meta[M_NELIM] += 1
+        players[p, S.P_ELIM_ORDER] = meta[S.M_NELIM]
+        meta[S.M_NELIM] += 1
         if ranked:
-            players[p, P_PLACE] = meta[M_NEXT_WORST]
-            meta[M_NEXT_WORST] -= 1
+            players[p, S.P_PLACE] = meta[S.M_NEXT_WORST]
+            meta[S.M_NEXT_WORST] -= 1
     else:
-        players[p, P_PLACE] = meta[M_NEXT_BEST]
-        meta[M_NEXT_BEST] += 1
+        players[p, S.P_PLACE] = meta[S.M_NEXT_BEST]
+        meta[S.M_NEXT_BEST] += 1
     if _count_active(players, n_players) == 1:
         last = _next_active(players, n_players, p)
         if ranked:
-            players[last, P_PLACE] = meta[M_NEXT_BEST]
-            meta[M_NEXT_BEST] += 1
+            players[last, S.P_PLACE] = meta[S.M_NEXT_BEST]
+            meta[S.M_NEXT_BEST] += 1
         else:
             _set_single_winner(players, n_players, np.int64(last))
         _finish(meta, END_LAST_STANDING if status == ELIMINATED else END_EARLY_VICTORY)
@@ -508,7 +476,7 @@ def standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origi
     the solo variant's code, so a program that plays only such games (the object API does,
     :class:`~taluva_ai.games.taluva.game.TaluvaGame`) never compiles it: about half of the
     first run's compiling."""
-    d = meta[M_DRAWN]
+    d = meta[S.M_DRAWN]
     j = -1
     for i in range(d, NUM_TILES):
         if deck[i] == tile:
@@ -518,24 +486,24 @@ def standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origi
         return -1
     deck[j] = deck[d]
     deck[d] = tile
-    meta[M_DRAWN] = d + 1
-    meta[M_PLY] += 1
+    meta[S.M_DRAWN] = d + 1
+    meta[S.M_PLY] += 1
     if rules[R_TILE_PREVIEW] != 0:
-        w = meta[M_DRAW_FOR]
-        players[w, P_HAND] = tile
-        if meta[M_SETUP] != 0:
+        w = meta[S.M_DRAW_FOR]
+        players[w, S.P_HAND] = tile
+        if meta[S.M_SETUP] != 0:
             if w + 1 < rules[R_PLAYERS]:
-                meta[M_DRAW_FOR] = w + 1
+                meta[S.M_DRAW_FOR] = w + 1
             else:
-                meta[M_SETUP] = 0
-                meta[M_PLAYER] = 0
-                meta[M_TILE] = players[0, P_HAND]
-                meta[M_STEP] = S_TILE
+                meta[S.M_SETUP] = 0
+                meta[S.M_PLAYER] = 0
+                meta[S.M_TILE] = players[0, S.P_HAND]
+                meta[S.M_STEP] = S_TILE
         else:
             _advance(cells, players, deck, meta, rules, nbr, cell_of, origin, w)
     else:
-        meta[M_TILE] = tile
-        meta[M_STEP] = S_TILE
+        meta[S.M_TILE] = tile
+        meta[S.M_STEP] = S_TILE
         _check_truncated(cells, meta, nbr, cell_of, origin)
     return 0
 
@@ -543,13 +511,13 @@ def standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origi
 @njit(cache=True)
 def _hut_ok(cells, players, rules, nbr, p, c):
     """Found a settlement on ``c`` (RULES.md Step 2.1), checked from the hex's neighbours."""
-    if players[p, P_HUTS] < 1 or cells[c, C_LEVEL] != 1 or not takes_building(
+    if players[p, S.P_HUTS] < 1 or cells[c, S.C_LEVEL] != 1 or not takes_building(
             cells, c, rules[R_NO_LAKE_BUILDING] != 0):
         return False
     if rules[R_NEW_HUT_ISOLATED] != 0:
         for d in range(6):
             m = nbr[c, d]
-            if m >= 0 and cells[m, C_BUILDING] != 0 and cells[m, C_OWNER] == p:
+            if m >= 0 and cells[m, S.C_BUILDING] != 0 and cells[m, S.C_OWNER] == p:
                 return False
     return True
 
@@ -558,7 +526,7 @@ def _hut_ok(cells, players, rules, nbr, p, c):
 def _no_build(cells, players, meta, rules, nbr, cell_of, action):
     """True when the player to move has no legal build (elimination). A hut on one of the two
     hexes just placed is tried first; only if neither takes one is the full list consulted."""
-    p = meta[M_PLAYER]
+    p = meta[S.M_PLAYER]
     v = action // 6
     o = action % 6
     if _hut_ok(cells, players, rules, nbr, p, nbr[v, (o + 4) % 6]):
@@ -575,16 +543,16 @@ def _no_build(cells, players, meta, rules, nbr, cell_of, action):
 def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, action):
     """Place the tile in hand by action id ``action`` (assumed legal): eruptions destroy the huts
     underneath; then a player with no legal build is eliminated (RULES.md End of the game)."""
-    p = meta[M_PLAYER]
-    place_tile_cells(cells, players, meta, rules, nbr, hexqr, action, meta[M_TILE])
-    placed = meta[M_PLACED]
-    meta[M_PLACED] = placed + 1
-    meta[M_PLY] += 1
+    p = meta[S.M_PLAYER]
+    place_tile_cells(cells, players, meta, rules, nbr, hexqr, action, meta[S.M_TILE])
+    placed = meta[S.M_PLACED]
+    meta[S.M_PLACED] = placed + 1
+    meta[S.M_PLY] += 1
     if rules[R_TILE_PREVIEW] != 0:
-        players[p, P_HAND] = -1
-    meta[M_STEP] = S_BUILD
+        players[p, S.P_HAND] = -1
+    meta[S.M_STEP] = S_BUILD
     if _no_build(cells, players, meta, rules, nbr, cell_of, action):
-        meta[M_TILE] = -1
+        meta[S.M_TILE] = -1
         if not _leave_table(players, meta, rules, p, np.int64(ELIMINATED)):
             _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p)
 
@@ -592,15 +560,15 @@ def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a
 @njit(cache=True, inline="always")
 def apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action):
     """Build by action id ``action`` (assumed legal), then check early victory and the end."""
-    p = meta[M_PLAYER]
+    p = meta[S.M_PLAYER]
     place_build(cells, players, meta, rules, nbr, cell_of, action)
-    meta[M_PLY] += 1
+    meta[S.M_PLY] += 1
     kinds = 0
-    if players[p, P_HUTS] == 0:
+    if players[p, S.P_HUTS] == 0:
         kinds += 1
-    if players[p, P_TEMPLES] == 0:
+    if players[p, S.P_TEMPLES] == 0:
         kinds += 1
-    if players[p, P_TOWERS] == 0:
+    if players[p, S.P_TOWERS] == 0:
         kinds += 1
     if kinds >= rules[R_EARLY_VICTORY_KINDS]:
         if rules[R_RANKED] == 0:
@@ -626,7 +594,7 @@ def apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin,
 def standard_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin,
                           action):
     """:func:`apply_action` of a game that is not solo (see :func:`standard_apply_chance`)."""
-    step = meta[M_STEP]
+    step = meta[S.M_STEP]
     if step == S_CHANCE:
         standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
     elif step == S_TILE:
@@ -647,7 +615,7 @@ def legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out):
 @njit(cache=True, inline="always")
 def standard_legal_actions(cells, players, meta, rules, nbr, cell_of, origin, out):
     """:func:`legal_actions` of a game that is not solo (see :func:`standard_apply_chance`)."""
-    step = meta[M_STEP]
+    step = meta[S.M_STEP]
     if step == S_TILE:
         return tile_actions(cells, meta, nbr, cell_of, origin, out, np.bool_(False))
     if step == S_BUILD:
@@ -663,28 +631,28 @@ def returns(players, meta, rules, out):
     zeros for a truncated or unfinished game. Solo variant: the final score (SOLO.md 5)."""
     n = rules[R_PLAYERS]
     if rules[R_SOLO] != 0:
-        out[0] = meta[M_SCORE] if meta[M_STEP] == S_TERMINAL else 0.0
+        out[0] = meta[S.M_SCORE] if meta[S.M_STEP] == S_TERMINAL else 0.0
         return
     for q in range(n):
         out[q] = 0.0
-    if meta[M_STEP] != S_TERMINAL or meta[M_END] == END_TRUNCATED:
+    if meta[S.M_STEP] != S_TERMINAL or meta[S.M_END] == END_TRUNCATED:
         return
     if rules[R_RANKED] == 0:
         k = 0
         for q in range(n):
-            if players[q, P_PLACE] == 0:
+            if players[q, S.P_PLACE] == 0:
                 k += 1
         for q in range(n):
-            if players[q, P_PLACE] == 0:
+            if players[q, S.P_PLACE] == 0:
                 out[q] = (n - k) / (k * (n - 1.0))
             else:
                 out[q] = -1.0 / (n - 1.0)
     else:
         for q in range(n):
-            s = players[q, P_PLACE]
+            s = players[q, S.P_PLACE]
             g = 0
             for q2 in range(n):
-                if players[q2, P_PLACE] == s:
+                if players[q2, S.P_PLACE] == s:
                     g += 1
             tot = 0.0
             for slot in range(s, s + g):
@@ -712,7 +680,7 @@ def batch_legal_mask(cells_b, players_b, meta_b, rules, nbr, cell_of, origin, ma
 def batch_apply(cells_b, players_b, deck_b, meta_b, rules, nbr, cell_of, hexqr, origin, act_b):
     """Apply ``act_b[i]`` to game ``i`` for every ``i`` (finished games are left as they are)."""
     for i in range(cells_b.shape[0]):
-        if meta_b[i, M_STEP] != S_TERMINAL:
+        if meta_b[i, S.M_STEP] != S_TERMINAL:
             apply_action(
                 cells_b[i], players_b[i], deck_b[i], meta_b[i], rules, nbr, cell_of, hexqr,
                 origin, act_b[i],
@@ -730,10 +698,10 @@ def random_playout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origi
     np.random.seed(seed)
     buf = np.empty(8 * cells.shape[0], dtype=np.int64)
     decisions = 0
-    while meta[M_STEP] != S_TERMINAL:
-        if meta[M_STEP] == S_CHANCE:
+    while meta[S.M_STEP] != S_TERMINAL:
+        if meta[S.M_STEP] == S_CHANCE:
             apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin,
-                         deck[meta[M_DRAWN]])
+                         deck[meta[S.M_DRAWN]])
             continue
         n = legal_actions(cells, players, meta, rules, nbr, cell_of, origin, buf)
         for j in range(n):

@@ -11,6 +11,7 @@ import numpy as np
 from taluva_ai.games.choice import argmax_random, pick_equal
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import island_kernels as IK
+from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.island_kernels import (
     JUNGLE,
     NUM_TILES,
@@ -34,26 +35,7 @@ from taluva_ai.games.taluva.solo_rules import (
     solo_apply_chance,
     solo_legal_actions,
 )
-from taluva_ai.games.taluva.solo_score import (
-    running_score,
-)
-from taluva_ai.games.taluva.state import (
-    C_LEVEL,
-    C_TERRAIN,
-    M_BONUS_SRC,
-    M_BOTTOM,
-    M_DRAWN,
-    M_PILE,
-    M_SCORE,
-    M_SOURCE,
-    M_STACK,
-    M_STEP,
-    M_TILE,
-    M_TURN_TILES,
-    P_HUTS,
-    SOURCE_REGULAR,
-    SRC_BIT_FACE_UP,
-)
+from taluva_ai.games.taluva.solo_score import running_score
 
 # ---------------------------------------------------------------------------------------------
 # One-ply values (the greedy player) and rollouts
@@ -76,11 +58,11 @@ def _placement_value(cells, players, deck, meta, rules, nbr, cell_of, hexqr, a, 
     saved_players[:, :] = players
     saved_meta[:] = meta
     _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, a)
-    if meta[M_STEP] == S_BONUS:
-        if meta[M_BONUS_SRC] & SRC_BIT_FACE_UP:
-            meta[M_STACK] -= 1
+    if meta[S.M_STEP] == S_BONUS:
+        if meta[S.M_BONUS_SRC] & S.SRC_BIT_FACE_UP:
+            meta[S.M_STACK] -= 1
         else:
-            meta[M_PILE] -= 1
+            meta[S.M_PILE] -= 1
     val = running_score(cells, players, meta, rules, nbr, cell_of)
     cells[v, :] = saved[0, :]
     cells[c1, :] = saved[1, :]
@@ -109,7 +91,7 @@ def action_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, v
     """
     ncell = cells.shape[0]
     n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
-    step = meta[M_STEP]
+    step = meta[S.M_STEP]
     if n == 0:
         return 0
     saved_players = players.copy()
@@ -132,9 +114,9 @@ def action_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, v
         for j in range(n):
             k = ids[j] - base
             if k == A_BONUS_PILE:
-                meta[M_PILE] -= 1
+                meta[S.M_PILE] -= 1
             elif k == A_BONUS_FACE_UP:
-                meta[M_STACK] -= 1
+                meta[S.M_STACK] -= 1
             elif k >= A_BOX_HUT:
                 _box(players, meta, k - A_BOX_HUT)
             values[j] = running_score(cells, players, meta, rules, nbr, cell_of)
@@ -166,40 +148,40 @@ def rollout_placement_value(cells, meta, rules, nbr, a):
     o = a % 6
     b1 = nbr[v, (o + 4) % 6]
     b2 = nbr[v, (o + 5) % 6]
-    tile = meta[M_TILE]
-    lv = cells[v, C_LEVEL] + 1
-    regular = meta[M_SOURCE] == SOURCE_REGULAR
-    last = meta[M_TURN_TILES] >= 3
+    tile = meta[S.M_TILE]
+    lv = cells[v, S.C_LEVEL] + 1
+    regular = meta[S.M_SOURCE] == S.SOURCE_REGULAR
+    last = meta[S.M_TURN_TILES] >= 3
     val = 0.0
     if lv == 1:
         # contacts of the tile as if placed: terrains written into a copy of the 3 cells
-        t0 = cells[v, C_TERRAIN]
-        t1 = cells[b1, C_TERRAIN]
-        t2 = cells[b2, C_TERRAIN]
-        l0 = cells[v, C_LEVEL]
-        l1 = cells[b1, C_LEVEL]
-        l2 = cells[b2, C_LEVEL]
-        cells[v, C_TERRAIN] = VOLCANO
-        cells[b1, C_TERRAIN] = JUNGLE + tile // 5
-        cells[b2, C_TERRAIN] = JUNGLE + tile % 5
-        cells[v, C_LEVEL] = 1
-        cells[b1, C_LEVEL] = 1
-        cells[b2, C_LEVEL] = 1
+        t0 = cells[v, S.C_TERRAIN]
+        t1 = cells[b1, S.C_TERRAIN]
+        t2 = cells[b2, S.C_TERRAIN]
+        l0 = cells[v, S.C_LEVEL]
+        l1 = cells[b1, S.C_LEVEL]
+        l2 = cells[b2, S.C_LEVEL]
+        cells[v, S.C_TERRAIN] = VOLCANO
+        cells[b1, S.C_TERRAIN] = JUNGLE + tile // 5
+        cells[b2, S.C_TERRAIN] = JUNGLE + tile % 5
+        cells[v, S.C_LEVEL] = 1
+        cells[b1, S.C_LEVEL] = 1
+        cells[b2, S.C_LEVEL] = 1
         m, u, tmask, _ = contacts(cells, rules, nbr, v, b1, b2)
-        cells[v, C_TERRAIN] = t0
-        cells[b1, C_TERRAIN] = t1
-        cells[b2, C_TERRAIN] = t2
-        cells[v, C_LEVEL] = l0
-        cells[b1, C_LEVEL] = l1
-        cells[b2, C_LEVEL] = l2
+        cells[v, S.C_TERRAIN] = t0
+        cells[b1, S.C_TERRAIN] = t1
+        cells[b2, S.C_TERRAIN] = t2
+        cells[v, S.C_LEVEL] = l0
+        cells[b1, S.C_LEVEL] = l1
+        cells[b2, S.C_LEVEL] = l2
         cls = contact_class(rules, m, u, tmask)
         if cls >= 3 and not last:
             val += ROLLOUT_BONUS
         elif cls == 1 and regular:
             val += ROLLOUT_BOX
         return val
-    exact = cells[b1, C_TERRAIN] == JUNGLE + tile // 5 and \
-        cells[b2, C_TERRAIN] == JUNGLE + tile % 5
+    exact = cells[b1, S.C_TERRAIN] == JUNGLE + tile // 5 and \
+        cells[b2, S.C_TERRAIN] == JUNGLE + tile % 5
     if not last and (regular or lv >= 3 or exact):
         val += ROLLOUT_BONUS
     val += 3 * (_high_points(lv) - _high_points(lv - 1))
@@ -218,8 +200,8 @@ def paced_build(players, meta, ids, costs, n):
 @njit(cache=True)
 def paced_cost(players, meta, costs, n):
     """The huts :func:`paced_build` spends among builds of ``costs[:n]`` (0: a temple or tower)."""
-    huts = players[0, P_HUTS]
-    turns = max(1, int(np.ceil(meta[M_PILE] / PACE_TILES_PER_TURN)))
+    huts = players[0, S.P_HUTS]
+    turns = max(1, int(np.ceil(meta[S.M_PILE] / PACE_TILES_PER_TURN)))
     cap = max(1, int(np.ceil(huts / turns)))
     best = -1
     cheapest = costs[0]
@@ -243,7 +225,7 @@ def policy_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, v
         Number of legal actions.
     """
     ncell = cells.shape[0]
-    step = meta[M_STEP]
+    step = meta[S.M_STEP]
     if step == S_BUILD:
         costs = np.empty(ids.shape[0], dtype=np.int64)
         n = build_actions(cells, players, meta, rules, nbr, cell_of, ids, np.bool_(False),
@@ -289,11 +271,11 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samp
     ids = np.empty(8 * ncell, dtype=np.int64)
     vals = np.empty(8 * ncell, dtype=np.float64)
     costs = np.empty(8 * ncell, dtype=np.int64)
-    while meta[M_STEP] != S_TERMINAL:
-        step = meta[M_STEP]
+    while meta[S.M_STEP] != S_TERMINAL:
+        step = meta[S.M_STEP]
         if step == S_CHANCE:
-            d = meta[M_DRAWN]
-            j = d + np.random.randint(NUM_TILES - meta[M_BOTTOM] - d)
+            d = meta[S.M_DRAWN]
+            j = d + np.random.randint(NUM_TILES - meta[S.M_BOTTOM] - d)
             solo_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, deck[j])
             continue
         if not greedy:
@@ -309,10 +291,10 @@ def rollout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, greedy, samp
                           costs)
             a = paced_build(players, meta, ids, costs, n)
         elif step == S_BONUS:
-            a = base + (A_BONUS_FACE_UP if meta[M_BONUS_SRC] & SRC_BIT_FACE_UP else
+            a = base + (A_BONUS_FACE_UP if meta[S.M_BONUS_SRC] & S.SRC_BIT_FACE_UP else
                         A_BONUS_PILE)
         else:
             n = solo_legal_actions(cells, players, meta, rules, nbr, cell_of, ids)
             a = ids[0]  # box: a hut when one is left (ids ascending: hut, temple, tower)
         solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, a)
-    return meta[M_SCORE]
+    return meta[S.M_SCORE]

@@ -36,6 +36,7 @@ import numpy as np
 
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import island_kernels as IK
+from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.island_kernels import (
     HUT,
     JUNGLE,
@@ -59,44 +60,6 @@ from taluva_ai.games.taluva.rules import (
     R_VOLCANO_IN_T,
 )
 from taluva_ai.games.taluva.solo_score import NUM_SCORE_LINES, WIN_SCORE, score
-from taluva_ai.games.taluva.state import (
-    C_BUILDING,
-    C_LEVEL,
-    C_TERRAIN,
-    C_TILE,
-    M_ASIDE,
-    M_BONUS_SRC,
-    M_BOTTOM,
-    M_BOXED_HUTS,
-    M_BOXED_TEMPLES,
-    M_BOXED_TOWERS,
-    M_DRAWN,
-    M_FACE_UP,
-    M_FACE_USED,
-    M_LAST_CLASS,
-    M_PENDING,
-    M_PILE,
-    M_PLACED,
-    M_PLY,
-    M_SCORE,
-    M_SOURCE,
-    M_STACK,
-    M_STEP,
-    M_TILE,
-    M_TURN_TILES,
-    P_HUTS,
-    P_PLACE,
-    P_TEMPLES,
-    P_TOWERS,
-    PENDING_PILE,
-    PENDING_REVEAL,
-    PENDING_REVEAL_SETUP,
-    SOURCE_FACE_UP,
-    SOURCE_PILE,
-    SOURCE_REGULAR,
-    SRC_BIT_FACE_UP,
-    SRC_BIT_PILE,
-)
 
 S_BONUS = 4
 S_BOX = 5
@@ -134,12 +97,12 @@ def contacts(cells, rules, nbr, v, a, b):
     if rules[R_CONTACTS_HEXES] == 0:
         for i in range(3):
             x = v if i == 0 else (a if i == 1 else b)
-            tx = cells[x, C_TERRAIN]
+            tx = cells[x, S.C_TERRAIN]
             for d in range(6):
                 y = nbr[x, d]
-                if y < 0 or y == v or y == a or y == b or cells[y, C_LEVEL] == 0:
+                if y < 0 or y == v or y == a or y == b or cells[y, S.C_LEVEL] == 0:
                     continue
-                if cells[y, C_TERRAIN] == tx:
+                if cells[y, S.C_TERRAIN] == tx:
                     if tx == VOLCANO and not vin:
                         vv += 1
                     else:
@@ -154,7 +117,7 @@ def contacts(cells, rules, nbr, v, a, b):
         x = v if i == 0 else (a if i == 1 else b)
         for d in range(6):
             y = nbr[x, d]
-            if y < 0 or y == v or y == a or y == b or cells[y, C_LEVEL] == 0:
+            if y < 0 or y == v or y == a or y == b or cells[y, S.C_LEVEL] == 0:
                 continue
             dup = False
             for j in range(ns):
@@ -165,11 +128,11 @@ def contacts(cells, rules, nbr, v, a, b):
                 continue
             seen[ns] = y
             ns += 1
-            ty = cells[y, C_TERRAIN]
+            ty = cells[y, S.C_TERRAIN]
             hit = False
             for i2 in range(3):
                 x2 = v if i2 == 0 else (a if i2 == 1 else b)
-                if cells[x2, C_TERRAIN] == ty:
+                if cells[x2, S.C_TERRAIN] == ty:
                     for d2 in range(6):
                         if nbr[x2, d2] == y:
                             hit = True
@@ -214,24 +177,24 @@ def contact_class(rules, m, u, tmask):
 def _cover_ok(cells, v, a, b, label, size):
     """Eruption rules 2-5 of RULES.md for a tile covering the three hexes ``v, a, b`` whatever
     lies under ``v`` (``bonus_no_eruption``: the volcano may cover a terrain hex)."""
-    lv = cells[v, C_LEVEL]
-    if cells[a, C_LEVEL] != lv or cells[b, C_LEVEL] != lv:
+    lv = cells[v, S.C_LEVEL]
+    if cells[a, S.C_LEVEL] != lv or cells[b, S.C_LEVEL] != lv:
         return False
-    if cells[v, C_TILE] == cells[a, C_TILE] and cells[v, C_TILE] == cells[b, C_TILE]:
+    if cells[v, S.C_TILE] == cells[a, S.C_TILE] and cells[v, S.C_TILE] == cells[b, S.C_TILE]:
         return False
     for i in range(3):
         x = v if i == 0 else (a if i == 1 else b)
-        bx = cells[x, C_BUILDING]
+        bx = cells[x, S.C_BUILDING]
         if bx == IK.TEMPLE or bx == IK.TOWER:
             return False
     for i in range(3):
         x = v if i == 0 else (a if i == 1 else b)
-        if cells[x, C_BUILDING] == HUT:
+        if cells[x, S.C_BUILDING] == HUT:
             s = label[x]
             covered = 0
             for i2 in range(3):
                 x2 = v if i2 == 0 else (a if i2 == 1 else b)
-                if cells[x2, C_BUILDING] == HUT and label[x2] == s:
+                if cells[x2, S.C_BUILDING] == HUT and label[x2] == s:
                     covered += 1
             if size[s] <= covered:
                 return False
@@ -263,11 +226,11 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
     near = np.zeros(ncell, dtype=np.bool_)  # empty cell within 1 of one next to the island
     for i in range(nscan):
         c = scan[i]
-        if cells[c, C_LEVEL] > 0:
-            bit = 1 << cells[c, C_TERRAIN]
+        if cells[c, S.C_LEVEL] > 0:
+            bit = 1 << cells[c, S.C_TERRAIN]
             for d in range(6):
                 m = nbr[c, d]
-                if m >= 0 and cells[m, C_LEVEL] == 0:
+                if m >= 0 and cells[m, S.C_LEVEL] == 0:
                     if adj[m] == 0:
                         near[m] = True
                         for d2 in range(6):
@@ -280,7 +243,7 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
     bit_v = 1 << VOLCANO
     bit_a = 1 << ta
     bit_b = 1 << tb
-    regular = source == SOURCE_REGULAR
+    regular = source == S.SOURCE_REGULAR
     no_eruption = rules[R_BONUS_NO_ERUPTION] != 0 and not regular
     label = np.empty(0, dtype=np.int32)
     size = np.empty(0, dtype=np.int32)
@@ -288,7 +251,7 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
     n = 0
     for i in range(nscan):
         v = scan[i]
-        lv = cells[v, C_LEVEL]
+        lv = cells[v, S.C_LEVEL]
         if lv == 0:
             if not near[v]:
                 continue
@@ -297,22 +260,22 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
                 b = nbr[v, (o + 5) % 6]
                 if a < 0 or b < 0:
                     continue
-                if cells[a, C_LEVEL] != 0 or cells[b, C_LEVEL] != 0:
+                if cells[a, S.C_LEVEL] != 0 or cells[b, S.C_LEVEL] != 0:
                     continue
                 if (adj[v] & bit_v) != 0 or (adj[a] & bit_a) != 0 or (adj[b] & bit_b) != 0:
                     out[n] = v * 6 + o
                     n += 1
                     if first_only:
                         return n
-        elif cells[v, C_TERRAIN] == VOLCANO:
+        elif cells[v, S.C_TERRAIN] == VOLCANO:
             exact = regular or lv >= 2
             for o in range(6):
                 a = nbr[v, (o + 4) % 6]
                 b = nbr[v, (o + 5) % 6]
                 if a < 0 or b < 0:
                     continue
-                ma = cells[a, C_TERRAIN] == ta
-                mb = cells[b, C_TERRAIN] == tb
+                ma = cells[a, S.C_TERRAIN] == ta
+                mb = cells[b, S.C_TERRAIN] == tb
                 if exact:
                     if not (ma and mb):
                         continue
@@ -332,9 +295,9 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
                 b = nbr[v, (o + 5) % 6]
                 if a < 0 or b < 0:
                     continue
-                if cells[a, C_TERRAIN] != ta or cells[b, C_TERRAIN] != tb:
+                if cells[a, S.C_TERRAIN] != ta or cells[b, S.C_TERRAIN] != tb:
                     continue
-                if not have_labels and (cells[v, C_BUILDING] == HUT
+                if not have_labels and (cells[v, S.C_BUILDING] == HUT
                                         or IK._has_hut_under(cells, nbr, v)):
                     label, size = IK._all_settlements(cells, nbr, scan, nscan)
                     have_labels = True
@@ -374,7 +337,7 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
             nt = IK.expansion_cells(cells, meta, nbr, cell_of, meta[1], e // 5, terr, tgt)
             for j2 in range(n):
                 h = out[j2] - 6 * ncell
-                if 0 <= h < ncell and cells[h, C_TERRAIN] == terr:
+                if 0 <= h < ncell and cells[h, S.C_TERRAIN] == terr:
                     nf = IK.found_cells(cells, rules, nbr, np.int64(h), fill, seen)
                     if IK._same_cells(fill, nf, tgt, nt):
                         keep = False
@@ -394,27 +357,27 @@ def solo_legal_actions(cells, players, meta, rules, nbr, cell_of, out):
     Args:
         out: ``int64[>= 8H]``.
     """
-    step = meta[M_STEP]
+    step = meta[S.M_STEP]
     if step == S_TILE:
-        return tile_actions(cells, meta, rules, nbr, cell_of, np.int64(meta[M_TILE]),
-                            np.int64(meta[M_SOURCE]), out, np.bool_(False))
+        return tile_actions(cells, meta, rules, nbr, cell_of, np.int64(meta[S.M_TILE]),
+                            np.int64(meta[S.M_SOURCE]), out, np.bool_(False))
     if step == S_BUILD:
         return build_actions(cells, players, meta, rules, nbr, cell_of, out, np.bool_(False),
                              np.empty(0, dtype=np.int64))
     base = 14 * cells.shape[0]
     n = 0
     if step == S_BONUS:
-        if meta[M_BONUS_SRC] & SRC_BIT_PILE:
+        if meta[S.M_BONUS_SRC] & S.SRC_BIT_PILE:
             out[n] = base + A_BONUS_PILE
             n += 1
-        if meta[M_BONUS_SRC] & SRC_BIT_FACE_UP:
+        if meta[S.M_BONUS_SRC] & S.SRC_BIT_FACE_UP:
             out[n] = base + A_BONUS_FACE_UP
             n += 1
         out[n] = base + A_STOP
         n += 1
     elif step == S_BOX:
         for k in range(3):
-            if players[0, P_HUTS + k] > 0:
+            if players[0, S.P_HUTS + k] > 0:
                 out[n] = base + A_BOX_HUT + k
                 n += 1
     return n
@@ -428,7 +391,7 @@ def solo_legal_actions(cells, players, meta, rules, nbr, cell_of, out):
 @njit(cache=True)
 def stack_face_down(meta):
     """Face-down tiles of the bonus stack."""
-    return meta[M_STACK] - (1 if meta[M_FACE_UP] >= 0 else 0)
+    return meta[S.M_STACK] - (1 if meta[S.M_FACE_UP] >= 0 else 0)
 
 
 @njit(cache=True)
@@ -437,8 +400,8 @@ def _finish(cells, players, meta, rules, nbr, cell_of, reason):
     IK._finish(meta, reason)
     lines = np.zeros(NUM_SCORE_LINES, dtype=np.int64)
     s = score(cells, players, meta, rules, nbr, cell_of, lines)
-    meta[M_SCORE] = s
-    players[0, P_PLACE] = 0 if s >= WIN_SCORE else 1
+    meta[S.M_SCORE] = s
+    players[0, S.P_PLACE] = 0 if s >= WIN_SCORE else 1
 
 
 @njit(cache=True)
@@ -449,17 +412,17 @@ def _enter_build(cells, players, meta, rules, nbr, cell_of):
                        np.empty(0, dtype=np.int64)) == 0:
         _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_NO_BUILD))
     else:
-        meta[M_STEP] = S_BUILD
+        meta[S.M_STEP] = S_BUILD
 
 
 @njit(cache=True)
 def _phase2(cells, players, meta, rules, nbr, cell_of):
     """Phase 2 (SOLO.md 3.3): turn up a new face-up tile if it was used (a chance node), then
     build."""
-    meta[M_BONUS_SRC] = 0
-    if meta[M_FACE_USED] != 0 and stack_face_down(meta) > 0:
-        meta[M_STEP] = S_CHANCE
-        meta[M_PENDING] = PENDING_REVEAL
+    meta[S.M_BONUS_SRC] = 0
+    if meta[S.M_FACE_USED] != 0 and stack_face_down(meta) > 0:
+        meta[S.M_STEP] = S_CHANCE
+        meta[S.M_PENDING] = S.PENDING_REVEAL
     else:
         _enter_build(cells, players, meta, rules, nbr, cell_of)
 
@@ -469,29 +432,29 @@ def _set_aside(deck, meta, rules):
     """The tile in hand has no legal placement: set it aside (it counts as remaining), or with
     ``unplaceable="bottom"`` put it under the draw pile (it moves to the deck's end)."""
     if rules[R_UNPLACEABLE_BOTTOM] != 0:
-        d = meta[M_DRAWN]
+        d = meta[S.M_DRAWN]
         t = deck[d - 1]
         for i in range(d - 1, NUM_TILES - 1):
             deck[i] = deck[i + 1]
         deck[NUM_TILES - 1] = t
-        meta[M_DRAWN] = d - 1
-        meta[M_BOTTOM] += 1
-        meta[M_PILE] += 1
+        meta[S.M_DRAWN] = d - 1
+        meta[S.M_BOTTOM] += 1
+        meta[S.M_PILE] += 1
     else:
-        meta[M_ASIDE] += 1
-    meta[M_TILE] = -1
+        meta[S.M_ASIDE] += 1
+    meta[S.M_TILE] = -1
 
 
 @njit(cache=True)
 def _tile_in_hand(cells, players, deck, meta, rules, nbr, cell_of, tile):
     """The drawn tile is in hand: the tile step, or set aside and phase 2 when it has no legal
     placement (SOLO.md 3.1, 3.2)."""
-    meta[M_TILE] = tile
-    meta[M_TURN_TILES] += 1
+    meta[S.M_TILE] = tile
+    meta[S.M_TURN_TILES] += 1
     buf = np.empty(1, dtype=np.int64)
-    if tile_actions(cells, meta, rules, nbr, cell_of, np.int64(tile), np.int64(meta[M_SOURCE]), buf,
-                    np.bool_(True)) > 0:
-        meta[M_STEP] = S_TILE
+    if tile_actions(cells, meta, rules, nbr, cell_of, np.int64(tile), np.int64(meta[S.M_SOURCE]),
+                    buf, np.bool_(True)) > 0:
+        meta[S.M_STEP] = S_TILE
     else:
         _set_aside(deck, meta, rules)
         _phase2(cells, players, meta, rules, nbr, cell_of)
@@ -501,35 +464,35 @@ def _tile_in_hand(cells, players, deck, meta, rules, nbr, cell_of, tile):
 def _draw_pile(cells, players, deck, meta, rules, nbr, cell_of, source):
     """Take the top of the draw pile: a chance node, unless only known tiles (put under it) are
     left, when the first of them is taken at once."""
-    meta[M_SOURCE] = source
-    meta[M_TILE] = -1
-    if meta[M_PILE] - meta[M_BOTTOM] > 0:
-        meta[M_STEP] = S_CHANCE
-        meta[M_PENDING] = PENDING_PILE
+    meta[S.M_SOURCE] = source
+    meta[S.M_TILE] = -1
+    if meta[S.M_PILE] - meta[S.M_BOTTOM] > 0:
+        meta[S.M_STEP] = S_CHANCE
+        meta[S.M_PENDING] = S.PENDING_PILE
         return
-    j = NUM_TILES - meta[M_BOTTOM]
+    j = NUM_TILES - meta[S.M_BOTTOM]
     t = deck[j]
-    d = meta[M_DRAWN]
+    d = meta[S.M_DRAWN]
     for i in range(j, d, -1):
         deck[i] = deck[i - 1]
     deck[d] = t
-    meta[M_DRAWN] = d + 1
-    meta[M_BOTTOM] -= 1
-    meta[M_PILE] -= 1
+    meta[S.M_DRAWN] = d + 1
+    meta[S.M_BOTTOM] -= 1
+    meta[S.M_PILE] -= 1
     _tile_in_hand(cells, players, deck, meta, rules, nbr, cell_of, t)
 
 
 @njit(cache=True)
 def _start_turn(cells, players, deck, meta, rules, nbr, cell_of):
     """A new turn: draw the regular tile (SOLO.md 3.1), or end when the draw pile is empty."""
-    meta[M_TURN_TILES] = 0
-    meta[M_FACE_USED] = 0
-    meta[M_BONUS_SRC] = 0
-    meta[M_LAST_CLASS] = 0
-    if meta[M_PILE] == 0:
+    meta[S.M_TURN_TILES] = 0
+    meta[S.M_FACE_USED] = 0
+    meta[S.M_BONUS_SRC] = 0
+    meta[S.M_LAST_CLASS] = 0
+    if meta[S.M_PILE] == 0:
         _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_PILE_OUT))
         return
-    _draw_pile(cells, players, deck, meta, rules, nbr, cell_of, SOURCE_REGULAR)
+    _draw_pile(cells, players, deck, meta, rules, nbr, cell_of, S.SOURCE_REGULAR)
 
 
 @njit(cache=True)
@@ -541,9 +504,9 @@ def solo_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, tile):
     Returns:
         0, or -1 when no unseen copy of ``tile`` is left (nothing is changed).
     """
-    d = meta[M_DRAWN]
+    d = meta[S.M_DRAWN]
     j = -1
-    for i in range(d, NUM_TILES - meta[M_BOTTOM]):
+    for i in range(d, NUM_TILES - meta[S.M_BOTTOM]):
         if deck[i] == tile:
             j = i
             break
@@ -551,15 +514,15 @@ def solo_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, tile):
         return -1
     deck[j] = deck[d]
     deck[d] = tile
-    meta[M_DRAWN] = d + 1
-    meta[M_PLY] += 1
-    pending = meta[M_PENDING]
-    if pending == PENDING_PILE:
-        meta[M_PILE] -= 1
+    meta[S.M_DRAWN] = d + 1
+    meta[S.M_PLY] += 1
+    pending = meta[S.M_PENDING]
+    if pending == S.PENDING_PILE:
+        meta[S.M_PILE] -= 1
         _tile_in_hand(cells, players, deck, meta, rules, nbr, cell_of, tile)
     else:
-        meta[M_FACE_UP] = tile
-        if pending == PENDING_REVEAL_SETUP:
+        meta[S.M_FACE_UP] = tile
+        if pending == S.PENDING_REVEAL_SETUP:
             _start_turn(cells, players, deck, meta, rules, nbr, cell_of)
         else:
             _enter_build(cells, players, meta, rules, nbr, cell_of)
@@ -569,13 +532,13 @@ def solo_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, tile):
 @njit(cache=True)
 def _box(players, meta, kind):
     """Class 1: one piece (0 hut, 1 temple, 2 tower) from the supply into the box."""
-    players[0, P_HUTS + kind] -= 1
-    meta[M_BOXED_HUTS + kind] += 1
+    players[0, S.P_HUTS + kind] -= 1
+    meta[S.M_BOXED_HUTS + kind] += 1
 
 
 @njit(cache=True)
 def _after_box(cells, players, meta, rules, nbr, cell_of):
-    if players[0, P_HUTS] + players[0, P_TEMPLES] + players[0, P_TOWERS] == 0:
+    if players[0, S.P_HUTS] + players[0, S.P_TEMPLES] + players[0, S.P_TOWERS] == 0:
         _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_SUPPLY_OUT))  # SOLO.md 4.2
     else:
         _phase2(cells, players, meta, rules, nbr, cell_of)
@@ -587,18 +550,18 @@ def _class1_box(cells, players, meta, rules, nbr, cell_of):
     when two kinds or more are left; a hut with ``box_piece="hut"``; nothing from an empty
     supply), then phase 2."""
     if rules[R_BOX_HUT] != 0:
-        if players[0, P_HUTS] > 0:
+        if players[0, S.P_HUTS] > 0:
             _box(players, meta, np.int64(0))
         _after_box(cells, players, meta, rules, nbr, cell_of)
         return
     kinds = 0
     last = -1
     for k in range(3):
-        if players[0, P_HUTS + k] > 0:
+        if players[0, S.P_HUTS + k] > 0:
             kinds += 1
             last = k
     if kinds >= 2:
-        meta[M_STEP] = S_BOX
+        meta[S.M_STEP] = S_BOX
         return
     if kinds == 1:
         _box(players, meta, np.int64(last))
@@ -611,18 +574,18 @@ def _offer_bonus(cells, players, meta, rules, nbr, cell_of, sources):
     can give one (the draw pile if not empty; the face-up tile if it has a legal placement),
     or phase 2 when none can."""
     src = 0
-    if (sources & SRC_BIT_PILE) != 0 and meta[M_PILE] > 0:
-        src |= SRC_BIT_PILE
-    if (sources & SRC_BIT_FACE_UP) != 0 and meta[M_FACE_UP] >= 0 and meta[M_FACE_USED] == 0:
+    if (sources & S.SRC_BIT_PILE) != 0 and meta[S.M_PILE] > 0:
+        src |= S.SRC_BIT_PILE
+    if (sources & S.SRC_BIT_FACE_UP) != 0 and meta[S.M_FACE_UP] >= 0 and meta[S.M_FACE_USED] == 0:
         buf = np.empty(1, dtype=np.int64)
-        if tile_actions(cells, meta, rules, nbr, cell_of, np.int64(meta[M_FACE_UP]),
-                        np.int64(SOURCE_FACE_UP), buf, np.bool_(True)) > 0:
-            src |= SRC_BIT_FACE_UP
+        if tile_actions(cells, meta, rules, nbr, cell_of, np.int64(meta[S.M_FACE_UP]),
+                        np.int64(S.SOURCE_FACE_UP), buf, np.bool_(True)) > 0:
+            src |= S.SRC_BIT_FACE_UP
     if src == 0:
         _phase2(cells, players, meta, rules, nbr, cell_of)
     else:
-        meta[M_BONUS_SRC] = src
-        meta[M_STEP] = S_BONUS
+        meta[S.M_BONUS_SRC] = src
+        meta[S.M_STEP] = S_BONUS
 
 
 @njit(cache=True)
@@ -633,28 +596,29 @@ def _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action):
     o = action % 6
     a = nbr[v, (o + 4) % 6]
     b = nbr[v, (o + 5) % 6]
-    tile = meta[M_TILE]
-    src = meta[M_SOURCE]
-    lv = cells[v, C_LEVEL] + 1
-    on_volcano = cells[v, C_TERRAIN] == VOLCANO
-    exact = cells[a, C_TERRAIN] == JUNGLE + tile // 5 and cells[b, C_TERRAIN] == JUNGLE + tile % 5
+    tile = meta[S.M_TILE]
+    src = meta[S.M_SOURCE]
+    lv = cells[v, S.C_LEVEL] + 1
+    on_volcano = cells[v, S.C_TERRAIN] == VOLCANO
+    exact = (cells[a, S.C_TERRAIN] == JUNGLE + tile // 5
+             and cells[b, S.C_TERRAIN] == JUNGLE + tile % 5)
     IK.place_tile_cells(cells, players, meta, rules, nbr, hexqr, action, tile)
-    meta[M_PLACED] += 1
-    meta[M_PLY] += 1
-    both = SRC_BIT_PILE | SRC_BIT_FACE_UP
-    pile = both if rules[R_BONUS_ANY_SOURCE] != 0 else SRC_BIT_PILE
+    meta[S.M_PLACED] += 1
+    meta[S.M_PLY] += 1
+    both = S.SRC_BIT_PILE | S.SRC_BIT_FACE_UP
+    pile = both if rules[R_BONUS_ANY_SOURCE] != 0 else S.SRC_BIT_PILE
     chain = 0
-    meta[M_LAST_CLASS] = 0
+    meta[S.M_LAST_CLASS] = 0
     if lv == 1:
         m, u, tmask, _ = contacts(cells, rules, nbr, v, a, b)
         cls = contact_class(rules, m, u, tmask)
-        meta[M_LAST_CLASS] = cls
+        meta[S.M_LAST_CLASS] = cls
         if cls >= 3:
             chain = both
-        elif cls == 1 and src == SOURCE_REGULAR:
+        elif cls == 1 and src == S.SOURCE_REGULAR:
             _class1_box(cells, players, meta, rules, nbr, cell_of)
             return
-    elif src == SOURCE_REGULAR:
+    elif src == S.SOURCE_REGULAR:
         if rules[R_UPPER_BONUS] != 0:
             chain = pile
     elif lv == 2:
@@ -665,7 +629,7 @@ def _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action):
             chain = pile
     elif rules[R_LEVEL3_CHAIN] != 0:
         chain = both
-    if meta[M_TURN_TILES] >= 3:
+    if meta[S.M_TURN_TILES] >= 3:
         chain = 0  # a trigger on the third tile does nothing
     if chain != 0:
         _offer_bonus(cells, players, meta, rules, nbr, cell_of, chain)
@@ -676,7 +640,7 @@ def _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action):
 @njit(cache=True)
 def solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action):
     """Apply one action of a solo game (a tile type at a chance node; assumed legal)."""
-    step = meta[M_STEP]
+    step = meta[S.M_STEP]
     base = 14 * cells.shape[0]
     if step == S_CHANCE:
         solo_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, action)
@@ -684,31 +648,31 @@ def solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ac
         _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action)
     elif step == S_BUILD:
         IK.place_build(cells, players, meta, rules, nbr, cell_of, action)
-        meta[M_PLY] += 1
-        if players[0, P_HUTS] + players[0, P_TEMPLES] + players[0, P_TOWERS] == 0:
+        meta[S.M_PLY] += 1
+        if players[0, S.P_HUTS] + players[0, S.P_TEMPLES] + players[0, S.P_TOWERS] == 0:
             _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_SUPPLY_OUT))
-        elif meta[M_PILE] == 0:
+        elif meta[S.M_PILE] == 0:
             _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_PILE_OUT))
         else:
             _start_turn(cells, players, deck, meta, rules, nbr, cell_of)
     elif step == S_BONUS:
-        meta[M_PLY] += 1
+        meta[S.M_PLY] += 1
         k = action - base
         if k == A_STOP:
             _phase2(cells, players, meta, rules, nbr, cell_of)
         elif k == A_BONUS_PILE:
-            _draw_pile(cells, players, deck, meta, rules, nbr, cell_of, SOURCE_PILE)
+            _draw_pile(cells, players, deck, meta, rules, nbr, cell_of, S.SOURCE_PILE)
         else:
-            meta[M_TILE] = meta[M_FACE_UP]
-            meta[M_FACE_UP] = -1
-            meta[M_STACK] -= 1
-            meta[M_FACE_USED] = 1
-            meta[M_SOURCE] = SOURCE_FACE_UP
-            meta[M_TURN_TILES] += 1
-            meta[M_BONUS_SRC] = 0
-            meta[M_STEP] = S_TILE
+            meta[S.M_TILE] = meta[S.M_FACE_UP]
+            meta[S.M_FACE_UP] = -1
+            meta[S.M_STACK] -= 1
+            meta[S.M_FACE_USED] = 1
+            meta[S.M_SOURCE] = S.SOURCE_FACE_UP
+            meta[S.M_TURN_TILES] += 1
+            meta[S.M_BONUS_SRC] = 0
+            meta[S.M_STEP] = S_TILE
     elif step == S_BOX:
-        meta[M_PLY] += 1
+        meta[S.M_PLY] += 1
         _box(players, meta, action - base - A_BOX_HUT)
         _after_box(cells, players, meta, rules, nbr, cell_of)
 
@@ -718,15 +682,15 @@ def check_invariants(players, deck, meta):
     """0 when the solo counters agree (the unseen pool holds the draw pile's and the bonus
     stack's face-down tiles; no count is negative), else a code naming the first that fails
     (for tests)."""
-    pool = NUM_TILES - meta[M_DRAWN] - meta[M_BOTTOM]
-    if pool != (meta[M_PILE] - meta[M_BOTTOM]) + stack_face_down(meta):
+    pool = NUM_TILES - meta[S.M_DRAWN] - meta[S.M_BOTTOM]
+    if pool != (meta[S.M_PILE] - meta[S.M_BOTTOM]) + stack_face_down(meta):
         return 1
-    for f in (M_PILE, M_STACK, M_ASIDE, M_BOTTOM, M_BOXED_HUTS, M_BOXED_TEMPLES,
-              M_BOXED_TOWERS):
+    for f in (S.M_PILE, S.M_STACK, S.M_ASIDE, S.M_BOTTOM, S.M_BOXED_HUTS, S.M_BOXED_TEMPLES,
+              S.M_BOXED_TOWERS):
         if meta[f] < 0:
             return 2
-    if meta[M_TURN_TILES] > 3:
+    if meta[S.M_TURN_TILES] > 3:
         return 3
-    if players[0, P_HUTS] < 0 or players[0, P_TEMPLES] < 0 or players[0, P_TOWERS] < 0:
+    if players[0, S.P_HUTS] < 0 or players[0, S.P_TEMPLES] < 0 or players[0, S.P_TOWERS] < 0:
         return 4
     return 0

@@ -9,32 +9,13 @@ import numpy as np
 
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import island_kernels as IK
-from taluva_ai.games.taluva.island_kernels import (
-    HUT,
-    JUNGLE,
-    VOLCANO,
-)
+from taluva_ai.games.taluva import state as S
+from taluva_ai.games.taluva.island_kernels import HUT, JUNGLE, VOLCANO
 from taluva_ai.games.taluva.rules import (
     R_BONUS_LITERAL,
     R_HIGH_NO_VOLCANO,
     R_PATTERN_DISJOINT,
     R_TERRAIN_BEST_ONLY,
-)
-from taluva_ai.games.taluva.state import (
-    C_BUILDING,
-    C_LEVEL,
-    C_TERRAIN,
-    M_ASIDE,
-    M_BOXED_HUTS,
-    M_BOXED_TEMPLES,
-    M_BOXED_TOWERS,
-    M_PILE,
-    M_STACK,
-    P_DESTROYED,
-    P_HUTS,
-    P_TEMPLES,
-    P_TOWERS,
-    SOLO_STACK,
 )
 
 #: Lowest score of a won game (SOLO.md 5: below 40 is lost).
@@ -71,8 +52,8 @@ TRIANGLE6_POINTS = np.array([0, 6, 4, 5, 7, 8, 10], dtype=np.int64)
 
 @njit(cache=True)
 def _pattern_ok(cells, x, t):
-    return x >= 0 and cells[x, C_LEVEL] > 0 and cells[x, C_TERRAIN] == t \
-        and cells[x, C_BUILDING] == 0
+    return x >= 0 and cells[x, S.C_LEVEL] > 0 and cells[x, S.C_TERRAIN] == t \
+        and cells[x, S.C_BUILDING] == 0
 
 
 @njit(cache=True)
@@ -169,10 +150,10 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
     no_volcano = rules[R_HIGH_NO_VOLCANO] != 0
     for i in range(nscan):
         x = scan[i]
-        lv = cells[x, C_LEVEL]
-        if lv == 0 or cells[x, C_BUILDING] != 0:
+        lv = cells[x, S.C_LEVEL]
+        if lv == 0 or cells[x, S.C_BUILDING] != 0:
             continue
-        t = cells[x, C_TERRAIN]
+        t = cells[x, S.C_TERRAIN]
         if lv >= 3 and not (no_volcano and t == VOLCANO):
             lines[L_HIGH_HEXES] += 3 if lv == 3 else 8
         for i0 in range(2):  # the two triangles with x as their corner of reading order
@@ -227,9 +208,9 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
         s = label[x]
         if s < 0:
             continue
-        terr_count[s, cells[x, C_TERRAIN]] += 1
-        if cells[x, C_BUILDING] == HUT:
-            lv = cells[x, C_LEVEL]
+        terr_count[s, cells[x, S.C_TERRAIN]] += 1
+        if cells[x, S.C_BUILDING] == HUT:
+            lv = cells[x, S.C_LEVEL]
             if lv == 2:
                 lines[L_HUT_LEVELS] += 2
             elif lv == 3:
@@ -266,7 +247,7 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
     elif ns >= 7:
         lines[L_SETTLEMENT_COUNT] = 18
     # tiles
-    left = meta[M_PILE] + meta[M_STACK] + meta[M_ASIDE]
+    left = meta[S.M_PILE] + meta[S.M_STACK] + meta[S.M_ASIDE]
     if left == 0:
         lines[L_TILES_LEFT] = 10
     elif left <= 3:
@@ -280,19 +261,19 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
     else:
         lines[L_TILES_LEFT] = -(left - 11)
     if rules[R_BONUS_LITERAL] != 0:
-        lines[L_BONUS] = meta[M_PILE] - meta[M_STACK]
+        lines[L_BONUS] = meta[S.M_PILE] - meta[S.M_STACK]
     else:
-        lines[L_BONUS] = SOLO_STACK - meta[M_STACK]
+        lines[L_BONUS] = S.SOLO_STACK - meta[S.M_STACK]
     # pieces
-    huts = players[0, P_HUTS]
-    temples = players[0, P_TEMPLES]
-    towers = players[0, P_TOWERS]
-    boxed = meta[M_BOXED_HUTS] + meta[M_BOXED_TEMPLES] + meta[M_BOXED_TOWERS]
+    huts = players[0, S.P_HUTS]
+    temples = players[0, S.P_TEMPLES]
+    towers = players[0, S.P_TOWERS]
+    boxed = meta[S.M_BOXED_HUTS] + meta[S.M_BOXED_TEMPLES] + meta[S.M_BOXED_TOWERS]
     if huts + temples + towers == 0 and boxed == 0:
         lines[L_ALL_BUILT] = 5
-    lines[L_TEMPLE_TOWER_PENALTY] = -3 * (temples + towers + meta[M_BOXED_TEMPLES]
-                                          + meta[M_BOXED_TOWERS])
-    lines[L_HUT_PENALTY] = -(huts + meta[M_BOXED_HUTS] + players[0, P_DESTROYED])
+    lines[L_TEMPLE_TOWER_PENALTY] = -3 * (temples + towers + meta[S.M_BOXED_TEMPLES]
+                                          + meta[S.M_BOXED_TOWERS])
+    lines[L_HUT_PENALTY] = -(huts + meta[S.M_BOXED_HUTS] + players[0, S.P_DESTROYED])
     total = 0
     for k in range(NUM_SCORE_LINES):
         total += lines[k]

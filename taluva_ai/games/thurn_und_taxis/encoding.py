@@ -29,35 +29,9 @@ from typing import Any
 import numpy as np
 
 from taluva_ai.games.compiling import njit
+from taluva_ai.games.thurn_und_taxis import state as S
 from taluva_ai.games.thurn_und_taxis.board import NUM_CITIES, NUM_STACKS, STACK_SIZE
 from taluva_ai.games.thurn_und_taxis.rules import R_MAX_ROUNDS, R_PLAYERS
-from taluva_ai.games.thurn_und_taxis.state import (
-    L_DISCARD,
-    L_DISPLAY,
-    L_HAND,
-    L_KNOWN,
-    L_ROUTE,
-    L_SUPPLY,
-    M_CHANCE_TO,
-    M_END_BY,
-    M_FORCED,
-    M_MODE,
-    M_MODE_PROVINCE,
-    M_OFFICIAL,
-    M_PLAYER,
-    M_ROUND,
-    M_STACK_TAKEN,
-    M_STEP,
-    M_TODO,
-    P_CARRIAGE,
-    P_HOUSES_LEFT,
-    P_ROUTE_LEN,
-    P_STACK_POINTS,
-    S_CHANCE,
-    S_HOUSE,
-    S_TERMINAL,
-    TO_HAND,
-)
 
 MAX_SEATS = 4
 SEAT_SIZE = 4 * NUM_CITIES + 12
@@ -168,41 +142,41 @@ def encode_arrays(cards, route, houses, players, meta, rules, player, out):
     for i in range(out.shape[0]):
         out[i] = 0.0
     for c in range(NUM_CITIES):
-        hand = cards[L_HAND + me, c]
+        hand = cards[S.L_HAND + me, c]
         out[_O_HAND + c] = hand / 3.0
-        out[_O_DISPLAY + c] = cards[L_DISPLAY, c] / 3.0
-        out[_O_DISCARD + c] = cards[L_DISCARD, c] / 3.0
-        located = cards[L_DISPLAY, c] + cards[L_DISCARD, c] + hand
+        out[_O_DISPLAY + c] = cards[S.L_DISPLAY, c] / 3.0
+        out[_O_DISCARD + c] = cards[S.L_DISCARD, c] / 3.0
+        located = cards[S.L_DISPLAY, c] + cards[S.L_DISCARD, c] + hand
         for q in range(n):
-            located += cards[L_ROUTE + q, c]
+            located += cards[S.L_ROUTE + q, c]
             if q != me:
-                located += cards[L_KNOWN + q, c]
+                located += cards[S.L_KNOWN + q, c]
         out[_O_UNSEEN + c] = (3 - located) / 3.0
     for s in range(NUM_STACKS):
-        out[_O_STACKS + s] = (STACK_SIZE[s] - meta[M_STACK_TAKEN + s]) / _STACK_SIZE_F[s]
-    step = meta[M_STEP]
+        out[_O_STACKS + s] = (STACK_SIZE[s] - meta[S.M_STACK_TAKEN + s]) / _STACK_SIZE_F[s]
+    step = meta[S.M_STEP]
     out[_O_STEP + step] = 1.0
-    out[_O_OFFICIAL + meta[M_OFFICIAL]] = 1.0
-    out[_O_FORCED] = 1.0 if meta[M_FORCED] != 0 else 0.0
+    out[_O_OFFICIAL + meta[S.M_OFFICIAL]] = 1.0
+    out[_O_FORCED] = 1.0 if meta[S.M_FORCED] != 0 else 0.0
     supply = 0
     for c in range(NUM_CITIES):
-        supply += cards[L_SUPPLY, c]  # its size only: the observation's supply_size
+        supply += cards[S.L_SUPPLY, c]  # its size only: the observation's supply_size
     out[_O_SUPPLY] = supply / 66.0
-    out[_O_ROUND] = min(1.0, meta[M_ROUND] / rules[R_MAX_ROUNDS])
-    if step == S_CHANCE and meta[M_CHANCE_TO] == TO_HAND:
+    out[_O_ROUND] = min(1.0, meta[S.M_ROUND] / rules[R_MAX_ROUNDS])
+    if step == S.S_CHANCE and meta[S.M_CHANCE_TO] == S.TO_HAND:
         out[_O_CHANCE] = 1.0
-    if meta[M_END_BY] >= 0:
-        out[_O_END_BY + (meta[M_END_BY] - me) % n] = 1.0
-    if step != S_CHANCE and step != S_TERMINAL:
-        out[_O_TO_MOVE + (meta[M_PLAYER] - me) % n] = 1.0
-    if step == S_HOUSE:
-        out[_O_MODE + meta[M_MODE]] = 1.0
-        if meta[M_MODE_PROVINCE] >= 0:
-            out[_O_PROVINCE + meta[M_MODE_PROVINCE]] = 1.0
-    out[_O_PICKS] = min(1.0, meta[M_TODO] / 10.0)
+    if meta[S.M_END_BY] >= 0:
+        out[_O_END_BY + (meta[S.M_END_BY] - me) % n] = 1.0
+    if step != S.S_CHANCE and step != S.S_TERMINAL:
+        out[_O_TO_MOVE + (meta[S.M_PLAYER] - me) % n] = 1.0
+    if step == S.S_HOUSE:
+        out[_O_MODE + meta[S.M_MODE]] = 1.0
+        if meta[S.M_MODE_PROVINCE] >= 0:
+            out[_O_PROVINCE + meta[S.M_MODE_PROVINCE]] = 1.0
+    out[_O_PICKS] = min(1.0, meta[S.M_TODO] / 10.0)
     for q in range(n):
         o = _O_SEATS + ((q - me) % n) * SEAT_SIZE
-        length = players[q, P_ROUTE_LEN]
+        length = players[q, S.P_ROUTE_LEN]
         for i in range(length):
             out[o + route[q, i]] = 1.0
         if length > 0:
@@ -212,18 +186,18 @@ def encode_arrays(cards, route, houses, players, meta, rules, player, out):
         known = 0
         for c in range(NUM_CITIES):
             out[o + 2 * NUM_CITIES + c] = houses[q, c]
-            out[o + 3 * NUM_CITIES + c] = cards[L_KNOWN + q, c] / 3.0
-            size += cards[L_HAND + q, c]  # its size only: the observation's hand_sizes
-            known += cards[L_KNOWN + q, c]
+            out[o + 3 * NUM_CITIES + c] = cards[S.L_KNOWN + q, c] / 3.0
+            size += cards[S.L_HAND + q, c]  # its size only: the observation's hand_sizes
+            known += cards[S.L_KNOWN + q, c]
         t = o + 4 * NUM_CITIES
         out[t] = min(1.0, size / 20.0)
         out[t + 1] = min(1.0, (size - known) / 20.0)
-        out[t + 2] = players[q, P_HOUSES_LEFT] / 20.0
-        car = players[q, P_CARRIAGE]
+        out[t + 2] = players[q, S.P_HOUSES_LEFT] / 20.0
+        car = players[q, S.P_CARRIAGE]
         out[t + 3 + (0 if car == 0 else car - 2)] = 1.0
         points = 0
         for s in range(NUM_STACKS):
-            points += players[q, P_STACK_POINTS + s]
+            points += players[q, S.P_STACK_POINTS + s]
         out[t + 9] = min(1.0, points / 30.0)
         out[t + 10] = length / NUM_CITIES
         out[t + 11] = 1.0

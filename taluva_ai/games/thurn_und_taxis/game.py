@@ -21,68 +21,23 @@ from taluva_ai.errors import (
 )
 from taluva_ai.games.array_state import ArrayState, Snapshot
 from taluva_ai.games.thurn_und_taxis import actions as A
+from taluva_ai.games.thurn_und_taxis import board as B
 from taluva_ai.games.thurn_und_taxis import kernels as K
-from taluva_ai.games.thurn_und_taxis.board import (
-    CARRIAGE_POINTS,
-    CITIES,
-    NUM_CITIES,
-    NUM_STACKS,
-    OFFICIALS,
-    STACK_ID,
-    STACK_SIZE,
-    STACK_VALUES,
-    STACKS,
-)
+from taluva_ai.games.thurn_und_taxis import state as S
 from taluva_ai.games.thurn_und_taxis.rules import TnTRuleError, TnTRules
-from taluva_ai.games.thurn_und_taxis.state import (
-    L_DISCARD,
-    L_DISPLAY,
-    L_HAND,
-    L_KNOWN,
-    L_ROUTE,
-    L_SUPPLY,
-    M_CHANCE_TO,
-    M_END,
-    M_END_BY,
-    M_FORCED,
-    M_MODE,
-    M_MODE_PROVINCE,
-    M_OFFICIAL,
-    M_PLAYER,
-    M_PLY,
-    M_RESHUFFLES,
-    M_ROUND,
-    M_STACK_TAKEN,
-    M_STEP,
-    M_TODO,
-    M_TURN,
-    P_CARRIAGE,
-    P_HOUSES_LEFT,
-    P_PLACE,
-    P_ROUTE_LEN,
-    P_STACK_COUNT,
-    P_STACK_POINTS,
-    P_TILE_POINTS,
-    S_CHANCE,
-    S_TERMINAL,
-    TO_HAND,
-    EndReason,
-    Step,
-    new_arrays,
-)
 
 #: The five state arrays ``(cards, route, houses, players, meta)`` (:mod:`state`).
 Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 #: Action kinds that belong to each step (anything else there is a WrongStepError).
 _STEP_KINDS: dict[int, tuple[str, ...]] = {
-    int(Step.DRAW): ("take", "administrator"),
-    int(Step.DRAW2): ("postmaster", "start", "abandon", "extend"),
-    int(Step.PLAY): ("start", "abandon", "extend"),
-    int(Step.AFTER_PLAY): ("carrier", "pass", "close"),
-    int(Step.HOUSE): ("house",),
-    int(Step.CARRIAGE): ("cartwright", "pass"),
-    int(Step.DISCARD): ("discard",),
+    int(S.Step.DRAW): ("take", "administrator"),
+    int(S.Step.DRAW2): ("postmaster", "start", "abandon", "extend"),
+    int(S.Step.PLAY): ("start", "abandon", "extend"),
+    int(S.Step.AFTER_PLAY): ("carrier", "pass", "close"),
+    int(S.Step.HOUSE): ("house",),
+    int(S.Step.CARRIAGE): ("cartwright", "pass"),
+    int(S.Step.DISCARD): ("discard",),
 }
 
 
@@ -112,7 +67,7 @@ class ThurnUndTaxisGame:
 
     name = "thurn_und_taxis"
     num_actions = A.NUM_ACTIONS
-    max_chance_outcomes = NUM_CITIES
+    max_chance_outcomes = B.NUM_CITIES
     #: Shape of :meth:`ThurnUndTaxisState.observation_tensor` (:mod:`encoding`).
     observation_tensor_shape = (536,)
 
@@ -148,7 +103,7 @@ class ThurnUndTaxisGame:
         Raises:
             ValueError: ``seed`` is not a non-negative integer or None.
         """
-        return ThurnUndTaxisState(self, *new_arrays(self.num_players), seed=_check_seed(seed))
+        return ThurnUndTaxisState(self, *S.new_arrays(self.num_players), seed=_check_seed(seed))
 
     def state_from_arrays(self, cards: np.ndarray, route: np.ndarray, houses: np.ndarray,
                           players: np.ndarray, meta: np.ndarray, seed: int
@@ -192,7 +147,7 @@ class ThurnUndTaxisState(ArrayState):
     leaves the supply and ``TERMINAL`` (-4) at the end.
     """
 
-    M_STEP, M_PLAYER, S_CHANCE, S_TERMINAL = M_STEP, M_PLAYER, S_CHANCE, S_TERMINAL
+    M_STEP, M_PLAYER, S_CHANCE, S_TERMINAL = S.M_STEP, S.M_PLAYER, S.S_CHANCE, S.S_TERMINAL
 
     def __init__(self, game: ThurnUndTaxisGame, cards: np.ndarray, route: np.ndarray,
                  houses: np.ndarray, players: np.ndarray, meta: np.ndarray, seed: int = 0
@@ -222,45 +177,45 @@ class ThurnUndTaxisState(ArrayState):
     # -- facts ------------------------------------------------------------------------------
 
     @property
-    def step(self) -> Step:
+    def step(self) -> S.Step:
         """What the state waits for (:class:`state.Step`)."""
-        return Step(int(self.meta[M_STEP]))
+        return S.Step(int(self.meta[S.M_STEP]))
 
     @property
     def player(self) -> int:
         """Seat whose turn it is (also at a chance node of that turn)."""
-        return int(self.meta[M_PLAYER])
+        return int(self.meta[S.M_PLAYER])
 
     @property
     def ply(self) -> int:
         """Actions applied, chance outcomes included."""
-        return int(self.meta[M_PLY])
+        return int(self.meta[S.M_PLY])
 
     @property
     def round(self) -> int:
         """Rounds completed."""
-        return int(self.meta[M_ROUND])
+        return int(self.meta[S.M_ROUND])
 
     @property
     def official(self) -> str:
         """The official used this turn: ``none``, ``postmaster``, ``administrator``,
         ``postal_carrier`` or ``cartwright``."""
-        return OFFICIALS[int(self.meta[M_OFFICIAL])]
+        return B.OFFICIALS[int(self.meta[S.M_OFFICIAL])]
 
     @property
-    def end_reason(self) -> EndReason:
+    def end_reason(self) -> S.EndReason:
         """``NONE`` while the game goes on; ``CARRIAGE_7``, ``LAST_HOUSE`` or ``TRUNCATED``."""
-        return EndReason(int(self.meta[M_END]))
+        return S.EndReason(int(self.meta[S.M_END]))
 
     @property
     def end_triggered_by(self) -> int:
         """Seat that triggered the end (and holds the game_end tile), or -1."""
-        return int(self.meta[M_END_BY])
+        return int(self.meta[S.M_END_BY])
 
     @property
     def truncated(self) -> bool:
         """True when ``max_rounds`` stopped the game (it is scored all the same, §8)."""
-        return bool(self.meta[M_END] == EndReason.TRUNCATED)
+        return bool(self.meta[S.M_END] == S.EndReason.TRUNCATED)
 
     def _seat(self, player: Any) -> int:
         if not isinstance(player, (int, np.integer)) or isinstance(player, bool) or not (
@@ -276,40 +231,40 @@ class ThurnUndTaxisState(ArrayState):
         Raises:
             ValueError: not a seat of this game.
         """
-        row = self.cards[L_HAND + self._seat(player)]
-        return {CITIES[c]: int(row[c]) for c in np.flatnonzero(row)}
+        row = self.cards[S.L_HAND + self._seat(player)]
+        return {B.CITIES[c]: int(row[c]) for c in np.flatnonzero(row)}
 
     def display(self) -> dict[str, int]:
         """``{city: copies}`` face up in the display."""
-        row = self.cards[L_DISPLAY]
-        return {CITIES[c]: int(row[c]) for c in np.flatnonzero(row)}
+        row = self.cards[S.L_DISPLAY]
+        return {B.CITIES[c]: int(row[c]) for c in np.flatnonzero(row)}
 
     def route_of(self, player: int) -> list[str]:
         """``player``'s route from its left end to its right end."""
         p = self._seat(player)
-        return [CITIES[int(c)] for c in self.route[p, : int(self.players[p, P_ROUTE_LEN])]]
+        return [B.CITIES[int(c)] for c in self.route[p, : int(self.players[p, S.P_ROUTE_LEN])]]
 
     def houses_of(self, player: int) -> list[str]:
         """Cities where ``player`` has a house, in city-id order."""
-        return [CITIES[int(c)] for c in np.flatnonzero(self.houses[self._seat(player)])]
+        return [B.CITIES[int(c)] for c in np.flatnonzero(self.houses[self._seat(player)])]
 
     def houses_left(self, player: int) -> int:
-        return int(self.players[self._seat(player), P_HOUSES_LEFT])
+        return int(self.players[self._seat(player), S.P_HOUSES_LEFT])
 
     def carriage(self, player: int) -> int:
         """Highest carriage held (3..7), 0 for none."""
-        return int(self.players[self._seat(player), P_CARRIAGE])
+        return int(self.players[self._seat(player), S.P_CARRIAGE])
 
     def tiles(self, player: int) -> dict[str, tuple[int, int]]:
         """``{stack: (tiles, points)}`` of the bonus tiles ``player`` holds (only the route
         stacks can give a seat more than one tile)."""
         p = self._seat(player)
-        return {STACKS[s]: (int(self.players[p, P_STACK_COUNT + s]),
-                            int(self.players[p, P_STACK_POINTS + s]))
-                for s in range(NUM_STACKS) if self.players[p, P_STACK_COUNT + s] > 0}
+        return {B.STACKS[s]: (int(self.players[p, S.P_STACK_COUNT + s]),
+                            int(self.players[p, S.P_STACK_POINTS + s]))
+                for s in range(B.NUM_STACKS) if self.players[p, S.P_STACK_COUNT + s] > 0}
 
     def tile_points(self, player: int) -> int:
-        return int(self.players[self._seat(player), P_TILE_POINTS])
+        return int(self.players[self._seat(player), S.P_TILE_POINTS])
 
     def stack_left(self, stack: str) -> list[int]:
         """Values still in bonus stack ``stack``, top first.
@@ -317,18 +272,19 @@ class ThurnUndTaxisState(ArrayState):
         Raises:
             KeyError: not a stack id.
         """
-        s = STACK_ID[stack]
-        taken = int(self.meta[M_STACK_TAKEN + s])
-        return [int(v) for v in STACK_VALUES[s, taken: int(STACK_SIZE[s])]]
+        s = B.STACK_ID[stack]
+        taken = int(self.meta[S.M_STACK_TAKEN + s])
+        return [int(v) for v in B.STACK_VALUES[s, taken: int(B.STACK_SIZE[s])]]
 
     def scores(self) -> list[int]:
         """Points per seat (§7): highest carriage + bonus tiles - houses not placed."""
-        return [int(CARRIAGE_POINTS[self.players[p, P_CARRIAGE]] + self.players[p, P_TILE_POINTS]
-                    - self.players[p, P_HOUSES_LEFT]) for p in range(self.num_players)]
+        return [int(B.CARRIAGE_POINTS[self.players[p, S.P_CARRIAGE]]
+                    + self.players[p, S.P_TILE_POINTS] - self.players[p, S.P_HOUSES_LEFT])
+                for p in range(self.num_players)]
 
     def places(self) -> list[int]:
         """Final place per seat (0 best; tie-break of §7), -1 while the game goes on."""
-        return [int(x) for x in self.players[: self.num_players, P_PLACE]]
+        return [int(x) for x in self.players[: self.num_players, S.P_PLACE]]
 
     def winners(self) -> list[int]:
         """Seats in first place (several only for a tie without game_end holder)."""
@@ -357,9 +313,9 @@ class ThurnUndTaxisState(ArrayState):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """At a chance node, ``(city, probability)``: a card leaves the supply uniformly among
         its cards (so a city's probability is its share of the supply). Empty elsewhere."""
-        if self.meta[M_STEP] != S_CHANCE:
+        if self.meta[S.M_STEP] != S.S_CHANCE:
             return []
-        counts = self.cards[L_SUPPLY].astype(np.int64)
+        counts = self.cards[S.L_SUPPLY].astype(np.int64)
         total = int(counts.sum())
         return [(int(c), float(counts[c]) / total) for c in np.flatnonzero(counts)]
 
@@ -371,9 +327,9 @@ class ThurnUndTaxisState(ArrayState):
         Raises:
             WrongStepError: not at a chance node.
         """
-        if self.meta[M_STEP] != S_CHANCE:
+        if self.meta[S.M_STEP] != S.S_CHANCE:
             raise WrongStepError("draw", f"no chance node: the state is at {self.step.name}")
-        counts = self.cards[L_SUPPLY].astype(np.int64)
+        counts = self.cards[S.L_SUPPLY].astype(np.int64)
         r = int(np.random.default_rng([self.seed, self.ply]).integers(int(counts.sum())))
         c = int(np.searchsorted(np.cumsum(counts), r, side="right"))
         self.apply(c)
@@ -397,7 +353,7 @@ class ThurnUndTaxisState(ArrayState):
         self._apply_id(a)
 
     def _apply_id(self, a: int) -> None:
-        if self.meta[M_STEP] == S_CHANCE:
+        if self.meta[S.M_STEP] == S.S_CHANCE:
             K.apply_chance(*self.arrays(), self.game.rules_array, a)
         else:
             K.apply_action(*self.arrays(), self.game.rules_array, a)
@@ -413,12 +369,12 @@ class ThurnUndTaxisState(ArrayState):
             WrongStepError: the game is over.
         """
         a = int(action)
-        step = int(self.meta[M_STEP])
-        if step == S_TERMINAL:
+        step = int(self.meta[S.M_STEP])
+        if step == S.S_TERMINAL:
             raise WrongStepError(action, "the game is over")
-        hi = NUM_CITIES if step == S_CHANCE else A.NUM_ACTIONS
+        hi = B.NUM_CITIES if step == S.S_CHANCE else A.NUM_ACTIONS
         if not 0 <= a < hi:
-            what = "a chance outcome is a city id" if step == S_CHANCE else "action ids run from"
+            what = "a chance outcome is a city id" if step == S.S_CHANCE else "action ids run from"
             raise ActionOutOfRangeError(action, f"{what} 0 to {hi - 1}")
         self._record(self._copy_arrays(), a)
         self._apply_id(a)
@@ -452,41 +408,42 @@ class ThurnUndTaxisState(ArrayState):
         """
         p = self._seat(player)
         n = self.num_players
-        hands = self.cards[L_HAND: L_HAND + n].astype(np.int64).sum(axis=1)
-        known = self.cards[L_KNOWN: L_KNOWN + n].copy()
+        hands = self.cards[S.L_HAND: S.L_HAND + n].astype(np.int64).sum(axis=1)
+        known = self.cards[S.L_KNOWN: S.L_KNOWN + n].copy()
         return {
             "player": p,
-            "hand": self.cards[L_HAND + p].copy(),
-            "display": self.cards[L_DISPLAY].copy(),
-            "discard": self.cards[L_DISCARD].copy(),
-            "supply_size": int(self.cards[L_SUPPLY].astype(np.int64).sum()),
+            "hand": self.cards[S.L_HAND + p].copy(),
+            "display": self.cards[S.L_DISPLAY].copy(),
+            "discard": self.cards[S.L_DISCARD].copy(),
+            "supply_size": int(self.cards[S.L_SUPPLY].astype(np.int64).sum()),
             "hand_sizes": hands,
             "known": known,
             "unknown": hands - known.astype(np.int64).sum(axis=1),
             "routes": self.route[:n].copy(),
             "houses": self.houses[:n].copy(),
-            "houses_left": self.players[:n, P_HOUSES_LEFT].astype(np.int64),
-            "carriage": self.players[:n, P_CARRIAGE].astype(np.int64),
-            "tile_counts": self.players[:n, P_STACK_COUNT:P_STACK_COUNT + NUM_STACKS]
+            "houses_left": self.players[:n, S.P_HOUSES_LEFT].astype(np.int64),
+            "carriage": self.players[:n, S.P_CARRIAGE].astype(np.int64),
+            "tile_counts": self.players[:n, S.P_STACK_COUNT:S.P_STACK_COUNT + B.NUM_STACKS]
             .astype(np.int64),
-            "tile_points": self.players[:n, P_STACK_POINTS:P_STACK_POINTS + NUM_STACKS]
+            "tile_points": self.players[:n, S.P_STACK_POINTS:S.P_STACK_POINTS + B.NUM_STACKS]
             .astype(np.int64),
-            "stacks_left": (STACK_SIZE - self.meta[M_STACK_TAKEN:M_STACK_TAKEN + NUM_STACKS])
+            "stacks_left": (B.STACK_SIZE
+                            - self.meta[S.M_STACK_TAKEN:S.M_STACK_TAKEN + B.NUM_STACKS])
             .astype(np.int64),
-            "step": int(self.meta[M_STEP]),
+            "step": int(self.meta[S.M_STEP]),
             "current_player": self.current_player,
-            "turn_player": int(self.meta[M_PLAYER]),
-            "official": int(self.meta[M_OFFICIAL]),
-            "forced_postmaster": bool(self.meta[M_FORCED]),
-            "close_mode": int(self.meta[M_MODE]),
-            "close_province": int(self.meta[M_MODE_PROVINCE]),
-            "picks_left": int(self.meta[M_TODO]),
-            "round": int(self.meta[M_ROUND]),
-            "turn": int(self.meta[M_TURN]),
-            "end_triggered_by": int(self.meta[M_END_BY]),
-            "reshuffles": int(self.meta[M_RESHUFFLES]),
-            "chance_to_hand": bool(self.meta[M_STEP] == S_CHANCE
-                                   and self.meta[M_CHANCE_TO] == TO_HAND),
+            "turn_player": int(self.meta[S.M_PLAYER]),
+            "official": int(self.meta[S.M_OFFICIAL]),
+            "forced_postmaster": bool(self.meta[S.M_FORCED]),
+            "close_mode": int(self.meta[S.M_MODE]),
+            "close_province": int(self.meta[S.M_MODE_PROVINCE]),
+            "picks_left": int(self.meta[S.M_TODO]),
+            "round": int(self.meta[S.M_ROUND]),
+            "turn": int(self.meta[S.M_TURN]),
+            "end_triggered_by": int(self.meta[S.M_END_BY]),
+            "reshuffles": int(self.meta[S.M_RESHUFFLES]),
+            "chance_to_hand": bool(self.meta[S.M_STEP] == S.S_CHANCE
+                                   and self.meta[S.M_CHANCE_TO] == S.TO_HAND),
         }
 
     def observation_tensor(self, player: int) -> np.ndarray:
@@ -508,7 +465,7 @@ class ThurnUndTaxisState(ArrayState):
         """At a chance node: whether ``player`` will see its outcome (a card going to the
         display, or to ``player``'s own hand), so that information-set search branches on it.
         A card dealt to another seat's hand is hidden (§9). Optional protocol method."""
-        return bool(self.meta[M_CHANCE_TO] != TO_HAND or self.meta[M_PLAYER] == player)
+        return bool(self.meta[S.M_CHANCE_TO] != S.TO_HAND or self.meta[S.M_PLAYER] == player)
 
     def unseen_cards(self, player: int) -> np.ndarray:
         """``int64[22]``: per city, the cards ``player`` cannot locate: all 3 copies less the
@@ -517,10 +474,11 @@ class ThurnUndTaxisState(ArrayState):
         p = self._seat(player)
         n = self.num_players
         c = self.cards.astype(np.int64)
-        pool = 3 - c[L_DISPLAY] - c[L_DISCARD] - c[L_ROUTE:L_ROUTE + n].sum(axis=0) - c[L_HAND + p]
+        pool = (3 - c[S.L_DISPLAY] - c[S.L_DISCARD] - c[S.L_ROUTE:S.L_ROUTE + n].sum(axis=0)
+                - c[S.L_HAND + p])
         for q in range(n):
             if q != p:
-                pool -= c[L_KNOWN + q]
+                pool -= c[S.L_KNOWN + q]
         return pool
 
     def resample(self, player: int, rng: np.random.Generator | int | None = None
@@ -539,7 +497,7 @@ class ThurnUndTaxisState(ArrayState):
         p = self._seat(player)
         gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         pool = self.unseen_cards(p)
-        cards = np.repeat(np.arange(NUM_CITIES), pool)  # sorted: depends on the pool only
+        cards = np.repeat(np.arange(B.NUM_CITIES), pool)  # sorted: depends on the pool only
         cards = gen.permutation(cards)
         out = ThurnUndTaxisState(self.game, *self._copy_arrays(), seed=self.seed)
         c = out.cards
@@ -547,11 +505,11 @@ class ThurnUndTaxisState(ArrayState):
         for q in range(self.num_players):
             if q == p:
                 continue
-            slots = int(c[L_HAND + q].sum()) - int(c[L_KNOWN + q].sum())
-            c[L_HAND + q] = c[L_KNOWN + q] + np.bincount(cards[i:i + slots],
-                                                          minlength=NUM_CITIES)
+            slots = int(c[S.L_HAND + q].sum()) - int(c[S.L_KNOWN + q].sum())
+            c[S.L_HAND + q] = c[S.L_KNOWN + q] + np.bincount(cards[i:i + slots],
+                                                          minlength=B.NUM_CITIES)
             i += slots
-        c[L_SUPPLY] = np.bincount(cards[i:], minlength=NUM_CITIES)
+        c[S.L_SUPPLY] = np.bincount(cards[i:], minlength=B.NUM_CITIES)
         return out
 
     # -- players' helpers -------------------------------------------------------------------
@@ -594,7 +552,7 @@ class ThurnUndTaxisState(ArrayState):
 
     def action_to_string(self, action: int) -> str:
         """Notation of an action id; at a chance node, of a chance outcome (``deal:<city>``)."""
-        if self.meta[M_STEP] == S_CHANCE:
+        if self.meta[S.M_STEP] == S.S_CHANCE:
             return A.chance_to_string(action)
         return A.action_to_string(action)
 
@@ -608,13 +566,13 @@ class ThurnUndTaxisState(ArrayState):
                 or anything once the game is over.
         """
         kind, a = A.parse(text)
-        step = int(self.meta[M_STEP])
-        if step == S_TERMINAL:
+        step = int(self.meta[S.M_STEP])
+        if step == S.S_TERMINAL:
             raise WrongStepError(text, "the game is over")
-        if kind == "chance" and step != S_CHANCE:
+        if kind == "chance" and step != S.S_CHANCE:
             raise WrongStepError(text, f"a chance outcome during the {self.step.name.lower()} "
                                  "step (cards leave the supply only at chance nodes)")
-        if kind == "action" and step == S_CHANCE:
+        if kind == "action" and step == S.S_CHANCE:
             raise WrongStepError(text, "a player's action at a chance node (a card leaves the "
                                  "supply first: draw() or a deal:<city> outcome)")
         return a
@@ -629,14 +587,14 @@ class ThurnUndTaxisState(ArrayState):
             a = int(action)
         else:
             raise NotationError(f"an action is an int id or notation, got {action!r}")
-        step = int(self.meta[M_STEP])
-        if step == S_TERMINAL:
+        step = int(self.meta[S.M_STEP])
+        if step == S.S_TERMINAL:
             raise WrongStepError(action, "the game is over")
-        if step == S_CHANCE:
-            if not 0 <= a < NUM_CITIES:
+        if step == S.S_CHANCE:
+            if not 0 <= a < B.NUM_CITIES:
                 raise ActionOutOfRangeError(action, "a chance outcome is a city id 0..21")
-            if self.cards[L_SUPPLY, a] == 0:
-                raise IllegalActionError(action, f"no {CITIES[a]} card is left in the supply")
+            if self.cards[S.L_SUPPLY, a] == 0:
+                raise IllegalActionError(action, f"no {B.CITIES[a]} card is left in the supply")
             return a
         if not 0 <= a < A.NUM_ACTIONS:
             raise ActionOutOfRangeError(action, f"action ids run from 0 to {A.NUM_ACTIONS - 1}")
@@ -681,13 +639,13 @@ class ThurnUndTaxisState(ArrayState):
 
     def __str__(self) -> str:
         lines = [self.summary()]
-        lines.append("display: " + _cards_text(self.cards[L_DISPLAY])
-                     + f"   supply: {int(self.cards[L_SUPPLY].sum())} cards"
-                     + f"   discard: {int(self.cards[L_DISCARD].sum())} cards")
+        lines.append("display: " + _cards_text(self.cards[S.L_DISPLAY])
+                     + f"   supply: {int(self.cards[S.L_SUPPLY].sum())} cards"
+                     + f"   discard: {int(self.cards[S.L_DISCARD].sum())} cards")
         for p in range(self.num_players):
             tiles = ", ".join(f"{name} {pts}" for name, (_, pts) in self.tiles(p).items())
             lines.append(f"seat {p}: route {'-'.join(self.route_of(p)) or '(none)'}; hand "
-                         f"{_cards_text(self.cards[L_HAND + p])}; houses "
+                         f"{_cards_text(self.cards[S.L_HAND + p])}; houses "
                          f"{', '.join(self.houses_of(p)) or '(none)'}; tiles {tiles or '-'}")
         return "\n".join(lines)
 
@@ -697,7 +655,7 @@ class ThurnUndTaxisState(ArrayState):
 
 
 def _cards_text(row: np.ndarray) -> str:
-    items = [f"{CITIES[c]}" + (f"x{int(row[c])}" if row[c] > 1 else "")
+    items = [f"{B.CITIES[c]}" + (f"x{int(row[c])}" if row[c] > 1 else "")
              for c in np.flatnonzero(row)]
     return " ".join(items) if items else "(empty)"
 

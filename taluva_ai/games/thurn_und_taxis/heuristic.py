@@ -27,39 +27,9 @@ import numpy as np
 
 from taluva_ai.games.choice import argmax_random
 from taluva_ai.games.compiling import njit
-from taluva_ai.games.thurn_und_taxis.actions import (
-    A_ABANDON,
-    A_ADMINISTRATOR,
-    A_CARRIER,
-    A_CARTWRIGHT,
-    A_CLOSE_ONE,
-    A_CLOSE_PER,
-    A_DISCARD,
-    A_EXTEND,
-    A_HOUSE,
-    A_PASS,
-    A_POSTMASTER,
-    A_POSTMASTER_SUPPLY,
-    A_START,
-    A_TAKE,
-    A_TAKE_SUPPLY,
-    NUM_ACTIONS,
-)
-from taluva_ai.games.thurn_und_taxis.board import (
-    ADJACENT,
-    CARRIAGE_POINTS,
-    CITY_PROVINCE,
-    EDGE_END,
-    EDGE_NEW,
-    GROUP_CITIES,
-    GROUP_SIZE,
-    NUM_CITIES,
-    NUM_PROVINCES,
-    OF_NONE,
-    PROVINCE_GROUP,
-    STACK_SIZE,
-    STACK_VALUES,
-)
+from taluva_ai.games.thurn_und_taxis import actions as A
+from taluva_ai.games.thurn_und_taxis import board as B
+from taluva_ai.games.thurn_und_taxis import state as S
 from taluva_ai.games.thurn_und_taxis.kernels import (
     apply_action,
     apply_chance,
@@ -70,31 +40,15 @@ from taluva_ai.games.thurn_und_taxis.kernels import (
     score,
 )
 from taluva_ai.games.thurn_und_taxis.rules import R_PLAYERS
-from taluva_ai.games.thurn_und_taxis.state import (
-    L_HAND,
-    L_ROUTE,
-    M_END_BY,
-    M_FORCED,
-    M_OFFICIAL,
-    M_PLAYER,
-    M_STACK_TAKEN,
-    M_STEP,
-    P_CARRIAGE,
-    P_HOUSES_LEFT,
-    P_ROUTE_LEN,
-    P_STACK_COUNT,
-    S_AFTER_PLAY,
-    S_CHANCE,
-    S_TERMINAL,
-)
 
 
 @njit(cache=True)
 def _links(cards, p, c):
     """Distinct hand cities other than ``c``, not in the route, joined to ``c`` by a road."""
     k = 0
-    for d in range(NUM_CITIES):
-        if d != c and cards[L_HAND + p, d] > 0 and cards[L_ROUTE + p, d] == 0 and ADJACENT[c, d]:
+    for d in range(B.NUM_CITIES):
+        if (d != c and cards[S.L_HAND + p, d] > 0 and cards[S.L_ROUTE + p, d] == 0
+                and B.ADJACENT[c, d]):
             k += 1
     return k
 
@@ -102,16 +56,16 @@ def _links(cards, p, c):
 @njit(cache=True)
 def _fits(cards, route, players, p, c):
     """City ``c`` would extend seat ``p``'s route at an end."""
-    n = players[p, P_ROUTE_LEN]
-    if n == 0 or cards[L_ROUTE + p, c] != 0:
+    n = players[p, S.P_ROUTE_LEN]
+    if n == 0 or cards[S.L_ROUTE + p, c] != 0:
         return False
-    return ADJACENT[route[p, 0], c] or ADJACENT[route[p, n - 1], c]
+    return B.ADJACENT[route[p, 0], c] or B.ADJACENT[route[p, n - 1], c]
 
 
 @njit(cache=True)
 def _any_fits(cards, route, players, p):
-    for c in range(NUM_CITIES):
-        if cards[L_HAND + p, c] > 0 and _fits(cards, route, players, p, c):
+    for c in range(B.NUM_CITIES):
+        if cards[S.L_HAND + p, c] > 0 and _fits(cards, route, players, p, c):
             return True
     return False
 
@@ -119,12 +73,12 @@ def _any_fits(cards, route, players, p):
 @njit(cache=True)
 def _group_progress(houses, p, c):
     """Own houses in the bonus group of city ``c`` (0 for lodz)."""
-    g = PROVINCE_GROUP[CITY_PROVINCE[c]]
+    g = B.PROVINCE_GROUP[B.CITY_PROVINCE[c]]
     if g < 0:
         return 0
     k = 0
-    for d in range(NUM_CITIES):
-        if GROUP_CITIES[g, d] and houses[p, d] != 0:
+    for d in range(B.NUM_CITIES):
+        if B.GROUP_CITIES[g, d] and houses[p, d] != 0:
             k += 1
     return k
 
@@ -139,26 +93,26 @@ def _city_value(houses, p, c):
 
 @njit(cache=True)
 def _take_value(cards, route, houses, players, p, c):
-    if players[p, P_ROUTE_LEN] > 0 and _fits(cards, route, players, p, c):
-        if cards[L_HAND + p, c] == 0:
+    if players[p, S.P_ROUTE_LEN] > 0 and _fits(cards, route, players, p, c):
+        if cards[S.L_HAND + p, c] == 0:
             return 30.0 + _city_value(houses, p, c)
         return 20.0
-    if players[p, P_ROUTE_LEN] == 0:
+    if players[p, S.P_ROUTE_LEN] == 0:
         return 10.0 + 3.0 * _links(cards, p, c)
-    return 5.0 + 2.0 * _links(cards, p, c) - 3.0 * cards[L_HAND + p, c]
+    return 5.0 + 2.0 * _links(cards, p, c) - 3.0 * cards[S.L_HAND + p, c]
 
 
 @njit(cache=True)
 def _extend_value(cards, route, houses, players, p, edge):
     """An extension: a new city for houses, and an end from which more hand cards fit."""
-    c = EDGE_NEW[edge]
-    e = EDGE_END[edge]
-    n = players[p, P_ROUTE_LEN]
+    c = B.EDGE_NEW[edge]
+    e = B.EDGE_END[edge]
+    n = players[p, S.P_ROUTE_LEN]
     other = route[p, n - 1] if route[p, 0] == e else route[p, 0]
     nxt = 0
-    for d in range(NUM_CITIES):
-        if d != c and cards[L_HAND + p, d] > 0 and cards[L_ROUTE + p, d] == 0:
-            if ADJACENT[c, d] or ADJACENT[other, d]:
+    for d in range(B.NUM_CITIES):
+        if d != c and cards[S.L_HAND + p, d] > 0 and cards[S.L_ROUTE + p, d] == 0:
+            if B.ADJACENT[c, d] or B.ADJACENT[other, d]:
                 nxt += 1
     return 100.0 + 2.0 * _city_value(houses, p, c) + 5.0 * nxt
 
@@ -168,39 +122,39 @@ def _close_value(cards, houses, players, meta, p, province):
     """Houses a close places (``province`` -1: per_province) and the region-tile points they
     complete, as ``3 x houses + 4 x points``."""
     k = 0
-    gain = np.zeros(NUM_CITIES, dtype=np.int8)
-    for q in range(NUM_PROVINCES):
+    gain = np.zeros(B.NUM_CITIES, dtype=np.int8)
+    for q in range(B.NUM_PROVINCES):
         if province >= 0 and q != province:
             continue
-        for c in range(NUM_CITIES):
-            if CITY_PROVINCE[c] == q and cards[L_ROUTE + p, c] != 0 and houses[p, c] == 0:
+        for c in range(B.NUM_CITIES):
+            if B.CITY_PROVINCE[c] == q and cards[S.L_ROUTE + p, c] != 0 and houses[p, c] == 0:
                 if province >= 0:
                     gain[c] = 1
                     k += 1
                 else:  # per_province: the city in the group closest to completion
                     best = c
-                    for c2 in range(c + 1, NUM_CITIES):
-                        if CITY_PROVINCE[c2] == q and cards[L_ROUTE + p, c2] != 0 and \
+                    for c2 in range(c + 1, B.NUM_CITIES):
+                        if B.CITY_PROVINCE[c2] == q and cards[S.L_ROUTE + p, c2] != 0 and \
                                 houses[p, c2] == 0 and \
                                 _group_progress(houses, p, c2) > _group_progress(houses, p, best):
                             best = c2
                     gain[best] = 1
                     k += 1
                     break
-    left = min(k, players[p, P_HOUSES_LEFT])
+    left = min(k, players[p, S.P_HOUSES_LEFT])
     points = 0
-    for s in range(GROUP_CITIES.shape[0]):
-        if GROUP_SIZE[s] == 0 or players[p, P_STACK_COUNT + s] > 0:
+    for s in range(B.GROUP_CITIES.shape[0]):
+        if B.GROUP_SIZE[s] == 0 or players[p, S.P_STACK_COUNT + s] > 0:
             continue
-        if meta[M_STACK_TAKEN + s] >= STACK_SIZE[s]:
+        if meta[S.M_STACK_TAKEN + s] >= B.STACK_SIZE[s]:
             continue
         full = True
-        for c in range(NUM_CITIES):
-            if GROUP_CITIES[s, c] and houses[p, c] == 0 and gain[c] == 0:
+        for c in range(B.NUM_CITIES):
+            if B.GROUP_CITIES[s, c] and houses[p, c] == 0 and gain[c] == 0:
                 full = False
                 break
         if full:
-            points += STACK_VALUES[s, meta[M_STACK_TAKEN + s]]
+            points += B.STACK_VALUES[s, meta[S.M_STACK_TAKEN + s]]
     return 3.0 * left + 4.0 * points
 
 
@@ -209,76 +163,76 @@ def action_values(cards, route, houses, players, meta, rules, ids, vals):
     """Write the legal actions of the player to move into ``ids`` and their heuristic values
     into ``vals`` (both of length >= 327); return their number. Higher is better."""
     n = legal_actions(cards, route, houses, players, meta, rules, ids)
-    p = meta[M_PLAYER]
-    step = meta[M_STEP]
-    length = players[p, P_ROUTE_LEN]
+    p = meta[S.M_PLAYER]
+    step = meta[S.M_STEP]
+    length = players[p, S.P_ROUTE_LEN]
     best_take = 0.0
     for j in range(n):
         a = ids[j]
-        if a < A_TAKE_SUPPLY:
-            v = _take_value(cards, route, houses, players, p, a - A_TAKE)
+        if a < A.A_TAKE_SUPPLY:
+            v = _take_value(cards, route, houses, players, p, a - A.A_TAKE)
             if v > best_take:
                 best_take = v
     for j in range(n):
         a = ids[j]
         v = 0.0
-        if a < A_TAKE_SUPPLY:
-            v = _take_value(cards, route, houses, players, p, a - A_TAKE)
-        elif a == A_TAKE_SUPPLY:
+        if a < A.A_TAKE_SUPPLY:
+            v = _take_value(cards, route, houses, players, p, a - A.A_TAKE)
+        elif a == A.A_TAKE_SUPPLY:
             v = 12.0
-        elif a == A_ADMINISTRATOR:
+        elif a == A.A_ADMINISTRATOR:
             v = 11.0 if best_take < 12.0 else 0.0
-        elif a < A_POSTMASTER_SUPPLY:
-            c = a - A_POSTMASTER
-            if meta[M_FORCED] == 1:
+        elif a < A.A_POSTMASTER_SUPPLY:
+            c = a - A.A_POSTMASTER
+            if meta[S.M_FORCED] == 1:
                 v = _take_value(cards, route, houses, players, p, c)
             elif length > 0 and _fits(cards, route, players, p, c):
                 v = 120.0 + _city_value(houses, p, c)
             else:
                 v = -10.0
-        elif a == A_POSTMASTER_SUPPLY:
-            v = 12.0 if meta[M_FORCED] == 1 else -10.0
-        elif a < A_ABANDON:
-            c = a - A_START
+        elif a == A.A_POSTMASTER_SUPPLY:
+            v = 12.0 if meta[S.M_FORCED] == 1 else -10.0
+        elif a < A.A_ABANDON:
+            c = a - A.A_START
             v = 50.0 + 5.0 * _links(cards, p, c) + _city_value(houses, p, c)
-        elif a < A_EXTEND:
-            c = a - A_ABANDON
+        elif a < A.A_EXTEND:
+            c = a - A.A_ABANDON
             v = 5.0 * _links(cards, p, c) + _city_value(houses, p, c) - 3.0 * length
-        elif a < A_CARRIER:
-            v = _extend_value(cards, route, houses, players, p, a - A_EXTEND)
-        elif a < A_PASS:
-            v = 100.0 + _extend_value(cards, route, houses, players, p, a - A_CARRIER)
-        elif a == A_PASS:
-            if step == S_AFTER_PLAY:
+        elif a < A.A_CARRIER:
+            v = _extend_value(cards, route, houses, players, p, a - A.A_EXTEND)
+        elif a < A.A_PASS:
+            v = 100.0 + _extend_value(cards, route, houses, players, p, a - A.A_CARRIER)
+        elif a == A.A_PASS:
+            if step == S.S_AFTER_PLAY:
                 v = 50.0
             else:  # declining the cartwright
                 v = 0.0
                 if next_carriage(players, p) == 7:
-                    gain = CARRIAGE_POINTS[7] - CARRIAGE_POINTS[players[p, P_CARRIAGE]]
+                    gain = B.CARRIAGE_POINTS[7] - B.CARRIAGE_POINTS[players[p, S.P_CARRIAGE]]
                     mine = score(players, p) + gain
                     for q in range(rules[R_PLAYERS]):
                         if q != p and score(players, q) > mine:
                             v = 2.0  # the 7 would end the game with the player behind
-        elif a < A_HOUSE:
-            province = -1 if a == A_CLOSE_PER else a - A_CLOSE_ONE
+        elif a < A.A_HOUSE:
+            province = -1 if a == A.A_CLOSE_PER else a - A.A_CLOSE_ONE
             nextv = next_carriage(players, p)
             target = 3 if nextv == 0 else nextv
-            if meta[M_OFFICIAL] == OF_NONE:
+            if meta[S.M_OFFICIAL] == B.OF_NONE:
                 target -= 2
             if target < 3:
                 target = 3
-            urgent = (length >= target or meta[M_END_BY] >= 0
+            urgent = (length >= target or meta[S.M_END_BY] >= 0
                       or not _any_fits(cards, route, players, p))
             v = (100.0 if urgent else 10.0) + _close_value(cards, houses, players, meta, p,
                                                            province)
-        elif a < A_CARTWRIGHT:
-            c = a - A_HOUSE
+        elif a < A.A_CARTWRIGHT:
+            c = a - A.A_HOUSE
             v = 10.0 + _group_progress(houses, p, c)
-        elif a == A_CARTWRIGHT:
+        elif a == A.A_CARTWRIGHT:
             v = 1.0
         else:
-            c = a - A_DISCARD
-            v = 10.0 - 2.0 * _links(cards, p, c) + 3.0 * (cards[L_HAND + p, c] - 1)
+            c = a - A.A_DISCARD
+            v = 10.0 - 2.0 * _links(cards, p, c) + 3.0 * (cards[S.L_HAND + p, c] - 1)
         vals[j] = v
     return n
 
@@ -295,11 +249,11 @@ def greedy_choice(cards, route, houses, players, meta, rules, ids, vals):
 def _play_to_end(cards, route, houses, players, meta, rules, greedy_seats, ids, vals):
     """Play to the end: seat ``p`` greedy where ``greedy_seats[p]``, else uniformly random;
     chance from the supply's make-up (numba's stream as it stands)."""
-    while meta[M_STEP] != S_TERMINAL:
-        if meta[M_STEP] == S_CHANCE:
+    while meta[S.M_STEP] != S.S_TERMINAL:
+        if meta[S.M_STEP] == S.S_CHANCE:
             apply_chance(cards, route, houses, players, meta, rules, sample_chance(cards))
             continue
-        if greedy_seats[meta[M_PLAYER]]:
+        if greedy_seats[meta[S.M_PLAYER]]:
             a = greedy_choice(cards, route, houses, players, meta, rules, ids, vals)
         else:
             n = legal_actions(cards, route, houses, players, meta, rules, ids)
@@ -312,8 +266,8 @@ def rollout(cards, route, houses, players, meta, rules, greedy, seed, out):
     """Play the game to the end (random or greedy actions, chance from the supply's make-up;
     numba's stream seeded with ``seed``) and write ``returns`` into ``out``."""
     np.random.seed(seed)
-    ids = np.empty(NUM_ACTIONS, dtype=np.int64)
-    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
+    ids = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+    vals = np.empty(A.NUM_ACTIONS, dtype=np.float64)
     seats = np.full(players.shape[0], greedy, dtype=np.bool_)
     _play_to_end(cards, route, houses, players, meta, rules, seats, ids, vals)
     returns(players, meta, rules, out)
@@ -324,8 +278,8 @@ def play_greedy_vs(cards, route, houses, players, meta, rules, greedy_seats, see
     """Play to the end: seats with ``greedy_seats[p]`` play greedy, the others uniformly at
     random (for measurements). Returns nothing; the arrays hold the final state."""
     np.random.seed(seed)
-    ids = np.empty(NUM_ACTIONS, dtype=np.int64)
-    vals = np.empty(NUM_ACTIONS, dtype=np.float64)
+    ids = np.empty(A.NUM_ACTIONS, dtype=np.int64)
+    vals = np.empty(A.NUM_ACTIONS, dtype=np.float64)
     _play_to_end(cards, route, houses, players, meta, rules, greedy_seats, ids, vals)
 
 

@@ -23,110 +23,14 @@ import numpy as np
 
 from taluva_ai.games import compiling
 from taluva_ai.games.compiling import njit
-from taluva_ai.games.thurn_und_taxis.actions import (
-    A_ABANDON,
-    A_ADMINISTRATOR,
-    A_CARRIER,
-    A_CARTWRIGHT,
-    A_CLOSE_ONE,
-    A_CLOSE_PER,
-    A_DISCARD,
-    A_EXTEND,
-    A_HOUSE,
-    A_PASS,
-    A_POSTMASTER,
-    A_POSTMASTER_SUPPLY,
-    A_START,
-    A_TAKE,
-    A_TAKE_SUPPLY,
-    NUM_ACTIONS,
-)
-from taluva_ai.games.thurn_und_taxis.board import (
-    BAIERN,
-    CARRIAGE_POINTS,
-    CITY_PROVINCE,
-    DEGREE,
-    DISPLAY_SIZE,
-    EDGE_END,
-    EDGE_ID,
-    EDGE_NEW,
-    GROUP_CITIES,
-    HAND_KEEP,
-    NEIGHBOURS,
-    NUM_CITIES,
-    NUM_PROVINCES,
-    OF_ADMINISTRATOR,
-    OF_CARTWRIGHT,
-    OF_NONE,
-    OF_POSTAL_CARRIER,
-    OF_POSTMASTER,
-    REGION_STACKS,
-    ST_ALL_PROVINCES,
-    ST_GAME_END,
-    ST_ROUTE_5,
-    ST_ROUTE_6,
-    ST_ROUTE_7,
-    STACK_SIZE,
-    STACK_VALUES,
-)
+from taluva_ai.games.thurn_und_taxis import actions as A
+from taluva_ai.games.thurn_und_taxis import board as B
+from taluva_ai.games.thurn_und_taxis import state as S
 from taluva_ai.games.thurn_und_taxis.rules import (
     R_EXCLUDE_BAIERN,
     R_MAX_ROUNDS,
     R_PLAYERS,
     R_ROUTE_TILE_FALLBACK,
-)
-from taluva_ai.games.thurn_und_taxis.state import (
-    END_CARRIAGE_7,
-    END_LAST_HOUSE,
-    END_TRUNCATED,
-    L_DISCARD,
-    L_DISPLAY,
-    L_HAND,
-    L_KNOWN,
-    L_ROUTE,
-    L_SUPPLY,
-    M_CHANCE_LEFT,
-    M_CHANCE_TO,
-    M_DRAWS,
-    M_END,
-    M_END_BY,
-    M_FORCED,
-    M_LAST,
-    M_MODE,
-    M_MODE_PROVINCE,
-    M_OFFICIAL,
-    M_PLAYER,
-    M_PLAYS,
-    M_PLY,
-    M_RESHUFFLES,
-    M_RESUME,
-    M_ROUND,
-    M_STACK_TAKEN,
-    M_STEP,
-    M_TODO,
-    M_TURN,
-    P_CARRIAGE,
-    P_HOUSES_LEFT,
-    P_PLACE,
-    P_ROUTE_LEN,
-    P_STACK_COUNT,
-    P_STACK_POINTS,
-    P_TILE_POINTS,
-    RS_ADMIN,
-    RS_DRAW1,
-    RS_DRAW2,
-    RS_START,
-    S_AFTER_PLAY,
-    S_CARRIAGE,
-    S_CHANCE,
-    S_DISCARD,
-    S_DRAW,
-    S_DRAW2,
-    S_HOUSE,
-    S_PLAY,
-    S_TERMINAL,
-    TO_DISPLAY,
-    TO_HAND,
 )
 
 compiling.install()  # a first compile says so (taluva_ai.games.compiling)
@@ -154,7 +58,7 @@ MODE_ONE_PROVINCE = 1
 def row_total(cards, row):
     """Cards in row ``row`` of ``cards``."""
     s = 0
-    for c in range(NUM_CITIES):
+    for c in range(B.NUM_CITIES):
         s += cards[row, c]
     return s
 
@@ -162,8 +66,8 @@ def row_total(cards, row):
 @kernel_inline
 def card_available(cards):
     """A card can come from the supply (directly or after a reshuffle of the discard pile)."""
-    for c in range(NUM_CITIES):
-        if cards[L_SUPPLY, c] > 0 or cards[L_DISCARD, c] > 0:
+    for c in range(B.NUM_CITIES):
+        if cards[S.L_SUPPLY, c] > 0 or cards[S.L_DISCARD, c] > 0:
             return True
     return False
 
@@ -171,7 +75,7 @@ def card_available(cards):
 @kernel_inline
 def next_carriage(players, p):
     """The next carriage value seat ``p`` can take (3..7), or 0 when it holds the 7 (§6)."""
-    v = players[p, P_CARRIAGE]
+    v = players[p, S.P_CARRIAGE]
     if v == 0:
         return 3
     if v >= 7:
@@ -182,13 +86,13 @@ def next_carriage(players, p):
 @kernel
 def score(players, p):
     """Points of seat ``p`` (§7): highest carriage + bonus tiles - houses not placed."""
-    return (CARRIAGE_POINTS[players[p, P_CARRIAGE]] + players[p, P_TILE_POINTS]
-            - players[p, P_HOUSES_LEFT])
+    return (B.CARRIAGE_POINTS[players[p, S.P_CARRIAGE]] + players[p, S.P_TILE_POINTS]
+            - players[p, S.P_HOUSES_LEFT])
 
 
 @kernel
 def _route_end(route, players, p, right):
-    n = players[p, P_ROUTE_LEN]
+    n = players[p, S.P_ROUTE_LEN]
     if n == 0:
         return -1
     return route[p, n - 1] if right else route[p, 0]
@@ -207,22 +111,22 @@ def _list_extends(cards, route, players, p, base, out, n):
     The lists here are built without a branch per candidate (each candidate is written at
     ``out[n]`` and ``n`` grows by the condition): a random position makes such branches
     unpredictable, and their mispredictions were most of the cost of a legal list."""
-    length = players[p, P_ROUTE_LEN]
+    length = players[p, S.P_ROUTE_LEN]
     if length == 0:
         return n
     e1 = route[p, 0]
     e2 = route[p, length - 1]
     lo = e1 if e1 < e2 else e2
     hi = e2 if e1 < e2 else e1
-    hand = L_HAND + p
-    rrow = L_ROUTE + p
+    hand = S.L_HAND + p
+    rrow = S.L_ROUTE + p
     for k in range(2):
         e = lo if k == 0 else hi
         if k == 1 and hi == lo:
             break
-        for j in range(DEGREE[e]):  # edge ids of one end ascend with the new city
-            c = NEIGHBOURS[e, j]
-            out[n] = base + EDGE_ID[e, c]
+        for j in range(B.DEGREE[e]):  # edge ids of one end ascend with the new city
+            c = B.NEIGHBOURS[e, j]
+            out[n] = base + B.EDGE_ID[e, c]
             n += (cards[hand, c] > 0) & (cards[rrow, c] == 0)
     return n
 
@@ -230,7 +134,7 @@ def _list_extends(cards, route, players, p, base, out, n):
 @kernel_inline
 def _list_cities(cards, row, base, out, n):
     """Append ``base + c`` for every city ``c`` with a card in row ``row``, ascending."""
-    for c in range(NUM_CITIES):
+    for c in range(B.NUM_CITIES):
         out[n] = base + c
         n += cards[row, c] > 0
     return n
@@ -239,10 +143,10 @@ def _list_cities(cards, row, base, out, n):
 @kernel_inline
 def _list_plays(cards, route, players, p, out, n):
     """The play actions (§3.2): start (no route) or abandon-and-start, and the extensions."""
-    if players[p, P_ROUTE_LEN] == 0:
-        return _list_cities(cards, L_HAND + p, A_START, out, n)
-    n = _list_cities(cards, L_HAND + p, A_ABANDON, out, n)
-    return _list_extends(cards, route, players, p, A_EXTEND, out, n)
+    if players[p, S.P_ROUTE_LEN] == 0:
+        return _list_cities(cards, S.L_HAND + p, A.A_START, out, n)
+    n = _list_cities(cards, S.L_HAND + p, A.A_ABANDON, out, n)
+    return _list_extends(cards, route, players, p, A.A_EXTEND, out, n)
 
 
 @kernel
@@ -251,26 +155,26 @@ def _house_legal(cards, houses, meta, p, c):
     canonical order (provinces ascending in per_province, cities ascending in one_province)
     so that every set of houses is reached by one sequence of picks only; a pick must leave
     enough eligible places for the houses still to place."""
-    if cards[L_ROUTE + p, c] == 0 or houses[p, c] != 0:
+    if cards[S.L_ROUTE + p, c] == 0 or houses[p, c] != 0:
         return False
-    todo = meta[M_TODO]
-    last = meta[M_LAST]
-    prov = CITY_PROVINCE[c]
-    if meta[M_MODE] == MODE_ONE_PROVINCE:
-        if prov != meta[M_MODE_PROVINCE] or c <= last:
+    todo = meta[S.M_TODO]
+    last = meta[S.M_LAST]
+    prov = B.CITY_PROVINCE[c]
+    if meta[S.M_MODE] == MODE_ONE_PROVINCE:
+        if prov != meta[S.M_MODE_PROVINCE] or c <= last:
             return False
         after = 0
-        for c2 in range(c + 1, NUM_CITIES):
-            if cards[L_ROUTE + p, c2] != 0 and houses[p, c2] == 0 and \
-                    CITY_PROVINCE[c2] == prov:
+        for c2 in range(c + 1, B.NUM_CITIES):
+            if cards[S.L_ROUTE + p, c2] != 0 and houses[p, c2] == 0 and \
+                    B.CITY_PROVINCE[c2] == prov:
                 after += 1
         return after >= todo - 1
     if prov <= last:
         return False
     after = 0
-    for q in range(prov + 1, NUM_PROVINCES):
-        for c2 in range(NUM_CITIES):
-            if CITY_PROVINCE[c2] == q and cards[L_ROUTE + p, c2] != 0 and houses[p, c2] == 0:
+    for q in range(prov + 1, B.NUM_PROVINCES):
+        for c2 in range(B.NUM_CITIES):
+            if B.CITY_PROVINCE[c2] == q and cards[S.L_ROUTE + p, c2] != 0 and houses[p, c2] == 0:
                 after += 1
                 break
     return after >= todo - 1
@@ -280,73 +184,73 @@ def _house_legal(cards, houses, meta, p, c):
 def _discard_legal(cards, meta, p, c):
     """Hand card ``c`` may be the next surplus discard: picks go in non-decreasing city order
     (one sequence per multiset of discards) and must leave enough cards for the rest."""
-    if cards[L_HAND + p, c] == 0 or c < meta[M_LAST]:
+    if cards[S.L_HAND + p, c] == 0 or c < meta[S.M_LAST]:
         return False
     left = 0
-    for c2 in range(c, NUM_CITIES):
-        left += cards[L_HAND + p, c2]
-    return left >= meta[M_TODO]
+    for c2 in range(c, B.NUM_CITIES):
+        left += cards[S.L_HAND + p, c2]
+    return left >= meta[S.M_TODO]
 
 
 @kernel
 def legal_actions(cards, route, houses, players, meta, rules, out):
     """Write the legal action ids of the player to move into ``out`` (``int64[>= 327]``),
     ascending; return their number (0 at a chance node or at the end)."""
-    step = meta[M_STEP]
-    p = meta[M_PLAYER]
+    step = meta[S.M_STEP]
+    p = meta[S.M_PLAYER]
     n = 0
-    if step == S_DRAW:
-        n = _list_cities(cards, L_DISPLAY, A_TAKE, out, n)
+    if step == S.S_DRAW:
+        n = _list_cities(cards, S.L_DISPLAY, A.A_TAKE, out, n)
         if card_available(cards):
-            out[n] = A_TAKE_SUPPLY
+            out[n] = A.A_TAKE_SUPPLY
             n += 1
-        if meta[M_OFFICIAL] == OF_NONE and card_available(cards):
+        if meta[S.M_OFFICIAL] == B.OF_NONE and card_available(cards):
             # with the supply and the discard pile empty the administrator would deal the
             # same display cards back: a no-op that spends the turn's official, not offered
-            out[n] = A_ADMINISTRATOR
+            out[n] = A.A_ADMINISTRATOR
             n += 1
-    elif step == S_DRAW2:
-        n = _list_cities(cards, L_DISPLAY, A_POSTMASTER, out, n)
+    elif step == S.S_DRAW2:
+        n = _list_cities(cards, S.L_DISPLAY, A.A_POSTMASTER, out, n)
         if card_available(cards):
-            out[n] = A_POSTMASTER_SUPPLY
+            out[n] = A.A_POSTMASTER_SUPPLY
             n += 1
-        if meta[M_FORCED] == 0:
+        if meta[S.M_FORCED] == 0:
             n = _list_plays(cards, route, players, p, out, n)
-    elif step == S_PLAY:
+    elif step == S.S_PLAY:
         n = _list_plays(cards, route, players, p, out, n)
-    elif step == S_AFTER_PLAY:
-        if meta[M_OFFICIAL] == OF_NONE:
-            n = _list_extends(cards, route, players, p, A_CARRIER, out, n)
-        out[n] = A_PASS
+    elif step == S.S_AFTER_PLAY:
+        if meta[S.M_OFFICIAL] == B.OF_NONE:
+            n = _list_extends(cards, route, players, p, A.A_CARRIER, out, n)
+        out[n] = A.A_PASS
         n += 1
-        length = players[p, P_ROUTE_LEN]
+        length = players[p, S.P_ROUTE_LEN]
         if length >= 3:
-            out[n] = A_CLOSE_PER
+            out[n] = A.A_CLOSE_PER
             n += 1
             touched = 0
             for i in range(length):
-                touched |= 1 << CITY_PROVINCE[route[p, i]]
-            for q in range(NUM_PROVINCES):
+                touched |= 1 << B.CITY_PROVINCE[route[p, i]]
+            for q in range(B.NUM_PROVINCES):
                 if touched & (1 << q):
-                    out[n] = A_CLOSE_ONE + q
+                    out[n] = A.A_CLOSE_ONE + q
                     n += 1
-    elif step == S_HOUSE:
-        for c in range(NUM_CITIES):
+    elif step == S.S_HOUSE:
+        for c in range(B.NUM_CITIES):
             if _house_legal(cards, houses, meta, p, c):
-                out[n] = A_HOUSE + c
+                out[n] = A.A_HOUSE + c
                 n += 1
-    elif step == S_CARRIAGE:
-        out[n] = A_PASS
-        out[n + 1] = A_CARTWRIGHT
+    elif step == S.S_CARRIAGE:
+        out[n] = A.A_PASS
+        out[n + 1] = A.A_CARTWRIGHT
         n += 2
-    elif step == S_DISCARD:  # as _discard_legal, with one pass over the hand
-        hand = L_HAND + p
-        last = meta[M_LAST]
-        todo = meta[M_TODO]
+    elif step == S.S_DISCARD:  # as _discard_legal, with one pass over the hand
+        hand = S.L_HAND + p
+        last = meta[S.M_LAST]
+        todo = meta[S.M_TODO]
         left = row_total(cards, hand)  # cards of cities c.. in the hand
-        for c in range(NUM_CITIES):
+        for c in range(B.NUM_CITIES):
             k = cards[hand, c]
-            out[n] = A_DISCARD + c
+            out[n] = A.A_DISCARD + c
             n += (k > 0) & (c >= last) & (left >= todo)
             left -= k
     return n
@@ -372,14 +276,14 @@ def legal_mask(cards, route, houses, players, meta, rules, mask, buf):
 def _reshuffle_if_empty(cards, meta):
     """§3 Deck: when the supply is empty, the whole discard pile becomes the new supply (its
     order is left to the chance nodes that deal from it). Returns the supply's size."""
-    n = row_total(cards, L_SUPPLY)
+    n = row_total(cards, S.L_SUPPLY)
     if n == 0:
-        n = row_total(cards, L_DISCARD)
+        n = row_total(cards, S.L_DISCARD)
         if n > 0:
-            for c in range(NUM_CITIES):
-                cards[L_SUPPLY, c] = cards[L_DISCARD, c]
-                cards[L_DISCARD, c] = 0
-            meta[M_RESHUFFLES] += 1
+            for c in range(B.NUM_CITIES):
+                cards[S.L_SUPPLY, c] = cards[S.L_DISCARD, c]
+                cards[S.L_DISCARD, c] = 0
+            meta[S.M_RESHUFFLES] += 1
     return n
 
 
@@ -387,41 +291,41 @@ def _reshuffle_if_empty(cards, meta):
 def _begin_chance(cards, meta, to, count, resume):
     """Deal ``count`` cards from the supply (to the mover's hand or the display), one chance
     node each, then continue with ``resume``; with no card left anywhere, continue at once."""
-    meta[M_CHANCE_TO] = to
-    meta[M_CHANCE_LEFT] = count
-    meta[M_RESUME] = resume
+    meta[S.M_CHANCE_TO] = to
+    meta[S.M_CHANCE_LEFT] = count
+    meta[S.M_RESUME] = resume
     if count > 0 and _reshuffle_if_empty(cards, meta) > 0:
-        meta[M_STEP] = S_CHANCE
+        meta[S.M_STEP] = S.S_CHANCE
     else:
-        meta[M_CHANCE_LEFT] = 0
-        meta[M_STEP] = T_RESUME
+        meta[S.M_CHANCE_LEFT] = 0
+        meta[S.M_STEP] = T_RESUME
 
 
 @kernel
 def apply_chance(cards, route, houses, players, meta, rules, city):
     """Resolve the chance node: a card of ``city`` leaves the supply (its count must be > 0)."""
-    cards[L_SUPPLY, city] -= 1
-    if meta[M_CHANCE_TO] == TO_HAND:
-        cards[L_HAND + meta[M_PLAYER], city] += 1
+    cards[S.L_SUPPLY, city] -= 1
+    if meta[S.M_CHANCE_TO] == S.TO_HAND:
+        cards[S.L_HAND + meta[S.M_PLAYER], city] += 1
     else:
-        cards[L_DISPLAY, city] += 1
-    meta[M_CHANCE_LEFT] -= 1
-    meta[M_PLY] += 1
+        cards[S.L_DISPLAY, city] += 1
+    meta[S.M_CHANCE_LEFT] -= 1
+    meta[S.M_PLY] += 1
     left = _reshuffle_if_empty(cards, meta)  # as soon as the last card is taken
-    if meta[M_CHANCE_LEFT] > 0 and left > 0:
+    if meta[S.M_CHANCE_LEFT] > 0 and left > 0:
         return
-    meta[M_CHANCE_LEFT] = 0
-    meta[M_STEP] = T_RESUME
+    meta[S.M_CHANCE_LEFT] = 0
+    meta[S.M_STEP] = T_RESUME
     _run(cards, route, houses, players, meta, rules)
 
 
 @kernel
 def sample_chance(cards):
     """A city drawn from the supply, uniformly among its cards (numba's random stream)."""
-    total = row_total(cards, L_SUPPLY)
+    total = row_total(cards, S.L_SUPPLY)
     r = np.random.randint(total)
-    for c in range(NUM_CITIES):
-        r -= cards[L_SUPPLY, c]
+    for c in range(B.NUM_CITIES):
+        r -= cards[S.L_SUPPLY, c]
         if r < 0:
             return c
     return -1
@@ -449,62 +353,62 @@ def _run(cards, route, houses, players, meta, rules):
     """Advance through transient phases until the state waits for a decision, a chance
     outcome, or is over (one loop, no recursion: the turn's flow of §3)."""
     while True:
-        s = meta[M_STEP]
-        p = meta[M_PLAYER]
+        s = meta[S.M_STEP]
+        p = meta[S.M_PLAYER]
         if s == T_RESUME:
-            code = meta[M_RESUME]
-            if code == RS_START:
-                meta[M_PLAYER] = 0
-                meta[M_STEP] = T_START_TURN
-            elif code == RS_DRAW1:
-                meta[M_STEP] = T_AFTER_DRAW1
-            elif code == RS_DRAW2:
-                meta[M_STEP] = T_ENTER_PLAY
+            code = meta[S.M_RESUME]
+            if code == S.RS_START:
+                meta[S.M_PLAYER] = 0
+                meta[S.M_STEP] = T_START_TURN
+            elif code == S.RS_DRAW1:
+                meta[S.M_STEP] = T_AFTER_DRAW1
+            elif code == S.RS_DRAW2:
+                meta[S.M_STEP] = T_ENTER_PLAY
             else:  # RS_ADMIN
-                meta[M_STEP] = T_ENTER_DRAW
+                meta[S.M_STEP] = T_ENTER_DRAW
         elif s == T_START_TURN:
-            meta[M_OFFICIAL] = OF_NONE
-            meta[M_DRAWS] = 0
-            meta[M_PLAYS] = 0
-            meta[M_FORCED] = 0
-            if row_total(cards, L_HAND + p) == 0:  # the postmaster is forced (clar. 5)
-                meta[M_FORCED] = 1
-                meta[M_OFFICIAL] = OF_POSTMASTER
-            meta[M_STEP] = T_ENTER_DRAW
+            meta[S.M_OFFICIAL] = B.OF_NONE
+            meta[S.M_DRAWS] = 0
+            meta[S.M_PLAYS] = 0
+            meta[S.M_FORCED] = 0
+            if row_total(cards, S.L_HAND + p) == 0:  # the postmaster is forced (clar. 5)
+                meta[S.M_FORCED] = 1
+                meta[S.M_OFFICIAL] = B.OF_POSTMASTER
+            meta[S.M_STEP] = T_ENTER_DRAW
         elif s == T_ENTER_DRAW:
-            if row_total(cards, L_DISPLAY) > 0 or card_available(cards):
-                meta[M_STEP] = S_DRAW
+            if row_total(cards, S.L_DISPLAY) > 0 or card_available(cards):
+                meta[S.M_STEP] = S.S_DRAW
             else:  # no card available at all: the draw is skipped, the official stays free
-                meta[M_STEP] = T_AFTER_DRAW1
+                meta[S.M_STEP] = T_AFTER_DRAW1
         elif s == T_AFTER_DRAW1:
-            if (meta[M_FORCED] == 1 or meta[M_OFFICIAL] == OF_NONE) and (
-                    row_total(cards, L_DISPLAY) > 0 or card_available(cards)):
-                meta[M_STEP] = S_DRAW2
+            if (meta[S.M_FORCED] == 1 or meta[S.M_OFFICIAL] == B.OF_NONE) and (
+                    row_total(cards, S.L_DISPLAY) > 0 or card_available(cards)):
+                meta[S.M_STEP] = S.S_DRAW2
             else:
-                meta[M_STEP] = T_ENTER_PLAY
+                meta[S.M_STEP] = T_ENTER_PLAY
         elif s == T_ENTER_PLAY:
-            if row_total(cards, L_HAND + p) == 0:  # nothing to play: no play, no close
-                meta[M_STEP] = T_END_TURN
+            if row_total(cards, S.L_HAND + p) == 0:  # nothing to play: no play, no close
+                meta[S.M_STEP] = T_END_TURN
             else:
-                meta[M_STEP] = S_PLAY
+                meta[S.M_STEP] = S.S_PLAY
         elif s == T_AFTER_PLAY:
-            if meta[M_OFFICIAL] != OF_NONE and players[p, P_ROUTE_LEN] < 3:
-                meta[M_STEP] = T_END_TURN  # nothing left to decide
+            if meta[S.M_OFFICIAL] != B.OF_NONE and players[p, S.P_ROUTE_LEN] < 3:
+                meta[S.M_STEP] = T_END_TURN  # nothing left to decide
             else:
-                meta[M_STEP] = S_AFTER_PLAY
+                meta[S.M_STEP] = S.S_AFTER_PLAY
         elif s == T_SETTLE_HOUSES:
             _settle_houses(cards, houses, players, meta)
         elif s == T_AFTER_HOUSES:
             _after_houses(cards, houses, players, meta, rules)
         elif s == T_FINISH_CLOSE:
             _discard_route(cards, route, players, p)
-            surplus = row_total(cards, L_HAND + p) - HAND_KEEP
+            surplus = row_total(cards, S.L_HAND + p) - B.HAND_KEEP
             if surplus > 0:
-                meta[M_TODO] = surplus
-                meta[M_LAST] = 0
-                meta[M_STEP] = T_SETTLE_DISCARDS
+                meta[S.M_TODO] = surplus
+                meta[S.M_LAST] = 0
+                meta[S.M_STEP] = T_SETTLE_DISCARDS
             else:
-                meta[M_STEP] = T_END_TURN
+                meta[S.M_STEP] = T_END_TURN
         elif s == T_SETTLE_DISCARDS:
             _settle_discards(cards, meta)
         elif s == T_END_TURN:
@@ -516,174 +420,174 @@ def _run(cards, route, houses, players, meta, rules):
 @kernel_inline
 def _leave_hand(cards, p, c):
     """A card leaves seat ``p``'s hand (§9: the known multiset loses it if it holds it)."""
-    cards[L_HAND + p, c] -= 1
-    if cards[L_KNOWN + p, c] > 0:
-        cards[L_KNOWN + p, c] -= 1
+    cards[S.L_HAND + p, c] -= 1
+    if cards[S.L_KNOWN + p, c] > 0:
+        cards[S.L_KNOWN + p, c] -= 1
 
 
 @kernel
 def _discard_route(cards, route, players, p):
-    for c in range(NUM_CITIES):
-        if cards[L_ROUTE + p, c] != 0:
-            cards[L_ROUTE + p, c] = 0
-            cards[L_DISCARD, c] += 1
+    for c in range(B.NUM_CITIES):
+        if cards[S.L_ROUTE + p, c] != 0:
+            cards[S.L_ROUTE + p, c] = 0
+            cards[S.L_DISCARD, c] += 1
         route[p, c] = -1
-    players[p, P_ROUTE_LEN] = 0
+    players[p, S.P_ROUTE_LEN] = 0
 
 
 @kernel
 def _extend(cards, route, players, p, edge):
-    e = EDGE_END[edge]
-    c = EDGE_NEW[edge]
-    n = players[p, P_ROUTE_LEN]
+    e = B.EDGE_END[edge]
+    c = B.EDGE_NEW[edge]
+    n = players[p, S.P_ROUTE_LEN]
     _leave_hand(cards, p, c)
-    cards[L_ROUTE + p, c] = 1
+    cards[S.L_ROUTE + p, c] = 1
     if route[p, n - 1] == e:  # the right end (also the only end of a 1-card route)
         route[p, n] = c
     else:
         for i in range(n, 0, -1):
             route[p, i] = route[p, i - 1]
         route[p, 0] = c
-    players[p, P_ROUTE_LEN] = n + 1
+    players[p, S.P_ROUTE_LEN] = n + 1
 
 
 @kernel
 def _play(cards, route, players, meta, a):
-    p = meta[M_PLAYER]
-    if a < A_EXTEND:  # start, or abandon the route (unscored) and start a new one
-        if a < A_ABANDON:
-            c = a - A_START
+    p = meta[S.M_PLAYER]
+    if a < A.A_EXTEND:  # start, or abandon the route (unscored) and start a new one
+        if a < A.A_ABANDON:
+            c = a - A.A_START
         else:
-            c = a - A_ABANDON
+            c = a - A.A_ABANDON
             _discard_route(cards, route, players, p)
         _leave_hand(cards, p, c)
-        cards[L_ROUTE + p, c] = 1
+        cards[S.L_ROUTE + p, c] = 1
         route[p, 0] = c
-        players[p, P_ROUTE_LEN] = 1
+        players[p, S.P_ROUTE_LEN] = 1
     else:
-        _extend(cards, route, players, p, a - A_EXTEND)
-    meta[M_PLAYS] = 1
-    meta[M_STEP] = T_AFTER_PLAY
+        _extend(cards, route, players, p, a - A.A_EXTEND)
+    meta[S.M_PLAYS] = 1
+    meta[S.M_STEP] = T_AFTER_PLAY
 
 
 @kernel
 def _take_tile(players, meta, p, s):
     """Seat ``p`` takes the top tile of stack ``s`` (which must not be empty)."""
-    v = STACK_VALUES[s, meta[M_STACK_TAKEN + s]]
-    meta[M_STACK_TAKEN + s] += 1
-    players[p, P_STACK_COUNT + s] += 1
-    players[p, P_STACK_POINTS + s] += v
-    players[p, P_TILE_POINTS] += v
+    v = B.STACK_VALUES[s, meta[S.M_STACK_TAKEN + s]]
+    meta[S.M_STACK_TAKEN + s] += 1
+    players[p, S.P_STACK_COUNT + s] += 1
+    players[p, S.P_STACK_POINTS + s] += v
+    players[p, S.P_TILE_POINTS] += v
 
 
 @kernel
 def _trigger_end(players, meta, p, reason):
     """§7: the first trigger takes the game_end tile; later ones change nothing (clar. 16)."""
-    if meta[M_END_BY] < 0:
-        meta[M_END_BY] = p
-        meta[M_END] = reason
-        _take_tile(players, meta, p, np.int64(ST_GAME_END))
+    if meta[S.M_END_BY] < 0:
+        meta[S.M_END_BY] = p
+        meta[S.M_END] = reason
+        _take_tile(players, meta, p, np.int64(B.ST_GAME_END))
 
 
 @kernel
 def _close(cards, houses, players, meta, a):
     """Start a close (§3.3): the mode, then the houses (§4)."""
-    p = meta[M_PLAYER]
+    p = meta[S.M_PLAYER]
     allowed = 0
-    if a == A_CLOSE_PER:
-        meta[M_MODE] = MODE_PER_PROVINCE
-        meta[M_MODE_PROVINCE] = -1
-        for q in range(NUM_PROVINCES):
-            for c in range(NUM_CITIES):
-                if CITY_PROVINCE[c] == q and cards[L_ROUTE + p, c] != 0 and houses[p, c] == 0:
+    if a == A.A_CLOSE_PER:
+        meta[S.M_MODE] = MODE_PER_PROVINCE
+        meta[S.M_MODE_PROVINCE] = -1
+        for q in range(B.NUM_PROVINCES):
+            for c in range(B.NUM_CITIES):
+                if B.CITY_PROVINCE[c] == q and cards[S.L_ROUTE + p, c] != 0 and houses[p, c] == 0:
                     allowed += 1
                     break
     else:
-        q = a - A_CLOSE_ONE
-        meta[M_MODE] = MODE_ONE_PROVINCE
-        meta[M_MODE_PROVINCE] = q
-        for c in range(NUM_CITIES):
-            if CITY_PROVINCE[c] == q and cards[L_ROUTE + p, c] != 0 and houses[p, c] == 0:
+        q = a - A.A_CLOSE_ONE
+        meta[S.M_MODE] = MODE_ONE_PROVINCE
+        meta[S.M_MODE_PROVINCE] = q
+        for c in range(B.NUM_CITIES):
+            if B.CITY_PROVINCE[c] == q and cards[S.L_ROUTE + p, c] != 0 and houses[p, c] == 0:
                 allowed += 1
-    left = players[p, P_HOUSES_LEFT]
-    meta[M_TODO] = allowed if allowed < left else left
-    meta[M_LAST] = -1
-    meta[M_STEP] = T_SETTLE_HOUSES
+    left = players[p, S.P_HOUSES_LEFT]
+    meta[S.M_TODO] = allowed if allowed < left else left
+    meta[S.M_LAST] = -1
+    meta[S.M_STEP] = T_SETTLE_HOUSES
 
 
 @kernel
 def _place_house(houses, players, meta, c):
-    p = meta[M_PLAYER]
+    p = meta[S.M_PLAYER]
     houses[p, c] = 1
-    players[p, P_HOUSES_LEFT] -= 1
-    meta[M_TODO] -= 1
-    meta[M_LAST] = c if meta[M_MODE] == MODE_ONE_PROVINCE else CITY_PROVINCE[c]
-    if players[p, P_HOUSES_LEFT] == 0:
-        _trigger_end(players, meta, p, np.int64(END_LAST_HOUSE))
+    players[p, S.P_HOUSES_LEFT] -= 1
+    meta[S.M_TODO] -= 1
+    meta[S.M_LAST] = c if meta[S.M_MODE] == MODE_ONE_PROVINCE else B.CITY_PROVINCE[c]
+    if players[p, S.P_HOUSES_LEFT] == 0:
+        _trigger_end(players, meta, p, np.int64(S.END_LAST_HOUSE))
 
 
 @kernel
 def _settle_houses(cards, houses, players, meta):
     """Place forced houses; stop at a choice (``HOUSE`` step) or go on with the close."""
-    p = meta[M_PLAYER]
-    while meta[M_TODO] > 0:
+    p = meta[S.M_PLAYER]
+    while meta[S.M_TODO] > 0:
         only = -1
         count = 0
-        for c in range(NUM_CITIES):
+        for c in range(B.NUM_CITIES):
             if _house_legal(cards, houses, meta, p, c):
                 count += 1
                 only = c
                 if count > 1:
                     break
         if count > 1:
-            meta[M_STEP] = S_HOUSE
+            meta[S.M_STEP] = S.S_HOUSE
             return
         if count == 0:
             raise RuntimeError("no house can be placed, yet houses are due")
         _place_house(houses, players, meta, only)
-    meta[M_STEP] = T_AFTER_HOUSES
+    meta[S.M_STEP] = T_AFTER_HOUSES
 
 
 @kernel
 def _after_houses(cards, houses, players, meta, rules):
     """Close steps 2 and 3: bonus tiles (§5), then the carriage (§6)."""
-    p = meta[M_PLAYER]
-    length = players[p, P_ROUTE_LEN]
+    p = meta[S.M_PLAYER]
+    length = players[p, S.P_ROUTE_LEN]
     # route tile: 7+ -> route_7, 6 -> route_6, 5 -> route_5; fallback to shorter stacks
     first = -1
     if length >= 7:
-        first = ST_ROUTE_7
+        first = B.ST_ROUTE_7
     elif length == 6:
-        first = ST_ROUTE_6
+        first = B.ST_ROUTE_6
     elif length == 5:
-        first = ST_ROUTE_5
+        first = B.ST_ROUTE_5
     if first >= 0:
-        last = ST_ROUTE_5 if rules[R_ROUTE_TILE_FALLBACK] else first
+        last = B.ST_ROUTE_5 if rules[R_ROUTE_TILE_FALLBACK] else first
         for s in range(first, last + 1):
-            if meta[M_STACK_TAKEN + s] < STACK_SIZE[s]:
+            if meta[S.M_STACK_TAKEN + s] < B.STACK_SIZE[s]:
                 _take_tile(players, meta, p, np.int64(s))
                 break
     # region tiles: at most one per group; an empty stack gives nothing
-    for i in range(REGION_STACKS.shape[0]):
-        s = REGION_STACKS[i]
-        if players[p, P_STACK_COUNT + s] > 0 or meta[M_STACK_TAKEN + s] >= STACK_SIZE[s]:
+    for i in range(B.REGION_STACKS.shape[0]):
+        s = B.REGION_STACKS[i]
+        if players[p, S.P_STACK_COUNT + s] > 0 or meta[S.M_STACK_TAKEN + s] >= B.STACK_SIZE[s]:
             continue
         full = True
-        for c in range(NUM_CITIES):
-            if GROUP_CITIES[s, c] and houses[p, c] == 0:
+        for c in range(B.NUM_CITIES):
+            if B.GROUP_CITIES[s, c] and houses[p, c] == 0:
                 full = False
                 break
         if full:
             _take_tile(players, meta, p, np.int64(s))
-    s = ST_ALL_PROVINCES
-    if players[p, P_STACK_COUNT + s] == 0 and meta[M_STACK_TAKEN + s] < STACK_SIZE[s]:
+    s = B.ST_ALL_PROVINCES
+    if players[p, S.P_STACK_COUNT + s] == 0 and meta[S.M_STACK_TAKEN + s] < B.STACK_SIZE[s]:
         every = True
-        for q in range(NUM_PROVINCES):
-            if q == BAIERN and rules[R_EXCLUDE_BAIERN]:
+        for q in range(B.NUM_PROVINCES):
+            if q == B.BAIERN and rules[R_EXCLUDE_BAIERN]:
                 continue
             has = False
-            for c in range(NUM_CITIES):
-                if CITY_PROVINCE[c] == q and houses[p, c] != 0:
+            for c in range(B.NUM_CITIES):
+                if B.CITY_PROVINCE[c] == q and houses[p, c] != 0:
                     has = True
                     break
             if not has:
@@ -692,50 +596,50 @@ def _after_houses(cards, houses, players, meta, rules):
         if every:
             _take_tile(players, meta, p, np.int64(s))
     # carriage: the next value, never skipping one (§6)
-    meta[M_STEP] = T_FINISH_CLOSE
+    meta[S.M_STEP] = T_FINISH_CLOSE
     v = next_carriage(players, p)
     if v > 0:
         if length >= v:
             _take_carriage(players, meta, p, v)
-        elif length >= v - 2 and meta[M_OFFICIAL] == OF_NONE:
-            meta[M_STEP] = S_CARRIAGE
+        elif length >= v - 2 and meta[S.M_OFFICIAL] == B.OF_NONE:
+            meta[S.M_STEP] = S.S_CARRIAGE
 
 
 @kernel
 def _take_carriage(players, meta, p, v):
-    players[p, P_CARRIAGE] = v
+    players[p, S.P_CARRIAGE] = v
     if v == 7:
-        _trigger_end(players, meta, p, np.int64(END_CARRIAGE_7))
+        _trigger_end(players, meta, p, np.int64(S.END_CARRIAGE_7))
 
 
 @kernel
 def _discard_card(cards, meta, c):
-    p = meta[M_PLAYER]
+    p = meta[S.M_PLAYER]
     _leave_hand(cards, p, c)
-    cards[L_DISCARD, c] += 1
-    meta[M_TODO] -= 1
-    meta[M_LAST] = c
+    cards[S.L_DISCARD, c] += 1
+    meta[S.M_TODO] -= 1
+    meta[S.M_LAST] = c
 
 
 @kernel
 def _settle_discards(cards, meta):
-    p = meta[M_PLAYER]
-    while meta[M_TODO] > 0:
+    p = meta[S.M_PLAYER]
+    while meta[S.M_TODO] > 0:
         only = -1
         count = 0
-        for c in range(NUM_CITIES):
+        for c in range(B.NUM_CITIES):
             if _discard_legal(cards, meta, p, c):
                 count += 1
                 only = c
                 if count > 1:
                     break
         if count > 1:
-            meta[M_STEP] = S_DISCARD
+            meta[S.M_STEP] = S.S_DISCARD
             return
         if count == 0:
             raise RuntimeError("no card can be discarded, yet discards are due")
         _discard_card(cards, meta, only)
-    meta[M_STEP] = T_END_TURN
+    meta[S.M_STEP] = T_END_TURN
 
 
 @kernel
@@ -743,21 +647,21 @@ def _end_turn(players, meta, rules):
     """§7: after the trigger, the round is finished (seat n-1 moves last); ``max_rounds``
     rounds without a trigger end the game too (truncated)."""
     n = rules[R_PLAYERS]
-    p = meta[M_PLAYER]
-    meta[M_TURN] += 1
-    meta[M_TODO] = 0
-    meta[M_LAST] = -1
+    p = meta[S.M_PLAYER]
+    meta[S.M_TURN] += 1
+    meta[S.M_TODO] = 0
+    meta[S.M_LAST] = -1
     if p == n - 1:
-        meta[M_ROUND] += 1
-        if meta[M_END_BY] >= 0:
+        meta[S.M_ROUND] += 1
+        if meta[S.M_END_BY] >= 0:
             _finish_game(players, meta, rules)
             return
-        if meta[M_ROUND] >= rules[R_MAX_ROUNDS]:
-            meta[M_END] = END_TRUNCATED
+        if meta[S.M_ROUND] >= rules[R_MAX_ROUNDS]:
+            meta[S.M_END] = S.END_TRUNCATED
             _finish_game(players, meta, rules)
             return
-    meta[M_PLAYER] = (p + 1) % n
-    meta[M_STEP] = T_START_TURN
+    meta[S.M_PLAYER] = (p + 1) % n
+    meta[S.M_STEP] = T_START_TURN
 
 
 @kernel
@@ -768,7 +672,7 @@ def _beats(players, meta, n, a, b):
     sb = score(players, b)
     if sa != sb:
         return sa > sb
-    h = meta[M_END_BY]
+    h = meta[S.M_END_BY]
     if h < 0:
         return False
     return (a - h) % n < (b - h) % n
@@ -777,13 +681,13 @@ def _beats(players, meta, n, a, b):
 @kernel
 def _finish_game(players, meta, rules):
     n = rules[R_PLAYERS]
-    meta[M_STEP] = S_TERMINAL
+    meta[S.M_STEP] = S.S_TERMINAL
     for a in range(n):
         place = 0
         for b in range(n):
             if b != a and _beats(players, meta, n, b, a):
                 place += 1
-        players[a, P_PLACE] = place
+        players[a, S.P_PLACE] = place
 
 
 # ---------------------------------------------------------------------------------------------
@@ -795,58 +699,59 @@ def _finish_game(players, meta, rules):
 def apply_action(cards, route, houses, players, meta, rules, a):
     """Apply legal action ``a`` of the player to move (unchecked), then advance to the next
     decision, chance node or the end."""
-    step = meta[M_STEP]
-    p = meta[M_PLAYER]
-    meta[M_PLY] += 1
-    if a < A_TAKE_SUPPLY:  # a display card (first draw); the display is refilled at once
-        c = a - A_TAKE
-        cards[L_DISPLAY, c] -= 1
-        cards[L_HAND + p, c] += 1
-        cards[L_KNOWN + p, c] += 1
-        meta[M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(TO_DISPLAY), np.int64(1), np.int64(RS_DRAW1))
-    elif a == A_TAKE_SUPPLY:
-        meta[M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(TO_HAND), np.int64(1), np.int64(RS_DRAW1))
-    elif a == A_ADMINISTRATOR:
-        meta[M_OFFICIAL] = OF_ADMINISTRATOR
-        for c in range(NUM_CITIES):
-            cards[L_DISCARD, c] += cards[L_DISPLAY, c]
-            cards[L_DISPLAY, c] = 0
-        _begin_chance(cards, meta, np.int64(TO_DISPLAY), np.int64(DISPLAY_SIZE), np.int64(RS_ADMIN))
-    elif a < A_POSTMASTER_SUPPLY:
-        c = a - A_POSTMASTER
-        meta[M_OFFICIAL] = OF_POSTMASTER
-        cards[L_DISPLAY, c] -= 1
-        cards[L_HAND + p, c] += 1
-        cards[L_KNOWN + p, c] += 1
-        meta[M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(TO_DISPLAY), np.int64(1), np.int64(RS_DRAW2))
-    elif a == A_POSTMASTER_SUPPLY:
-        meta[M_OFFICIAL] = OF_POSTMASTER
-        meta[M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(TO_HAND), np.int64(1), np.int64(RS_DRAW2))
-    elif a < A_CARRIER:
+    step = meta[S.M_STEP]
+    p = meta[S.M_PLAYER]
+    meta[S.M_PLY] += 1
+    if a < A.A_TAKE_SUPPLY:  # a display card (first draw); the display is refilled at once
+        c = a - A.A_TAKE
+        cards[S.L_DISPLAY, c] -= 1
+        cards[S.L_HAND + p, c] += 1
+        cards[S.L_KNOWN + p, c] += 1
+        meta[S.M_DRAWS] += 1
+        _begin_chance(cards, meta, np.int64(S.TO_DISPLAY), np.int64(1), np.int64(S.RS_DRAW1))
+    elif a == A.A_TAKE_SUPPLY:
+        meta[S.M_DRAWS] += 1
+        _begin_chance(cards, meta, np.int64(S.TO_HAND), np.int64(1), np.int64(S.RS_DRAW1))
+    elif a == A.A_ADMINISTRATOR:
+        meta[S.M_OFFICIAL] = B.OF_ADMINISTRATOR
+        for c in range(B.NUM_CITIES):
+            cards[S.L_DISCARD, c] += cards[S.L_DISPLAY, c]
+            cards[S.L_DISPLAY, c] = 0
+        _begin_chance(cards, meta, np.int64(S.TO_DISPLAY), np.int64(B.DISPLAY_SIZE),
+                      np.int64(S.RS_ADMIN))
+    elif a < A.A_POSTMASTER_SUPPLY:
+        c = a - A.A_POSTMASTER
+        meta[S.M_OFFICIAL] = B.OF_POSTMASTER
+        cards[S.L_DISPLAY, c] -= 1
+        cards[S.L_HAND + p, c] += 1
+        cards[S.L_KNOWN + p, c] += 1
+        meta[S.M_DRAWS] += 1
+        _begin_chance(cards, meta, np.int64(S.TO_DISPLAY), np.int64(1), np.int64(S.RS_DRAW2))
+    elif a == A.A_POSTMASTER_SUPPLY:
+        meta[S.M_OFFICIAL] = B.OF_POSTMASTER
+        meta[S.M_DRAWS] += 1
+        _begin_chance(cards, meta, np.int64(S.TO_HAND), np.int64(1), np.int64(S.RS_DRAW2))
+    elif a < A.A_CARRIER:
         _play(cards, route, players, meta, a)
-    elif a < A_PASS:
-        meta[M_OFFICIAL] = OF_POSTAL_CARRIER
-        _extend(cards, route, players, p, a - A_CARRIER)
-        meta[M_PLAYS] = 2
-        meta[M_STEP] = T_AFTER_PLAY
-    elif a == A_PASS:
-        meta[M_STEP] = T_FINISH_CLOSE if step == S_CARRIAGE else T_END_TURN
-    elif a < A_HOUSE:
+    elif a < A.A_PASS:
+        meta[S.M_OFFICIAL] = B.OF_POSTAL_CARRIER
+        _extend(cards, route, players, p, a - A.A_CARRIER)
+        meta[S.M_PLAYS] = 2
+        meta[S.M_STEP] = T_AFTER_PLAY
+    elif a == A.A_PASS:
+        meta[S.M_STEP] = T_FINISH_CLOSE if step == S.S_CARRIAGE else T_END_TURN
+    elif a < A.A_HOUSE:
         _close(cards, houses, players, meta, a)
-    elif a < A_CARTWRIGHT:
-        _place_house(houses, players, meta, a - A_HOUSE)
-        meta[M_STEP] = T_SETTLE_HOUSES
-    elif a == A_CARTWRIGHT:
-        meta[M_OFFICIAL] = OF_CARTWRIGHT
+    elif a < A.A_CARTWRIGHT:
+        _place_house(houses, players, meta, a - A.A_HOUSE)
+        meta[S.M_STEP] = T_SETTLE_HOUSES
+    elif a == A.A_CARTWRIGHT:
+        meta[S.M_OFFICIAL] = B.OF_CARTWRIGHT
         _take_carriage(players, meta, p, next_carriage(players, p))
-        meta[M_STEP] = T_FINISH_CLOSE
+        meta[S.M_STEP] = T_FINISH_CLOSE
     else:
-        _discard_card(cards, meta, a - A_DISCARD)
-        meta[M_STEP] = T_SETTLE_DISCARDS
+        _discard_card(cards, meta, a - A.A_DISCARD)
+        meta[S.M_STEP] = T_SETTLE_DISCARDS
     _run(cards, route, houses, players, meta, rules)
 
 
@@ -857,14 +762,14 @@ def returns(players, meta, rules, out):
     n = rules[R_PLAYERS]
     for q in range(n):
         out[q] = 0.0
-    if meta[M_STEP] != S_TERMINAL:
+    if meta[S.M_STEP] != S.S_TERMINAL:
         return
     k = 0
     for q in range(n):
-        if players[q, P_PLACE] == 0:
+        if players[q, S.P_PLACE] == 0:
             k += 1
     for q in range(n):
-        if players[q, P_PLACE] == 0:
+        if players[q, S.P_PLACE] == 0:
             out[q] = (n - k) / (k * (n - 1.0))
         else:
             out[q] = -1.0 / (n - 1.0)
@@ -885,10 +790,10 @@ def random_playout(cards, route, houses, players, meta, rules, mask, seed):
         Number of decisions taken.
     """
     np.random.seed(seed)
-    buf = np.empty(NUM_ACTIONS, dtype=np.int64)
+    buf = np.empty(A.NUM_ACTIONS, dtype=np.int64)
     decisions = 0
-    while meta[M_STEP] != S_TERMINAL:
-        if meta[M_STEP] == S_CHANCE:
+    while meta[S.M_STEP] != S.S_TERMINAL:
+        if meta[S.M_STEP] == S.S_CHANCE:
             apply_chance(cards, route, houses, players, meta, rules, sample_chance(cards))
             continue
         n = legal_actions(cards, route, houses, players, meta, rules, buf)
