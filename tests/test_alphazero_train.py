@@ -955,6 +955,24 @@ def test_the_committed_pack_of_the_shipped_network_is_whole_and_holds_its_checkp
     assert shipped, f"{pack} holds no {source['checkpoint']} with the shipped checksum"
 
 
+
+def test_the_committed_pack_of_the_2_player_recipe_is_whole_and_runs_the_recipe() -> None:
+    """packs/builtin-2p is the recipe's run in progress (experiments/journal/
+    2026-12-07-builtin-2p.md), to be continued with ``taluva train --resume``: every file it
+    lists has its checksum, its metrics are whole, and its config is the recipe's."""
+    from taluva_ai.agents.alphazero.train import read_metrics, read_state
+    from taluva_ai.runfiles import sha256_file
+
+    pack = ROOT / "packs" / "builtin-2p"
+    state = read_state(pack)
+    assert state is not None and state["pack"]["iteration"] == state["iteration"] >= 8
+    assert {rel: sha256_file(pack / rel) for rel in state["files"]} == state["files"]
+    lines, problem = read_metrics(pack, state, state["iteration"])
+    assert problem is None
+    assert [ln["iteration"] for ln in lines] == list(range(state["iteration"] + 1))
+    recipe = load_config(ROOT / "experiments" / "configs" / "builtin-2p.toml")
+    assert load_config(pack / "config.toml") == recipe
+
 # -- the auxiliary head (KataGo's auxiliary targets; [net] aux_head) ---------------------------
 
 
