@@ -43,9 +43,11 @@ def _az_parameters() -> dict[str, object]:
 
 
 register_agent("az", _alphazero_agent, "AlphaZero: MCTS guided by a network. az:builtin: the "
-               "packaged 2-player network (ONNX Runtime, no PyTorch; defaults sims=200, "
-               "rollout=none, root=gumbel); az:path=RUN/best.pt: a taluva train checkpoint "
-               "(needs PyTorch, the train extra); docs/alphazero.md; unset: the network's",
+               "packaged network for the table's player count (2 players today; ONNX "
+               "Runtime, no PyTorch), whose defaults sims=200, rollout=none, root=gumbel "
+               "replace the ones listed below; az:path=RUN/best.pt: a taluva train "
+               "checkpoint (needs PyTorch, the train extra); docs/alphazero.md; unset: the "
+               "network's own setting",
                params=_az_parameters, positional="path")
 
 def _openspiel_agent(**params: object) -> Agent:

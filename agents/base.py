@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import inspect
 import math
 import re
@@ -377,8 +378,10 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     else:
         cls_name, _, param_text = rest.partition(":")
         if not cls_name.isidentifier() or ("." not in head and not _importable(head)):
-            raise ValueError(f"unknown agent {head!r}; known: {', '.join(sorted(_AGENTS))}, "
-                             "or package.module:Class")
+            close = difflib.get_close_matches(head, sorted(_AGENTS), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ValueError(f"unknown agent {head!r}{hint}; known: "
+                             f"{', '.join(sorted(_AGENTS))}, or package.module:Class")
         factory = _load_class(spec, head, cls_name)
         params = _params(param_text, spec)
     if "seed" in params:

@@ -25,6 +25,7 @@ package's kernels in a process logs one line on the ``taluva_ai`` logger instead
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import tempfile
@@ -196,12 +197,19 @@ def _resolve_chance(state: GameState) -> None:
 
 
 def _is_terminal(stream: TextIO) -> bool:
-    """Whether ``stream`` is a terminal (not a log file, a pipe or a closed stream)."""
+    """Whether ``stream`` is a terminal that can show a bar (not a log file, a pipe, a closed
+    stream, or a terminal that reports no width: a pseudo-terminal of 0 x 0, as ``script`` or
+    ``docker exec -t`` may give, where tqdm draws nothing, so it gets log lines)."""
     isatty = getattr(stream, "isatty", None)
     try:
-        return bool(isatty()) if isatty is not None else False
+        if isatty is None or not isatty():
+            return False
     except ValueError:  # closed
         return False
+    try:
+        return os.get_terminal_size(stream.fileno()).columns > 0
+    except (AttributeError, OSError, ValueError):  # no descriptor: take the stream's word
+        return True
 
 
 #: ANSI cursor moves (CSI sequences) that tqdm writes for a bar below another.

@@ -59,7 +59,8 @@ def test_help_lists_every_registered_agent_and_its_parameters(
     flat = " ".join(listing.split())
     assert "probe a probe agent depth=3 style=calm path=unset" in flat
     assert "random uniformly random legal action (no parameters)" in flat
-    assert "az:builtin: the packaged 2-player network" in flat  # issue 20 item 5
+    assert ("az:builtin: the packaged network for the table's player count (2 players today"
+            in flat)  # issue 20 item 5
     assert "epsilon=0.0 mcts" in flat
     assert ("sims=400 time=unset rollout=random c=1.0 fpu=0.0 chance=expand temperature=0.0 "
             "dirichlet_alpha=0.0 dirichlet_frac=0.25 reuse_tree=false leaf_batch=1 samples=8 "
@@ -164,6 +165,7 @@ def test_play_with_rule_options(capsys: pytest.CaptureFixture[str]) -> None:
     ("argv", "message"),
     [
         (["play", "--players", "greedy", "nobody"], "unknown agent 'nobody'"),
+        (["play", "--players", "greedy", "randm"], "unknown agent 'randm' (did you mean random?)"),
         (["play", "--players", "greedy"], "give 2 to 4 agents"),
         (["play", "--players", "random", "random", "--tiles-per-player", "30"],
          "tiles_per_player=30"),

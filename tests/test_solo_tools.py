@@ -96,7 +96,7 @@ def test_play_solo_show_prints_the_breakdown(capsys: pytest.CaptureFixture[str])
     assert main(["play", "--solo", "--players", "greedy", "--seed", "3", "--show"]) == 0
     out = capsys.readouterr().out
     assert "taluva: solo, seed 3" in out and "bonus:" in out
-    table = out[out.index("score (SOLO.md 5):"):].splitlines()
+    table = out[out.index("score (docs/solo_rules.md, section 5):"):].splitlines()
     assert len(table) == 1 + 13 + 1 + 1  # title, 13 lines, total, result
     points = [int(line.split()[-1]) for line in table[1:14]]
     total_line = table[14].split()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -201,3 +202,22 @@ def test_a_tournament_logs_its_progress_one_line_per_redraw(tmp_path: Path, caps
     lines = [x for x in err.splitlines() if x.startswith("games:")]
     assert lines[0].startswith("games:   0%") and lines[-1].startswith("games: 100%")
     assert "2/2" in lines[-1]
+
+
+@pytest.mark.parametrize(("rows", "cols", "terminal"), [(24, 80, True), (0, 0, False)])
+def test_a_terminal_without_a_width_gets_log_lines(rows: int, cols: int, terminal: bool) -> None:
+    """A pseudo-terminal that reports 0 x 0 (``script``, ``docker exec -t``) shows no tqdm bar,
+    so the warm-up writes it log lines instead of drawing nothing for half a minute."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    main, side = pty.openpty()
+    try:
+        fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        with open(side, "w", closefd=False) as stream:
+            assert W._is_terminal(stream) is terminal
+    finally:
+        os.close(main)
+        os.close(side)

@@ -95,7 +95,7 @@ def format_solo_score(state: Any) -> str:
 
     b = state.score_breakdown()
     width = max(len(t) for t in SCORE_LINE_TEXT.values())
-    lines = ["score (SOLO.md 5):"]
+    lines = ["score (docs/solo_rules.md, section 5):"]
     lines += [f"  {SCORE_LINE_TEXT[k]:<{width}}  {v:+4d}" for k, v in b.items()]
     total = sum(b.values())
     lines.append(f"  {'total':<{width}}  {total:4d}  ({state.result_band()})")
