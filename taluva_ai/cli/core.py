@@ -91,14 +91,16 @@ def _refused(prefix: str, *errors: type[Exception], run: bool = False) -> Iterat
         raise (_RunError if run else _ArgError)(f"{prefix}{text}") from None
 
 
-def _os_reason(e: OSError, path: str | Path | None = None) -> str:
+def _os_reason(e: OSError, path: str | Path | None = None, name_first: bool = False) -> str:
     """``strerror`` of an OSError, with the file it names when that is not ``path`` itself (a
-    parent folder, say); temporary ``.part`` files are not named."""
+    parent folder, a file inside the folder ``path``): after the reason, or with
+    ``name_first`` before it (``DIR/0003.svg: is a symbolic link``); temporary ``.part``
+    files are not named."""
     reason = e.strerror or str(e)
     name = e.filename
-    if name is not None and str(name) != str(path) and not str(name).endswith(".part"):
-        reason += f": {name}"
-    return reason
+    if name is None or str(name) == str(path) or str(name).endswith(".part"):
+        return reason
+    return f"{name}: {reason}" if name_first else f"{reason}: {name}"
 
 
 def _fix_hint(e: OSError) -> str:

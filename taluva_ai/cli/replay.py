@@ -11,20 +11,13 @@ from taluva_ai.cli.core import (
     _AgentsHelpParser,
     _ArgError,
     _no_color_option,
+    _os_reason,
     _refused,
 )
 from taluva_ai.cli.display import _color, _print_result, _show
 from taluva_ai.errors import RecordError, printable
 from taluva_ai.protocol import GameState
 from taluva_ai.records import MoveEvent
-
-
-def _named(e: OSError, out_dir: str) -> str:
-    """An error writing pictures into ``out_dir``: its reason, after the file it names when
-    that is not ``out_dir`` itself (``DIR/0003.svg: is a symbolic link; ...``)."""
-    name = e.filename
-    where = f"{name}: " if name is not None and str(name) != str(out_dir) else ""
-    return f"{where}{e.strerror or e}"
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -70,7 +63,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         try:
             files = save_svgs(path, args.svg)
         except OSError as e:
-            raise _ArgError(f"--svg {args.svg}: {_named(e, args.svg)}") from None
+            reason = _os_reason(e, args.svg, name_first=True)
+            raise _ArgError(f"--svg {args.svg}: {reason}") from None
         print(f"pictures: {len(files)} SVG files in {args.svg}")
     if args.png:
         with _refused("--png needs matplotlib (pip install -e '.[envs]'): ", ImportError):
@@ -80,7 +74,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         try:
             files = save_pictures(path, args.png, "png")
         except OSError as e:
-            raise _ArgError(f"--png {args.png}: {_named(e, args.png)}") from None
+            reason = _os_reason(e, args.png, name_first=True)
+            raise _ArgError(f"--png {args.png}: {reason}") from None
         print(f"pictures: {len(files)} PNG files in {args.png}")
     return 0
 
