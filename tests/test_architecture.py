@@ -172,3 +172,24 @@ def test_no_import_circles(graph) -> None:
     assert not new, "modules that import each other: " + "; ".join(" <-> ".join(c) for c in new)
     gone = [c for c in KNOWN_CIRCLES if c not in circles]
     assert not gone, f"no longer circles (delete them from KNOWN_CIRCLES): {gone}"
+
+
+def test_every_package_folder_is_listed_for_a_regular_install() -> None:
+    """A folder with an ``__init__.py`` that pyproject.toml's ``packages`` leaves out is
+    missing from a regular (non-editable) install, although an editable one finds it: a
+    wheel of this repository once lacked ``taluva_ai.openspiel`` and
+    ``taluva_ai.agents.alphazero.config`` and ``taluva train`` failed on import."""
+    import tomllib
+
+    setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(setup["packages"])
+    dirs = {v: k for k, v in setup["package-dir"].items()}  # folder -> package
+    found = set()
+    for folder, package in dirs.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder)
+            found.add(".".join([package, *rel.parts]))
+    assert found, "no package folder found"
+    assert sorted(found - listed) == [], "add these to [tool.setuptools] packages"
+    assert sorted(listed - found - {"taluva_ai.agents.alphazero.data",
+                                    "taluva_ai.web.static"}) == []
