@@ -104,7 +104,7 @@ def format_table(table: dict[str, Any]) -> str:
                      f"{trunc})")
         if "pentanomial" in p and p["paired"]["pairs"]:
             q = p["paired"]
-            lines.append(f"    pairs (LL LD DD+WL DW WW, the first's): "
+            lines.append(f"    pairs ({' '.join(PENTANOMIAL_LABELS)}, the first's): "
                          f"{' '.join(str(c) for c in p['pentanomial'])}; paired Elo "
                          f"{_num(q['elo'])} {_interval(q['elo_ci95'])}, nElo {_num(q['nelo'])}"
                          f", LOS {_num(q['los'], '.3f')}")
@@ -154,7 +154,8 @@ def format_table(table: dict[str, Any]) -> str:
                      f"beta={sp['beta']:g}")
         lines.append(f"  LLR {sp['llr']:.2f} [{sp['lower_bound']:.2f}, {sp['upper_bound']:.2f}]"
                      f": {verdict[sp['decision']]} after {sp['games']} games (max "
-                     f"{sp['max_games']}); pairs (LL LD DD+WL DW WW, the candidate's): "
+                     f"{sp['max_games']}); pairs ({' '.join(PENTANOMIAL_LABELS)}, the "
+                     f"candidate's): "
                      f"{' '.join(str(c) for c in sp['pentanomial'])}")
     return "\n".join(lines)
 

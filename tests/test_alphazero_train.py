@@ -89,7 +89,7 @@ def test_shipped_configs_load_and_round_trip(name: str) -> None:
     ("[anchors]\nopponents = ['greedy ']\n",
      r"\[anchors\] opponents: 'greedy ' has white space in it"),
     ("[game]\nnum_players = 3\n[anchors]\nopponents = ['az:builtin']\n",
-     r"\[anchors\] opponents: the built-in network \(az:builtin\) has no network for "
+     r"\[anchors\] opponents: az:builtin has no network for "
      r"3-player tables \(this installation has one for 2 players\); train one: taluva train "
      r"--config experiments/configs/builtin-3p.toml$"),
     ("[selfplay]\nrollout = 'greedy'\n", "rollout and rollout_lambda go together"),
@@ -1205,8 +1205,8 @@ def test_a_league_opponent_is_checked_before_any_work(selfplay, message) -> None
                                           "other seat for it to play$"):
         validate(config_from_dict({"game": {"num_players": 1, "rules": {"solo": True}},
                                    "selfplay": {"opponent": "greedy", "opponent_share": 0.5}}))
-    with pytest.raises(ConfigError, match=r"\[selfplay\] opponent: the built-in network "
-                                          r"\(az:builtin\) has no network for 3-player "
+    with pytest.raises(ConfigError, match=r"\[selfplay\] opponent: az:builtin has no "
+                                          r"network for 3-player "
                                           r"tables"):
         validate(config_from_dict({"game": {"num_players": 3}, "selfplay": {
             "opponent": "az:builtin", "opponent_share": 0.25}}))

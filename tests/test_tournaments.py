@@ -156,6 +156,8 @@ def test_a_sweep_is_marked_in_both_reports_as_having_no_finite_elo() -> None:
     assert t["pairs"][0]["pentanomial"] == [0, 0, 0, 0, 10]
     text = format_table(t)
     assert f"    (a sweep: {SWEEP_NOTE})" in text.splitlines()
+    # the pairs' classes named as in summary.md's header (PENTANOMIAL_LABELS)
+    assert "    pairs (LL LD+DL LW+DD+WL DW+WD WW, the first's): 0 0 0 0 10; paired Elo" in text
     md = markdown_summary(t, plots=False)
     assert f"(sweep): {SWEEP_NOTE}." in md.splitlines()
     assert "| A | B | games | A wins | draws | B wins | score A |" in md

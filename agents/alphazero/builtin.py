@@ -110,7 +110,7 @@ def load_builtin(threads: int = 1, data_dir: str | Path | None = None,
         tables = shipped_tables(d)
         if players != PLAYERS and tables:
             raise CheckpointError(
-                f"{WHAT} has no network for {players}-player tables (this installation "
+                f"az:builtin has no network for {players}-player tables (this installation "
                 f"has one for {', '.join(f'{n}' for n in tables)} players); train one: "
                 f"taluva train --config experiments/configs/builtin-{players}p.toml")
         raise CheckpointError(f"{WHAT}: {meta_path} is missing; {REMEDY}")
