@@ -147,10 +147,10 @@ def test_batched_search_of_several_games_is_reproducible() -> None:
     net, enc = _net(2)
     states = [_position(turns=t, seed=t) for t in (2, 5, 9)]
 
-    def run():  # type: ignore[no-untyped-def]
+    def run(stats: bool):  # type: ignore[no-untyped-def]
         ev = NetEvaluator(net, enc, "cpu", seed=0, backend="torch")
-        agents = [MCTSAgent(seed=i, evaluator=ev, sims=24 + 8 * i, leaf_batch=4, root="gumbel")
-                  for i in range(3)]
+        agents = [MCTSAgent(seed=i, evaluator=ev, sims=24 + 8 * i, leaf_batch=4, root="gumbel",
+                            temperature=1.0) for i in range(3)]
         bs = BatchedSearch(ev, agents[0].config, 3, 2, capacity=64)  # grows on the way
         for b in range(3):
             bs.start(b, agents[b], states[b], sims=agents[b].config.sims)
@@ -158,13 +158,20 @@ def test_batched_search_of_several_games_is_reproducible() -> None:
         while bs.active():
             finished += bs.run_round()
         assert sorted(finished) == [0, 1, 2]
-        return [(agents[b].choose(bs.tree(b), states[b]), bs.tree(b).N[:bs.size[b]].copy())
-                for b in range(3)]
+        out = []
+        for b in range(3):
+            move = agents[b].choose(bs.tree(b), states[b], stats=stats)
+            out.append((move, bs.tree(b).N[:bs.size[b]].copy(), agents[b].root_policy()[1],
+                        agents[b].stats()))
+        return out
 
-    first, second = run(), run()
-    for (m1, n1), (m2, n2), sims in zip(first, second, (24, 32, 40), strict=True):
-        assert m1 == m2 and np.array_equal(n1, n2)
+    # without the move statistics (self-play's choice): the same moves and policy targets
+    first, second = run(True), run(False)
+    for (m1, n1, p1, s1), (m2, n2, p2, s2), sims in zip(first, second, (24, 32, 40),
+                                                        strict=True):
+        assert m1 == m2 and np.array_equal(n1, n2) and np.array_equal(p1, p2)
         assert n1[0] == sims
+        assert s1["simulations"] == sims and "pv" in s1 and s2 == {"simulations": sims}
 
 
 def test_compiled_self_play_is_reproducible_and_records_samples() -> None:
