@@ -154,7 +154,8 @@ class MCTSAgent(ConfiguredAgent):
 
     # -- move choice and statistics ---------------------------------------------------------
 
-    def choose(self, tree: Tree, state: GameState, temperature: float | None = None) -> int:
+    def choose(self, tree: Tree, state: GameState, temperature: float | None = None,
+               stats: bool = True) -> int:
         """The move after a search of ``state`` into ``tree`` (sets :meth:`stats` and
         :meth:`root_policy`): a proven win if there is one; with ``root=gumbel`` the survivor
         of sequential halving of highest ``g + logits + sigma(q)``; else the most visited
@@ -164,11 +165,19 @@ class MCTSAgent(ConfiguredAgent):
 
         Args:
             temperature: overrides ``config.temperature`` (a self-play schedule).
+            stats: False skips the move statistics (the moves' notation and the principal
+                variation, 5% of self-play's time): :meth:`stats` then gives the simulations
+                only, and :meth:`search_candidates` none. The move and :meth:`root_policy`
+                are the same.
         """
         temp = self.config.temperature if temperature is None else float(temperature)
         pick, self._policy = root.choose(tree, self.config, self.rng, self._gumbel,
                                          self._root_value, temp)
-        self._last = self._stats(tree, pick, state)
+        if stats:
+            self._last = self._stats(tree, pick, state)
+        else:
+            self._last = {"simulations": int(tree.N[0])}
+            self._root_children = None
         return int(tree.action[pick])
 
     def root_policy(self) -> tuple[np.ndarray, np.ndarray]:

@@ -295,14 +295,22 @@ def _bench_ladder_agent(agents: Any, state: Any, repeats: int) -> dict[str, Any]
 def _search_rate(agent: Any, state: Any, repeats: int) -> float:
     """Median simulations per second of ``repeats`` searches of ``state`` by an MCTS
     ``agent`` (reseeded 0, 1, ...), after one untimed search (compilation)."""
+    return _search_rates(agent, state, repeats)[0]
+
+
+def _search_rates(agent: Any, state: Any, repeats: int) -> tuple[float, float]:
+    """:func:`_search_rate` per second of wall time and per second of this process's CPU
+    time (medians of the same searches)."""
     agent.act(state)
-    rates = []
+    rates, cpu_rates = [], []
     for r in range(repeats):
         agent.reset(r)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         agent.act(state)
-        rates.append(agent.stats()["simulations"] / (time.perf_counter() - t))
-    return round(statistics.median(rates), 1)
+        n = agent.stats()["simulations"]
+        rates.append(n / (time.perf_counter() - t))
+        cpu_rates.append(n / max(time.process_time() - c, 1e-9))
+    return round(statistics.median(rates), 1), round(statistics.median(cpu_rates), 1)
 
 
 def bench_net(batch_sizes: tuple[int, ...] = (1, 16, 64, 256), repeats: int = 5,
@@ -440,12 +448,23 @@ def bench_inference(presets: tuple[str, ...] = ("tiny", "small", "medium"),
     return out
 
 
+#: The self-play of the 2-player recipe (``experiments/configs/builtin-2p.toml``) as
+#: ``bench_selfplay`` measures it: its network (``[net]``, ``[encoder]``) and its ``[selfplay]``
+#: search from iteration 31 on (no rollouts mixed into the leaf values; 170 of its 200
+#: iterations). tests/test_mcts_batched.py checks these against the config file.
+RECIPE_2P: dict[str, Any] = {
+    "net": "tiny/1x1", "view_radius": 11, "build_sites": True, "aux_head": True,
+    "parallel_games": 32, "sims": 64, "fast_sims": 16, "full_search_prob": 0.25,
+    "gumbel_m": 16, "leaf_batch": 8, "temperature_decisions": 16,
+}
+
+
 def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1", "small"),
                    games: int = 16,
                    parallel_games: int = 16, sims: int = 64, leaf_batch: int = 8,
                    rollout_sims: int = 2000, repeats: int = 3,
                    backend: str = "auto", max_batch: int | None = None,
-                   say: Say | None = None) -> dict[str, Any]:
+                   say: Say | None = None, recipe_games: int = 32) -> dict[str, Any]:
     """The ``selfplay`` section: network-guided self-play speed, one process, one thread.
 
     Per preset (``name`` or ``name@view_radius``, then any ``/1x1`` or ``/size=N`` of
@@ -463,80 +482,115 @@ def bench_selfplay(presets: tuple[str, ...] = ("tiny", "tiny@11", "tiny@11/1x1",
     ``max_batch``, the chunk in which the network evaluates a batch (``max_batch`` here, else
     the evaluator's default: 16 for ONNX Runtime).
 
-    Beside them, in the same invocation, ``rollout_mcts_sims_per_s``: the compiled rollout
-    MCTS of ``--mcts`` (UCT, random rollouts, ``rollout_sims`` per search, median of
-    ``repeats``) from the same machine state, and ``ratio``: network-guided over rollout
-    simulations per second, the machine-independent figure. ``say``: called with a line before
-    each network's warm-up game and timed games, and before the rollout MCTS.
+    Then the preset ``builtin-2p`` (``recipe_games`` games; 0 leaves it out): the 2-player
+    recipe's self-play, :data:`RECIPE_2P` (its network with the build-site inputs, 32 games
+    at once, 64 simulations on a quarter of the moves and 16 on the others, KataGo's playout
+    cap randomisation), with its settings in its entry.
+
+    Beside them, in the same invocation, ``rollout_mcts_sims_per_s`` and
+    ``rollout_mcts_sims_per_cpu_s``: the compiled rollout MCTS of ``--mcts`` (UCT, random
+    rollouts, ``rollout_sims`` per search, median of ``repeats``) from the same machine state,
+    and per preset ``ratio`` and ``ratio_cpu``: network-guided over rollout simulations per
+    second of wall time and of CPU time (the per-core ratio; the machine-independent figure).
+    ``say``: called with a line before each network's warm-up game and timed games, and before
+    the rollout MCTS.
     """
     import importlib
 
     torch = importlib.import_module("torch")
     torch.set_num_threads(1)
     enc_mod = importlib.import_module("taluva_ai.agents.alphazero.encoder")
-    net_mod = importlib.import_module("taluva_ai.agents.alphazero.net")
     cfg_mod = importlib.import_module("taluva_ai.agents.alphazero.config")
-    ev_mod = importlib.import_module("taluva_ai.agents.alphazero.evaluator")
-    sp_mod = importlib.import_module("taluva_ai.agents.alphazero.selfplay")
-    rep_mod = importlib.import_module("taluva_ai.agents.alphazero.replay")
     agents = importlib.import_module("taluva_ai.agents")
-    game = TaluvaGame(num_players=2)
     spc = cfg_mod.SelfPlaySection(games=games, parallel_games=parallel_games, sims=sims,
                                   fast_sims=sims, full_search_prob=1.0, root="gumbel",
                                   gumbel_m=16, leaf_batch=leaf_batch, records=0)
     out: dict[str, Any] = {"games": games, "parallel_games": parallel_games, "sims": sims,
                            "leaf_batch": leaf_batch}
-    for i, preset in enumerate(presets):
-        where = f"bench --selfplay: {preset} ({i + 1}/{len(presets)})"
+    runs: list[tuple[str, Any, Any, Any, int]] = []
+    for preset in presets:
         head, sep, tail = preset.partition("/")
         name, _, radius = head.partition("@")
         encoder = enc_mod.make_encoder("taluva", 2, view_radius=int(radius) if radius else None)
-        torch.manual_seed(0)
-        shape = cfg_mod.NetConfig.parse(name + sep + tail)
-        net = net_mod.build_net(encoder, shape).eval()
-        ev = ev_mod.NetEvaluator(net, encoder, "cpu", seed=0, backend=backend,
-                                 max_batch=max_batch)
-        timed = {"infer": 0.0}
-        infer = ev.infer_arrays
-
-        def timed_infer(sp: Any, gl: Any, _infer: Any = infer,
-                        _timed: dict[str, float] = timed) -> Any:
-            t = time.perf_counter()
-            res = _infer(sp, gl)
-            _timed["infer"] += time.perf_counter() - t
-            return res
-
-        ev.infer_arrays = timed_infer
-        sp = sp_mod.SelfPlay(game, encoder, ev, spc)
-        _say(say, f"{where}: an untimed game (on a first run it compiles the search)")
-        sp.play([(0, 10_000, 10_001)], rep_mod.SampleBuilder(encoder))  # warm-up
-        _say(say, f"{where}: {games} timed games, {parallel_games} at a time")
-        timed["infer"] = 0.0
-        seeds = [(g, *sp_mod.game_seeds(0, 1, g)) for g in range(games)]
-        ev.evaluations = 0
-        c0, t0 = time.process_time(), time.perf_counter()
-        summaries = sp.play(seeds, rep_mod.SampleBuilder(encoder))
-        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        simulations = sum(x.simulations for x in summaries)
-        samples = sum(x.samples for x in summaries)
-        out[preset] = {
-            "parameters": net_mod.parameter_count(net), "backend": ev.backend,
-            "max_batch": ev.max_batch, "view_radius": encoder.view_radius,
-            "stem_kernel": shape.stem_kernel,
-            "sims_per_s": round(simulations / wall, 1),
-            "sims_per_cpu_s": round(simulations / cpu, 1),
-            "positions_per_s": round(samples / wall, 2),
-            "evaluations": ev.evaluations, "simulations": simulations, "seconds": round(wall, 2),
-            "net_share": round(timed["infer"] / wall, 3),
-        }
+        runs.append((preset, encoder, cfg_mod.NetConfig.parse(name + sep + tail), spc, games))
+    if recipe_games:
+        r = RECIPE_2P
+        encoder = enc_mod.make_encoder("taluva", 2, view_radius=r["view_radius"],
+                                       build_sites=r["build_sites"])
+        shape = cfg_mod.NetConfig.parse(r["net"] + ("/aux" if r["aux_head"] else ""))
+        rspc = cfg_mod.SelfPlaySection(
+            games=recipe_games, parallel_games=r["parallel_games"], sims=r["sims"],
+            fast_sims=r["fast_sims"], full_search_prob=r["full_search_prob"], root="gumbel",
+            gumbel_m=r["gumbel_m"], leaf_batch=r["leaf_batch"],
+            temperature_decisions=r["temperature_decisions"], records=0)
+        runs.append(("builtin-2p", encoder, shape, rspc, recipe_games))
+    for i, (preset, encoder, shape, sp_cfg, n_games) in enumerate(runs):
+        where = f"bench --selfplay: {preset} ({i + 1}/{len(runs)})"
+        out[preset] = _selfplay_rate(encoder, shape, sp_cfg, n_games, backend, max_batch,
+                                     where, say)
+    if recipe_games:
+        out["builtin-2p"]["settings"] = dict(RECIPE_2P)
     _say(say, f"bench --selfplay: the rollout MCTS ({repeats} searches of {rollout_sims} "
          "simulations)")
-    rate = _search_rate(agents.make_agent(f"mcts:sims={rollout_sims},prior=none,"
-                                          "rollout=random", seed=0), midgame_state(), repeats)
+    rate, cpu_rate = _search_rates(agents.make_agent(f"mcts:sims={rollout_sims},prior=none,"
+                                                     "rollout=random", seed=0),
+                                   midgame_state(), repeats)
     out["rollout_mcts_sims_per_s"] = rate
-    for preset in presets:
+    out["rollout_mcts_sims_per_cpu_s"] = cpu_rate
+    for preset, *_ in runs:
         out[preset]["ratio"] = round(out[preset]["sims_per_s"] / rate, 3)
+        out[preset]["ratio_cpu"] = round(out[preset]["sims_per_cpu_s"] / cpu_rate, 3)
     return out
+
+
+def _selfplay_rate(encoder: Any, shape: Any, spc: Any, games: int, backend: str,
+                   max_batch: int | None, where: str, say: Say | None) -> dict[str, Any]:
+    """One entry of :func:`bench_selfplay`: ``games`` self-play games of a freshly initialised
+    network of ``shape`` over ``encoder`` with the ``[selfplay]`` settings ``spc``, timed
+    after one untimed game."""
+    import importlib
+
+    torch = importlib.import_module("torch")
+    net_mod = importlib.import_module("taluva_ai.agents.alphazero.net")
+    ev_mod = importlib.import_module("taluva_ai.agents.alphazero.evaluator")
+    sp_mod = importlib.import_module("taluva_ai.agents.alphazero.selfplay")
+    rep_mod = importlib.import_module("taluva_ai.agents.alphazero.replay")
+    game = TaluvaGame(num_players=2)
+    torch.manual_seed(0)
+    net = net_mod.build_net(encoder, shape).eval()
+    ev = ev_mod.NetEvaluator(net, encoder, "cpu", seed=0, backend=backend, max_batch=max_batch)
+    timed = {"infer": 0.0}
+    infer = ev.infer_arrays
+
+    def timed_infer(sp: Any, gl: Any) -> Any:
+        t = time.perf_counter()
+        res = infer(sp, gl)
+        timed["infer"] += time.perf_counter() - t
+        return res
+
+    ev.infer_arrays = timed_infer
+    sp = sp_mod.SelfPlay(game, encoder, ev, spc)
+    _say(say, f"{where}: an untimed game (on a first run it compiles the search)")
+    sp.play([(0, 10_000, 10_001)], rep_mod.SampleBuilder(encoder))  # warm-up
+    _say(say, f"{where}: {games} timed games, {spc.parallel_games} at a time")
+    timed["infer"] = 0.0
+    seeds = [(g, *sp_mod.game_seeds(0, 1, g)) for g in range(games)]
+    ev.evaluations = 0
+    c0, t0 = time.process_time(), time.perf_counter()
+    summaries = sp.play(seeds, rep_mod.SampleBuilder(encoder))
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    simulations = sum(x.simulations for x in summaries)
+    samples = sum(x.samples for x in summaries)
+    return {
+        "parameters": net_mod.parameter_count(net), "backend": ev.backend,
+        "max_batch": ev.max_batch, "view_radius": encoder.view_radius,
+        "stem_kernel": shape.stem_kernel,
+        "sims_per_s": round(simulations / wall, 1),
+        "sims_per_cpu_s": round(simulations / cpu, 1),
+        "positions_per_s": round(samples / wall, 2),
+        "evaluations": ev.evaluations, "simulations": simulations, "seconds": round(wall, 2),
+        "cpu_seconds": round(cpu, 2), "net_share": round(timed["infer"] / wall, 3),
+    }
 
 
 def bench_solo(games: int = 200, repeats: int = 5) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from taluva_ai.agents.alphazero.net import (  # noqa: E402
     CheckpointError,
     NetConfig,
     build_net,
+    export_onnx,
     load_checkpoint,
     masked_log_softmax,
     net_from_checkpoint,
@@ -140,6 +141,39 @@ def test_network_shapes_and_per_player_values(num_players: int) -> None:
     assert values.shape == (3, num_players)
     assert float(values.abs().max()) < 1.0  # tanh
     assert logits.dtype == torch.float32
+
+
+def test_value_pooling_max_is_the_max_over_the_board_and_export_has_no_where() -> None:
+    """The value head's max pooling is a plain max (v >= 0, 0 off the board): the same values,
+    bit for bit, as a max over the board's pixels only, and no Where node in the ONNX graph."""
+    enc = make_encoder("taluva", 2, view_radius=11, build_sites=True)
+    torch.manual_seed(3)
+    net = build_net(enc, NetConfig.parse("tiny/1x1")).eval()
+    with torch.no_grad():
+        for m in net.modules():  # trained-looking batch norms: some channels go dead
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-1.0, 1.0)
+                m.bias.uniform_(-1.0, 0.5)
+    seen: dict[str, torch.Tensor] = {}
+    net.value_conv.register_forward_hook(lambda m, i, o: seen.__setitem__("v", o))
+    net.globals_mlp.register_forward_hook(lambda m, i, o: seen.__setitem__("e", o))
+    rng = np.random.default_rng(0)
+    sp = torch.from_numpy((rng.random((8, enc.spatial_planes, enc.side, enc.side)) < 0.3)
+                          .astype(np.float32))
+    gl = torch.from_numpy(rng.random((8, enc.num_globals)).astype(np.float32))
+    with torch.no_grad():
+        _, values = net(sp, gl)
+        valid = net.valid
+        v = seen["v"] * valid
+        masked = v.masked_fill(valid == 0, float("-inf")).amax(dim=(2, 3))
+        want = torch.tanh(net.value_fc(torch.cat([v.sum(dim=(2, 3)) / net.num_valid, masked,
+                                                  seen["e"]], dim=1)))
+    assert bool((masked == 0).any()) and bool((masked > 0).any())
+    assert torch.equal(values, want)
+    import onnx
+
+    graph = onnx.load_from_string(export_onnx(net, enc)).graph
+    assert "Where" not in {n.op_type for n in graph.node}
 
 
 def test_presets_grow_and_overrides_apply() -> None:

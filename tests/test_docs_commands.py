@@ -143,7 +143,7 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva bench --net --json": (CHECK, "times three network presets with PyTorch (tens of "
                                   "seconds); test_cli checks --net's errors", None),
     "taluva bench --selfplay --json": (CHECK, "plays self-play games with four networks "
-                                       "(minutes)", None),
+                                       "and the 2-player recipe's (minutes)", None),
     "taluva bench --inference --json": (CHECK, "times three network presets with three "
                                         "inference backends (minutes)", None),
     "taluva train --config experiments/journal/configs/strong.toml --out runs/strong":

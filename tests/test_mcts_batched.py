@@ -8,6 +8,8 @@ the same tree: visit counts, value sums, priors, size and move. The compiled enc
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -147,10 +149,10 @@ def test_batched_search_of_several_games_is_reproducible() -> None:
     net, enc = _net(2)
     states = [_position(turns=t, seed=t) for t in (2, 5, 9)]
 
-    def run():  # type: ignore[no-untyped-def]
+    def run(stats: bool):  # type: ignore[no-untyped-def]
         ev = NetEvaluator(net, enc, "cpu", seed=0, backend="torch")
-        agents = [MCTSAgent(seed=i, evaluator=ev, sims=24 + 8 * i, leaf_batch=4, root="gumbel")
-                  for i in range(3)]
+        agents = [MCTSAgent(seed=i, evaluator=ev, sims=24 + 8 * i, leaf_batch=4, root="gumbel",
+                            temperature=1.0) for i in range(3)]
         bs = BatchedSearch(ev, agents[0].config, 3, 2, capacity=64)  # grows on the way
         for b in range(3):
             bs.start(b, agents[b], states[b], sims=agents[b].config.sims)
@@ -158,13 +160,20 @@ def test_batched_search_of_several_games_is_reproducible() -> None:
         while bs.active():
             finished += bs.run_round()
         assert sorted(finished) == [0, 1, 2]
-        return [(agents[b].choose(bs.tree(b), states[b]), bs.tree(b).N[:bs.size[b]].copy())
-                for b in range(3)]
+        out = []
+        for b in range(3):
+            move = agents[b].choose(bs.tree(b), states[b], stats=stats)
+            out.append((move, bs.tree(b).N[:bs.size[b]].copy(), agents[b].root_policy()[1],
+                        agents[b].stats()))
+        return out
 
-    first, second = run(), run()
-    for (m1, n1), (m2, n2), sims in zip(first, second, (24, 32, 40), strict=True):
-        assert m1 == m2 and np.array_equal(n1, n2)
+    # without the move statistics (self-play's choice): the same moves and policy targets
+    first, second = run(True), run(False)
+    for (m1, n1, p1, s1), (m2, n2, p2, s2), sims in zip(first, second, (24, 32, 40),
+                                                        strict=True):
+        assert m1 == m2 and np.array_equal(n1, n2) and np.array_equal(p1, p2)
         assert n1[0] == sims
+        assert s1["simulations"] == sims and "pv" in s1 and s2 == {"simulations": sims}
 
 
 def test_compiled_self_play_is_reproducible_and_records_samples() -> None:
@@ -240,11 +249,12 @@ def test_selfplay_and_inference_benchmarks_report_their_figures() -> None:
     consistent (the speeds themselves are for the benchmark, not for a test)."""
     pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")
-    from taluva_ai.bench import bench_inference, bench_selfplay
+    from taluva_ai.bench import RECIPE_2P, bench_inference, bench_selfplay
 
     said: list[str] = []
     sp = bench_selfplay(presets=("tiny@4",), games=2, parallel_games=2, sims=4, leaf_batch=2,
-                        rollout_sims=20, repeats=1, say=said.append)
+                        rollout_sims=20, repeats=1, say=said.append, recipe_games=0)
+    assert "builtin-2p" not in sp
     assert said == ["bench --selfplay: tiny@4 (1/1): an untimed game (on a first run it "
                     "compiles the search)", "bench --selfplay: tiny@4 (1/1): 2 timed games, 2 "
                     "at a time", "bench --selfplay: the rollout MCTS (1 searches of 20 "
@@ -252,8 +262,14 @@ def test_selfplay_and_inference_benchmarks_report_their_figures() -> None:
     v = sp["tiny@4"]
     assert v["backend"] == "onnx" and v["view_radius"] == 4 and v["max_batch"] == 16
     assert v["stem_kernel"] == 3
-    one = bench_selfplay(presets=("tiny@4/1x1",), games=1, parallel_games=1, sims=2,
-                         leaf_batch=1, rollout_sims=20, repeats=1, max_batch=3)["tiny@4/1x1"]
+    both = bench_selfplay(presets=("tiny@4/1x1",), games=1, parallel_games=1, sims=2,
+                          leaf_batch=1, rollout_sims=20, repeats=1, max_batch=3, recipe_games=1)
+    one = both["tiny@4/1x1"]
+    recipe = both["builtin-2p"]  # the 2-player recipe's self-play, in its own settings
+    assert recipe["settings"] == RECIPE_2P and recipe["view_radius"] == 11
+    assert recipe["stem_kernel"] == 1 and recipe["max_batch"] == 3
+    assert recipe["ratio_cpu"] == round(recipe["sims_per_cpu_s"]
+                                        / both["rollout_mcts_sims_per_cpu_s"], 3)
     assert one["max_batch"] == 3 and one["stem_kernel"] == 1
     assert one["parameters"] == v["parameters"] - 16 * 29 * 8  # a ninth of the stem's weights
     assert v["simulations"] > 0 and v["evaluations"] > 0 and 0 <= v["net_share"] <= 1
@@ -308,3 +324,23 @@ def test_auto_backend_falls_back_to_torch_without_the_onnx_packages(monkeypatch)
     assert NetEvaluator(net, enc, "cpu").backend == "torch"
     with pytest.raises(ValueError, match="backend=onnx needs the onnx package"):
         NetEvaluator(net, enc, "cpu", backend="onnx")
+
+
+def test_the_benchs_recipe_is_the_2_player_recipes_self_play() -> None:
+    """``bench --selfplay``'s ``builtin-2p`` entry measures the self-play of
+    experiments/configs/builtin-2p.toml after its schedule switches the rollouts off."""
+    from taluva_ai.agents.alphazero.config.reader import load_config
+    from taluva_ai.bench import RECIPE_2P
+
+    cfg = load_config(Path(__file__).resolve().parents[1] / "experiments" / "configs"
+                      / "builtin-2p.toml")
+    sp, net, enc = cfg.selfplay, cfg.net, cfg.encoder
+    assert cfg.schedule[0]["at"] == 31
+    assert cfg.schedule[0]["selfplay"] == {"rollout": "none", "rollout_lambda": 0.0}
+    assert f"{net.preset}/{net.stem_kernel}x{net.stem_kernel}" == RECIPE_2P["net"]
+    assert (net.aux_head, enc.view_radius, enc.build_sites) == (
+        RECIPE_2P["aux_head"], RECIPE_2P["view_radius"], RECIPE_2P["build_sites"])
+    assert sp.root == "gumbel" and cfg.game.num_players == 2
+    for key in ("parallel_games", "sims", "fast_sims", "full_search_prob", "gumbel_m",
+                "leaf_batch", "temperature_decisions"):
+        assert getattr(sp, key) == RECIPE_2P[key], key

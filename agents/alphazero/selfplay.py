@@ -390,7 +390,8 @@ class SelfPlay:
         assert slot.tree is not None
         temp = c.temperature if slot.decisions < c.temperature_decisions else \
             c.final_temperature
-        action = slot.agent.choose(slot.tree, slot.root or slot.state, temperature=temp)
+        action = slot.agent.choose(slot.tree, slot.root or slot.state, temperature=temp,
+                                   stats=False)
         slot.simulations += int(slot.tree.N[0])
         if slot.full and builder is not None:
             actions, probs = slot.agent.root_policy()

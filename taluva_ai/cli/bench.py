@@ -99,16 +99,23 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         sp = res["selfplay"]
         for preset, v in sp.items():
             if isinstance(v, dict):
+                st = v.get("settings") or sp
+                sims = (f"{st['sims']} sims/move" if "fast_sims" not in st else
+                        f"{st['sims']} sims on {100 * st['full_search_prob']:.0f}% of the "
+                        f"moves, else {st['fast_sims']}")
+                sites = ", build-site inputs" if st.get("build_sites") else ""
                 print(f"selfplay {preset} ({v['parameters']:,} parameters, view radius "
-                      f"{v['view_radius']}, {v['stem_kernel']}x{v['stem_kernel']} stem, "
+                      f"{v['view_radius']}{sites}, {v['stem_kernel']}x{v['stem_kernel']} stem, "
                       f"{v['backend']} in chunks of {v['max_batch']}, "
-                      f"{sp['parallel_games']} games at once, {sp['sims']} sims/move, leaf "
-                      f"batch {sp['leaf_batch']}): {v['sims_per_s']:.0f} simulations/s "
+                      f"{st['parallel_games']} games at once, {sims}, leaf "
+                      f"batch {st['leaf_batch']}): {v['sims_per_s']:.0f} simulations/s "
                       f"({v['sims_per_cpu_s']:.0f} per CPU second), {v['positions_per_s']:.1f} "
                       f"positions/s, {100 * v['net_share']:.0f}% in the network; "
-                      f"{v['ratio']:.2f}x the rollout MCTS")
+                      f"{v['ratio']:.2f}x the rollout MCTS ({v['ratio_cpu']:.2f}x per CPU "
+                      "second)")
         print(f"rollout MCTS (UCT, random rollouts, same invocation): "
-              f"{sp['rollout_mcts_sims_per_s']:.0f} simulations/s")
+              f"{sp['rollout_mcts_sims_per_s']:.0f} simulations/s "
+              f"({sp['rollout_mcts_sims_per_cpu_s']:.0f} per CPU second)")
     if "mcts" in res:
         mc = res["mcts"]
         searches = _median_of(mc["repeats"], "search", "searches")
@@ -218,7 +225,8 @@ def register(sub: argparse._SubParsersAction[_AgentsHelpParser]) -> None:
     bench.add_argument("--selfplay", action="store_true",
                        help="network-guided self-play (compiled batched search, Gumbel root, "
                        "no rollouts) per network (tiny, tiny over view radius 11, the same "
-                       "with a 1x1 stem, small): simulations/s (per wall and per CPU second), "
+                       "with a 1x1 stem, small; then the 2-player recipe's self-play, "
+                       "builtin-2p): simulations/s (per wall and per CPU second), "
                        "recorded positions/s, the network's share of the time, and the rollout "
                        "MCTS's simulations/s in the same run (needs taluva-ai[train])")
     bench.add_argument("--max-batch", type=int, default=None, metavar="N",
