@@ -72,7 +72,10 @@ def top(x):
 """
 
 _RUN_CALLS = """
+import sys
 import numpy as np
+from taluva_ai.games import compiling
+compiling.SMALL = int(sys.argv[1])  # -1: every callee is large enough to be called
 import ck_calls as m
 print(m.top(np.int64(5)))
 (cres,) = m.top.overloads.values()
@@ -86,20 +89,24 @@ print(any("4leaf" in n for n in called), any("linked_leaf" in n for n in called)
 
 def test_kernels_call_their_callees_and_load_from_a_cache_made_by_others(tmp_path: Path) -> None:
     """A kernel's callee of the package is called, not compiled into it (its code is not in the
-    caller's module; ``linked=True`` links it as Numba does); a caller loaded from the cache
-    finds its callee, even when the callee was compiled again by another process (under another
-    symbol name)."""
+    caller's module; ``linked=True``, or a callee of at most ``SMALL`` instructions, links it as
+    Numba does); a caller loaded from the cache finds its callee, even when the callee was
+    compiled again by another process (under another symbol name)."""
     (tmp_path / "ck_calls.py").write_text(_CALLS)
     cache = tmp_path / "cache"
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(tmp_path))
     env.pop(C.LINK_ENV, None)
 
-    def run() -> list[str]:
-        r = subprocess.run([sys.executable, "-c", _RUN_CALLS], capture_output=True, text=True,
-                           env=env, timeout=300, cwd=tmp_path)
+    def run(small: int = -1) -> list[str]:
+        r = subprocess.run([sys.executable, "-c", _RUN_CALLS, str(small)], capture_output=True,
+                           text=True, env=env, timeout=300, cwd=tmp_path)
         assert r.returncode == 0, r.stderr
         return r.stdout.split()
 
+    # a small callee is linked (LLVM inlines it)
+    assert run(C.SMALL) == ["19", "False", "False", "0"]
+    for f in cache.rglob("ck_calls.*"):
+        f.unlink()
     # cold: 16 + 3; the caller calls the callee (declared in its module), not the linked one
     assert run() == ["19", "True", "False", "0"]
     for f in cache.rglob("ck_calls.leaf-*"):  # the callee compiled again by the next process

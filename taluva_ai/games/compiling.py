@@ -116,15 +116,27 @@ def _importable(module: str, qualname: str) -> Any:
     return obj if obj in _KERNELS else None
 
 
+#: A callee of at most this many LLVM instructions (optimized, its own callees inlined) is
+#: linked as Numba does, so that LLVM can inline it into its callers: called instead, the small
+#: kernels of the greedy heuristic's inner loops (``_supply_terms``, ``_cell_builds``) cost the
+#: ladder's MCTS-400 about a sixth of its speed. The rules' and the heuristic's large kernels
+#: (``tile_actions`` 630, ``build_actions_labeled`` 1,700) are called.
+SMALL = 200
+
+
 def _callee(library: Any) -> _Callee | None:
     """The :class:`_Callee` of the kernel that a Numba code library holds, when it is one of
-    :data:`_KERNELS` that a new process can import by name; else None (link it)."""
+    :data:`_KERNELS` that a new process can import by name and larger than :data:`SMALL`; else
+    None (link it)."""
     for kernel in _KERNELS:
         for args, cres in list(kernel.overloads.items()):
             if cres.library is library:
                 f = kernel.py_func
                 if _importable(f.__module__, f.__qualname__) is not kernel:
                     return None
+                fn = library._final_module.get_function(cres.fndesc.mangled_name)
+                if sum(len(list(b.instructions)) for b in fn.blocks) <= SMALL:
+                    return None  # LLVM may inline it: link it
                 return _Callee(f.__module__, f.__qualname__, tuple(args),
                                cres.fndesc.mangled_name)
     return None
@@ -145,7 +157,8 @@ def call_not_link() -> None:
     (run by Numba before a cached kernel is loaded, and inherited by the kernels that link this
     one) gets a :class:`_Callee`, which loads the callee and binds the symbol the caller calls
     to its code (a callee compiled by another process has another symbol name). LLVM can no
-    longer inline such a call; the rules' kernels run as fast (docs/benchmarks.md)."""
+    longer inline such a call, so a callee of at most :data:`SMALL` instructions is linked as
+    before (docs/benchmarks.md, "Compile time")."""
     global _linking_patched
     if _linking_patched:
         return
