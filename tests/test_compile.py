@@ -113,6 +113,9 @@ def test_kernels_call_their_callees_and_load_from_a_cache_made_by_others(tmp_pat
         f.unlink()
     out = run()
     assert out == ["19", "True", "False", "1"]  # top from the cache, leaf compiled
+    for f in cache.rglob("ck_calls.top-*"):  # the caller compiled, its callee from the cache
+        f.unlink()
+    assert run() == ["19", "True", "False", "0"]
     assert run()[0] == "19"  # everything from the cache
 
 

@@ -134,12 +134,23 @@ def _callee(library: Any) -> _Callee | None:
                 f = kernel.py_func
                 if _importable(f.__module__, f.__qualname__) is not kernel:
                     return None
-                fn = library._final_module.get_function(cres.fndesc.mangled_name)
-                if sum(len(list(b.instructions)) for b in fn.blocks) <= SMALL:
+                if _size(library, cres.fndesc.mangled_name) <= SMALL:
                     return None  # LLVM may inline it: link it
                 return _Callee(f.__module__, f.__qualname__, tuple(args),
                                cres.fndesc.mangled_name)
     return None
+
+
+def _size(library: Any, name: str) -> int:
+    """LLVM instructions of the function ``name`` of a finalized code library (compiled here,
+    or loaded from the cache: then its module for linking holds the code); 0 when not found."""
+    module = library._shared_module if library._shared_module is not None \
+        else library._final_module
+    try:
+        fn = module.get_function(name)
+    except NameError:
+        return 0
+    return sum(len(list(b.instructions)) for b in fn.blocks)
 
 
 _linking_patched = False
