@@ -53,6 +53,72 @@ def test_kernel_table_own_and_total() -> None:
     assert set(t) == {"m.leaf", "m.entry"}
 
 
+# -- each kernel compiled once: callers call it (games/compiling.call_not_link) ------------------
+
+_CALLS = """
+from taluva_ai.games.compiling import njit
+
+@njit(cache=True)
+def leaf(x):
+    return x * 3 + 1
+
+@njit(cache=True, linked=True)
+def linked_leaf(x):
+    return x - 2
+
+@njit(cache=True)
+def top(x):
+    return leaf(x) + linked_leaf(x)
+"""
+
+_RUN_CALLS = """
+import sys
+import numpy as np
+from taluva_ai.games import compiling
+compiling.SMALL = int(sys.argv[1])  # -1: every callee is large enough to be called
+import ck_calls as m
+print(m.top(np.int64(5)))
+(cres,) = m.top.overloads.values()
+lib = cres.library
+module = lib._final_module if lib._shared_module is None else lib._shared_module  # cached
+called = [f.name for f in module.functions if f.is_declaration]
+print(any("4leaf" in n for n in called), any("linked_leaf" in n for n in called),
+      sum(m.top.stats.cache_hits.values()))
+"""
+
+
+def test_kernels_call_their_callees_and_load_from_a_cache_made_by_others(tmp_path: Path) -> None:
+    """A kernel's callee of the package is called, not compiled into it (its code is not in the
+    caller's module; ``linked=True``, or a callee of at most ``SMALL`` instructions, links it as
+    Numba does); a caller loaded from the cache finds its callee, even when the callee was
+    compiled again by another process (under another symbol name)."""
+    (tmp_path / "ck_calls.py").write_text(_CALLS)
+    cache = tmp_path / "cache"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(tmp_path))
+    env.pop(C.LINK_ENV, None)
+
+    def run(small: int = -1) -> list[str]:
+        r = subprocess.run([sys.executable, "-c", _RUN_CALLS, str(small)], capture_output=True,
+                           text=True, env=env, timeout=300, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.split()
+
+    # a small callee is linked (LLVM inlines it)
+    assert run(C.SMALL) == ["19", "False", "False", "0"]
+    for f in cache.rglob("ck_calls.*"):
+        f.unlink()
+    # cold: 16 + 3; the caller calls the callee (declared in its module), not the linked one
+    assert run() == ["19", "True", "False", "0"]
+    for f in cache.rglob("ck_calls.leaf-*"):  # the callee compiled again by the next process
+        f.unlink()
+    out = run()
+    assert out == ["19", "True", "False", "1"]  # top from the cache, leaf compiled
+    for f in cache.rglob("ck_calls.top-*"):  # the caller compiled, its callee from the cache
+        f.unlink()
+    assert run() == ["19", "True", "False", "0"]
+    assert run()[0] == "19"  # everything from the cache
+
+
 # -- nothing silent: the notices ----------------------------------------------------------------
 
 #: Child code: report each compile's end on stderr, so that its order against the notices shows.
