@@ -52,6 +52,7 @@ import numpy as np
 
 from taluva_ai.games import compiling
 from taluva_ai.games.compiling import njit
+from taluva_ai.games.game_kernels import random_legal, winner_returns
 from taluva_ai.games.taluva import solo_rules as _solo
 from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.island_kernels import (  # noqa: F401 (re-exported)
@@ -638,15 +639,7 @@ def returns(players, meta, rules, out):
     if meta[S.M_STEP] != S_TERMINAL or meta[S.M_END] == END_TRUNCATED:
         return
     if rules[R_RANKED] == 0:
-        k = 0
-        for q in range(n):
-            if players[q, S.P_PLACE] == 0:
-                k += 1
-        for q in range(n):
-            if players[q, S.P_PLACE] == 0:
-                out[q] = (n - k) / (k * (n - 1.0))
-            else:
-                out[q] = -1.0 / (n - 1.0)
+        winner_returns(players, S.P_PLACE, n, out)
     else:
         for q in range(n):
             s = players[q, S.P_PLACE]
@@ -704,13 +697,7 @@ def random_playout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origi
                          deck[meta[S.M_DRAWN]])
             continue
         n = legal_actions(cells, players, meta, rules, nbr, cell_of, origin, buf)
-        for j in range(n):
-            mask[buf[j]] = True
-        a = buf[np.random.randint(n)]
-        if not mask[a]:
-            raise RuntimeError("legal mask inconsistent with the legal list")
-        for j in range(n):
-            mask[buf[j]] = False
+        a = random_legal(buf, n, mask)
         apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
         decisions += 1
     return decisions
