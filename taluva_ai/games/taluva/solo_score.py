@@ -145,7 +145,6 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
     ppoints = np.empty(cap if disjoint else 0, dtype=np.int64)
     phexes = np.empty((cap if disjoint else 0, 6), dtype=np.int64)
     psizes = np.empty(cap if disjoint else 0, dtype=np.int64)
-    ptype = np.empty(cap if disjoint else 0, dtype=np.int64)
     npat = 0
     no_volcano = rules[R_HIGH_NO_VOLCANO] != 0
     for i in range(nscan):
@@ -161,42 +160,35 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
             xw = nbr[x, i0 + 1]
             if not (_pattern_ok(cells, xu, t) and _pattern_ok(cells, xw, t)):
                 continue
-            p3 = TRIANGLE3_POINTS[t]
-            if p3 > 0:
-                if disjoint:
-                    ppoints[npat] = p3
-                    phexes[npat, 0] = x
-                    phexes[npat, 1] = xu
-                    phexes[npat, 2] = xw
-                    psizes[npat] = 3
-                    ptype[npat] = 3
-                    npat += 1
-                else:
-                    lines[L_TRIANGLE3] += p3
-            x2u = nbr[xu, i0]
+            x2u = nbr[xu, i0]  # the 6-hex triangle's outer row (xu, xw are on the board)
             xuw = nbr[xu, i0 + 1]
             x2w = nbr[xw, i0 + 1]
-            if _pattern_ok(cells, x2u, t) and _pattern_ok(cells, xuw, t) \
-                    and _pattern_ok(cells, x2w, t):
-                p6 = TRIANGLE6_POINTS[t]
+            for nhex in (3, 6):
+                if nhex == 6 and not (_pattern_ok(cells, x2u, t) and _pattern_ok(cells, xuw, t)
+                                      and _pattern_ok(cells, x2w, t)):
+                    break
+                # > 0 skips only the 3-hex triangles of terrains that score none (an island
+                # hex has a terrain, and every terrain's 6-hex triangle scores)
+                pts = TRIANGLE3_POINTS[t] if nhex == 3 else TRIANGLE6_POINTS[t]
+                if pts <= 0:
+                    continue
                 if disjoint:
-                    ppoints[npat] = p6
-                    phexes[npat, 0] = x
+                    ppoints[npat] = pts
+                    phexes[npat, 0] = x  # of a 3-hex one only the first three are read
                     phexes[npat, 1] = xu
                     phexes[npat, 2] = xw
                     phexes[npat, 3] = x2u
                     phexes[npat, 4] = xuw
                     phexes[npat, 5] = x2w
-                    psizes[npat] = 6
-                    ptype[npat] = 6
+                    psizes[npat] = nhex
                     npat += 1
                 else:
-                    lines[L_TRIANGLE6] += p6
+                    lines[L_TRIANGLE3 if nhex == 3 else L_TRIANGLE6] += pts
     if disjoint and npat > 0:
         chosen = _best_disjoint(ppoints, phexes, psizes, np.int64(npat))
         for k in range(npat):
             if chosen[k]:
-                lines[L_TRIANGLE3 if ptype[k] == 3 else L_TRIANGLE6] += ppoints[k]
+                lines[L_TRIANGLE3 if psizes[k] == 3 else L_TRIANGLE6] += ppoints[k]
     # settlements
     label = np.full(ncell, -1, dtype=np.int32)
     size = np.empty(IK.MAX_SETTLEMENTS, dtype=np.int32)
