@@ -42,6 +42,11 @@ NUM_SCORE_LINES = 13
 # points by terrain id (NONE, V, J, C, S, R, L)
 TRIANGLE3_POINTS = np.array([0, 0, 0, 0, 0, 1, 3], dtype=np.int64)
 TRIANGLE6_POINTS = np.array([0, 6, 4, 5, 7, 8, 10], dtype=np.int64)
+# points by a count, the last entry for it and anything above
+HUT_LEVEL_POINTS = np.array([0, 0, 2, 6, 12], dtype=np.int64)  # a hut's level
+TERRAIN_COUNT_POINTS = np.array([0, 0, 0, 0, 1, 2, 4], dtype=np.int64)  # a terrain's hexes
+DISTINCT_TERRAIN_POINTS = np.array([0, 0, 0, 1, 2, 5], dtype=np.int64)  # a settlement's terrains
+SETTLEMENT_COUNT_POINTS = np.array([0, 0, 0, 0, 2, 5, 10, 18], dtype=np.int64)  # settlements
 
 
 
@@ -202,13 +207,7 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
             continue
         terr_count[s, cells[x, S.C_TERRAIN]] += 1
         if cells[x, S.C_BUILDING] == HUT:
-            lv = cells[x, S.C_LEVEL]
-            if lv == 2:
-                lines[L_HUT_LEVELS] += 2
-            elif lv == 3:
-                lines[L_HUT_LEVELS] += 6
-            elif lv >= 4:
-                lines[L_HUT_LEVELS] += 12
+            lines[L_HUT_LEVELS] += HUT_LEVEL_POINTS[min(cells[x, S.C_LEVEL], 4)]
     best_only = rules[R_TERRAIN_BEST_ONLY] != 0
     for s in range(ns):
         if size[s] >= 6:
@@ -220,24 +219,12 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
             c = terr_count[s, t]
             if c > 0:
                 distinct += 1
-            pts = 4 if c >= 6 else (2 if c == 5 else (1 if c == 4 else 0))
+            pts = TERRAIN_COUNT_POINTS[min(c, 6)]
             tsum += pts
             tbest = max(tbest, pts)
         lines[L_TERRAIN_COUNTS] += tbest if best_only else tsum
-        if distinct == 3:
-            lines[L_DISTINCT_TERRAINS] += 1
-        elif distinct == 4:
-            lines[L_DISTINCT_TERRAINS] += 2
-        elif distinct >= 5:
-            lines[L_DISTINCT_TERRAINS] += 5
-    if ns == 4:
-        lines[L_SETTLEMENT_COUNT] = 2
-    elif ns == 5:
-        lines[L_SETTLEMENT_COUNT] = 5
-    elif ns == 6:
-        lines[L_SETTLEMENT_COUNT] = 10
-    elif ns >= 7:
-        lines[L_SETTLEMENT_COUNT] = 18
+        lines[L_DISTINCT_TERRAINS] += DISTINCT_TERRAIN_POINTS[min(distinct, 5)]
+    lines[L_SETTLEMENT_COUNT] = SETTLEMENT_COUNT_POINTS[min(ns, 7)]
     # tiles
     left = meta[S.M_PILE] + meta[S.M_STACK] + meta[S.M_ASIDE]
     if left == 0:

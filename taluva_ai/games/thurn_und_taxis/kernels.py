@@ -687,6 +687,20 @@ def _finish_game(players, meta, rules):
 # ---------------------------------------------------------------------------------------------
 
 
+@kernel_inline
+def _draw(cards, meta, p, c, resume):
+    """A draw of seat ``p`` (§3.1): display card ``c`` into its hand (the display is refilled
+    at once, a chance node), or with ``c < 0`` the top supply card (dealt by a chance node);
+    then ``resume``."""
+    if c >= 0:
+        cards[S.L_DISPLAY, c] -= 1
+        cards[S.L_HAND + p, c] += 1
+        cards[S.L_KNOWN + p, c] += 1
+    meta[S.M_DRAWS] += 1
+    _begin_chance(cards, meta, np.int64(S.TO_DISPLAY if c >= 0 else S.TO_HAND), np.int64(1),
+                  resume)
+
+
 @kernel
 def apply_action(cards, route, houses, players, meta, rules, a):
     """Apply legal action ``a`` of the player to move (unchecked), then advance to the next
@@ -694,16 +708,8 @@ def apply_action(cards, route, houses, players, meta, rules, a):
     step = meta[S.M_STEP]
     p = meta[S.M_PLAYER]
     meta[S.M_PLY] += 1
-    if a < A.A_TAKE_SUPPLY:  # a display card (first draw); the display is refilled at once
-        c = a - A.A_TAKE
-        cards[S.L_DISPLAY, c] -= 1
-        cards[S.L_HAND + p, c] += 1
-        cards[S.L_KNOWN + p, c] += 1
-        meta[S.M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(S.TO_DISPLAY), np.int64(1), np.int64(S.RS_DRAW1))
-    elif a == A.A_TAKE_SUPPLY:
-        meta[S.M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(S.TO_HAND), np.int64(1), np.int64(S.RS_DRAW1))
+    if a <= A.A_TAKE_SUPPLY:  # the first draw
+        _draw(cards, meta, p, a - A.A_TAKE if a < A.A_TAKE_SUPPLY else -1, np.int64(S.RS_DRAW1))
     elif a == A.A_ADMINISTRATOR:
         meta[S.M_OFFICIAL] = B.OF_ADMINISTRATOR
         for c in range(B.NUM_CITIES):
@@ -711,18 +717,10 @@ def apply_action(cards, route, houses, players, meta, rules, a):
             cards[S.L_DISPLAY, c] = 0
         _begin_chance(cards, meta, np.int64(S.TO_DISPLAY), np.int64(B.DISPLAY_SIZE),
                       np.int64(S.RS_ADMIN))
-    elif a < A.A_POSTMASTER_SUPPLY:
-        c = a - A.A_POSTMASTER
+    elif a <= A.A_POSTMASTER_SUPPLY:  # the postmaster's second draw
         meta[S.M_OFFICIAL] = B.OF_POSTMASTER
-        cards[S.L_DISPLAY, c] -= 1
-        cards[S.L_HAND + p, c] += 1
-        cards[S.L_KNOWN + p, c] += 1
-        meta[S.M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(S.TO_DISPLAY), np.int64(1), np.int64(S.RS_DRAW2))
-    elif a == A.A_POSTMASTER_SUPPLY:
-        meta[S.M_OFFICIAL] = B.OF_POSTMASTER
-        meta[S.M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(S.TO_HAND), np.int64(1), np.int64(S.RS_DRAW2))
+        _draw(cards, meta, p, a - A.A_POSTMASTER if a < A.A_POSTMASTER_SUPPLY else -1,
+              np.int64(S.RS_DRAW2))
     elif a < A.A_CARRIER:
         _play(cards, route, players, meta, a)
     elif a < A.A_PASS:
