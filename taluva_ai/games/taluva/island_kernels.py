@@ -241,25 +241,7 @@ def _has_hut_under(cells, nbr, v):
     return False
 
 
-@njit(cache=True, inline="always")
-def no_labels():
-    """Settlement labels not computed yet: ``(label, size)``, both ``int32[0]``, for
-    :func:`labels_for` to compute when first needed."""
-    return np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int32)
-
-
-@njit(cache=True, inline="always")
-def labels_for(cells, nbr, scan, nscan, v, label, size):
-    """The settlements of all players (``label``, ``size`` of :func:`_all_settlements`) that
-    the checks of a tile on ``v`` over the island need (RULES.md eruption rule 5: it must not
-    cover a whole settlement): computed on the first ``v`` with a hut on it or next to it,
-    else ``(label, size)`` as given (empty from :func:`no_labels` until then)."""
-    if label.shape[0] == 0 and (cells[v, C_BUILDING] == HUT or _has_hut_under(cells, nbr, v)):
-        return _all_settlements(cells, nbr, scan, nscan)
-    return label, size
-
-
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def draw_copy(deck, meta, tile, end):
     """Draw tile type ``tile`` (a chance outcome): its first copy among the undrawn
     ``deck[meta[M_DRAWN]:end]`` is swapped to the draw position (so that drawing

@@ -87,9 +87,7 @@ from taluva_ai.games.taluva.island_kernels import (  # noqa: F401 (re-exported)
     draw_copy,
     expansion_cells,
     found_cells,
-    labels_for,
     mover_adjacency,
-    no_labels,
     place_build,
     place_tile_cells,
     settlements,
@@ -165,7 +163,8 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
                 return 1
         return 6
     scan, nscan, adj, sites, nsites = tile_context(cells, meta, nbr, cell_of, False)
-    label, size = no_labels()
+    label = np.empty(0, dtype=np.int32)  # the settlements, once a tile may cover a hut
+    size = np.empty(0, dtype=np.int32)
     n = 0
     for i in range(nsites):
         v = sites[i]
@@ -185,7 +184,8 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
                     if first_only:
                         return n
         else:
-            label, size = labels_for(cells, nbr, scan, nscan, v, label, size)
+            if label.shape[0] == 0 and _has_hut_under(cells, nbr, v):
+                label, size = _all_settlements(cells, nbr, scan, nscan)
             for o in range(6):
                 if _eruption_ok(cells, nbr, v, o, label, size):
                     out[n] = v * 6 + o
@@ -210,7 +210,8 @@ def sample_tile_action(cells, meta, nbr, cell_of, origin, cand):
     if meta[S.M_PLACED] == 0:
         return origin * 6 + np.random.randint(6)
     scan, nscan, adj, sites, k = tile_context(cells, meta, nbr, cell_of, False)
-    label, size = no_labels()
+    label = np.empty(0, dtype=np.int32)  # the settlements, once a tile may cover a hut
+    size = np.empty(0, dtype=np.int32)
     for _ in range(64 * 6 * max(k, 1)):
         j = np.random.randint(6 * k)
         v = sites[j // 6]
@@ -219,7 +220,8 @@ def sample_tile_action(cells, meta, nbr, cell_of, origin, cand):
             if _sea_ok(cells, nbr, adj, v, o):
                 return v * 6 + o
         else:
-            label, size = labels_for(cells, nbr, scan, nscan, v, label, size)
+            if label.shape[0] == 0 and _has_hut_under(cells, nbr, v):
+                label, size = _all_settlements(cells, nbr, scan, nscan)
             if _eruption_ok(cells, nbr, v, o, label, size):
                 return v * 6 + o
     # Practically unreachable when a placement exists (the chance of missing is below e^-64);

@@ -227,7 +227,8 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
     regular = source == S.SOURCE_REGULAR
     no_eruption = rules[R_BONUS_NO_ERUPTION] != 0 and not regular
     scan, nscan, adj, sites, nsites = IK.tile_context(cells, meta, nbr, cell_of, no_eruption)
-    label, size = IK.no_labels()
+    label = np.empty(0, dtype=np.int32)  # the settlements, once a tile may cover a hut
+    size = np.empty(0, dtype=np.int32)
     n = 0
     for i in range(nsites):
         v = sites[i]
@@ -260,7 +261,9 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
                         continue
                 elif not (ma or mb):
                     continue
-                label, size = IK.labels_for(cells, nbr, scan, nscan, v, label, size)
+                if label.shape[0] == 0 and (cells[v, S.C_BUILDING] == HUT
+                                            or IK._has_hut_under(cells, nbr, v)):
+                    label, size = IK._all_settlements(cells, nbr, scan, nscan)
                 if IK._eruption_ok(cells, nbr, v, o, label, size) if volcano else \
                         _cover_ok(cells, v, a, b, label, size):
                     out[n] = v * 6 + o
