@@ -24,13 +24,13 @@ def _samples(cells, meta, nbr, cell_of, origin, k, seed):
 @njit(cache=True)
 def _sea_checks(cells, meta, nbr, cell_of, origin):
     """Every (v, o) that _sea_ok accepts, over the whole board."""
-    _, _, coast, _ = K._tile_context(cells, meta, nbr, cell_of)
+    _, _, adj, _, _ = K.tile_context(cells, meta, nbr, cell_of, False)
     out = np.empty(6 * cells.shape[0], dtype=np.int64)
     n = 0
     for v in range(cells.shape[0]):
         if cells[v, 0] == 0:
             for o in range(6):
-                if K._sea_ok(cells, nbr, coast, v, o):
+                if K._sea_ok(cells, nbr, adj, v, o):
                     out[n] = v * 6 + o
                     n += 1
     return out[:n]

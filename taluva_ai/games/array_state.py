@@ -11,7 +11,8 @@ attributes that locate those facts in its ``meta`` row and implements :meth:`arr
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, Generic, TypeVar, overload
 
 import numpy as np
 
@@ -21,16 +22,41 @@ from taluva_ai.protocol import CHANCE, TERMINAL
 Snapshot = tuple[tuple[np.ndarray, ...], int]
 
 
+_T = TypeVar("_T")
+
+
+class MetaField(Generic[_T]):
+    """A read-only fact of an :class:`ArrayState` held in one field of its ``meta`` row: as a
+    class attribute, ``state.name`` is ``convert(int(state.meta[index]))`` (a property
+    declared in one line; ``doc`` is its docstring)."""
+
+    def __init__(self, index: int, convert: Callable[[int], _T], doc: str) -> None:
+        self.index = index
+        self.convert = convert
+        self.__doc__ = doc
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> MetaField[_T]: ...
+    @overload
+    def __get__(self, obj: ArrayState, owner: type | None = None) -> _T: ...
+    def __get__(self, obj: ArrayState | None, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return self.convert(int(obj.meta[self.index]))
+
+
 class ArrayState:
     """A game position held in NumPy arrays, with an undo history of snapshots.
 
-    Subclasses set :attr:`M_STEP` and :attr:`M_PLAYER` (fields of ``meta``), :attr:`S_CHANCE`
+    Subclasses set :attr:`M_STEP`, :attr:`M_PLAYER` and :attr:`M_PLY` (fields of ``meta``),
+    :attr:`S_CHANCE`
     and :attr:`S_TERMINAL` (values of ``meta[M_STEP]``), and implement :meth:`arrays` and
     :meth:`_set_arrays`.
     """
 
     M_STEP: ClassVar[int]
     M_PLAYER: ClassVar[int]
+    M_PLY: ClassVar[int]
     S_CHANCE: ClassVar[int]
     S_TERMINAL: ClassVar[int]
 
@@ -69,6 +95,23 @@ class ArrayState:
         if s == self.S_TERMINAL:
             return TERMINAL
         return int(self.meta[self.M_PLAYER])
+
+    @property
+    def ply(self) -> int:
+        """Number of actions applied, chance outcomes included."""
+        return int(self.meta[self.M_PLY])
+
+    def _seat(self, player: Any) -> int:
+        """``player`` as a seat index.
+
+        Raises:
+            ValueError: not a seat ``0 .. num_players - 1`` (bools refused).
+        """
+        if not isinstance(player, (int, np.integer)) or isinstance(player, bool) or not (
+            0 <= player < self.num_players
+        ):
+            raise ValueError(f"player must be a seat 0..{self.num_players - 1}, got {player!r}")
+        return int(player)
 
     def is_terminal(self) -> bool:
         return bool(self.meta[self.M_STEP] == self.S_TERMINAL)

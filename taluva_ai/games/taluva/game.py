@@ -237,7 +237,8 @@ class TaluvaState(ArrayState, SoloStateMethods):
     ``current_player`` is ``CHANCE`` (-1) while the tile is drawn and ``TERMINAL`` (-4) at the end.
     """
 
-    M_STEP, M_PLAYER, S_CHANCE, S_TERMINAL = S.M_STEP, S.M_PLAYER, _CHANCE, _TERMINAL
+    M_STEP, M_PLAYER, M_PLY = S.M_STEP, S.M_PLAYER, S.M_PLY
+    S_CHANCE, S_TERMINAL = _CHANCE, _TERMINAL
 
     def __init__(
         self,
@@ -294,11 +295,6 @@ class TaluvaState(ArrayState, SoloStateMethods):
         return left
 
     @property
-    def ply(self) -> int:
-        """Number of actions applied, chance outcomes included."""
-        return int(self.meta[S.M_PLY])
-
-    @property
     def end_reason(self) -> S.EndReason:
         return S.EndReason(int(self.meta[S.M_END]))
 
@@ -306,13 +302,6 @@ class TaluvaState(ArrayState, SoloStateMethods):
     def truncated(self) -> bool:
         """True when the board bound removed every legal placement (no result; RULES.md)."""
         return bool(self.meta[S.M_END] == S.EndReason.TRUNCATED)
-
-    def _seat(self, player: int) -> int:
-        if not isinstance(player, (int, np.integer)) or isinstance(player, bool) or not (
-            0 <= player < self.num_players
-        ):
-            raise ValueError(f"player must be a seat 0..{self.num_players - 1}, got {player!r}")
-        return int(player)
 
     def status(self, player: int) -> S.Status:
         """``ACTIVE``, ``ELIMINATED`` or ``FINISHED`` (ranked early victory).

@@ -34,9 +34,11 @@ from taluva_ai.games.taluva.state import (
     C_OWNER,
     C_TERRAIN,
     C_TILE,
+    M_DRAWN,
     M_END,
     M_PLACED,
     M_PLAYER,
+    M_PLY,
     M_QMAX,
     M_QMIN,
     M_RMAX,
@@ -146,6 +148,49 @@ def settlements(cells, nbr, scan, nscan, owner, label, size, temples, towers, ca
 
 
 @njit(cache=True)
+def tile_context(cells, meta, nbr, cell_of, level1):
+    """What the tile placements of both rule sets start from: the cells to scan (the island's
+    box grown by 2); per cell ``adj``, for an empty hex the terrains of its island neighbours
+    as bits ``1 << terrain`` (non-zero: on the coast, next to the island); and the ``sites``,
+    the hexes that may take a tile's volcano, in scan order: the empty hexes within 1 of the
+    coast (sea level) and the volcanoes (an eruption), with ``level1`` also the other hexes of
+    level 1 (the solo option ``bonus_no_eruption``, SOLO.md 6.6).
+
+    Returns:
+        ``(scan, nscan, adj, sites, nsites)``: ``int32[H]`` (its first ``nscan`` entries),
+        ``int``, ``int32[H]``, ``int32[H]`` (its first ``nsites`` entries), ``int``.
+    """
+    ncell = cells.shape[0]
+    scan = np.empty(ncell, dtype=np.int32)
+    nscan = _scan_cells(meta, cell_of, np.int64(2), scan)
+    adj = np.zeros(ncell, dtype=np.int32)
+    near = np.zeros(ncell, dtype=np.bool_)
+    for i in range(nscan):
+        c = scan[i]
+        if cells[c, C_LEVEL] > 0:
+            bit = 1 << cells[c, C_TERRAIN]
+            for d in range(6):
+                m = nbr[c, d]
+                if m >= 0 and cells[m, C_LEVEL] == 0:
+                    if adj[m] == 0:
+                        near[m] = True
+                        for d2 in range(6):
+                            m2 = nbr[m, d2]
+                            if m2 >= 0:
+                                near[m2] = True
+                    adj[m] |= bit
+    sites = np.empty(ncell, dtype=np.int32)
+    nsites = 0
+    for i in range(nscan):
+        v = scan[i]
+        lv = cells[v, C_LEVEL]
+        if near[v] if lv == 0 else (cells[v, C_TERRAIN] == VOLCANO or (level1 and lv == 1)):
+            sites[nsites] = v
+            nsites += 1
+    return scan, nscan, adj, sites, nsites
+
+
+@njit(cache=True)
 def _eruption_ok(cells, nbr, v, o, label, size):
     """Eruption (v, o) on the volcano at ``v`` (RULES.md Step 1, eruption rules 2-5; rule 1 is
     the caller's). ``label`` / ``size``: settlements of all players, computed by the caller
@@ -192,6 +237,26 @@ def _has_hut_under(cells, nbr, v):
     for d in range(6):
         m = nbr[v, d]
         if m >= 0 and cells[m, C_BUILDING] == HUT:
+            return True
+    return False
+
+
+@njit(cache=True)
+def draw_copy(deck, meta, tile, end):
+    """Draw tile type ``tile`` (a chance outcome): its first copy among the undrawn
+    ``deck[meta[M_DRAWN]:end]`` is swapped to the draw position (so that drawing
+    ``deck[meta[M_DRAWN]]`` replays a seeded deck); the draw and the ply are counted.
+
+    Returns:
+        Whether a copy was left (else nothing is changed).
+    """
+    d = meta[M_DRAWN]
+    for i in range(d, end):
+        if deck[i] == tile:
+            deck[i] = deck[d]
+            deck[d] = tile
+            meta[M_DRAWN] = d + 1
+            meta[M_PLY] += 1
             return True
     return False
 

@@ -53,6 +53,7 @@ import numpy as np
 
 from taluva_ai.games import compiling
 from taluva_ai.games.compiling import njit
+from taluva_ai.games.game_kernels import random_legal, winner_returns
 from taluva_ai.games.taluva import solo_rules as _solo
 from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.island_kernels import (  # noqa: F401 (re-exported)
@@ -84,6 +85,7 @@ from taluva_ai.games.taluva.island_kernels import (  # noqa: F401 (re-exported)
     _solo_foundings,
     build_actions,
     build_actions_labeled,
+    draw_copy,
     expansion_cells,
     found_cells,
     mover_adjacency,
@@ -91,6 +93,7 @@ from taluva_ai.games.taluva.island_kernels import (  # noqa: F401 (re-exported)
     place_tile_cells,
     settlements,
     takes_building,
+    tile_context,
 )
 from taluva_ai.games.taluva.rules import (
     R_DECK_SIZE,
@@ -126,40 +129,16 @@ def action_bases(num_cells: int) -> tuple[int, int, int, int, int, int]:
 
 
 @njit(cache=True)
-def _tile_context(cells, meta, nbr, cell_of):
-    """Cells to scan (the island's box grown by 2), and per cell: ``coast`` (empty, next to the
-    island) and ``near`` (empty, within 1 of the coast: the only possible volcano hexes of a
-    sea-level placement)."""
-    ncell = cells.shape[0]
-    scan = np.empty(ncell, dtype=np.int32)
-    nscan = _scan_cells(meta, cell_of, np.int64(2), scan)
-    coast = np.zeros(ncell, dtype=np.bool_)
-    near = np.zeros(ncell, dtype=np.bool_)
-    for i in range(nscan):
-        c = scan[i]
-        if cells[c, S.C_LEVEL] > 0:
-            for d in range(6):
-                m = nbr[c, d]
-                if m >= 0 and cells[m, S.C_LEVEL] == 0 and not coast[m]:
-                    coast[m] = True
-                    near[m] = True
-                    for d2 in range(6):
-                        m2 = nbr[m, d2]
-                        if m2 >= 0:
-                            near[m2] = True
-    return scan, nscan, coast, near
-
-
-@njit(cache=True)
-def _sea_ok(cells, nbr, coast, v, o):
-    """Sea-level placement (v, o): three empty hexes on the board, one next to the island."""
+def _sea_ok(cells, nbr, adj, v, o):
+    """Sea-level placement (v, o): three empty hexes on the board, one next to the island
+    (``adj``: :func:`island_kernels.tile_context`)."""
     a = nbr[v, (o + 4) % 6]
     b = nbr[v, (o + 5) % 6]
     if a < 0 or b < 0:
         return False
     if cells[a, S.C_LEVEL] != 0 or cells[b, S.C_LEVEL] != 0:
         return False
-    return coast[v] or coast[a] or coast[b]
+    return adj[v] != 0 or adj[a] != 0 or adj[b] != 0
 
 
 @njit(cache=True)
@@ -184,17 +163,13 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
             if first_only:
                 return 1
         return 6
-    scan, nscan, coast, near = _tile_context(cells, meta, nbr, cell_of)
-    label = np.empty(0, dtype=np.int32)
+    scan, nscan, adj, sites, nsites = tile_context(cells, meta, nbr, cell_of, False)
+    label = np.empty(0, dtype=np.int32)  # the settlements, once a tile may cover a hut
     size = np.empty(0, dtype=np.int32)
-    have_labels = False
     n = 0
-    for i in range(nscan):
-        v = scan[i]
-        lv = cells[v, S.C_LEVEL]
-        if lv == 0:
-            if not near[v]:
-                continue
+    for i in range(nsites):
+        v = sites[i]
+        if cells[v, S.C_LEVEL] == 0:
             for o in range(6):
                 # _sea_ok written out: the call is not inlined by LLVM and costs 40% of the
                 # mask (tests/test_kernels.py checks that the two agree)
@@ -204,15 +179,14 @@ def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
                     continue
                 if cells[a, S.C_LEVEL] != 0 or cells[b, S.C_LEVEL] != 0:
                     continue
-                if coast[v] or coast[a] or coast[b]:
+                if adj[v] != 0 or adj[a] != 0 or adj[b] != 0:
                     out[n] = v * 6 + o
                     n += 1
                     if first_only:
                         return n
-        elif cells[v, S.C_TERRAIN] == VOLCANO:
-            if not have_labels and _has_hut_under(cells, nbr, v):
+        else:
+            if label.shape[0] == 0 and _has_hut_under(cells, nbr, v):
                 label, size = _all_settlements(cells, nbr, scan, nscan)
-                have_labels = True
             for o in range(6):
                 if _eruption_ok(cells, nbr, v, o, label, size):
                     out[n] = v * 6 + o
@@ -236,28 +210,19 @@ def sample_tile_action(cells, meta, nbr, cell_of, origin, cand):
     """
     if meta[S.M_PLACED] == 0:
         return origin * 6 + np.random.randint(6)
-    scan, nscan, coast, near = _tile_context(cells, meta, nbr, cell_of)
-    k = 0
-    for i in range(nscan):
-        v = scan[i]
-        lv = cells[v, S.C_LEVEL]
-        if (lv == 0 and near[v]) or (lv > 0 and cells[v, S.C_TERRAIN] == VOLCANO):
-            cand[k] = v  # a possible volcano hex: sea-level candidate or an eruption
-            k += 1
-    label = np.empty(0, dtype=np.int32)
+    scan, nscan, adj, sites, k = tile_context(cells, meta, nbr, cell_of, False)
+    label = np.empty(0, dtype=np.int32)  # the settlements, once a tile may cover a hut
     size = np.empty(0, dtype=np.int32)
-    have_labels = False
     for _ in range(64 * 6 * max(k, 1)):
         j = np.random.randint(6 * k)
-        v = cand[j // 6]
+        v = sites[j // 6]
         o = j % 6
         if cells[v, S.C_LEVEL] == 0:
-            if _sea_ok(cells, nbr, coast, v, o):
+            if _sea_ok(cells, nbr, adj, v, o):
                 return v * 6 + o
         else:
-            if not have_labels and _has_hut_under(cells, nbr, v):
+            if label.shape[0] == 0 and _has_hut_under(cells, nbr, v):
                 label, size = _all_settlements(cells, nbr, scan, nscan)
-                have_labels = True
             if _eruption_ok(cells, nbr, v, o, label, size):
                 return v * 6 + o
     # Practically unreachable when a placement exists (the chance of missing is below e^-64);
@@ -477,18 +442,8 @@ def standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origi
     the solo variant's code, so a program that plays only such games (the object API does,
     :class:`~taluva_ai.games.taluva.game.TaluvaGame`) never compiles it: about half of the
     first run's compiling."""
-    d = meta[S.M_DRAWN]
-    j = -1
-    for i in range(d, NUM_TILES):
-        if deck[i] == tile:
-            j = i
-            break
-    if j < 0:
+    if not draw_copy(deck, meta, tile, NUM_TILES):
         return -1
-    deck[j] = deck[d]
-    deck[d] = tile
-    meta[S.M_DRAWN] = d + 1
-    meta[S.M_PLY] += 1
     if rules[R_TILE_PREVIEW] != 0:
         w = meta[S.M_DRAW_FOR]
         players[w, S.P_HAND] = tile
@@ -639,15 +594,7 @@ def returns(players, meta, rules, out):
     if meta[S.M_STEP] != S_TERMINAL or meta[S.M_END] == END_TRUNCATED:
         return
     if rules[R_RANKED] == 0:
-        k = 0
-        for q in range(n):
-            if players[q, S.P_PLACE] == 0:
-                k += 1
-        for q in range(n):
-            if players[q, S.P_PLACE] == 0:
-                out[q] = (n - k) / (k * (n - 1.0))
-            else:
-                out[q] = -1.0 / (n - 1.0)
+        winner_returns(players, S.P_PLACE, n, out)
     else:
         for q in range(n):
             s = players[q, S.P_PLACE]
@@ -705,13 +652,7 @@ def random_playout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origi
                          deck[meta[S.M_DRAWN]])
             continue
         n = legal_actions(cells, players, meta, rules, nbr, cell_of, origin, buf)
-        for j in range(n):
-            mask[buf[j]] = True
-        a = buf[np.random.randint(n)]
-        if not mask[a]:
-            raise RuntimeError("legal mask inconsistent with the legal list")
-        for j in range(n):
-            mask[buf[j]] = False
+        a = random_legal(buf, n, mask)
         apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
         decisions += 1
     return decisions

@@ -13,61 +13,23 @@ from taluva_ai.games.taluva.tiles import NUM_TILES
 #: Default engine board radius; see docs/engine.md ("Board bound") for how it was measured.
 DEFAULT_BOARD_RADIUS = 32
 
-# Indices into the int32 rules vector the kernels receive.
-R_PLAYERS = 0
-R_NEW_HUT_ISOLATED = 1
-R_RANKED = 2
-R_NO_LAKE_BUILDING = 3
-R_TIEBREAK_TOWERS_FIRST = 4
-R_DESTROYED_HUTS_RETURN = 5
-R_EARLY_VICTORY_KINDS = 6
-R_TILE_PREVIEW = 7
-R_DECK_SIZE = 8
-R_BOARD_RADIUS = 9
-# The solo variant (SOLO.md); all 0 in the multiplayer game.
-R_SOLO = 10
-R_START_TREE = 11  # start_shape == "tree"
-R_CONTACTS_HEXES = 12  # contacts == "hexes"
-R_VOLCANO_IN_T = 13
-R_SINGLE_TERRAIN_BONUS = 14
-R_UPPER_BONUS = 15
-R_BONUS_NO_ERUPTION = 16
-R_LEVEL3_CHAIN = 17
-R_BONUS_ANY_SOURCE = 18
-R_UNPLACEABLE_BOTTOM = 19  # unplaceable == "bottom"
-R_BOX_HUT = 20  # box_piece == "hut"
-R_FOUND = 21  # FOUND_DIRECT, FOUND_FLOOD or FOUND_PLAIN
-R_BONUS_LITERAL = 22
-R_PATTERN_DISJOINT = 23  # pattern_overlap == "disjoint"
-R_HIGH_NO_VOLCANO = 24
-R_TERRAIN_BEST_ONLY = 25
-R_SIZE = 26
+# Indices into the int32 rules vector the kernels receive (:meth:`RuleSet.as_array`): the
+# multiplayer options, then the solo variant's (SOLO.md; all 0 in the multiplayer game):
+# R_START_TREE is start_shape == "tree", R_CONTACTS_HEXES contacts == "hexes",
+# R_UNPLACEABLE_BOTTOM unplaceable == "bottom", R_BOX_HUT box_piece == "hut", R_FOUND one of
+# FOUND_DIRECT, FOUND_FLOOD, FOUND_PLAIN, R_PATTERN_DISJOINT pattern_overlap == "disjoint".
+(R_PLAYERS, R_NEW_HUT_ISOLATED, R_RANKED, R_NO_LAKE_BUILDING, R_TIEBREAK_TOWERS_FIRST,
+ R_DESTROYED_HUTS_RETURN, R_EARLY_VICTORY_KINDS, R_TILE_PREVIEW, R_DECK_SIZE, R_BOARD_RADIUS,
+ R_SOLO, R_START_TREE, R_CONTACTS_HEXES, R_VOLCANO_IN_T, R_SINGLE_TERRAIN_BONUS, R_UPPER_BONUS,
+ R_BONUS_NO_ERUPTION, R_LEVEL3_CHAIN, R_BONUS_ANY_SOURCE, R_UNPLACEABLE_BOTTOM, R_BOX_HUT,
+ R_FOUND, R_BONUS_LITERAL, R_PATTERN_DISJOINT, R_HIGH_NO_VOLCANO, R_TERRAIN_BEST_ONLY,
+ R_SIZE) = range(27)
 
 # R_FOUND values: the solo founding rule (SOLO.md 3.3 and 6.11)
 FOUND_PLAIN = 0  # RULES.md founding: one hut (the multiplayer rule; found_plain)
 FOUND_DIRECT = 1  # solo default: the hex and its empty same-terrain direct neighbours
 FOUND_FLOOD = 2  # found_flood: the whole connected empty area of that terrain
 
-#: Solo options (SOLO.md section 6) with their defaults; RuleSet fields of the same names.
-SOLO_DEFAULTS: dict[str, Any] = {
-    "start_layout": "windmill",
-    "start_shape": "windmill",
-    "contacts": "edges",
-    "volcano_in_T": True,
-    "single_terrain_bonus": False,
-    "upper_bonus": True,
-    "bonus_no_eruption": False,
-    "level3_chain": True,
-    "bonus_any_source": False,
-    "unplaceable": "aside",
-    "box_piece": "choice",
-    "found_flood": False,
-    "found_plain": False,
-    "bonus_literal": False,
-    "pattern_overlap": "all",
-    "high_no_volcano": False,
-    "terrain_best_only": False,
-}
 _SOLO_CHOICES: dict[str, tuple[str, ...]] = {
     "start_layout": ("windmill", "random"),
     "start_shape": ("windmill", "tree"),
@@ -268,33 +230,24 @@ class RuleSet:
 
     def as_array(self) -> np.ndarray:
         """``int32[R_SIZE]`` vector of the options, the form the compiled kernels take."""
+        values = [self.num_players, self.new_hut_isolated, self.ranked, self.no_lake_building,
+                  self.tiebreak_towers_first, self.destroyed_huts_return,
+                  self.early_victory_kinds, self.tile_preview, self.deck_size, self.board_radius]
+        if self.solo:  # in the order of the R_* indices, R_SOLO on
+            found = (FOUND_FLOOD if self.found_flood else
+                     FOUND_PLAIN if self.found_plain else FOUND_DIRECT)
+            values += [1, self.start_shape == "tree", self.contacts == "hexes", self.volcano_in_T,
+                       self.single_terrain_bonus, self.upper_bonus, self.bonus_no_eruption,
+                       self.level3_chain, self.bonus_any_source, self.unplaceable == "bottom",
+                       self.box_piece == "hut", found, self.bonus_literal,
+                       self.pattern_overlap == "disjoint", self.high_no_volcano,
+                       self.terrain_best_only]
         v = np.zeros(R_SIZE, dtype=np.int32)
-        v[R_PLAYERS] = self.num_players
-        v[R_NEW_HUT_ISOLATED] = self.new_hut_isolated
-        v[R_RANKED] = self.ranked
-        v[R_NO_LAKE_BUILDING] = self.no_lake_building
-        v[R_TIEBREAK_TOWERS_FIRST] = self.tiebreak_towers_first
-        v[R_DESTROYED_HUTS_RETURN] = self.destroyed_huts_return
-        v[R_EARLY_VICTORY_KINDS] = self.early_victory_kinds
-        v[R_TILE_PREVIEW] = self.tile_preview
-        v[R_DECK_SIZE] = self.deck_size
-        v[R_BOARD_RADIUS] = self.board_radius
-        if self.solo:
-            v[R_SOLO] = 1
-            v[R_START_TREE] = self.start_shape == "tree"
-            v[R_CONTACTS_HEXES] = self.contacts == "hexes"
-            v[R_VOLCANO_IN_T] = self.volcano_in_T
-            v[R_SINGLE_TERRAIN_BONUS] = self.single_terrain_bonus
-            v[R_UPPER_BONUS] = self.upper_bonus
-            v[R_BONUS_NO_ERUPTION] = self.bonus_no_eruption
-            v[R_LEVEL3_CHAIN] = self.level3_chain
-            v[R_BONUS_ANY_SOURCE] = self.bonus_any_source
-            v[R_UNPLACEABLE_BOTTOM] = self.unplaceable == "bottom"
-            v[R_BOX_HUT] = self.box_piece == "hut"
-            v[R_FOUND] = (FOUND_FLOOD if self.found_flood else
-                          FOUND_PLAIN if self.found_plain else FOUND_DIRECT)
-            v[R_BONUS_LITERAL] = self.bonus_literal
-            v[R_PATTERN_DISJOINT] = self.pattern_overlap == "disjoint"
-            v[R_HIGH_NO_VOLCANO] = self.high_no_volcano
-            v[R_TERRAIN_BEST_ONLY] = self.terrain_best_only
+        v[: len(values)] = values
         return v
+
+
+#: Solo options (SOLO.md section 6) with their defaults: the RuleSet fields after ``solo``.
+_FIELDS = dataclasses.fields(RuleSet)
+SOLO_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in _FIELDS[[f.name for f in _FIELDS].index("solo") + 1:]}

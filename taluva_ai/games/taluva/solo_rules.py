@@ -219,25 +219,6 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
     Returns:
         Number of ids written.
     """
-    ncell = cells.shape[0]
-    scan = np.empty(ncell, dtype=np.int32)
-    nscan = IK._scan_cells(meta, cell_of, np.int64(2), scan)
-    adj = np.zeros(ncell, dtype=np.int32)  # empty cell: terrains (bits) of island neighbours
-    near = np.zeros(ncell, dtype=np.bool_)  # empty cell within 1 of one next to the island
-    for i in range(nscan):
-        c = scan[i]
-        if cells[c, S.C_LEVEL] > 0:
-            bit = 1 << cells[c, S.C_TERRAIN]
-            for d in range(6):
-                m = nbr[c, d]
-                if m >= 0 and cells[m, S.C_LEVEL] == 0:
-                    if adj[m] == 0:
-                        near[m] = True
-                        for d2 in range(6):
-                            m2 = nbr[m, d2]
-                            if m2 >= 0:
-                                near[m2] = True
-                    adj[m] |= bit
     ta = JUNGLE + tile // 5
     tb = JUNGLE + tile % 5
     bit_v = 1 << VOLCANO
@@ -245,16 +226,14 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
     bit_b = 1 << tb
     regular = source == S.SOURCE_REGULAR
     no_eruption = rules[R_BONUS_NO_ERUPTION] != 0 and not regular
-    label = np.empty(0, dtype=np.int32)
+    scan, nscan, adj, sites, nsites = IK.tile_context(cells, meta, nbr, cell_of, no_eruption)
+    label = np.empty(0, dtype=np.int32)  # the settlements, once a tile may cover a hut
     size = np.empty(0, dtype=np.int32)
-    have_labels = False
     n = 0
-    for i in range(nscan):
-        v = scan[i]
+    for i in range(nsites):
+        v = sites[i]
         lv = cells[v, S.C_LEVEL]
         if lv == 0:
-            if not near[v]:
-                continue
             for o in range(6):
                 a = nbr[v, (o + 4) % 6]
                 b = nbr[v, (o + 5) % 6]
@@ -267,8 +246,9 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
                     n += 1
                     if first_only:
                         return n
-        elif cells[v, S.C_TERRAIN] == VOLCANO:
-            exact = regular or lv >= 2
+        else:  # a volcano, or a level-1 terrain hex (a site only with bonus_no_eruption)
+            volcano = cells[v, S.C_TERRAIN] == VOLCANO
+            exact = regular or lv >= 2 or not volcano
             for o in range(6):
                 a = nbr[v, (o + 4) % 6]
                 b = nbr[v, (o + 5) % 6]
@@ -281,27 +261,11 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
                         continue
                 elif not (ma or mb):
                     continue
-                if not have_labels and IK._has_hut_under(cells, nbr, v):
+                if label.shape[0] == 0 and (cells[v, S.C_BUILDING] == HUT
+                                            or IK._has_hut_under(cells, nbr, v)):
                     label, size = IK._all_settlements(cells, nbr, scan, nscan)
-                    have_labels = True
-                if IK._eruption_ok(cells, nbr, v, o, label, size):
-                    out[n] = v * 6 + o
-                    n += 1
-                    if first_only:
-                        return n
-        elif no_eruption and lv == 1:
-            for o in range(6):
-                a = nbr[v, (o + 4) % 6]
-                b = nbr[v, (o + 5) % 6]
-                if a < 0 or b < 0:
-                    continue
-                if cells[a, S.C_TERRAIN] != ta or cells[b, S.C_TERRAIN] != tb:
-                    continue
-                if not have_labels and (cells[v, S.C_BUILDING] == HUT
-                                        or IK._has_hut_under(cells, nbr, v)):
-                    label, size = IK._all_settlements(cells, nbr, scan, nscan)
-                    have_labels = True
-                if _cover_ok(cells, v, a, b, label, size):
+                if IK._eruption_ok(cells, nbr, v, o, label, size) if volcano else \
+                        _cover_ok(cells, v, a, b, label, size):
                     out[n] = v * 6 + o
                     n += 1
                     if first_only:
@@ -504,18 +468,8 @@ def solo_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, tile):
     Returns:
         0, or -1 when no unseen copy of ``tile`` is left (nothing is changed).
     """
-    d = meta[S.M_DRAWN]
-    j = -1
-    for i in range(d, NUM_TILES - meta[S.M_BOTTOM]):
-        if deck[i] == tile:
-            j = i
-            break
-    if j < 0:
+    if not IK.draw_copy(deck, meta, tile, NUM_TILES - meta[S.M_BOTTOM]):
         return -1
-    deck[j] = deck[d]
-    deck[d] = tile
-    meta[S.M_DRAWN] = d + 1
-    meta[S.M_PLY] += 1
     pending = meta[S.M_PENDING]
     if pending == S.PENDING_PILE:
         meta[S.M_PILE] -= 1

@@ -42,6 +42,11 @@ NUM_SCORE_LINES = 13
 # points by terrain id (NONE, V, J, C, S, R, L)
 TRIANGLE3_POINTS = np.array([0, 0, 0, 0, 0, 1, 3], dtype=np.int64)
 TRIANGLE6_POINTS = np.array([0, 6, 4, 5, 7, 8, 10], dtype=np.int64)
+# points by a count, the last entry for it and anything above
+HUT_LEVEL_POINTS = np.array([0, 0, 2, 6, 12], dtype=np.int64)  # a hut's level
+TERRAIN_COUNT_POINTS = np.array([0, 0, 0, 0, 1, 2, 4], dtype=np.int64)  # a terrain's hexes
+DISTINCT_TERRAIN_POINTS = np.array([0, 0, 0, 1, 2, 5], dtype=np.int64)  # a settlement's terrains
+SETTLEMENT_COUNT_POINTS = np.array([0, 0, 0, 0, 2, 5, 10, 18], dtype=np.int64)  # settlements
 
 
 
@@ -145,7 +150,6 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
     ppoints = np.empty(cap if disjoint else 0, dtype=np.int64)
     phexes = np.empty((cap if disjoint else 0, 6), dtype=np.int64)
     psizes = np.empty(cap if disjoint else 0, dtype=np.int64)
-    ptype = np.empty(cap if disjoint else 0, dtype=np.int64)
     npat = 0
     no_volcano = rules[R_HIGH_NO_VOLCANO] != 0
     for i in range(nscan):
@@ -161,42 +165,35 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
             xw = nbr[x, i0 + 1]
             if not (_pattern_ok(cells, xu, t) and _pattern_ok(cells, xw, t)):
                 continue
-            p3 = TRIANGLE3_POINTS[t]
-            if p3 > 0:
-                if disjoint:
-                    ppoints[npat] = p3
-                    phexes[npat, 0] = x
-                    phexes[npat, 1] = xu
-                    phexes[npat, 2] = xw
-                    psizes[npat] = 3
-                    ptype[npat] = 3
-                    npat += 1
-                else:
-                    lines[L_TRIANGLE3] += p3
-            x2u = nbr[xu, i0]
+            x2u = nbr[xu, i0]  # the 6-hex triangle's outer row (xu, xw are on the board)
             xuw = nbr[xu, i0 + 1]
             x2w = nbr[xw, i0 + 1]
-            if _pattern_ok(cells, x2u, t) and _pattern_ok(cells, xuw, t) \
-                    and _pattern_ok(cells, x2w, t):
-                p6 = TRIANGLE6_POINTS[t]
+            for nhex in (3, 6):
+                if nhex == 6 and not (_pattern_ok(cells, x2u, t) and _pattern_ok(cells, xuw, t)
+                                      and _pattern_ok(cells, x2w, t)):
+                    break
+                # > 0 skips only the 3-hex triangles of terrains that score none (an island
+                # hex has a terrain, and every terrain's 6-hex triangle scores)
+                pts = TRIANGLE3_POINTS[t] if nhex == 3 else TRIANGLE6_POINTS[t]
+                if pts <= 0:
+                    continue
                 if disjoint:
-                    ppoints[npat] = p6
-                    phexes[npat, 0] = x
+                    ppoints[npat] = pts
+                    phexes[npat, 0] = x  # of a 3-hex one only the first three are read
                     phexes[npat, 1] = xu
                     phexes[npat, 2] = xw
                     phexes[npat, 3] = x2u
                     phexes[npat, 4] = xuw
                     phexes[npat, 5] = x2w
-                    psizes[npat] = 6
-                    ptype[npat] = 6
+                    psizes[npat] = nhex
                     npat += 1
                 else:
-                    lines[L_TRIANGLE6] += p6
+                    lines[L_TRIANGLE3 if nhex == 3 else L_TRIANGLE6] += pts
     if disjoint and npat > 0:
         chosen = _best_disjoint(ppoints, phexes, psizes, np.int64(npat))
         for k in range(npat):
             if chosen[k]:
-                lines[L_TRIANGLE3 if ptype[k] == 3 else L_TRIANGLE6] += ppoints[k]
+                lines[L_TRIANGLE3 if psizes[k] == 3 else L_TRIANGLE6] += ppoints[k]
     # settlements
     label = np.full(ncell, -1, dtype=np.int32)
     size = np.empty(IK.MAX_SETTLEMENTS, dtype=np.int32)
@@ -210,13 +207,7 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
             continue
         terr_count[s, cells[x, S.C_TERRAIN]] += 1
         if cells[x, S.C_BUILDING] == HUT:
-            lv = cells[x, S.C_LEVEL]
-            if lv == 2:
-                lines[L_HUT_LEVELS] += 2
-            elif lv == 3:
-                lines[L_HUT_LEVELS] += 6
-            elif lv >= 4:
-                lines[L_HUT_LEVELS] += 12
+            lines[L_HUT_LEVELS] += HUT_LEVEL_POINTS[min(cells[x, S.C_LEVEL], 4)]
     best_only = rules[R_TERRAIN_BEST_ONLY] != 0
     for s in range(ns):
         if size[s] >= 6:
@@ -228,24 +219,12 @@ def score(cells, players, meta, rules, nbr, cell_of, lines):
             c = terr_count[s, t]
             if c > 0:
                 distinct += 1
-            pts = 4 if c >= 6 else (2 if c == 5 else (1 if c == 4 else 0))
+            pts = TERRAIN_COUNT_POINTS[min(c, 6)]
             tsum += pts
             tbest = max(tbest, pts)
         lines[L_TERRAIN_COUNTS] += tbest if best_only else tsum
-        if distinct == 3:
-            lines[L_DISTINCT_TERRAINS] += 1
-        elif distinct == 4:
-            lines[L_DISTINCT_TERRAINS] += 2
-        elif distinct >= 5:
-            lines[L_DISTINCT_TERRAINS] += 5
-    if ns == 4:
-        lines[L_SETTLEMENT_COUNT] = 2
-    elif ns == 5:
-        lines[L_SETTLEMENT_COUNT] = 5
-    elif ns == 6:
-        lines[L_SETTLEMENT_COUNT] = 10
-    elif ns >= 7:
-        lines[L_SETTLEMENT_COUNT] = 18
+        lines[L_DISTINCT_TERRAINS] += DISTINCT_TERRAIN_POINTS[min(distinct, 5)]
+    lines[L_SETTLEMENT_COUNT] = SETTLEMENT_COUNT_POINTS[min(ns, 7)]
     # tiles
     left = meta[S.M_PILE] + meta[S.M_STACK] + meta[S.M_ASIDE]
     if left == 0:

@@ -32,6 +32,8 @@ ignored, and written in lower case.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from taluva_ai.errors import NotationError
 from taluva_ai.games.thurn_und_taxis.board import (
     CITIES,
@@ -70,6 +72,24 @@ KINDS = ("take", "administrator", "postmaster", "start", "abandon", "extend", "c
 CHANCE_KIND = "deal"
 
 
+def _notation() -> tuple[str, ...]:
+    """The notation of every action id, in id order: each span of ids of the module's table is
+    a word alone or a word and one name per id."""
+    edges = [f"{CITIES[EDGE_NEW[k]]}@{CITIES[EDGE_END[k]]}" for k in range(NUM_EDGES)]
+    spans: list[tuple[str, Sequence[str] | None]] = [
+        ("take", CITIES), ("take:supply", None), ("administrator", None),
+        ("postmaster", CITIES), ("postmaster:supply", None), ("start", CITIES),
+        ("abandon", CITIES), ("extend", edges), ("carrier", edges), ("pass", None),
+        ("close:per_province", None), ("close", PROVINCES), ("house", CITIES),
+        ("cartwright", None), ("discard", CITIES)]
+    return tuple(w for word, names in spans
+                 for w in ([word] if names is None else [f"{word}:{x}" for x in names]))
+
+
+_NOTATION = _notation()
+assert len(_NOTATION) == NUM_ACTIONS
+
+
 def action_to_string(a: int) -> str:
     """Notation of action id ``a``.
 
@@ -79,37 +99,7 @@ def action_to_string(a: int) -> str:
     a = int(a)
     if not 0 <= a < NUM_ACTIONS:
         raise ValueError(f"action ids run from 0 to {NUM_ACTIONS - 1}, got {a}")
-    if a < A_TAKE_SUPPLY:
-        return f"take:{CITIES[a - A_TAKE]}"
-    if a == A_TAKE_SUPPLY:
-        return "take:supply"
-    if a == A_ADMINISTRATOR:
-        return "administrator"
-    if a < A_POSTMASTER_SUPPLY:
-        return f"postmaster:{CITIES[a - A_POSTMASTER]}"
-    if a == A_POSTMASTER_SUPPLY:
-        return "postmaster:supply"
-    if a < A_ABANDON:
-        return f"start:{CITIES[a - A_START]}"
-    if a < A_EXTEND:
-        return f"abandon:{CITIES[a - A_ABANDON]}"
-    if a < A_CARRIER:
-        k = a - A_EXTEND
-        return f"extend:{CITIES[EDGE_NEW[k]]}@{CITIES[EDGE_END[k]]}"
-    if a < A_PASS:
-        k = a - A_CARRIER
-        return f"carrier:{CITIES[EDGE_NEW[k]]}@{CITIES[EDGE_END[k]]}"
-    if a == A_PASS:
-        return "pass"
-    if a == A_CLOSE_PER:
-        return "close:per_province"
-    if a < A_HOUSE:
-        return f"close:{PROVINCES[a - A_CLOSE_ONE]}"
-    if a < A_CARTWRIGHT:
-        return f"house:{CITIES[a - A_HOUSE]}"
-    if a == A_CARTWRIGHT:
-        return "cartwright"
-    return f"discard:{CITIES[a - A_DISCARD]}"
+    return _NOTATION[a]
 
 
 def chance_to_string(city: int) -> str:

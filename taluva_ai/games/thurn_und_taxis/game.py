@@ -19,7 +19,7 @@ from taluva_ai.errors import (
     NotationError,
     WrongStepError,
 )
-from taluva_ai.games.array_state import ArrayState, Snapshot
+from taluva_ai.games.array_state import ArrayState, MetaField, Snapshot
 from taluva_ai.games.thurn_und_taxis import actions as A
 from taluva_ai.games.thurn_und_taxis import board as B
 from taluva_ai.games.thurn_und_taxis import kernels as K
@@ -147,17 +147,14 @@ class ThurnUndTaxisState(ArrayState):
     leaves the supply and ``TERMINAL`` (-4) at the end.
     """
 
-    M_STEP, M_PLAYER, S_CHANCE, S_TERMINAL = S.M_STEP, S.M_PLAYER, S.S_CHANCE, S.S_TERMINAL
+    M_STEP, M_PLAYER, M_PLY = S.M_STEP, S.M_PLAYER, S.M_PLY
+    S_CHANCE, S_TERMINAL = S.S_CHANCE, S.S_TERMINAL
 
     def __init__(self, game: ThurnUndTaxisGame, cards: np.ndarray, route: np.ndarray,
                  houses: np.ndarray, players: np.ndarray, meta: np.ndarray, seed: int = 0
                  ) -> None:
         self.game = game
-        self.cards = cards
-        self.route = route
-        self.houses = houses
-        self.players = players
-        self.meta = meta
+        self._set_arrays((cards, route, houses, players, meta))
         self.seed = seed
         self._history: list[Snapshot] = []
         self.record_history = True
@@ -176,53 +173,22 @@ class ThurnUndTaxisState(ArrayState):
 
     # -- facts ------------------------------------------------------------------------------
 
-    @property
-    def step(self) -> S.Step:
-        """What the state waits for (:class:`state.Step`)."""
-        return S.Step(int(self.meta[S.M_STEP]))
-
-    @property
-    def player(self) -> int:
-        """Seat whose turn it is (also at a chance node of that turn)."""
-        return int(self.meta[S.M_PLAYER])
-
-    @property
-    def ply(self) -> int:
-        """Actions applied, chance outcomes included."""
-        return int(self.meta[S.M_PLY])
-
-    @property
-    def round(self) -> int:
-        """Rounds completed."""
-        return int(self.meta[S.M_ROUND])
-
-    @property
-    def official(self) -> str:
-        """The official used this turn: ``none``, ``postmaster``, ``administrator``,
-        ``postal_carrier`` or ``cartwright``."""
-        return B.OFFICIALS[int(self.meta[S.M_OFFICIAL])]
-
-    @property
-    def end_reason(self) -> S.EndReason:
-        """``NONE`` while the game goes on; ``CARRIAGE_7``, ``LAST_HOUSE`` or ``TRUNCATED``."""
-        return S.EndReason(int(self.meta[S.M_END]))
-
-    @property
-    def end_triggered_by(self) -> int:
-        """Seat that triggered the end (and holds the game_end tile), or -1."""
-        return int(self.meta[S.M_END_BY])
+    step = MetaField(S.M_STEP, S.Step, "What the state waits for (:class:`state.Step`).")
+    player = MetaField(S.M_PLAYER, int,
+                       "Seat whose turn it is (also at a chance node of that turn).")
+    round = MetaField(S.M_ROUND, int, "Rounds completed.")
+    official = MetaField(S.M_OFFICIAL, B.OFFICIALS.__getitem__,
+                         "The official used this turn: ``none``, ``postmaster``, "
+                         "``administrator``, ``postal_carrier`` or ``cartwright``.")
+    end_reason = MetaField(S.M_END, S.EndReason, "``NONE`` while the game goes on; "
+                           "``CARRIAGE_7``, ``LAST_HOUSE`` or ``TRUNCATED``.")
+    end_triggered_by = MetaField(S.M_END_BY, int, "Seat that triggered the end (and holds "
+                                 "the game_end tile), or -1.")
 
     @property
     def truncated(self) -> bool:
         """True when ``max_rounds`` stopped the game (it is scored all the same, §8)."""
         return bool(self.meta[S.M_END] == S.EndReason.TRUNCATED)
-
-    def _seat(self, player: Any) -> int:
-        if not isinstance(player, (int, np.integer)) or isinstance(player, bool) or not (
-            0 <= player < self.num_players
-        ):
-            raise ValueError(f"player must be a seat 0..{self.num_players - 1}, got {player!r}")
-        return int(player)
 
     def hand(self, player: int) -> dict[str, int]:
         """``{city: copies}`` in ``player``'s hand (hidden information: for tests, tools and

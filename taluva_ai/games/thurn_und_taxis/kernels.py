@@ -23,6 +23,7 @@ import numpy as np
 
 from taluva_ai.games import compiling
 from taluva_ai.games.compiling import njit
+from taluva_ai.games.game_kernels import random_legal, winner_returns
 from taluva_ai.games.thurn_und_taxis import actions as A
 from taluva_ai.games.thurn_und_taxis import board as B
 from taluva_ai.games.thurn_und_taxis import state as S
@@ -397,7 +398,7 @@ def _run(cards, route, houses, players, meta, rules):
             else:
                 meta[S.M_STEP] = S.S_AFTER_PLAY
         elif s == T_SETTLE_HOUSES:
-            _settle_houses(cards, houses, players, meta)
+            _settle(cards, houses, players, meta, False)
         elif s == T_AFTER_HOUSES:
             _after_houses(cards, houses, players, meta, rules)
         elif s == T_FINISH_CLOSE:
@@ -410,7 +411,7 @@ def _run(cards, route, houses, players, meta, rules):
             else:
                 meta[S.M_STEP] = T_END_TURN
         elif s == T_SETTLE_DISCARDS:
-            _settle_discards(cards, meta)
+            _settle(cards, houses, players, meta, True)
         elif s == T_END_TURN:
             _end_turn(players, meta, rules)
         else:
@@ -527,28 +528,6 @@ def _place_house(houses, players, meta, c):
 
 
 @kernel
-def _settle_houses(cards, houses, players, meta):
-    """Place forced houses; stop at a choice (``HOUSE`` step) or go on with the close."""
-    p = meta[S.M_PLAYER]
-    while meta[S.M_TODO] > 0:
-        only = -1
-        count = 0
-        for c in range(B.NUM_CITIES):
-            if _house_legal(cards, houses, meta, p, c):
-                count += 1
-                only = c
-                if count > 1:
-                    break
-        if count > 1:
-            meta[S.M_STEP] = S.S_HOUSE
-            return
-        if count == 0:
-            raise RuntimeError("no house can be placed, yet houses are due")
-        _place_house(houses, players, meta, only)
-    meta[S.M_STEP] = T_AFTER_HOUSES
-
-
-@kernel
 def _after_houses(cards, houses, players, meta, rules):
     """Close steps 2 and 3: bonus tiles (§5), then the carriage (§6)."""
     p = meta[S.M_PLAYER]
@@ -622,24 +601,37 @@ def _discard_card(cards, meta, c):
 
 
 @kernel
-def _settle_discards(cards, meta):
+def _settle(cards, houses, players, meta, discards):
+    """Make the forced picks of a close in progress: its houses (§4), or with ``discards`` its
+    surplus discards; stop at a choice (``HOUSE`` or ``DISCARD`` step) or go on with the close
+    (its bonus tiles after the houses, the end of the turn after the discards).
+
+    Raises:
+        RuntimeError: picks are due and none is legal.
+    """
     p = meta[S.M_PLAYER]
     while meta[S.M_TODO] > 0:
         only = -1
         count = 0
         for c in range(B.NUM_CITIES):
-            if _discard_legal(cards, meta, p, c):
+            if (_discard_legal(cards, meta, p, c) if discards
+                    else _house_legal(cards, houses, meta, p, c)):
                 count += 1
                 only = c
                 if count > 1:
                     break
         if count > 1:
-            meta[S.M_STEP] = S.S_DISCARD
+            meta[S.M_STEP] = S.S_DISCARD if discards else S.S_HOUSE
             return
         if count == 0:
-            raise RuntimeError("no card can be discarded, yet discards are due")
-        _discard_card(cards, meta, only)
-    meta[S.M_STEP] = T_END_TURN
+            if discards:
+                raise RuntimeError("no card can be discarded, yet discards are due")
+            raise RuntimeError("no house can be placed, yet houses are due")
+        if discards:
+            _discard_card(cards, meta, only)
+        else:
+            _place_house(houses, players, meta, only)
+    meta[S.M_STEP] = T_END_TURN if discards else T_AFTER_HOUSES
 
 
 @kernel
@@ -695,6 +687,20 @@ def _finish_game(players, meta, rules):
 # ---------------------------------------------------------------------------------------------
 
 
+@kernel_inline
+def _draw(cards, meta, p, c, resume):
+    """A draw of seat ``p`` (§3.1): display card ``c`` into its hand (the display is refilled
+    at once, a chance node), or with ``c < 0`` the top supply card (dealt by a chance node);
+    then ``resume``."""
+    if c >= 0:
+        cards[S.L_DISPLAY, c] -= 1
+        cards[S.L_HAND + p, c] += 1
+        cards[S.L_KNOWN + p, c] += 1
+    meta[S.M_DRAWS] += 1
+    _begin_chance(cards, meta, np.int64(S.TO_DISPLAY if c >= 0 else S.TO_HAND), np.int64(1),
+                  resume)
+
+
 @kernel
 def apply_action(cards, route, houses, players, meta, rules, a):
     """Apply legal action ``a`` of the player to move (unchecked), then advance to the next
@@ -702,16 +708,8 @@ def apply_action(cards, route, houses, players, meta, rules, a):
     step = meta[S.M_STEP]
     p = meta[S.M_PLAYER]
     meta[S.M_PLY] += 1
-    if a < A.A_TAKE_SUPPLY:  # a display card (first draw); the display is refilled at once
-        c = a - A.A_TAKE
-        cards[S.L_DISPLAY, c] -= 1
-        cards[S.L_HAND + p, c] += 1
-        cards[S.L_KNOWN + p, c] += 1
-        meta[S.M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(S.TO_DISPLAY), np.int64(1), np.int64(S.RS_DRAW1))
-    elif a == A.A_TAKE_SUPPLY:
-        meta[S.M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(S.TO_HAND), np.int64(1), np.int64(S.RS_DRAW1))
+    if a <= A.A_TAKE_SUPPLY:  # the first draw
+        _draw(cards, meta, p, a - A.A_TAKE if a < A.A_TAKE_SUPPLY else -1, np.int64(S.RS_DRAW1))
     elif a == A.A_ADMINISTRATOR:
         meta[S.M_OFFICIAL] = B.OF_ADMINISTRATOR
         for c in range(B.NUM_CITIES):
@@ -719,18 +717,10 @@ def apply_action(cards, route, houses, players, meta, rules, a):
             cards[S.L_DISPLAY, c] = 0
         _begin_chance(cards, meta, np.int64(S.TO_DISPLAY), np.int64(B.DISPLAY_SIZE),
                       np.int64(S.RS_ADMIN))
-    elif a < A.A_POSTMASTER_SUPPLY:
-        c = a - A.A_POSTMASTER
+    elif a <= A.A_POSTMASTER_SUPPLY:  # the postmaster's second draw
         meta[S.M_OFFICIAL] = B.OF_POSTMASTER
-        cards[S.L_DISPLAY, c] -= 1
-        cards[S.L_HAND + p, c] += 1
-        cards[S.L_KNOWN + p, c] += 1
-        meta[S.M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(S.TO_DISPLAY), np.int64(1), np.int64(S.RS_DRAW2))
-    elif a == A.A_POSTMASTER_SUPPLY:
-        meta[S.M_OFFICIAL] = B.OF_POSTMASTER
-        meta[S.M_DRAWS] += 1
-        _begin_chance(cards, meta, np.int64(S.TO_HAND), np.int64(1), np.int64(S.RS_DRAW2))
+        _draw(cards, meta, p, a - A.A_POSTMASTER if a < A.A_POSTMASTER_SUPPLY else -1,
+              np.int64(S.RS_DRAW2))
     elif a < A.A_CARRIER:
         _play(cards, route, players, meta, a)
     elif a < A.A_PASS:
@@ -764,15 +754,7 @@ def returns(players, meta, rules, out):
         out[q] = 0.0
     if meta[S.M_STEP] != S.S_TERMINAL:
         return
-    k = 0
-    for q in range(n):
-        if players[q, S.P_PLACE] == 0:
-            k += 1
-    for q in range(n):
-        if players[q, S.P_PLACE] == 0:
-            out[q] = (n - k) / (k * (n - 1.0))
-        else:
-            out[q] = -1.0 / (n - 1.0)
+    winner_returns(players, S.P_PLACE, n, out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -797,13 +779,7 @@ def random_playout(cards, route, houses, players, meta, rules, mask, seed):
             apply_chance(cards, route, houses, players, meta, rules, sample_chance(cards))
             continue
         n = legal_actions(cards, route, houses, players, meta, rules, buf)
-        for j in range(n):
-            mask[buf[j]] = True
-        a = buf[np.random.randint(n)]
-        if not mask[a]:
-            raise RuntimeError("legal mask inconsistent with the legal list")
-        for j in range(n):
-            mask[buf[j]] = False
+        a = random_legal(buf, n, mask)
         apply_action(cards, route, houses, players, meta, rules, a)
         decisions += 1
     return decisions
