@@ -123,10 +123,6 @@ def _importable(module: str, qualname: str) -> Any:
 #: (``tile_actions`` 630, ``build_actions_labeled`` 1,700) are called.
 SMALL = 200
 
-#: The Numba versions (major, minor) whose private linking API :func:`call_not_link` is tested
-#: with; under any other, kernels link their callees as Numba does.
-TESTED_NUMBA = {(0, 68)}
-
 
 def _callee(library: Any) -> _Callee | None:
     """The :class:`_Callee` of the kernel that a Numba code library holds, when it is one of
@@ -180,15 +176,7 @@ def call_not_link() -> None:
     _linking_patched = True
     if os.environ.get(LINK_ENV, "0") not in ("", "0"):
         return
-    import numba
     from numba.core import codegen
-
-    if tuple(int(x) for x in numba.__version__.split(".")[:2]) not in TESTED_NUMBA:
-        # Numba's private linking API changes between versions: link as Numba does (slower to
-        # compile, the same kernels) until this version is tested (tests/test_compile.py)
-        logging.getLogger(__name__).debug("numba %s untested: kernels link their callees",
-                                          numba.__version__)
-        return
 
     link = codegen.CPUCodeLibrary.add_linking_library
 
