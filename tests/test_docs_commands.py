@@ -709,9 +709,6 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "taluva bench --compile --json":
         (CHECK, "compiles two commands from nothing, each in a subprocess of its own (minutes); "
          "test_compile runs it on a command that compiles nothing", None),
-    "python experiments/compile_breakdown.py --json breakdown.json":
-        (SKIP, "compiles a cold game in this process (half a minute to a minute); "
-         "test_compile checks the calls between kernels that it measures", None),
     # docs/benchmarks.md: the test suite's first run
     "rm -rf /tmp/nbcache /tmp/compile": (SKIP, _EXTERNAL, None),
     "NUMBA_CACHE_DIR=/tmp/nbcache COMPILE_PROFILE_DIR=/tmp/compile python -m pytest "

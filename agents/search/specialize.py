@@ -4,8 +4,7 @@ A search loop (``agents/search/compiled.py``, ``agents/search/batched.py``) is w
 plain Python function that calls the game's kernels by global names (``apply_fn``,
 ``legal_fn``, ...). :func:`specialize` makes a Numba dispatcher of a copy of it whose globals
 bind those names to one game's kernels: Numba compiles the loop with the kernels called
-directly (their machine code, compiled once: ``taluva_ai.games.compiling.call_not_link``; the
-``inline="always"`` adapters inlined), and caches it like any ``@njit(cache=True)`` kernel,
+directly (linked, inlined where small), and caches it like any ``@njit(cache=True)`` kernel,
 under a name of its own (the loop's name, a tag and a digest of the kernels' names), so a new
 process loads it instead of compiling it.
 

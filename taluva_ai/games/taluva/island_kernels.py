@@ -513,7 +513,7 @@ def _same_cells(a, na, b, nb):
     return True
 
 
-@njit(cache=True, linked=True)  # solo only: in its caller's code, never a kernel of its own
+@njit(cache=True)
 def _solo_foundings(cells, rules, nbr, huts, hut_ids, nh, hut_cost):
     """Keep the solo foundings (SOLO.md 3.3) among the candidate hexes ``hut_ids[:nh]``
     (ascending ids of level-1 hexes allowed by ``new_hut_isolated``): those whose group costs

@@ -32,9 +32,8 @@ where ``nbr`` is ``int32[H, 6]``, ``cell_of`` ``int32[2R+1, 2R+1]`` and ``hexqr`
 
 Compile time (docs/benchmarks.md, "Compile time"). Numba compiles every kernel into a module of
 its own with all its callees linked in, then optimizes and machine-codes that whole module, so a
-kernel deep in a chain of calls would be compiled again inside each kernel above it; here a
-kernel calls its callees' machine code instead (:func:`taluva_ai.games.compiling.call_not_link`),
-but Numba still types and lowers each one on its own. Two rules keep a first run short:
+kernel deep in a chain of calls is compiled again inside each kernel above it. Two rules keep a
+first run short:
 
 - a kernel with one caller in the rules (``apply_tile``, ``apply_build``, ``_no_build``,
   ``place_build``, ...) and the thin dispatchers (``build_actions``,
