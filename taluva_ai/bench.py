@@ -640,11 +640,12 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
     engine section: ``taluva_ai.games.thurn_und_taxis.bench``; its ``env`` section: the
     ``ThurnUndTaxisVectorEnv`` at batch 1, 64, 256); ``solo``: random solo games (Taluva only);
     ``max_batch``: the self-play section's network chunk (:func:`bench_selfplay`); ``say``:
-    called with a line of progress in the long sections (``net``, ``selfplay``,
-    ``inference``: per network and batch size); ``compiling``: the ``compile`` section first
-    (:func:`taluva_ai.compile_bench.bench_compile` of ``compile_commands``, ``taluva``'s
-    arguments, default :data:`~taluva_ai.compile_bench.COMMANDS`), a cold and a warm run of
-    each command in a subprocess of its own.
+    called with a line of progress in the long sections (``mcts`` and ``env``: before each;
+    ``net``, ``selfplay``, ``inference``: per network and batch size); ``compiling``: the
+    ``compile`` section first (:func:`taluva_ai.compile_bench.bench_compile` of
+    ``compile_commands``, ``taluva``'s arguments, default
+    :data:`~taluva_ai.compile_bench.COMMANDS`), a cold and a warm run of each command in a
+    subprocess of its own.
 
     Raises:
         ImportError: ``env`` without gymnasium or ``net`` without torch installed.
@@ -669,12 +670,18 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
     if solo:
         out["solo"] = bench_solo(games, repeats)
     if mcts:
+        ladder = ", then the ladder's MCTS-400 with greedy rollouts" if game == "taluva" else ""
+        _say(say, f"bench --mcts: UCT with random rollouts, {repeats} search"
+                  f"{'es' if repeats != 1 else ''} of {mcts_sims} "
+                  f"simulations{ladder}")
         out["mcts"] = bench_mcts(mcts_sims, repeats, game)
     if env:
         import importlib
 
         bench_env = importlib.import_module("taluva_ai.envs.bench").bench_env
         sizes = (1, 64, 256, 1024) if game == "taluva" else (1, 64, 256)
+        _say(say, f"bench --env: VectorEnv steps at batch {', '.join(map(str, sizes))}, "
+                  f"{repeats} repeats each")
         out["env"] = bench_env(sizes, repeats=repeats, game=game)
     if net:
         out["net"] = bench_net(repeats=repeats, say=say)

@@ -366,7 +366,11 @@ def test_bench_names_the_extra_of_the_figure_asked_for(
 def test_bench_mcts_reports_both_searches(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--mcts", "--mcts-sims", "50", "--repeats", "1", "--games", "1",
                  "--json"]) == 0
-    mc = json.loads(capsys.readouterr().out)["mcts"]
+    out, err = capsys.readouterr()
+    mc = json.loads(out)["mcts"]
+    # not silent: the section says what it measures before it does (stderr; stdout is JSON)
+    assert err.splitlines() == ["bench --mcts: UCT with random rollouts, 1 search of 50 "
+                                "simulations, then the ladder's MCTS-400 with greedy rollouts"]
     assert mc["spec"] == "mcts:sims=50,prior=none,rollout=random" and mc["sims_per_s"] > 0
     assert mc["ladder"]["spec"] == "mcts:sims=400,rollout=greedy,root=gumbel"
     assert mc["ladder"]["sims_per_s"] > 0 and mc["ladder"]["greedy_rollout_ms"] > 0
