@@ -27,7 +27,7 @@ from taluva_ai.games.taluva.encoding import (
     view_center,
     view_to_engine,
 )
-from taluva_ai.games.taluva.heuristic import action_values
+from taluva_ai.games.taluva.heuristic import fast_action_values
 from taluva_ai.games.taluva.rules import R_SOLO
 from taluva_ai.games.taluva.state import M_DRAWN, M_END, M_PLAYER, M_STEP
 
@@ -76,7 +76,8 @@ def opponent_action(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ki
                     vals):
     """The engine action a built-in opponent of ``kind`` takes in this decision node."""
     if kind == GREEDY:
-        n = action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids, vals)
+        n = fast_action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids,
+                               vals)
         return ids[rand_below(rng, keep_best(ids, vals, n))]
     n = K.legal_actions(cells, players, meta, rules, nbr, cell_of, origin, ids)
     return ids[rand_below(rng, n)]
@@ -172,7 +173,7 @@ def batch_heuristic_values(cells_b, players_b, meta_b, rules, nbr, cell_of, hexq
         ids = np.empty(8 * ncell, dtype=np.int64)
         vals = np.empty(8 * ncell, dtype=np.float64)
         out_b[i, :] = -np.inf
-        n = action_values(cells_b[i], players_b[i], meta_b[i], rules, nbr, cell_of, hexqr,
+        n = fast_action_values(cells_b[i], players_b[i], meta_b[i], rules, nbr, cell_of, hexqr,
                           origin, ids, vals)
         for j in range(n):
             v = engine_to_view(ids[j], ncell, hexqr, center_b[i, 0], center_b[i, 1], vr)

@@ -1,5 +1,6 @@
-"""The greedy heuristic's placement values: the incremental path (``placement_value_fast``)
-must give exactly the value of placing the tile and listing the builds (``_placement_value``)."""
+"""The greedy heuristic's placement values: the incremental path (``placement_value_fast``,
+``fast_action_values``) must give exactly the value of placing the tile and listing the builds
+(``_placement_value``, ``action_values``)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,17 @@ def _compare_game(num_players: int, seed: int, **options: object) -> tuple[int, 
             continue
         (cells, players, _, meta), consts = state.search_kernels()[:2]
         rules, nbr, cell_of, hexqr, origin = consts[:5]
+        # the greedy player's kernel (by the definition) and the searches' give the same values
+        size = 8 * cells.shape[0]
+        ids_ref, ids_fast = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+        vals_ref, vals_fast = np.empty(size), np.empty(size)
+        n = H.action_values(cells, players, meta, rules, nbr, cell_of, hexqr, origin, ids_ref,
+                            vals_ref)
+        assert n > 0
+        assert n == H.fast_action_values(cells, players, meta, rules, nbr, cell_of, hexqr,
+                                         origin, ids_fast, vals_fast)
+        assert np.array_equal(ids_ref[:n], ids_fast[:n])
+        assert np.array_equal(vals_ref[:n], vals_fast[:n]), (seed, int(meta[M_STEP]))
         if meta[M_STEP] == K.S_TILE:
             ncell = cells.shape[0]
             ids = np.empty(8 * ncell, dtype=np.int64)

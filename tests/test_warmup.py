@@ -127,7 +127,7 @@ def test_a_worker_warms_up_before_its_first_game(tmp_path: Path,
 def test_only_what_the_agents_use_is_loaded() -> None:
     """A random/greedy game loads the rules and the heuristic, not the solo variant's code,
     the searches' kernels, the encoders or the envs' (Numba compiles a kernel on its first
-    call; a game that is not solo calls the ``standard_*`` kernels)."""
+    call; a game that is not solo calls the ``standard_*`` kernels and the enumerators)."""
     code = """
 import sys
 from taluva_ai import make_game
@@ -143,8 +143,13 @@ print("\\n".join(loaded))
                        timeout=600, check=True)
     loaded = r.stdout.split()
     k = "taluva_ai.games.taluva.kernels."
-    assert {k + "standard_legal_actions", k + "standard_apply_action",
-            "taluva_ai.games.taluva.heuristic.action_values"} <= set(loaded)
+    h = "taluva_ai.games.taluva.heuristic."
+    assert {k + "tile_actions", k + "build_actions_labeled", k + "standard_apply_action",
+            h + "action_values"} <= set(loaded)
+    # the legal actions come from the enumerators the rules compile anyway, and the greedy
+    # player values placements by the definition, without the searches' incremental path
+    assert not {k + "standard_legal_actions", h + "fast_action_values",
+                h + "placement_value_fast"} & set(loaded)
     # the solo variant's code is reached only through the dispatching kernels
     assert not {k + "legal_actions", k + "apply_action", k + "apply_chance"} & set(loaded)
     assert not [k for k in loaded if ".mcts" in k or ".search_kernels." in k or "solo" in k

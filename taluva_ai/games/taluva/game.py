@@ -36,6 +36,8 @@ from taluva_ai.games.taluva.tiles import (
 
 # Plain ints for the hot paths (IntEnum comparisons cost a Python attribute lookup each).
 _CHANCE, _TILE, _BUILD, _TERMINAL, _BONUS, _BOX = (int(x) for x in S.Step)
+#: ``cost_out`` of the build enumerator when the costs are not wanted (an empty ``int64``)
+_NO_COST = np.empty(0, dtype=np.int64)
 
 
 class TaluvaGame:
@@ -74,7 +76,6 @@ class TaluvaGame:
         # the kernels the states call: a game that is not solo calls the standard ones, which
         # never reach the solo variant's code, so it is not compiled (half of a first run)
         self.apply_kernel = K.apply_action if self.rules.solo else K.standard_apply_action
-        self.legal_kernel = K.legal_actions if self.rules.solo else K.standard_legal_actions
 
     def __repr__(self) -> str:
         return f"TaluvaGame({self.rules!r})"
@@ -435,8 +436,26 @@ class TaluvaState(ArrayState, SoloStateMethods):
     def legal_actions(self) -> np.ndarray:
         """``int64[k]`` legal ids of the player to move, ascending (empty at chance/terminal)."""
         rules, nbr, cell_of, _, origin = self.game.kernel_args()
-        n = self.game.legal_kernel(self.cells, self.players, self.meta, rules, nbr, cell_of,
-                                   origin, self._buf)
+        if self.game.rules.solo:
+            n = K.legal_actions(self.cells, self.players, self.meta, rules, nbr, cell_of, origin,
+                                self._buf)
+            return self._buf[:n].copy()
+        # the rules' own enumerators, with the argument types the rules call them with: a
+        # first run compiles them once for applying actions (the checks at a turn's end) and
+        # listing compiles nothing more (K.standard_legal_actions would link them again)
+        step = self.meta[S.M_STEP]
+        if step == _TILE:
+            n = K.tile_actions(self.cells, self.meta, nbr, cell_of, origin, self._buf,
+                               np.bool_(False))
+        elif step == _BUILD:
+            h = self.game.num_cells
+            n = K.build_actions_labeled(
+                self.cells, self.players, self.meta, rules, nbr, cell_of, self._buf,
+                np.bool_(False), _NO_COST, np.empty(h, dtype=np.int32),
+                np.empty(K.MAX_SETTLEMENTS, dtype=np.int32),
+                np.empty(K.MAX_SETTLEMENTS, dtype=np.int32))
+        else:
+            n = 0
         return self._buf[:n].copy()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -568,34 +587,43 @@ class TaluvaState(ArrayState, SoloStateMethods):
     def heuristic_values(self) -> tuple[np.ndarray, np.ndarray]:
         """``(ids int64[k], values float64[k])``: the legal actions and their one-ply heuristic
         values (:mod:`heuristic`; the scores are documented there and in docs/agents.md).
-        Optional protocol method, used by the greedy player and greedy rollouts."""
+        Optional protocol method, used by the greedy player (:func:`heuristic.action_values`,
+        which a first run compiles fastest)."""
         from taluva_ai.games.taluva.heuristic import action_values
 
-        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
-        size = 8 * self.game.num_cells
-        ids = np.empty(size, dtype=np.int64)
-        vals = np.empty(size, dtype=np.float64)
-        if self.game.rules.solo:  # the running score after each action (docs/solo.md)
-            n = SK.action_values(self.cells.copy(), self.players.copy(), self.deck.copy(),
-                                 self.meta.copy(), rules, nbr, cell_of, hexqr, ids, vals)
-            return ids[:n].copy(), vals[:n].copy()
-        n = action_values(self.cells, self.players, self.meta, rules, nbr, cell_of, hexqr,
-                          origin, ids, vals)
-        return ids[:n].copy(), vals[:n].copy()
+        return self._heuristic_values(action_values)
 
     def prior_values(self) -> tuple[np.ndarray, np.ndarray]:
         """``(ids int64[k], values float64[k])``: the values MCTS's heuristic priors come from
         (optional protocol method; a softmax of them at ``prior_temperature``): the
-        :meth:`heuristic_values`, except in the solo variant, whose greedy player is myopic:
-        there the preferences of its greedy rollout policy (docs/solo.md)."""
-        if not self.game.rules.solo:
-            return self.heuristic_values()
+        :meth:`heuristic_values` (through :func:`heuristic.fast_action_values`, the same values
+        sooner), except in the solo variant, whose greedy player is myopic: there the
+        preferences of its greedy rollout policy (docs/solo.md)."""
         rules, nbr, cell_of, hexqr, _ = self.game.kernel_args()
+        if not self.game.rules.solo:
+            from taluva_ai.games.taluva.heuristic import fast_action_values
+
+            return self._heuristic_values(fast_action_values)
         size = 8 * self.game.num_cells
         ids = np.empty(size, dtype=np.int64)
         vals = np.empty(size, dtype=np.float64)
         n = SK.policy_values(self.cells.copy(), self.players.copy(), self.deck.copy(),
                              self.meta.copy(), rules, nbr, cell_of, hexqr, ids, vals)
+        return ids[:n].copy(), vals[:n].copy()
+
+    def _heuristic_values(self, kernel: Any) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`heuristic_values` through ``kernel`` (one of :mod:`heuristic`'s two; the
+        solo variant's running score after each action otherwise, docs/solo.md)."""
+        rules, nbr, cell_of, hexqr, origin = self.game.kernel_args()
+        size = 8 * self.game.num_cells
+        ids = np.empty(size, dtype=np.int64)
+        vals = np.empty(size, dtype=np.float64)
+        if self.game.rules.solo:
+            n = SK.action_values(self.cells.copy(), self.players.copy(), self.deck.copy(),
+                                 self.meta.copy(), rules, nbr, cell_of, hexqr, ids, vals)
+        else:
+            n = kernel(self.cells, self.players, self.meta, rules, nbr, cell_of, hexqr, origin,
+                       ids, vals)
         return ids[:n].copy(), vals[:n].copy()
 
     def rollout(self, policy: str = "random", seed: int = 0, samples: int = 8) -> np.ndarray:

@@ -63,7 +63,7 @@ from taluva_ai.games.taluva.encoding import (
     solo_globals,
     view_center,
 )
-from taluva_ai.games.taluva.heuristic import action_values as _action_values
+from taluva_ai.games.taluva.heuristic import fast_action_values as _fast_action_values
 from taluva_ai.games.taluva.heuristic import rollout as _rollout
 from taluva_ai.games.taluva.rules import R_PLAYERS
 from taluva_ai.games.taluva.state import M_BOTTOM, M_DRAWN, M_PLAYER, M_STEP, M_TILE
@@ -141,7 +141,7 @@ def terminal_values(s, k, out):
 
 @njit(cache=True, inline="always")
 def values(s, k, out, vals):
-    return _action_values(s[0], s[1], s[3], k[0], k[1], k[2], k[3], k[4], out, vals)
+    return _fast_action_values(s[0], s[1], s[3], k[0], k[1], k[2], k[3], k[4], out, vals)
 
 
 @njit(cache=True, inline="always")
