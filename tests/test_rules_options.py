@@ -17,7 +17,7 @@ from helpers import (
     tile_hexes,
 )
 
-from taluva_ai import IllegalActionError, make_game
+from taluva_ai import CHANCE, IllegalActionError, make_game
 from taluva_ai.games.taluva import EndReason, RuleError, RuleSet, Status, TaluvaGame
 from taluva_ai.games.taluva.hexgrid import DIRECTIONS, hex_distance
 from taluva_ai.games.taluva.tiles import parse_tile
@@ -518,6 +518,22 @@ def test_board_radius_truncation():
     assert s.winners() == []
     assert s.places() == [-1, -1]
     assert len(s.legal_actions()) == 0
+
+
+def test_board_radius_truncation_with_tile_preview():
+    """With tile preview the next seat's tile step opens after the mover's preview draw: the
+    game ends there as truncated, checked once the draw is applied."""
+    game = TaluvaGame(board_radius=4, tile_preview=True)
+    board = game.board
+    hexes = [(int(board.q[c]), int(board.r[c]), 1, "J", c // 3) for c in range(board.num_cells)]
+    s = make_position(game, hexes, player=0, step="build", placed=21, drawn=21,
+                      hands={1: "JC"})
+    s.apply(int(s.legal_actions()[0]))  # a hut: then seat 0 draws its next preview tile
+    assert not s.is_terminal() and s.current_player == CHANCE
+    s.draw()
+    assert s.is_terminal()
+    assert s.end_reason == EndReason.TRUNCATED
+    assert s.returns().tolist() == [0.0, 0.0]
 
 
 @pytest.mark.parametrize(("ranked", "left"), [(False, "eliminated"), (True, "eliminated"),

@@ -32,7 +32,7 @@ where ``nbr`` is ``int32[H, 6]``, ``cell_of`` ``int32[2R+1, 2R+1]`` and ``hexqr`
 
 Compile time (docs/benchmarks.md, "Compile time"). Numba compiles every kernel into a module of
 its own with all its callees linked in, then optimizes and machine-codes that whole module, so a
-kernel deep in a chain of calls is compiled again inside each kernel above it. Two rules keep a
+kernel deep in a chain of calls is compiled again inside each kernel above it. Three rules keep a
 first run short:
 
 - a kernel with one caller in the rules (``apply_tile``, ``apply_build``, ``_no_build``,
@@ -41,6 +41,9 @@ first run short:
   instead of compiling them on their own (only where another kernel calls them: called from
   Python they are compiled as usual). Kernels with several callers are not inlined: each copy
   would be typed and lowered again, which costs more than it saves;
+- the truncation check (:func:`_check_truncated`, which lists placements) runs once at the
+  end of the kernels that apply an action, not where a tile step opens deep in their calls
+  (``_advance``, ``_end_turn``), so the placement enumerator is not linked into each of those;
 - every kernel is called with one set of argument types (``np.int64(...)``,
   ``np.bool_(...)`` where a caller passes an ``int32`` from an array or a literal
   ``True``/``False``), so it is compiled once, not once per type.
@@ -339,8 +342,9 @@ def _end_tiles_out(players, meta, rules):
 
 
 @njit(cache=True)
-def _advance(cells, players, deck, meta, rules, nbr, cell_of, origin, p):
-    """Hand the turn to the next active seat after ``p`` (or end: tiles out)."""
+def _advance(players, meta, rules, p):
+    """Hand the turn to the next active seat after ``p`` (or end: tiles out). A tile step it
+    opens is checked by :func:`_check_truncated` in the kernel that applied the action."""
     n_players = rules[R_PLAYERS]
     q = _next_active(players, n_players, p)
     if rules[R_TILE_PREVIEW] != 0:
@@ -348,7 +352,6 @@ def _advance(cells, players, deck, meta, rules, nbr, cell_of, origin, p):
             meta[S.M_PLAYER] = q
             meta[S.M_TILE] = players[q, S.P_HAND]
             meta[S.M_STEP] = S_TILE
-            _check_truncated(cells, meta, nbr, cell_of, origin)
         else:
             _end_tiles_out(players, meta, rules)
     else:
@@ -362,7 +365,12 @@ def _advance(cells, players, deck, meta, rules, nbr, cell_of, origin, p):
 
 @njit(cache=True)
 def _check_truncated(cells, meta, nbr, cell_of, origin):
-    """End the game as truncated when the board bound leaves no legal placement."""
+    """At a tile step, end the game as truncated when the board bound leaves no legal
+    placement. Called once at the end of the kernels that apply an action (a tile step is
+    opened deep in their calls; a check there would link the placement enumerator into every
+    kernel on the way: docs/benchmarks.md, "Compile time")."""
+    if meta[S.M_STEP] != S_TILE:
+        return
     radius = (cell_of.shape[0] - 1) // 2
     far = 0
     for q in (meta[S.M_QMIN] - 3, meta[S.M_QMAX] + 3):
@@ -376,7 +384,7 @@ def _check_truncated(cells, meta, nbr, cell_of, origin):
 
 
 @njit(cache=True)
-def _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p):
+def _end_turn(players, meta, rules, p):
     """After ``p``'s turn (build or elimination): the preview draw, then the next seat."""
     if (
         rules[R_TILE_PREVIEW] != 0
@@ -387,7 +395,7 @@ def _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p):
         meta[S.M_DRAW_FOR] = p
         meta[S.M_TILE] = -1
     else:
-        _advance(cells, players, deck, meta, rules, nbr, cell_of, origin, p)
+        _advance(players, meta, rules, p)
 
 
 @njit(cache=True)
@@ -455,11 +463,11 @@ def standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origi
                 meta[S.M_TILE] = players[0, S.P_HAND]
                 meta[S.M_STEP] = S_TILE
         else:
-            _advance(cells, players, deck, meta, rules, nbr, cell_of, origin, w)
+            _advance(players, meta, rules, w)
     else:
         meta[S.M_TILE] = tile
         meta[S.M_STEP] = S_TILE
-        _check_truncated(cells, meta, nbr, cell_of, origin)
+    _check_truncated(cells, meta, nbr, cell_of, origin)
     return 0
 
 
@@ -509,7 +517,7 @@ def apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a
     if _no_build(cells, players, meta, rules, nbr, cell_of, action):
         meta[S.M_TILE] = -1
         if not _leave_table(players, meta, rules, p, np.int64(ELIMINATED)):
-            _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p)
+            _end_turn(players, meta, rules, p)
 
 
 @njit(cache=True, inline="always")
@@ -532,7 +540,7 @@ def apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
             return
         if _leave_table(players, meta, rules, p, np.int64(FINISHED)):
             return
-    _end_turn(cells, players, deck, meta, rules, nbr, cell_of, origin, p)
+    _end_turn(players, meta, rules, p)
 
 
 @njit(cache=True)
@@ -552,10 +560,12 @@ def standard_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr
     step = meta[S.M_STEP]
     if step == S_CHANCE:
         standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
-    elif step == S_TILE:
+        return
+    if step == S_TILE:
         apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, action)
     elif step == S_BUILD:
         apply_build(cells, players, deck, meta, rules, nbr, cell_of, origin, action)
+    _check_truncated(cells, meta, nbr, cell_of, origin)
 
 
 @njit(cache=True)
