@@ -1,7 +1,8 @@
 """The island's kernels, shared by the multiplayer game (:mod:`kernels`) and the solo variant
 (:mod:`solo_rules`, :mod:`solo_score`): the settlements, tile placement (cells, eruption
-checks), the builds (listing them with their costs, founding, expanding, applying them) and
-the end of a game.
+checks), the builds (listing them with their costs, founding, expanding, applying them; the
+solo variant's founding, which fills more than one hex, is :mod:`solo_rules`'s around them)
+and the end of a game.
 
 They sit below both rule sets so that each calls them and neither imports the other's
 module: :mod:`kernels` (the entry points ``legal_actions``, ``apply_action``,
@@ -20,7 +21,6 @@ import numpy as np
 from taluva_ai.games import compiling
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva.rules import (
-    FOUND_FLOOD,
     FOUND_PLAIN,
     R_DESTROYED_HUTS_RETURN,
     R_FOUND,
@@ -345,7 +345,9 @@ def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_
     ntowers = players[p, P_TOWERS]
     isolated = rules[R_NEW_HUT_ISOLATED] != 0
     no_lake = rules[R_NO_LAKE_BUILDING] != 0
-    # solo founding (SOLO.md 3.3): the hex and its same-terrain neighbours, all or nothing
+    # the solo founding (SOLO.md 3.3) fills more than its hex: solo_rules.build_actions keeps
+    # the foundings listed here (as plain ones) that the supply pays for; an expansion into one
+    # level-1 hex is then not the same outcome as a founding there
     solo_found = rules[R_SOLO] != 0 and rules[R_FOUND] != FOUND_PLAIN
 
     scan = np.empty(ncell, dtype=np.int32)
@@ -392,27 +394,15 @@ def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_
                 if (adj >> s) & 1:
                     count[s, k] += 1
                     cost[s, k] += lv
-        if first_only:
-            if solo_found:  # a founding's cost is known only below
-                if nt + nw > 0:
-                    out[0] = temple_base + c if nt > 0 else tower_base + c
-                    return 1
-            elif nh + nt + nw > 0:
-                out[0] = hut_base + c if nh > 0 else (temple_base + c if nt > 0 else
-                                                      tower_base + c)
-                return 1
-    hut_cost = np.empty(nh, dtype=np.int64) if solo_found else hut_ids  # no allocation then
-    if solo_found:
-        nh = _solo_foundings(cells, rules, nbr, huts, hut_ids, np.int64(nh), hut_cost)
-        if first_only and nh > 0:
-            out[0] = hut_ids[0]
+        if first_only and nh + nt + nw > 0:
+            out[0] = hut_base + c if nh > 0 else (temple_base + c if nt > 0 else tower_base + c)
             return 1
     want_cost = cost_out.shape[0] > 0
     n = 0
     for j in range(nh):
         out[n] = hut_ids[j]
         if want_cost:
-            cost_out[n] = hut_cost[j] if solo_found else 1
+            cost_out[n] = 1
         n += 1
     for j in range(nt):
         out[n] = temple_ids[j]
@@ -451,109 +441,6 @@ def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_
             if first_only:
                 return n
     return n
-
-
-@njit(cache=True)
-def found_cells(cells, rules, nbr, c, out, seen):
-    """Hexes that founding a settlement on ``c`` fills: ``c`` alone (RULES.md Step 2.1, and the
-    solo option ``found_plain``); in the solo variant ``c`` and every empty hex of its terrain
-    directly adjacent to it (SOLO.md 3.3), or with ``found_flood`` the whole connected area of
-    empty hexes of that terrain (SOLO.md 6.11). Each filled hex takes as many huts as its level.
-
-    Args:
-        out: ``int32[>= H]`` receives the cells, ``c`` first.
-        seen: ``bool[H]`` scratch, all False (left so); may be empty unless ``found_flood``.
-
-    Returns:
-        Number of cells written.
-    """
-    out[0] = c
-    if rules[R_SOLO] == 0 or rules[R_FOUND] == FOUND_PLAIN:
-        return 1
-    terr = cells[c, C_TERRAIN]
-    n = 1
-    if rules[R_FOUND] != FOUND_FLOOD:
-        for d in range(6):
-            m = nbr[c, d]
-            if m >= 0 and cells[m, C_LEVEL] > 0 and cells[m, C_BUILDING] == 0 \
-                    and cells[m, C_TERRAIN] == terr:
-                out[n] = m
-                n += 1
-        return n
-    seen[c] = True
-    i = 0
-    while i < n:
-        x = out[i]
-        i += 1
-        for d in range(6):
-            m = nbr[x, d]
-            if m >= 0 and not seen[m] and cells[m, C_LEVEL] > 0 and cells[m, C_BUILDING] == 0 \
-                    and cells[m, C_TERRAIN] == terr:
-                seen[m] = True
-                out[n] = m
-                n += 1
-    for j in range(n):
-        seen[out[j]] = False
-    return n
-
-
-@njit(cache=True)
-def _same_cells(a, na, b, nb):
-    """Whether ``a[:na]`` and ``b[:nb]`` (each without repeats) hold the same cells."""
-    if na != nb:
-        return False
-    for i in range(na):
-        found = False
-        for j in range(nb):
-            if a[i] == b[j]:
-                found = True
-                break
-        if not found:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _solo_foundings(cells, rules, nbr, huts, hut_ids, nh, hut_cost):
-    """Keep the solo foundings (SOLO.md 3.3) among the candidate hexes ``hut_ids[:nh]``
-    (ascending ids of level-1 hexes allowed by ``new_hut_isolated``): those whose group costs
-    at most ``huts`` (the sum of the filled hexes' levels), and of several foundings that fill
-    the same hexes only the one on the smallest cell. Writes the costs; returns the new count."""
-    ncell = cells.shape[0]
-    hut_base = 6 * ncell
-    flood = rules[R_FOUND] == FOUND_FLOOD
-    cand = np.zeros(ncell, dtype=np.bool_)
-    for j in range(nh):
-        cand[hut_ids[j] - hut_base] = True
-    seen = np.zeros(ncell if flood else 0, dtype=np.bool_)
-    fill = np.empty(ncell if flood else 7, dtype=np.int32)
-    fill2 = np.empty(7, dtype=np.int32)
-    k = 0
-    for j in range(nh):
-        c = hut_ids[j] - hut_base
-        n = found_cells(cells, rules, nbr, np.int64(c), fill, seen)
-        cost = 0
-        for i in range(n):
-            cost += cells[fill[i], C_LEVEL]
-        if cost > huts:
-            continue
-        dup = False
-        for i in range(1, n):
-            x = fill[i]
-            if x < c and cand[x]:
-                if flood:  # the same connected area: the same outcome
-                    dup = True
-                    break
-                n2 = found_cells(cells, rules, nbr, np.int64(x), fill2, seen)
-                if _same_cells(fill, n, fill2, n2):
-                    dup = True
-                    break
-        if dup:
-            continue
-        hut_ids[k] = hut_ids[j]
-        hut_cost[k] = cost
-        k += 1
-    return k
 
 
 @njit(cache=True)
@@ -645,24 +532,15 @@ def expansion_cells(cells, meta, nbr, cell_of, player, canon_cell, terrain, out)
 @njit(cache=True, inline="always")
 def place_build(cells, players, meta, rules, nbr, cell_of, action):
     """Put the pieces of build ``action`` (assumed legal) of the player to move on the board
-    and take them from the supply (a founding fills :func:`found_cells`); nothing else."""
+    and take them from the supply (a founding fills its hex: the solo variant's founding is
+    :func:`solo_rules.place_build`); nothing else."""
     ncell = cells.shape[0]
     p = meta[M_PLAYER]
-    if action < 7 * ncell:
+    if action < 7 * ncell:  # a founding fills its hex (the solo one: solo_rules.place_build)
         c = action - 6 * ncell
-        if rules[R_SOLO] != 0 and rules[R_FOUND] != FOUND_PLAIN:
-            fill = np.empty(ncell, dtype=np.int32)
-            seen = np.zeros(ncell if rules[R_FOUND] == FOUND_FLOOD else 0, dtype=np.bool_)
-            nf = found_cells(cells, rules, nbr, np.int64(c), fill, seen)
-            for j in range(nf):
-                x = fill[j]
-                cells[x, C_BUILDING] = HUT
-                cells[x, C_OWNER] = p
-                players[p, P_HUTS] -= cells[x, C_LEVEL]
-        else:
-            cells[c, C_BUILDING] = HUT
-            cells[c, C_OWNER] = p
-            players[p, P_HUTS] -= 1
+        cells[c, C_BUILDING] = HUT
+        cells[c, C_OWNER] = p
+        players[p, P_HUTS] -= 1
     elif action < 8 * ncell:
         c = action - 7 * ncell
         cells[c, C_BUILDING] = TEMPLE

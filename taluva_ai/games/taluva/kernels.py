@@ -23,9 +23,10 @@ range           meaning                decoding
 The solo variant (``rules[R_SOLO]``, SOLO.md) is a mode of these kernels: ``legal_actions``,
 ``apply_action``, ``apply_chance`` and ``returns`` hand a solo game to :mod:`solo_rules`.
 The kernels both rule sets use (settlements, :func:`place_tile_cells`, :func:`_eruption_ok`,
-:func:`build_actions` / :func:`place_build`, whose founding follows the solo rule,
-:func:`found_cells`) stand once, in :mod:`island_kernels`, below this module and
-:mod:`solo_rules`; this module re-exports them.
+:func:`build_actions` / :func:`place_build`) stand once, in :mod:`island_kernels`, below this
+module and :mod:`solo_rules`; this module re-exports them. The solo founding
+(:func:`solo_rules.found_cells`, SOLO.md 3.3) is :mod:`solo_rules`'s own, around them, so a
+game that is not solo never compiles it.
 
 Kernel arguments follow one order: ``cells, players, deck, meta, rules, nbr, cell_of, hexqr``
 where ``nbr`` is ``int32[H, 6]``, ``cell_of`` ``int32[2R+1, 2R+1]`` and ``hexqr`` ``int32[H, 2]``.
@@ -82,14 +83,11 @@ from taluva_ai.games.taluva.island_kernels import (  # noqa: F401 (re-exported)
     _eruption_ok,
     _finish,
     _has_hut_under,
-    _same_cells,
     _scan_cells,
-    _solo_foundings,
     build_actions,
     build_actions_labeled,
     draw_copy,
     expansion_cells,
-    found_cells,
     mover_adjacency,
     place_build,
     place_tile_cells,
@@ -108,6 +106,7 @@ from taluva_ai.games.taluva.rules import (
     R_TIEBREAK_TOWERS_FIRST,
     R_TILE_PREVIEW,
 )
+from taluva_ai.games.taluva.solo_rules import found_cells  # noqa: F401 (re-exported)
 
 compiling.install()  # a first compile says so (taluva_ai.games.compiling)
 
@@ -281,7 +280,7 @@ def build_sites(cells, meta, rules, nbr, cell_of, p, out):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_active(players, n_players, p):
     for i in range(1, n_players + 1):
         q = (p + i) % n_players
@@ -299,7 +298,7 @@ def _count_active(players, n_players):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_key(players, q, rules):
     temples = S.START_TEMPLES - players[q, S.P_TEMPLES]
     towers = S.START_TOWERS - players[q, S.P_TOWERS]
@@ -309,7 +308,7 @@ def _end_key(players, q, rules):
     return temples * 10000 + towers * 1000 + huts
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _set_single_winner(players, n_players, w):
     for q in range(n_players):
         players[q, S.P_PLACE] = 0 if q == w else 1
@@ -471,7 +470,7 @@ def standard_apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origi
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hut_ok(cells, players, rules, nbr, p, c):
     """Found a settlement on ``c`` (RULES.md Step 2.1), checked from the hex's neighbours."""
     if players[p, S.P_HUTS] < 1 or cells[c, S.C_LEVEL] != 1 or not takes_building(

@@ -10,7 +10,6 @@ import numpy as np
 
 from taluva_ai.games.choice import argmax_random, pick_equal
 from taluva_ai.games.compiling import njit
-from taluva_ai.games.taluva import island_kernels as IK
 from taluva_ai.games.taluva import state as S
 from taluva_ai.games.taluva.island_kernels import (
     JUNGLE,
@@ -31,6 +30,7 @@ from taluva_ai.games.taluva.solo_rules import (
     build_actions,
     contact_class,
     contacts,
+    place_build,
     solo_apply_action,
     solo_apply_chance,
     solo_legal_actions,
@@ -104,7 +104,7 @@ def action_values(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ids, v
     elif step == S_BUILD:
         saved_cells = cells.copy()
         for j in range(n):
-            IK.place_build(cells, players, meta, rules, nbr, cell_of, ids[j])
+            place_build(cells, players, meta, rules, nbr, cell_of, ids[j])
             values[j] = running_score(cells, players, meta, rules, nbr, cell_of)
             cells[:, :] = saved_cells
             players[:, :] = saved_players

@@ -47,6 +47,8 @@ from taluva_ai.games.taluva.island_kernels import (
     VOLCANO,
 )
 from taluva_ai.games.taluva.rules import (
+    FOUND_FLOOD,
+    FOUND_PLAIN,
     R_BONUS_ANY_SOURCE,
     R_BONUS_NO_ERUPTION,
     R_BOX_HUT,
@@ -280,14 +282,45 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
 
 @njit(cache=True)
 def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out):
-    """Legal builds of phase 2 (SOLO.md 3.3): :func:`kernels.build_actions`, whose founding
-    follows the solo rule; with ``new_hut_isolated=False`` an expansion that fills the same
-    hexes as a legal founding is dropped (one id per outcome; the founding stays)."""
-    n = IK.build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out)
-    if first_only or rules[R_NEW_HUT_ISOLATED] != 0 or rules[R_FOUND] == 0:
-        return n
+    """Legal builds of phase 2 (SOLO.md 3.3): :func:`kernels.build_actions` with the solo
+    founding: of the foundings it lists (as plain ones), those whose hexes
+    (:func:`found_cells`) the supply pays for, one per outcome (:func:`_solo_foundings`); with
+    ``new_hut_isolated=False`` an expansion that fills the same hexes as a legal founding is
+    dropped (one id per outcome; the founding stays). Same arguments and return value;
+    ``first_only``: whether there is a legal build (``out[0]`` one of them)."""
+    if rules[R_FOUND] == FOUND_PLAIN:
+        return IK.build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only,
+                                cost_out)
     ncell = cells.shape[0]
-    want_cost = cost_out.shape[0] > 0
+    ids = np.empty(8 * ncell, dtype=np.int64) if first_only else out  # out may hold one id
+    cost = np.empty(8 * ncell, dtype=np.int64)
+    n = IK.build_actions(cells, players, meta, rules, nbr, cell_of, ids, np.bool_(False), cost)
+    nh = 0  # the foundings come first (ascending ids)
+    while nh < n and ids[nh] < 7 * ncell:
+        nh += 1
+    kept = _solo_foundings(cells, rules, nbr, players[meta[S.M_PLAYER], S.P_HUTS], ids,
+                           np.int64(nh), cost)
+    for j in range(nh, n):
+        ids[kept + j - nh] = ids[j]
+        cost[kept + j - nh] = cost[j]
+    n = kept + n - nh
+    if first_only:
+        if n > 0:
+            out[0] = ids[0]
+        return min(n, 1)
+    if rules[R_NEW_HUT_ISOLATED] == 0:
+        n = _drop_founding_twins(cells, meta, rules, nbr, cell_of, out, cost, n)
+    if cost_out.shape[0] > 0:
+        for j in range(n):
+            cost_out[j] = cost[j]
+    return n
+
+
+@njit(cache=True)
+def _drop_founding_twins(cells, meta, rules, nbr, cell_of, out, cost, n):
+    """Drop from ``out[:n]`` (and ``cost``) each expansion that fills the same hexes as a
+    founding listed there; returns the new count."""
+    ncell = cells.shape[0]
     fill = np.empty(ncell, dtype=np.int32)
     tgt = np.empty(ncell, dtype=np.int32)
     seen = np.zeros(ncell, dtype=np.bool_)
@@ -302,15 +335,140 @@ def build_actions(cells, players, meta, rules, nbr, cell_of, out, first_only, co
             for j2 in range(n):
                 h = out[j2] - 6 * ncell
                 if 0 <= h < ncell and cells[h, S.C_TERRAIN] == terr:
-                    nf = IK.found_cells(cells, rules, nbr, np.int64(h), fill, seen)
-                    if IK._same_cells(fill, nf, tgt, nt):
+                    nf = found_cells(cells, rules, nbr, np.int64(h), fill, seen)
+                    if _same_cells(fill, nf, tgt, nt):
                         keep = False
                         break
         if keep:
             out[k] = a
-            if want_cost:
-                cost_out[k] = cost_out[j]
+            cost[k] = cost[j]
             k += 1
+    return k
+
+
+@njit(cache=True)
+def place_build(cells, players, meta, rules, nbr, cell_of, action):
+    """:func:`island_kernels.place_build` with the solo founding (SOLO.md 3.3): a founding
+    puts a hut on every hex of :func:`found_cells`, each taking as many huts as its level."""
+    ncell = cells.shape[0]
+    if 6 * ncell <= action < 7 * ncell and rules[R_FOUND] != FOUND_PLAIN:
+        p = meta[S.M_PLAYER]
+        fill = np.empty(ncell, dtype=np.int32)
+        seen = np.zeros(ncell if rules[R_FOUND] == FOUND_FLOOD else 0, dtype=np.bool_)
+        nf = found_cells(cells, rules, nbr, np.int64(action - 6 * ncell), fill, seen)
+        for j in range(nf):
+            x = fill[j]
+            cells[x, S.C_BUILDING] = HUT
+            cells[x, S.C_OWNER] = p
+            players[p, S.P_HUTS] -= cells[x, S.C_LEVEL]
+        return
+    IK.place_build(cells, players, meta, rules, nbr, cell_of, action)
+
+
+@njit(cache=True)
+def found_cells(cells, rules, nbr, c, out, seen):
+    """Hexes that founding a settlement on ``c`` fills: ``c`` alone with the solo option
+    ``found_plain`` (as in RULES.md Step 2.1); otherwise ``c`` and every empty hex of its terrain
+    directly adjacent to it (SOLO.md 3.3), or with ``found_flood`` the whole connected area of
+    empty hexes of that terrain (SOLO.md 6.11). Each filled hex takes as many huts as its level.
+
+    Args:
+        out: ``int32[>= H]`` receives the cells, ``c`` first.
+        seen: ``bool[H]`` scratch, all False (left so); may be empty unless ``found_flood``.
+
+    Returns:
+        Number of cells written.
+    """
+    out[0] = c
+    if rules[R_FOUND] == FOUND_PLAIN:
+        return 1
+    terr = cells[c, S.C_TERRAIN]
+    n = 1
+    if rules[R_FOUND] != FOUND_FLOOD:
+        for d in range(6):
+            m = nbr[c, d]
+            if m >= 0 and cells[m, S.C_LEVEL] > 0 and cells[m, S.C_BUILDING] == 0 \
+                    and cells[m, S.C_TERRAIN] == terr:
+                out[n] = m
+                n += 1
+        return n
+    seen[c] = True
+    i = 0
+    while i < n:
+        x = out[i]
+        i += 1
+        for d in range(6):
+            m = nbr[x, d]
+            if m >= 0 and not seen[m] and cells[m, S.C_LEVEL] > 0 and cells[m, S.C_BUILDING] == 0 \
+                    and cells[m, S.C_TERRAIN] == terr:
+                seen[m] = True
+                out[n] = m
+                n += 1
+    for j in range(n):
+        seen[out[j]] = False
+    return n
+
+
+
+
+@njit(cache=True)
+def _same_cells(a, na, b, nb):
+    """Whether ``a[:na]`` and ``b[:nb]`` (each without repeats) hold the same cells."""
+    if na != nb:
+        return False
+    for i in range(na):
+        found = False
+        for j in range(nb):
+            if a[i] == b[j]:
+                found = True
+                break
+        if not found:
+            return False
+    return True
+
+
+
+
+@njit(cache=True)
+def _solo_foundings(cells, rules, nbr, huts, hut_ids, nh, hut_cost):
+    """Keep the solo foundings (SOLO.md 3.3) among the candidate hexes ``hut_ids[:nh]``
+    (ascending ids of level-1 hexes allowed by ``new_hut_isolated``): those whose group costs
+    at most ``huts`` (the sum of the filled hexes' levels), and of several foundings that fill
+    the same hexes only the one on the smallest cell. Writes the costs; returns the new count."""
+    ncell = cells.shape[0]
+    hut_base = 6 * ncell
+    flood = rules[R_FOUND] == FOUND_FLOOD
+    cand = np.zeros(ncell, dtype=np.bool_)
+    for j in range(nh):
+        cand[hut_ids[j] - hut_base] = True
+    seen = np.zeros(ncell if flood else 0, dtype=np.bool_)
+    fill = np.empty(ncell if flood else 7, dtype=np.int32)
+    fill2 = np.empty(7, dtype=np.int32)
+    k = 0
+    for j in range(nh):
+        c = hut_ids[j] - hut_base
+        n = found_cells(cells, rules, nbr, np.int64(c), fill, seen)
+        cost = 0
+        for i in range(n):
+            cost += cells[fill[i], S.C_LEVEL]
+        if cost > huts:
+            continue
+        dup = False
+        for i in range(1, n):
+            x = fill[i]
+            if x < c and cand[x]:
+                if flood:  # the same connected area: the same outcome
+                    dup = True
+                    break
+                n2 = found_cells(cells, rules, nbr, np.int64(x), fill2, seen)
+                if _same_cells(fill, n, fill2, n2):
+                    dup = True
+                    break
+        if dup:
+            continue
+        hut_ids[k] = hut_ids[j]
+        hut_cost[k] = cost
+        k += 1
     return k
 
 
@@ -372,8 +530,8 @@ def _finish(cells, players, meta, rules, nbr, cell_of, reason):
 def _enter_build(cells, players, meta, rules, nbr, cell_of):
     """Phase 2's build step, or the end when no build is legal (SOLO.md 4.1)."""
     buf = np.empty(1, dtype=np.int64)
-    if IK.build_actions(cells, players, meta, rules, nbr, cell_of, buf, np.bool_(True),
-                       np.empty(0, dtype=np.int64)) == 0:
+    if build_actions(cells, players, meta, rules, nbr, cell_of, buf, np.bool_(True),
+                     np.empty(0, dtype=np.int64)) == 0:
         _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_NO_BUILD))
     else:
         meta[S.M_STEP] = S_BUILD
@@ -601,7 +759,7 @@ def solo_apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, ac
     elif step == S_TILE:
         _apply_tile(cells, players, deck, meta, rules, nbr, cell_of, hexqr, action)
     elif step == S_BUILD:
-        IK.place_build(cells, players, meta, rules, nbr, cell_of, action)
+        place_build(cells, players, meta, rules, nbr, cell_of, action)
         meta[S.M_PLY] += 1
         if players[0, S.P_HUTS] + players[0, S.P_TEMPLES] + players[0, S.P_TOWERS] == 0:
             _finish(cells, players, meta, rules, nbr, cell_of, np.int64(END_SUPPLY_OUT))
