@@ -66,7 +66,8 @@ def _time_tile_masks(cells_b, meta_b, nbr, cell_of, origin, out, mask, loops):
     total = 0
     for _ in range(loops):
         for i in range(cells_b.shape[0]):
-            n = K.tile_actions(cells_b[i], meta_b[i], nbr, cell_of, origin, out, False)
+            n = K.tile_actions(cells_b[i], meta_b[i], nbr, cell_of, origin, out,
+                               np.bool_(False))  # the argument types of the rules' calls
             for j in range(n):
                 mask[out[j]] = True
             for j in range(n):
@@ -83,7 +84,7 @@ def _time_build_masks(cells_b, players_b, meta_b, rules, nbr, cell_of, out, mask
     for _ in range(loops):
         for i in range(cells_b.shape[0]):
             n = K.build_actions(cells_b[i], players_b[i], meta_b[i], rules, nbr, cell_of, out,
-                                False, cost)
+                                np.bool_(False), cost)
             for j in range(n):
                 mask[out[j]] = True
             for j in range(n):

@@ -238,7 +238,7 @@ def _search_summary(stats: dict[str, Any], seat: int, spec: str, ply: int) -> di
 #: the 2-core machine of docs/benchmarks.md ("Compile time": a cold ``taluva play`` of that agent
 #: against ``random`` or ``greedy``, less its game), by the agent's registered name; other
 #: agents: :data:`FIRST_USE_DEFAULT_S`.
-FIRST_USE_S: dict[str, int] = {"random": 15, "greedy": 20, "mcts": 30, "ismcts": 30, "az": 40}
+FIRST_USE_S: dict[str, int] = {"random": 12, "greedy": 15, "mcts": 30, "ismcts": 30, "az": 35}
 #: :data:`FIRST_USE_S` of an agent it does not name.
 FIRST_USE_DEFAULT_S = 30
 
