@@ -846,7 +846,7 @@ def test_the_play_view_is_told_while_an_agents_first_move_compiles(
     assert r.status_code == 200 and r.json() == {"compiling": None}
     monkeypatch.setattr(compiling, "compiling_now",
                         lambda: ("kernels.standard_apply_action", 4.26))
-    for spec, about in (("greedy", 20), ("az:builtin", 40), ("mcts:sims=30", 30),
+    for spec, about in (("greedy", 15), ("az:builtin", 35), ("mcts:sims=30", 30),
                         ("web_agents:Quick", play.FIRST_USE_DEFAULT_S), (None, 30)):
         params = {} if spec is None else {"agent": spec}
         assert client.get("/api/compiling", params=params).json() == {"compiling": {
