@@ -37,6 +37,9 @@ def njit(*args: Any, **options: Any) -> Any:
     Used bare (``@njit``) or with options (``@njit(cache=True)``)."""
     from numba import njit as numba_njit
 
+    from taluva_ai.games import kernel_cache
+
+    kernel_cache.install()  # a cached kernel is fresh only while its callees' files are
     options.setdefault("no_cfunc_wrapper", True)
     return numba_njit(*args, **options)
 
