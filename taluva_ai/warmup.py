@@ -45,7 +45,7 @@ COMPILING = ("compiling the engine's kernels, first run only (cached afterwards;
              "minute for a tournament to a few minutes for training, more on a busy machine)")
 
 #: In a log, the longest a warm-up stays silent while it compiles (seconds).
-LOG_EVERY = 10.0
+LOG_EVERY = 5.0
 
 #: How often the warm-up's heartbeat runs while it compiles (seconds).
 _BEAT_S = 1.0
