@@ -62,6 +62,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         bool(config.getoption("collectonly", False)), os.cpu_count())
     if workers is not None:
         config.option.numprocesses = workers
+        if config.option.dist == "no":  # not asked for: rebalance when a worker runs out
+            config.option.dist = "worksteal"
 
 
 def shared_kernels() -> None:
