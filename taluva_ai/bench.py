@@ -98,11 +98,12 @@ def _playouts(game: TaluvaGame, games: int) -> tuple[float, float]:
     rules, nbr, cell_of, hexqr, origin = game.kernel_args()
     mask = np.zeros(game.num_actions, dtype=np.bool_)
     states = [game.new_initial_state(seed=i) for i in range(games)]
+    playout = K.random_playout if game.rules.solo else K.standard_random_playout
     decisions = 0
     t0 = time.perf_counter()
     for i, s in enumerate(states):
-        decisions += K.random_playout(s.cells, s.players, s.deck, s.meta, rules, nbr, cell_of,
-                                      hexqr, origin, mask, i)
+        decisions += playout(s.cells, s.players, s.deck, s.meta, rules, nbr, cell_of, hexqr,
+                             origin, mask, i)
     dt = time.perf_counter() - t0
     return dt, decisions / games
 

@@ -643,24 +643,44 @@ def batch_apply(cells_b, players_b, deck_b, meta_b, rules, nbr, cell_of, hexqr, 
             )
 
 
-@njit(cache=True)
-def random_playout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, mask, seed):
-    """Play a game to the end with uniformly random legal actions, drawing tiles in deck order,
-    computing the dense legal mask (``bool[14H]``, clean on entry and on exit) at every decision.
-
-    Returns:
-        Number of decisions taken (tile and build steps).
-    """
+@njit(cache=True, inline="always")
+def _random_playout(chance, legal, apply, cells, players, deck, meta, rules, nbr, cell_of, hexqr,
+                    origin, mask, seed):
+    """:func:`random_playout` through the kernels ``chance``, ``legal`` and ``apply`` (the
+    dispatching ones or the ``standard_*`` ones)."""
     np.random.seed(seed)
     buf = np.empty(8 * cells.shape[0], dtype=np.int64)
     decisions = 0
     while meta[S.M_STEP] != S_TERMINAL:
         if meta[S.M_STEP] == S_CHANCE:
-            apply_chance(cells, players, deck, meta, rules, nbr, cell_of, origin,
-                         deck[meta[S.M_DRAWN]])
+            chance(cells, players, deck, meta, rules, nbr, cell_of, origin,
+                   deck[meta[S.M_DRAWN]])
             continue
-        n = legal_actions(cells, players, meta, rules, nbr, cell_of, origin, buf)
+        n = legal(cells, players, meta, rules, nbr, cell_of, origin, buf)
         a = random_legal(buf, n, mask)
-        apply_action(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
+        apply(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, a)
         decisions += 1
     return decisions
+
+
+@njit(cache=True)
+def random_playout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, mask, seed):
+    """Play a game to the end with uniformly random legal actions, drawing tiles in deck order,
+    computing the dense legal mask (``bool[14H]``, clean on entry and on exit) at every decision.
+    Any game, the solo variant included (:func:`standard_random_playout` compiles only a game
+    that is not solo).
+
+    Returns:
+        Number of decisions taken (tile and build steps).
+    """
+    return _random_playout(apply_chance, legal_actions, apply_action, cells, players, deck, meta,
+                           rules, nbr, cell_of, hexqr, origin, mask, seed)
+
+
+@njit(cache=True)
+def standard_random_playout(cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, mask,
+                            seed):
+    """:func:`random_playout` of a game that is not solo (see :func:`standard_apply_chance`)."""
+    return _random_playout(standard_apply_chance, standard_legal_actions, standard_apply_action,
+                           cells, players, deck, meta, rules, nbr, cell_of, hexqr, origin, mask,
+                           seed)
