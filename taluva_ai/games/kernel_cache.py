@@ -97,7 +97,7 @@ def fingerprint() -> str:
         try:
             roots = package_roots()
             _fingerprint = source_fingerprint(kernel_sources(roots), roots[PACKAGE].parent)
-        except OSError:
+        except (OSError, ValueError):  # the guard never stops the package from loading
             _fingerprint = "unknown"
     return _fingerprint
 
