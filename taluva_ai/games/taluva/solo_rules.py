@@ -409,8 +409,6 @@ def found_cells(cells, rules, nbr, c, out, seen):
     return n
 
 
-
-
 @njit(cache=True)
 def _same_cells(a, na, b, nb):
     """Whether ``a[:na]`` and ``b[:nb]`` (each without repeats) hold the same cells."""
@@ -425,8 +423,6 @@ def _same_cells(a, na, b, nb):
         if not found:
             return False
     return True
-
-
 
 
 @njit(cache=True)
