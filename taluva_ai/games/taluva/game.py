@@ -76,6 +76,11 @@ class TaluvaGame:
         # the kernels the states call: a game that is not solo calls the standard ones, which
         # never reach the solo variant's code, so it is not compiled (half of a first run)
         self.apply_kernel = K.apply_action if self.rules.solo else K.standard_apply_action
+        # scratch of the build enumerator (settlement labels, sizes, temples), which the states'
+        # legal_actions() lend it; the kernels hold the GIL, so one set serves every state
+        self.build_scratch = (np.empty(self.num_cells, dtype=np.int32),
+                              np.empty(K.MAX_SETTLEMENTS, dtype=np.int32),
+                              np.empty(K.MAX_SETTLEMENTS, dtype=np.int32))
 
     def __repr__(self) -> str:
         return f"TaluvaGame({self.rules!r})"
@@ -448,12 +453,9 @@ class TaluvaState(ArrayState, SoloStateMethods):
             n = K.tile_actions(self.cells, self.meta, nbr, cell_of, origin, self._buf,
                                np.bool_(False))
         elif step == _BUILD:
-            h = self.game.num_cells
-            n = K.build_actions_labeled(
-                self.cells, self.players, self.meta, rules, nbr, cell_of, self._buf,
-                np.bool_(False), _NO_COST, np.empty(h, dtype=np.int32),
-                np.empty(K.MAX_SETTLEMENTS, dtype=np.int32),
-                np.empty(K.MAX_SETTLEMENTS, dtype=np.int32))
+            n = K.build_actions_labeled(self.cells, self.players, self.meta, rules, nbr, cell_of,
+                                        self._buf, np.bool_(False), _NO_COST,
+                                        *self.game.build_scratch)
         else:
             n = 0
         return self._buf[:n].copy()
