@@ -22,6 +22,7 @@ from taluva_ai.games import compiling
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva.rules import (
     FOUND_PLAIN,
+    R_BONUS_NO_ERUPTION,
     R_DESTROYED_HUTS_RETURN,
     R_FOUND,
     R_NEW_HUT_ISOLATED,
@@ -49,6 +50,7 @@ from taluva_ai.games.taluva.state import (
     P_HUTS,
     P_TEMPLES,
     P_TOWERS,
+    SOURCE_REGULAR,
 )
 
 compiling.install()  # a first compile says so (taluva_ai.games.compiling)
@@ -242,6 +244,153 @@ def _has_hut_under(cells, nbr, v):
 
 
 @njit(cache=True)
+def _cover_ok(cells, v, a, b, label, size):
+    """Eruption rules 2-5 of RULES.md for a tile covering the three hexes ``v, a, b`` whatever
+    lies under ``v`` (the solo option ``bonus_no_eruption``: the volcano may cover a terrain
+    hex)."""
+    lv = cells[v, C_LEVEL]
+    if cells[a, C_LEVEL] != lv or cells[b, C_LEVEL] != lv:
+        return False
+    if cells[v, C_TILE] == cells[a, C_TILE] and cells[v, C_TILE] == cells[b, C_TILE]:
+        return False
+    for i in range(3):
+        x = v if i == 0 else (a if i == 1 else b)
+        bx = cells[x, C_BUILDING]
+        if bx == TEMPLE or bx == TOWER:
+            return False
+    for i in range(3):
+        x = v if i == 0 else (a if i == 1 else b)
+        if cells[x, C_BUILDING] == HUT:
+            s = label[x]
+            covered = 0
+            for i2 in range(3):
+                x2 = v if i2 == 0 else (a if i2 == 1 else b)
+                if cells[x2, C_BUILDING] == HUT and label[x2] == s:
+                    covered += 1
+            if size[s] <= covered:
+                return False
+    return True
+
+
+def _tile_enumerator(solo):
+    """The tile-placement enumerator of one rule set, written once for both: ``solo`` is a
+    compile-time constant (a closure variable), so Numba prunes the other rule set's branches
+    and each rule set gets its own kernel, as fast as one written for it alone. The returned
+    kernels are :data:`tile_actions` (multiplayer) and :data:`solo_tile_actions`."""
+    SOLO = solo
+
+    @njit(cache=True)
+    def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only, *solo_args):
+        """Legal tile placements (RULES.md Step 1) for the tile in hand, ascending ids.
+
+        Sea-level placement: three empty hexes, one of them adjacent to the island. Eruption:
+        volcano on a volcano, three hexes at one level, not exactly on one tile, no temple or
+        tower underneath, no settlement covered whole. All three hexes within the board bound.
+
+        The solo variant's kernel (:data:`solo_tile_actions`, through
+        :func:`solo_rules.tile_actions`) takes ``solo_args = (rules, tile, source)``: the tile
+        type (``int``, 0-24) and where it came from (``SOURCE_REGULAR`` or a bonus source), and
+        adds SOLO.md 2 and 3.2: at sea level at least one matching contact (``M >= 1``, V-V
+        contacts included); higher, for the regular tile and a bonus tile at level 3 or more,
+        both terrain hexes on their own terrain ("exact"); a bonus tile at level 2 needs one of
+        them (with ``bonus_no_eruption`` its volcano may also cover a level-1 terrain hex when
+        both terrain hexes match). ``origin`` is not used there (the island is never empty).
+
+        Args:
+            origin: cell of ``(0, 0)``, where the first tile's volcano goes.
+            out: ``int64[>= 6H]`` receives the ids.
+            first_only: stop at the first legal placement (for "is there any").
+
+        Returns:
+            Number of ids written.
+        """
+        if SOLO:
+            rules, tile, source = solo_args
+            ta = JUNGLE + tile // 5
+            tb = JUNGLE + tile % 5
+            # a sea-level placement needs a matching contact: an island neighbour of the
+            # volcano's hex that is a volcano, of a terrain hex that is its terrain
+            bit_v = 1 << VOLCANO
+            bit_a = 1 << ta
+            bit_b = 1 << tb
+            regular = source == SOURCE_REGULAR
+            level1 = rules[R_BONUS_NO_ERUPTION] != 0 and not regular
+        else:
+            if meta[M_PLACED] == 0:
+                for o in range(6):
+                    out[o] = origin * 6 + o
+                    if first_only:
+                        return 1
+                return 6
+            bit_v = bit_a = bit_b = -1  # any island neighbour
+            level1 = False
+        scan, nscan, adj, sites, nsites = tile_context(cells, meta, nbr, cell_of, level1)
+        label = np.empty(0, dtype=np.int32)  # the settlements, once a tile may cover a hut
+        size = np.empty(0, dtype=np.int32)
+        n = 0
+        for i in range(nsites):
+            v = sites[i]
+            if cells[v, C_LEVEL] == 0:
+                for o in range(6):
+                    # the test written out: a call is not inlined by LLVM and costs 40% of
+                    # the mask (tests/test_kernels.py checks it against kernels._sea_ok)
+                    a = nbr[v, (o + 4) % 6]
+                    b = nbr[v, (o + 5) % 6]
+                    if a < 0 or b < 0:
+                        continue
+                    if cells[a, C_LEVEL] != 0 or cells[b, C_LEVEL] != 0:
+                        continue
+                    if (adj[v] & bit_v) != 0 or (adj[a] & bit_a) != 0 or (adj[b] & bit_b) != 0:
+                        out[n] = v * 6 + o
+                        n += 1
+                        if first_only:
+                            return n
+            elif SOLO:  # a volcano, or a level-1 terrain hex (a site with bonus_no_eruption)
+                volcano = cells[v, C_TERRAIN] == VOLCANO
+                exact = regular or cells[v, C_LEVEL] >= 2 or not volcano
+                for o in range(6):
+                    a = nbr[v, (o + 4) % 6]
+                    b = nbr[v, (o + 5) % 6]
+                    if a < 0 or b < 0:
+                        continue
+                    ma = cells[a, C_TERRAIN] == ta
+                    mb = cells[b, C_TERRAIN] == tb
+                    if exact:
+                        if not (ma and mb):
+                            continue
+                    elif not (ma or mb):
+                        continue
+                    if label.shape[0] == 0 and (cells[v, C_BUILDING] == HUT
+                                                or _has_hut_under(cells, nbr, v)):
+                        label, size = _all_settlements(cells, nbr, scan, nscan)
+                    if _eruption_ok(cells, nbr, v, o, label, size) if volcano else \
+                            _cover_ok(cells, v, a, b, label, size):
+                        out[n] = v * 6 + o
+                        n += 1
+                        if first_only:
+                            return n
+            else:
+                if label.shape[0] == 0 and _has_hut_under(cells, nbr, v):
+                    label, size = _all_settlements(cells, nbr, scan, nscan)
+                for o in range(6):
+                    if _eruption_ok(cells, nbr, v, o, label, size):
+                        out[n] = v * 6 + o
+                        n += 1
+                        if first_only:
+                            return n
+        return n
+
+    return tile_actions
+
+
+#: Legal tile placements of the multiplayer game: ``tile_actions(cells, meta, nbr, cell_of,
+#: origin, out, first_only) -> int`` (:func:`_tile_enumerator`).
+tile_actions = _tile_enumerator(False)
+#: The solo variant's: the same with ``(rules, tile, source)`` after ``first_only``.
+solo_tile_actions = _tile_enumerator(True)
+
+
+@njit(cache=True)
 def draw_copy(deck, meta, tile, end):
     """Draw tile type ``tile`` (a chance outcome): its first copy among the undrawn
     ``deck[meta[M_DRAWN]:end]`` is swapped to the draw position (so that drawing
@@ -326,6 +475,18 @@ def mover_adjacency(cells, nbr, p, c, label, size, stemples, stowers):
     return adj, temple_ok, tower_ok
 
 
+@njit(cache=True, inline="always")
+def _append_ids(out, cost_out, n, ids, k, cost):
+    """Append ``ids[:k]`` to ``out`` from ``out[n]`` on, each with ``cost`` huts in ``cost_out``
+    (when it is not empty); the new count."""
+    for j in range(k):
+        out[n] = ids[j]
+        if cost_out.shape[0] > 0:
+            cost_out[n] = cost
+        n += 1
+    return n
+
+
 @njit(cache=True)
 def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_only, cost_out,
                           label, size, stemples):
@@ -398,22 +559,9 @@ def build_actions_labeled(cells, players, meta, rules, nbr, cell_of, out, first_
             out[0] = hut_base + c if nh > 0 else (temple_base + c if nt > 0 else tower_base + c)
             return 1
     want_cost = cost_out.shape[0] > 0
-    n = 0
-    for j in range(nh):
-        out[n] = hut_ids[j]
-        if want_cost:
-            cost_out[n] = 1
-        n += 1
-    for j in range(nt):
-        out[n] = temple_ids[j]
-        if want_cost:
-            cost_out[n] = 0
-        n += 1
-    for j in range(nw):
-        out[n] = tower_ids[j]
-        if want_cost:
-            cost_out[n] = 0
-        n += 1
+    n = _append_ids(out, cost_out, 0, hut_ids, nh, 1)
+    n = _append_ids(out, cost_out, n, temple_ids, nt, 0)
+    n = _append_ids(out, cost_out, n, tower_ids, nw, 0)
     for s in range(nsett):
         for k in range(5):
             if count[s, k] == 0 or cost[s, k] > huts:

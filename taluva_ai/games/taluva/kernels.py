@@ -93,6 +93,7 @@ from taluva_ai.games.taluva.island_kernels import (  # noqa: F401 (re-exported)
     place_tile_cells,
     settlements,
     takes_building,
+    tile_actions,
     tile_context,
 )
 from taluva_ai.games.taluva.rules import (
@@ -140,61 +141,6 @@ def _sea_ok(cells, nbr, adj, v, o):
     if cells[a, S.C_LEVEL] != 0 or cells[b, S.C_LEVEL] != 0:
         return False
     return adj[v] != 0 or adj[a] != 0 or adj[b] != 0
-
-
-@njit(cache=True)
-def tile_actions(cells, meta, nbr, cell_of, origin, out, first_only):
-    """Legal tile placements (RULES.md Step 1) for the tile in hand, ascending ids.
-
-    Sea-level placement: three empty hexes, one of them adjacent to the island. Eruption:
-    volcano on a volcano, three hexes at one level, not exactly on one tile, no temple or tower
-    underneath, no settlement covered whole. All three hexes within the board bound.
-
-    Args:
-        origin: cell of ``(0, 0)``, where the first tile's volcano goes.
-        out: ``int64[>= 6H]`` receives the ids.
-        first_only: stop at the first legal placement (for "is there any").
-
-    Returns:
-        Number of ids written.
-    """
-    if meta[S.M_PLACED] == 0:
-        for o in range(6):
-            out[o] = origin * 6 + o
-            if first_only:
-                return 1
-        return 6
-    scan, nscan, adj, sites, nsites = tile_context(cells, meta, nbr, cell_of, False)
-    label = np.empty(0, dtype=np.int32)  # the settlements, once a tile may cover a hut
-    size = np.empty(0, dtype=np.int32)
-    n = 0
-    for i in range(nsites):
-        v = sites[i]
-        if cells[v, S.C_LEVEL] == 0:
-            for o in range(6):
-                # _sea_ok written out: the call is not inlined by LLVM and costs 40% of the
-                # mask (tests/test_kernels.py checks that the two agree)
-                a = nbr[v, (o + 4) % 6]
-                b = nbr[v, (o + 5) % 6]
-                if a < 0 or b < 0:
-                    continue
-                if cells[a, S.C_LEVEL] != 0 or cells[b, S.C_LEVEL] != 0:
-                    continue
-                if adj[v] != 0 or adj[a] != 0 or adj[b] != 0:
-                    out[n] = v * 6 + o
-                    n += 1
-                    if first_only:
-                        return n
-        else:
-            if label.shape[0] == 0 and _has_hut_under(cells, nbr, v):
-                label, size = _all_settlements(cells, nbr, scan, nscan)
-            for o in range(6):
-                if _eruption_ok(cells, nbr, v, o, label, size):
-                    out[n] = v * 6 + o
-                    n += 1
-                    if first_only:
-                        return n
-    return n
 
 
 @njit(cache=True)

@@ -175,35 +175,7 @@ def contact_class(rules, m, u, tmask):
 # ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _cover_ok(cells, v, a, b, label, size):
-    """Eruption rules 2-5 of RULES.md for a tile covering the three hexes ``v, a, b`` whatever
-    lies under ``v`` (``bonus_no_eruption``: the volcano may cover a terrain hex)."""
-    lv = cells[v, S.C_LEVEL]
-    if cells[a, S.C_LEVEL] != lv or cells[b, S.C_LEVEL] != lv:
-        return False
-    if cells[v, S.C_TILE] == cells[a, S.C_TILE] and cells[v, S.C_TILE] == cells[b, S.C_TILE]:
-        return False
-    for i in range(3):
-        x = v if i == 0 else (a if i == 1 else b)
-        bx = cells[x, S.C_BUILDING]
-        if bx == IK.TEMPLE or bx == IK.TOWER:
-            return False
-    for i in range(3):
-        x = v if i == 0 else (a if i == 1 else b)
-        if cells[x, S.C_BUILDING] == HUT:
-            s = label[x]
-            covered = 0
-            for i2 in range(3):
-                x2 = v if i2 == 0 else (a if i2 == 1 else b)
-                if cells[x2, S.C_BUILDING] == HUT and label[x2] == s:
-                    covered += 1
-            if size[s] <= covered:
-                return False
-    return True
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only):
     """Legal placements of tile type ``tile`` taken from ``source`` (SOURCE_REGULAR for the
     turn's regular tile, else a bonus tile), ascending ids (SOLO.md 2, 3.2).
@@ -221,58 +193,8 @@ def tile_actions(cells, meta, rules, nbr, cell_of, tile, source, out, first_only
     Returns:
         Number of ids written.
     """
-    ta = JUNGLE + tile // 5
-    tb = JUNGLE + tile % 5
-    bit_v = 1 << VOLCANO
-    bit_a = 1 << ta
-    bit_b = 1 << tb
-    regular = source == S.SOURCE_REGULAR
-    no_eruption = rules[R_BONUS_NO_ERUPTION] != 0 and not regular
-    scan, nscan, adj, sites, nsites = IK.tile_context(cells, meta, nbr, cell_of, no_eruption)
-    label = np.empty(0, dtype=np.int32)  # the settlements, once a tile may cover a hut
-    size = np.empty(0, dtype=np.int32)
-    n = 0
-    for i in range(nsites):
-        v = sites[i]
-        lv = cells[v, S.C_LEVEL]
-        if lv == 0:
-            for o in range(6):
-                a = nbr[v, (o + 4) % 6]
-                b = nbr[v, (o + 5) % 6]
-                if a < 0 or b < 0:
-                    continue
-                if cells[a, S.C_LEVEL] != 0 or cells[b, S.C_LEVEL] != 0:
-                    continue
-                if (adj[v] & bit_v) != 0 or (adj[a] & bit_a) != 0 or (adj[b] & bit_b) != 0:
-                    out[n] = v * 6 + o
-                    n += 1
-                    if first_only:
-                        return n
-        else:  # a volcano, or a level-1 terrain hex (a site only with bonus_no_eruption)
-            volcano = cells[v, S.C_TERRAIN] == VOLCANO
-            exact = regular or lv >= 2 or not volcano
-            for o in range(6):
-                a = nbr[v, (o + 4) % 6]
-                b = nbr[v, (o + 5) % 6]
-                if a < 0 or b < 0:
-                    continue
-                ma = cells[a, S.C_TERRAIN] == ta
-                mb = cells[b, S.C_TERRAIN] == tb
-                if exact:
-                    if not (ma and mb):
-                        continue
-                elif not (ma or mb):
-                    continue
-                if label.shape[0] == 0 and (cells[v, S.C_BUILDING] == HUT
-                                            or IK._has_hut_under(cells, nbr, v)):
-                    label, size = IK._all_settlements(cells, nbr, scan, nscan)
-                if IK._eruption_ok(cells, nbr, v, o, label, size) if volcano else \
-                        _cover_ok(cells, v, a, b, label, size):
-                    out[n] = v * 6 + o
-                    n += 1
-                    if first_only:
-                        return n
-    return n
+    return IK.solo_tile_actions(cells, meta, nbr, cell_of, np.int64(0), out, first_only, rules,
+                                tile, source)
 
 
 # ---------------------------------------------------------------------------------------------
