@@ -4,7 +4,8 @@ One env step of one game: apply the agent's engine action, then let the built-in
 move and resolve chance nodes (the next tile of the game's seeded deck) until a seat that the
 caller drives is to move or the game is over; then write the observation planes and the view
 mask (:func:`taluva_ai.games.taluva.encoding.encode_into`). :func:`batch_env_step` runs it over
-a batch of games, in parallel over games (Numba ``prange``).
+a batch of games, in parallel over games (:func:`taluva_ai.envs.threads.over_games`: the kernel
+releases the GIL and runs on slices of the batch on several threads).
 
 Seat kinds (``seat_kind int8[4]``): :data:`EXTERNAL` (the caller chooses the action),
 :data:`RANDOM` (uniform legal action), :data:`GREEDY` (best one-ply heuristic value,
@@ -15,9 +16,11 @@ thread schedule.
 
 from __future__ import annotations
 
-import numpy as np
-from numba import prange
+from typing import Any
 
+import numpy as np
+
+from taluva_ai.envs.threads import over_games
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.taluva import kernels as K
 from taluva_ai.games.taluva.encoding import (
@@ -137,48 +140,56 @@ def env_step(cells, players, deck, meta, rng, rules, nbr, cell_of, hexqr, origin
                        valid, obs, mask, ids, label)
 
 
-@njit(cache=True, parallel=True)
-def batch_env_step(cells_b, players_b, deck_b, meta_b, rng_b, rules, nbr, cell_of, hexqr, origin,
-                   seat_kind, perspective, vr, valid, act_b, center_b, obs_b, mask_b, ret_b,
-                   outside_b):
-    """:func:`env_step` for every game of the batch (``act_b[i] = -1``: no action), in
-    parallel over games."""
-    for i in prange(cells_b.shape[0]):
-        outside_b[i] = env_step(cells_b[i], players_b[i], deck_b[i], meta_b[i], rng_b[i], rules,
-                                nbr, cell_of, hexqr, origin, seat_kind, perspective, vr, valid,
-                                act_b[i], center_b[i], obs_b[i], mask_b[i], ret_b[i])
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def batch_env_step_serial(cells_b, players_b, deck_b, meta_b, rng_b, rules, nbr, cell_of, hexqr,
                           origin, seat_kind, perspective, vr, valid, act_b, center_b, obs_b,
                           mask_b, ret_b, outside_b):
-    """:func:`batch_env_step` on one thread (small batches: no thread-pool start-up)."""
+    """:func:`env_step` for every game of the batch (``act_b[i] = -1``: no action), on one
+    thread (it releases the GIL: :func:`batch_env_step` runs it on slices of the batch)."""
     for i in range(cells_b.shape[0]):
         outside_b[i] = env_step(cells_b[i], players_b[i], deck_b[i], meta_b[i], rng_b[i], rules,
                                 nbr, cell_of, hexqr, origin, seat_kind, perspective, vr, valid,
                                 act_b[i], center_b[i], obs_b[i], mask_b[i], ret_b[i])
 
 
-@njit(cache=True, parallel=True)
-def batch_heuristic_values(cells_b, players_b, meta_b, rules, nbr, cell_of, hexqr, origin, vr,
-                           center_b, out_b):
-    """The greedy player's one-ply value (:mod:`taluva_ai.games.taluva.heuristic`) of every
-    legal view id of every game, in parallel over games.
+#: The arguments of :func:`batch_env_step_serial` with the game axis first.
+STEP_PER_GAME = (0, 1, 2, 3, 4, 14, 15, 16, 17, 18, 19)
 
-    ``out_b float32[B, A]`` is overwritten: ``-inf`` where an id is not legal (or its hex lies
-    outside the view, or the game is at its end), the heuristic value otherwise."""
-    for i in prange(cells_b.shape[0]):
+
+def batch_env_step(*args: Any) -> None:
+    """:func:`batch_env_step_serial` (same arguments) in parallel over games, on
+    :func:`~taluva_ai.envs.threads.num_threads` threads."""
+    over_games(batch_env_step_serial, args, STEP_PER_GAME)
+
+
+@njit(cache=True, nogil=True)
+def _heuristic_values(cells_b, players_b, meta_b, rules, nbr, cell_of, hexqr, origin, vr,
+                      center_b, out_b):
+    for i in range(cells_b.shape[0]):
         ncell = cells_b.shape[1]
         ids = np.empty(8 * ncell, dtype=np.int64)
         vals = np.empty(8 * ncell, dtype=np.float64)
         out_b[i, :] = -np.inf
         n = fast_action_values(cells_b[i], players_b[i], meta_b[i], rules, nbr, cell_of, hexqr,
-                          origin, ids, vals)
+                               origin, ids, vals)
         for j in range(n):
             v = engine_to_view(ids[j], ncell, hexqr, center_b[i, 0], center_b[i, 1], vr)
             if v >= 0:
                 out_b[i, v] = vals[j]
+
+
+def batch_heuristic_values(cells_b: np.ndarray, players_b: np.ndarray, meta_b: np.ndarray,
+                           rules: np.ndarray, nbr: np.ndarray, cell_of: np.ndarray,
+                           hexqr: np.ndarray, origin: int, vr: int, center_b: np.ndarray,
+                           out_b: np.ndarray) -> None:
+    """The greedy player's one-ply value (:mod:`taluva_ai.games.taluva.heuristic`) of every
+    legal view id of every game, in parallel over games (a compiled kernel on slices of the
+    batch, :func:`~taluva_ai.envs.threads.over_games`).
+
+    ``out_b float32[B, A]`` is overwritten: ``-inf`` where an id is not legal (or its hex lies
+    outside the view, or the game is at its end), the heuristic value otherwise."""
+    over_games(_heuristic_values, (cells_b, players_b, meta_b, rules, nbr, cell_of, hexqr,
+                                   origin, vr, center_b, out_b), (0, 1, 2, 9, 10))
 
 
 @njit(cache=True)

@@ -53,13 +53,13 @@ from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
-from numba import prange
 
 from taluva_ai.envs.base import check_illegal_mode
 from taluva_ai.envs.batched import BatchedEnv, MetaLayout, check_num_envs
 from taluva_ai.envs.core import BUILTIN_OPPONENTS, EXTERNAL, GREEDY, keep_best
 from taluva_ai.envs.game_env import game_spaces
 from taluva_ai.envs.pcg64 import STATE_SIZE, integers, seed_state, state_from_generator
+from taluva_ai.envs.threads import over_games
 from taluva_ai.errors import IllegalActionError
 from taluva_ai.games.compiling import njit
 from taluva_ai.games.thurn_und_taxis import kernels as K
@@ -151,22 +151,20 @@ def env_step(cards, route, houses, players, meta, rules, seed, opp, kind, persp,
             mask[ids[j]] = 1
 
 
-@njit(cache=True, parallel=True)
-def batch_env_step(cards_b, route_b, houses_b, players_b, meta_b, rules, seed_b, opp_b, kind_b,
-                   persp_b, act_b, obs_b, mask_b, ret_b):
-    """:func:`env_step` for every game of the batch, in parallel over games."""
-    for i in prange(cards_b.shape[0]):
-        env_step(cards_b[i], route_b[i], houses_b[i], players_b[i], meta_b[i], rules, seed_b[i],
-                 opp_b[i], kind_b[i], persp_b[i], act_b[i], obs_b[i], mask_b[i], ret_b[i])
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def batch_env_step_serial(cards_b, route_b, houses_b, players_b, meta_b, rules, seed_b, opp_b,
                           kind_b, persp_b, act_b, obs_b, mask_b, ret_b):
-    """:func:`batch_env_step` on one thread (small batches: no thread-pool start-up)."""
+    """:func:`env_step` for every game of the batch, on one thread (it releases the GIL:
+    :func:`batch_env_step` runs it on slices of the batch)."""
     for i in range(cards_b.shape[0]):
         env_step(cards_b[i], route_b[i], houses_b[i], players_b[i], meta_b[i], rules, seed_b[i],
                  opp_b[i], kind_b[i], persp_b[i], act_b[i], obs_b[i], mask_b[i], ret_b[i])
+
+
+def batch_env_step(*args: Any) -> None:
+    """:func:`batch_env_step_serial` (same arguments) in parallel over games
+    (:func:`~taluva_ai.envs.threads.over_games`)."""
+    over_games(batch_env_step_serial, args, (0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13))
 
 
 # -- the env ------------------------------------------------------------------------------------
@@ -187,7 +185,8 @@ class ThurnUndTaxisVectorEnv(BatchedEnv):
             string values).
         copy: return fresh arrays each step (True) or the env's own buffers, overwritten by
             the next step (False: faster).
-        parallel: step the games on Numba's thread pool (True) or on one thread (False); by
+        parallel: step the games on several threads (True, :mod:`taluva_ai.envs.threads`) or
+            on one thread (False); by
             default parallel from :data:`~taluva_ai.envs.vector.PARALLEL_MIN_GAMES` games on.
         **options: the game's options (``all_provinces_rule``, ``route_tile_fallback``,
             ``max_rounds``).

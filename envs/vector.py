@@ -104,7 +104,8 @@ class TaluvaVectorEnv(BatchedEnv):
             string values).
         copy: return fresh arrays each step (True) or the env's own buffers, overwritten by
             the next step (False: faster).
-        parallel: step the games on Numba's thread pool (True) or on one thread (False); by
+        parallel: step the games on several threads (True, :mod:`taluva_ai.envs.threads`) or
+            on one thread (False); by
             default parallel from :data:`PARALLEL_MIN_GAMES` games on.
 
     Raises:
