@@ -66,25 +66,50 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
             config.option.dist = "worksteal"
 
 
-def shared_kernels() -> None:
-    """Compile (a cold Numba cache) or load the kernels that most test files call: the rules
-    of a 2-player game, a whole game of random players and the greedy player's heuristic
-    (:func:`taluva_ai.warmup.warm_up`: its one line on stderr when it compiles, no progress
-    bar)."""
-    from taluva_ai.protocol import make_game
-    from taluva_ai.warmup import warm_up
+#: What the controller compiles (or loads) before the workers start, as two scripts run at once
+#: (one a core): the rules of a 2-player game with a whole game of random players, the greedy
+#: player and MCTS with greedy rollouts; and the vector env's step (the dispatching rules, the
+#: solo variant's among them, the built-in greedy opponents and the encoder's planes).
+PREWARM_SCRIPTS = (
+    "from taluva_ai.protocol import make_game\n"
+    "from taluva_ai.warmup import warm_up\n"
+    "warm_up(make_game('taluva'), ['greedy', 'mcts:sims=20,rollout=greedy'], progress=False)\n",
+    "import logging\n"
+    "logging.getLogger('taluva_ai').setLevel(logging.ERROR)\n"
+    "from taluva_ai.envs.vector import TaluvaVectorEnv\n"
+    "env = TaluvaVectorEnv(num_envs=1, opponents=['greedy'])\n"
+    "env.reset(seed=0)\n"
+    "env.step(env.sample_legal_actions())\n",
+)
 
-    warm_up(make_game("taluva"), ["greedy"], progress=False)
+
+def shared_kernels() -> None:
+    """Compile (a cold Numba cache) or load the kernels that most test files call
+    (:data:`PREWARM_SCRIPTS`, each in a process of its own, both at once; the first prints
+    :func:`taluva_ai.warmup.warm_up`'s one line on stderr when it compiles). A script that
+    fails prints its error's last lines and the run goes on (the tests then fail on it)."""
+    import subprocess
+    import sys
+
+    procs = [subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+             for code in PREWARM_SCRIPTS]
+    for proc in procs:
+        _, err = proc.communicate()
+        if proc.returncode != 0:
+            print("tests/conftest.py: a kernel warm-up failed:\n" + "\n".join(
+                err.splitlines()[-8:]), file=sys.stderr)
+        elif err:
+            sys.stderr.write(err)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     """In the controller of an xdist run, before it starts the workers (xdist's own
     ``pytest_sessionstart`` runs last): :func:`shared_kernels`, so that on a cold kernel cache
-    the rules are compiled once and cached, and the workers load them instead of each
-    compiling them at once (Numba writes each cache file to a temporary name and renames it
-    into place, so two writers do not corrupt it, but both pay for the compile). On a warm
-    cache it loads them (about a second). ``TALUVA_TEST_PREWARM=0`` skips it."""
+    the kernels most tests need are compiled once and cached, and the workers load them
+    instead of each compiling them at once (Numba writes each cache file to a temporary name
+    and renames it into place, so two writers do not corrupt it, but both pay for the
+    compile). On a warm cache it loads them (a few seconds). ``TALUVA_TEST_PREWARM=0`` skips it."""
     config = session.config
     if ("PYTEST_XDIST_WORKER" in os.environ or os.environ.get("TALUVA_TEST_PREWARM") == "0"
             or not config.pluginmanager.hasplugin("xdist")
