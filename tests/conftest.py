@@ -67,19 +67,22 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 
 #: What the controller compiles (or loads) before the workers start, as two scripts run at once
-#: (one a core): the rules of a 2-player game with a whole game of random players, the greedy
-#: player and MCTS with greedy rollouts; and the vector env's step (the dispatching rules, the
-#: solo variant's among them, the built-in greedy opponents and the encoder's planes).
+#: (one a core, about 45-60 s of CPU each from a cold cache): the rules of a 2-player game
+#: with a whole game of random players and the greedy player, then a solo game's (through the
+#: dispatching kernels that the envs use too); and the encoder's planes and mask. Without it,
+#: the workers compiled the dispatching ``apply_action`` and ``encode_into`` each, about 48 s.
 PREWARM_SCRIPTS = (
     "from taluva_ai.protocol import make_game\n"
     "from taluva_ai.warmup import warm_up\n"
-    "warm_up(make_game('taluva'), ['greedy', 'mcts:sims=20,rollout=greedy'], progress=False)\n",
+    "warm_up(make_game('taluva'), ['greedy'], progress=False)\n"
+    "warm_up(make_game('taluva', solo=True), [], progress=False)\n",
     "import logging\n"
     "logging.getLogger('taluva_ai').setLevel(logging.ERROR)\n"
-    "from taluva_ai.envs.vector import TaluvaVectorEnv\n"
-    "env = TaluvaVectorEnv(num_envs=1, opponents=['greedy'])\n"
-    "env.reset(seed=0)\n"
-    "env.step(env.sample_legal_actions())\n",
+    "from taluva_ai.games.taluva import encoding\n"
+    "from taluva_ai.games.taluva.game import TaluvaGame\n"
+    "state = TaluvaGame().new_initial_state(seed=0)\n"
+    "state.draw()\n"
+    "encoding.encode(state)\n",
 )
 
 
