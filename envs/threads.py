@@ -27,7 +27,7 @@ def num_threads() -> int:
     """Numba's thread count (``numba.config.NUMBA_NUM_THREADS``), at least 1."""
     from numba import config
 
-    return max(1, int(config.NUMBA_NUM_THREADS))
+    return max(1, int(getattr(config, "NUMBA_NUM_THREADS", 1)))
 
 
 def _executor() -> ThreadPoolExecutor:
