@@ -35,6 +35,7 @@ leaves nothing running that writes into its directory, and its resume is exact.
 
 from __future__ import annotations
 
+import concurrent.futures.process
 import contextlib
 import ctypes
 import logging
@@ -312,6 +313,13 @@ class ProcessExecutor(Executor):
         manager = getattr(pool, "_executor_manager_thread", None)
         if manager is not None and manager.is_alive():
             manager.join(timeout=10)
+        # A manager still closing after that (a loaded machine) races the exit hook all the same:
+        # it was woken by the shutdown above and needs no second wake-up, so take it out of the
+        # hook's list (CPython 3.11's concurrent.futures.process._threads_wakeups; the
+        # interpreter still waits for the thread at exit)
+        wakeups = getattr(concurrent.futures.process, "_threads_wakeups", None)
+        if manager is not None and wakeups is not None:
+            wakeups.pop(manager, None)
 
 
 def _ray_call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
