@@ -86,23 +86,35 @@ PREWARM_SCRIPTS = (
 )
 
 
+#: While the warm-up scripts run, a line at least this often (seconds).
+PREWARM_BEAT_S = 10.0
+
+
 def shared_kernels() -> None:
     """Compile (a cold Numba cache) or load the kernels that most test files call
-    (:data:`PREWARM_SCRIPTS`, each in a process of its own, both at once; the first prints
-    :func:`taluva_ai.warmup.warm_up`'s one line on stderr when it compiles). A script that
-    fails prints its error's last lines and the run goes on (the tests then fail on it)."""
+    (:data:`PREWARM_SCRIPTS`, each in a process of its own, both at once). The first script
+    prints :func:`taluva_ai.warmup.warm_up`'s lines when it compiles; while they run, this
+    prints a line every :data:`PREWARM_BEAT_S` seconds (after the first 5, so a cached run
+    stays quiet). A script that fails prints its error (the run goes on, and the tests then
+    fail on it)."""
     import subprocess
     import sys
+    import time
 
-    procs = [subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
-             for code in PREWARM_SCRIPTS]
-    for proc in procs:
-        _, err = proc.communicate()
-        if proc.returncode != 0:
-            print("tests/conftest.py: a kernel warm-up failed:\n" + "\n".join(
-                err.splitlines()[-8:]), file=sys.stderr)
-        elif err:
-            sys.stderr.write(err)
+    start = time.monotonic()
+    procs = [subprocess.Popen([sys.executable, "-c", code]) for code in PREWARM_SCRIPTS]
+    beat = start + 5.0
+    while any(p.poll() is None for p in procs):
+        time.sleep(0.1)
+        if time.monotonic() >= beat:
+            beat = time.monotonic() + PREWARM_BEAT_S
+            print(f"tests/conftest.py: compiling the kernels the tests share, two processes "
+                  f"(first run only): {time.monotonic() - start:.0f} s", file=sys.stderr,
+                  flush=True)
+    for p in procs:
+        if p.returncode != 0:
+            print(f"tests/conftest.py: a kernel warm-up script ended with status {p.returncode}",
+                  file=sys.stderr, flush=True)
 
 
 @pytest.hookimpl(tryfirst=True)
