@@ -52,9 +52,19 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any, P
 
 
 def _wait(driver: Any, what: Any, timeout: float = WAIT_S) -> Any:
+    """Wait until ``what(driver)`` holds; on a timeout, the page's view (mode, address, ply,
+    message) is the error's message."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(what)
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(what)
+    except Exception as e:
+        state = driver.execute_script(
+            "const m = document.getElementById('message');"
+            "return [document.body.dataset.mode, location.hash, history.length,"
+            " document.getElementById('board').dataset.ply, m ? m.textContent : null];")
+        raise AssertionError(f"timed out; the page: mode, address, history length, ply, "
+                             f"message = {state}") from e
 
 
 def _css(driver: Any, selector: str) -> list[Any]:
