@@ -247,6 +247,36 @@ def _ply(driver: Any) -> str:
     return str(driver.find_element("id", "board").get_attribute("data-ply"))
 
 
+def test_a_late_record_position_does_not_draw_over_the_game(site: tuple[str, Any, Path]
+                                                            ) -> None:
+    """Back to a record, then forward to the game before the record's position has come from
+    the server (slowed here by 1.5 s): the game's board stays, the late answer is dropped (it
+    once drew the record's position over the game, on a loaded machine)."""
+    import time
+
+    base, driver, _ = site
+    driver.get(f"{base}/#replay/0/g.jsonl/30")
+    _wait(driver, lambda d: _text(d, "where") == "position 30 / 81" and _ply(d) == "30")
+    spot = _start_game(driver, base, "2", "3")
+    _click(driver, spot[0])
+    _wait(driver, lambda d: not _css(d, "#tile-tools")[0].get_attribute("hidden"))
+    _css(driver, "#place")[0].click()
+    _wait(driver, lambda d: _ply(d) == "2")
+    driver.execute_script(
+        "const f = window.fetch; window.fetch = (url, ...a) => String(url).startsWith("
+        "'/api/position?') ? new Promise((r) => setTimeout(r, 1500)).then(() => f(url, ...a))"
+        " : f(url, ...a);")
+    driver.back()
+    _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "replay"
+          and _text(d, "where") == "position 30 / 81")
+    driver.forward()
+    _wait(driver, lambda d: d.execute_script("return document.body.dataset.mode") == "play"
+          and _ply(d) == "2")
+    time.sleep(2.5)  # the record's position arrives meanwhile
+    assert driver.execute_script("return document.body.dataset.mode") == "play"
+    assert _ply(driver) == "2"
+
+
 def test_the_address_keeps_the_view(site: tuple[str, Any, Path]) -> None:
     """Reload, back and forward show the same record position and the same game; changing only
     the hash switches the view."""

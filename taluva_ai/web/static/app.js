@@ -485,7 +485,9 @@ async function openRecord(path, ply) {
   const token = ++view.token;
   try {
     const rec = await api("/api/record?path=" + encodeURIComponent(path));
-    if (token !== view.token) return;  // another record was asked for meanwhile
+    // another record was asked for meanwhile, or another view is shown now (its move list and
+    // board are that view's)
+    if (token !== view.token || view.mode !== "replay") return;
     view.path = rec.path;
     view.positions = rec.positions;
     view.seatColours = rec.seat_colours;
@@ -503,7 +505,7 @@ async function openRecord(path, ply) {
     $("slider").max = String(rec.positions - 1);
     go(Math.min(ply || 0, rec.positions - 1));
   } catch (e) {
-    if (token === view.token) showMessage(e.message);
+    if (token === view.token && view.mode === "replay") showMessage(e.message);
   }
 }
 
@@ -566,14 +568,16 @@ async function redrawReplay() {
   const token = ++view.token;
   try {
     const pos = await api(`/api/position?path=${encodeURIComponent(view.path)}&ply=${ply}`);
-    if (token !== view.token) return;  // a later step superseded this one
+    // a later step superseded this one, or another view is shown now (back, then forward to a
+    // game before this answer came)
+    if (token !== view.token || view.mode !== "replay") return;
     setBoard(pos.svg);
     drawNotes(pos.notes);
     $("board").dataset.ply = String(ply);
     if (analysed) drawHeat(analysed.res);
     showMessage("");
   } catch (e) {
-    if (token === view.token) showMessage(e.message);
+    if (token === view.token && view.mode === "replay") showMessage(e.message);
   }
 }
 
