@@ -247,6 +247,16 @@ def _ply(driver: Any) -> str:
     return str(driver.find_element("id", "board").get_attribute("data-ply"))
 
 
+def _first_tile(driver: Any, base: str) -> None:
+    """A new game (two tiles a player, seed 3, seat 1 random), its first tile placed on the
+    first marked spot: position 2 is shown."""
+    spot = _start_game(driver, base, "2", "3")
+    _click(driver, spot[0])
+    _wait(driver, lambda d: not _css(d, "#tile-tools")[0].get_attribute("hidden"))
+    _css(driver, "#place")[0].click()
+    _wait(driver, lambda d: _ply(d) == "2")
+
+
 def test_a_late_record_position_does_not_draw_over_the_game(site: tuple[str, Any, Path]
                                                             ) -> None:
     """Back to a record, then forward to the game before the record's position has come from
@@ -257,11 +267,7 @@ def test_a_late_record_position_does_not_draw_over_the_game(site: tuple[str, Any
     base, driver, _ = site
     driver.get(f"{base}/#replay/0/g.jsonl/30")
     _wait(driver, lambda d: _text(d, "where") == "position 30 / 81" and _ply(d) == "30")
-    spot = _start_game(driver, base, "2", "3")
-    _click(driver, spot[0])
-    _wait(driver, lambda d: not _css(d, "#tile-tools")[0].get_attribute("hidden"))
-    _css(driver, "#place")[0].click()
-    _wait(driver, lambda d: _ply(d) == "2")
+    _first_tile(driver, base)
     driver.execute_script(
         "const f = window.fetch; window.fetch = (url, ...a) => String(url).startsWith("
         "'/api/position?') ? new Promise((r) => setTimeout(r, 1500)).then(() => f(url, ...a))"
@@ -292,11 +298,7 @@ def test_the_address_keeps_the_view(site: tuple[str, Any, Path]) -> None:
     driver.refresh()
     _wait(driver, lambda d: _text(d, "where") == "position 31 / 81" and _ply(d) == "31")
     # a game: started, a tile placed, reloaded
-    spot = _start_game(driver, base, "2", "3")
-    _click(driver, spot[0])
-    _wait(driver, lambda d: not _css(d, "#tile-tools")[0].get_attribute("hidden"))
-    _css(driver, "#place")[0].click()
-    _wait(driver, lambda d: _ply(d) == "2")
+    _first_tile(driver, base)
     gid = driver.execute_script("return play.game.id")
     assert driver.execute_script("return location.hash") == f"#play/{gid}/2"
     moves = [li.text for li in _css(driver, "#moves li")]
