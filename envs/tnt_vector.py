@@ -161,10 +161,14 @@ def batch_env_step_serial(cards_b, route_b, houses_b, players_b, meta_b, rules, 
                  opp_b[i], kind_b[i], persp_b[i], act_b[i], obs_b[i], mask_b[i], ret_b[i])
 
 
+#: The arguments of :func:`batch_env_step_serial` with the game axis first (all but ``rules``).
+STEP_PER_GAME = (0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13)
+
+
 def batch_env_step(*args: Any) -> None:
     """:func:`batch_env_step_serial` (same arguments) in parallel over games
     (:func:`~taluva_ai.envs.threads.over_games`)."""
-    over_games(batch_env_step_serial, args, (0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13))
+    over_games(batch_env_step_serial, args, STEP_PER_GAME)
 
 
 # -- the env ------------------------------------------------------------------------------------

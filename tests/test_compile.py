@@ -69,13 +69,17 @@ event.register("numba:compile", _Mark())
 """
 
 
-def _cold(code: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run ``code`` in a new Python with an empty kernel cache of its own."""
+def _cold_env(tmp_path: Path) -> dict[str, str]:
+    """This process's environment with an empty kernel cache of its own under ``tmp_path``."""
     cache = tmp_path / "numba_cache"
     cache.mkdir()
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    return dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+
+
+def _cold(code: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a new Python with an empty kernel cache of its own."""
     return subprocess.run([sys.executable, "-c", _MARK + code, *args], capture_output=True,
-                          text=True, timeout=900, env=env, check=True)
+                          text=True, timeout=900, env=_cold_env(tmp_path), check=True)
 
 
 def test_a_cold_python_api_process_says_it_compiles_before_it_does(tmp_path: Path) -> None:
@@ -93,14 +97,12 @@ def test_a_cold_python_api_process_says_it_compiles_before_it_does(tmp_path: Pat
 def test_a_cold_command_says_it_compiles_before_it_does(tmp_path: Path) -> None:
     # read until the first warm-up step has been logged (the rules compiled), then stop the
     # command: the rest of its warm-up and game add nothing to what is checked
-    cache = tmp_path / "numba_cache"
-    cache.mkdir()
     proc = subprocess.Popen(
         [sys.executable, "-c", _MARK + "from taluva_ai.cli import main\n"
          "sys.exit(main(sys.argv[1:]))\n", "play", "--players", "random", "random", "--seed",
          "1", "--tiles-per-player", "2"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ, NUMBA_CACHE_DIR=str(cache)))
+        env=_cold_env(tmp_path))
     lines: list[str] = []
     try:
         assert proc.stderr is not None
