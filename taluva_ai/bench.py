@@ -264,19 +264,31 @@ def bench_mcts(sims: int = 2000, repeats: int = 5, game: str = "taluva") -> dict
     import importlib
 
     agents = importlib.import_module("taluva_ai.agents")  # by name: the core imports no agent
-    spec = f"mcts:sims={sims},prior=none,rollout=random"
-    if game == "thurn_und_taxis":
-        from taluva_ai.games.thurn_und_taxis.bench import midgame_state as tnt_midgame
-
-        state = tnt_midgame()
-    else:
-        state = midgame_state()
+    spec = mcts_specs(sims, game)[0]
+    state = bench_midgame(game)
     out: dict[str, Any] = {"sims_per_s": _search_rate(agents.make_agent(spec, seed=0), state,
                                                       repeats),
                            "sims": sims, "repeats": repeats, "spec": spec}
     if game == "taluva":
         out["ladder"] = _bench_ladder_agent(agents, state, repeats)
     return out
+
+
+def mcts_specs(sims: int, game: str = "taluva") -> list[str]:
+    """The agent specs :func:`bench_mcts` times: UCT with random rollouts at ``sims``
+    simulations, and for Taluva the ladder's MCTS-400 (:data:`LADDER_SPEC`)."""
+    spec = f"mcts:sims={sims},prior=none,rollout=random"
+    return [spec, LADDER_SPEC] if game == "taluva" else [spec]
+
+
+def bench_midgame(game: str) -> Any:
+    """The fixed midgame :func:`bench_mcts` searches from (Thurn und Taxis:
+    ``games.thurn_und_taxis.bench.midgame_state``)."""
+    if game == "thurn_und_taxis":
+        from taluva_ai.games.thurn_und_taxis.bench import midgame_state as tnt_midgame
+
+        return tnt_midgame()
+    return midgame_state()
 
 
 LADDER_SPEC = "mcts:sims=400,rollout=greedy,root=gumbel"
@@ -643,7 +655,9 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
     ``ThurnUndTaxisVectorEnv`` at batch 1, 64, 256); ``solo``: random solo games (Taluva only);
     ``max_batch``: the self-play section's network chunk (:func:`bench_selfplay`); ``say``:
     called with a line of progress in the long sections (``mcts`` and ``env``: before each;
-    ``net``, ``selfplay``, ``inference``: per network and batch size); ``compiling``: the
+    ``net``, ``selfplay``, ``inference``: per network and batch size; with ``say``, ``mcts``
+    first runs :func:`taluva_ai.warmup.warm_up` of its agents, which shows the first run's
+    compilation on stderr); ``compiling``: the
     ``compile`` section first (:func:`taluva_ai.compile_bench.bench_compile` of
     ``compile_commands``, ``taluva``'s arguments, default
     :data:`~taluva_ai.compile_bench.COMMANDS`), a cold and a warm run of each command in a
@@ -676,6 +690,11 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
         _say(say, f"bench --mcts: UCT with random rollouts, {repeats} search"
                   f"{'es' if repeats != 1 else ''} of {mcts_sims} "
                   f"simulations{ladder}")
+        if say is not None:  # the command line: the first run's compilation shows its progress
+            from taluva_ai.protocol import make_game
+            from taluva_ai.warmup import warm_up
+
+            warm_up(make_game(game), mcts_specs(mcts_sims, game))
         out["mcts"] = bench_mcts(mcts_sims, repeats, game)
     if env:
         import importlib

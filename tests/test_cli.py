@@ -363,10 +363,17 @@ def test_bench_names_the_extra_of_the_figure_asked_for(
     assert "--env" not in err
 
 
-def test_bench_mcts_reports_both_searches(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_mcts_reports_both_searches(capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import taluva_ai.warmup as warmup
+
+    warmed: list[tuple[str, list[str]]] = []  # the compile's progress (bar or lines) comes first
+    monkeypatch.setattr(warmup, "warm_up", lambda game, specs: warmed.append((game.name, specs)))
     assert main(["bench", "--mcts", "--mcts-sims", "50", "--repeats", "1", "--games", "1",
                  "--json"]) == 0
     out, err = capsys.readouterr()
+    assert warmed == [("taluva", ["mcts:sims=50,prior=none,rollout=random",
+                                  "mcts:sims=400,rollout=greedy,root=gumbel"])]
     mc = json.loads(out)["mcts"]
     # not silent: the section says what it measures before it does (stderr; stdout is JSON)
     assert err.splitlines() == ["bench --mcts: UCT with random rollouts, 1 search of 50 "
