@@ -348,7 +348,7 @@ def test_train_help_and_argument_errors(capsys) -> None:
 def _comparable(line: dict) -> dict:
     """A metrics line without its timings and speeds."""
     drop = {"wall_s", "positions_per_s", "decisions_per_s", "sims_per_s",
-            "sims_per_s_per_worker", "phase_seconds", "elapsed_s"}
+            "sims_per_s_per_worker", "phase_seconds", "elapsed_s", "iteration_cpu_s", "cpu_s"}
     out = {}
     for k, v in line.items():
         if k in drop:
@@ -420,6 +420,15 @@ def test_same_config_same_run_and_a_resumed_run_equals_an_uninterrupted_one(tmp_
     assert best.startswith("checkpoints/iter_") and (b / best).is_file()
 
     _assert_same_run(a, b, 2)
+    # the run's CPU (trainer and workers): each iteration's, and the total carried over the
+    # resume; the interrupted iteration's CPU is not counted
+    for run in (a, b):
+        lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+        each = [x["iteration_cpu_s"] for x in lines]
+        assert all(c > 0 for c in each)
+        assert [x["cpu_s"] for x in lines] == [round(sum(each[:i + 1]), 1)
+                                             for i in range(len(each))]
+        assert json.loads((run / "state.json").read_text())["cpu_s"] == lines[-1]["cpu_s"]
     for rec in ("records/iter_0001/game_0000.jsonl",
                 "gating/iter_0001/round_0/games/000-0000-0.jsonl"):
         # the same games; the gating records name the networks by their paths

@@ -347,6 +347,8 @@ class RunDirectory:
             "format": RUN_FORMAT, "iteration": k - 1, "best": f"checkpoints/iter_{b:04d}.pt",
             "best_iteration": b, "elapsed_s": line["elapsed_s"],
             "promotions": [p for p in state["promotions"] if p <= k - 1]}
+        if "cpu_s" in line:
+            back["cpu_s"] = line["cpu_s"]
         if "files" in state:
             for name, src in (("latest.pt", f"checkpoints/iter_{k - 1:04d}.pt"),
                               ("best.pt", back["best"])):

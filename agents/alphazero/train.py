@@ -308,7 +308,8 @@ class TrainingRun(RunDirectory):
                    self._initial_net()).to(self.device)
             trainer = Trainer(net, cfg.train, self.device)
             state = {"format": RUN_FORMAT, "iteration": -1, "best": None,
-                     "best_iteration": None, "elapsed_s": 0.0, "promotions": []}
+                     "best_iteration": None, "elapsed_s": 0.0, "cpu_s": 0.0,
+                     "promotions": []}
         else:
             net, trainer = self._restore(state, buffer)
             if "files" not in state:  # a run from before the checksums: record them now
@@ -327,12 +328,16 @@ class TrainingRun(RunDirectory):
                            unit="it", disable=not self.progress, position=0)
         try:
             for k in range(start, cfg.iterations + 1):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), process_tree_cpu_s()
                 self.cfg = self.base_cfg.at(k)  # the [[schedule]]'s settings of iteration k
                 trainer.cfg = self.cfg.train
                 line = self._iteration(k, net, trainer, buffer, state)
                 state["elapsed_s"] = round(state["elapsed_s"] + time.perf_counter() - t0, 3)
                 line["elapsed_s"] = state["elapsed_s"]
+                line["iteration_cpu_s"] = round(process_tree_cpu_s() - c0, 1)
+                # a run from before this count: its total starts at its resume
+                state["cpu_s"] = round(state.get("cpu_s", 0.0) + line["iteration_cpu_s"], 1)
+                line["cpu_s"] = state["cpu_s"]
                 self._finish_iteration(k, line, state)
                 bar.update(1)
         finally:
@@ -571,6 +576,11 @@ class TrainingRun(RunDirectory):
         if line.get("gating"):
             tb.add_scalar("gating/promoted", float(line["gating"]["promoted"]), k)
         tb.add_scalar("best_iteration", line["best_iteration"], k)
+        for name, v in (line.get("phase_seconds") or {}).items():
+            tb.add_scalar(f"cost/{name}_s", v, k)
+        for name in ("elapsed_s", "iteration_cpu_s", "cpu_s"):
+            if name in line:
+                tb.add_scalar(f"cost/{name}", line[name], k)
         tb.flush()
 
 
@@ -608,3 +618,23 @@ def train_main(config: str | None, out: str | None, resume: str | None,
         return run.run()
     finally:
         backend.close()
+
+
+def process_tree_cpu_s() -> float:
+    """CPU seconds (user + system) used so far by this process and its descendants: the
+    self-play, anchor and gating workers, live or ended (an ended process counts once its
+    parent has waited for it, as a pool does). What a run costs in core-seconds: the
+    ``iteration_cpu_s`` and ``cpu_s`` of a metrics line (psutil; a descendant that ends between
+    the listing and the reading is left out)."""
+    import psutil
+
+    me = psutil.Process()
+    t = me.cpu_times()
+    total = t.user + t.system + t.children_user + t.children_system
+    for child in me.children(recursive=True):
+        try:
+            c = child.cpu_times()
+        except psutil.Error:
+            continue
+        total += c.user + c.system + c.children_user + c.children_system
+    return total
