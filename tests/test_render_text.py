@@ -32,9 +32,21 @@ LEGEND = """\
 legend: V volcano  J jungle  C clearing  S sand  R rock  L lake
         J2h1: jungle, level 2 (two tiles stacked), huts of seat 1 (a hut hex holds as many \
 huts as its level)
-        h hut(s), T temple, W tower, then the owner's seat: h0 h1 h2 h3 (seats 0..3)
+        h hut(s), T temple, W tower, then the owner's seat: h0 h1 (seats 0..1)
         r=row (southwards), q= under each hex; actions name hexes q,r: hut@-1,0, \
 tile@0,0:SE"""
+
+
+def test_the_legend_names_the_table_s_seats() -> None:
+    four = legend_text(players=4).splitlines()
+    assert four[2].endswith("owner's seat: h0 h1 h2 h3 (seats 0..3)")
+    solo = legend_text(players=1).splitlines()
+    assert solo[1].startswith("        J2h0: jungle, level 2 (two tiles stacked), your huts")
+    assert solo[2].endswith("owner's seat: h0 (yours, the solo player's)")
+    from taluva_ai.protocol import make_game
+
+    st = make_game("taluva", solo=True).new_initial_state(seed=1)
+    assert str(st).endswith("\n" + legend_text(players=1))
 
 
 def test_rows_are_offset_by_half_a_hex_with_coordinates_and_a_legend() -> None:

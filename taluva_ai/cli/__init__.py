@@ -46,9 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
         "  taluva play --players greedy random --seed 7 --record game.jsonl\n"
         "  taluva replay game.jsonl\n"
-        "  taluva tournament --agents random greedy --games 20 --out runs/demo\n"
-        "  taluva pgn runs/demo > demo.pgn\n"
-        "  taluva serve runs/demo\n"
+        "  taluva tournament --agents random greedy --games 20 --out runs/tournament\n"
+        "  taluva pgn runs/tournament > tournament.pgn\n"
+        "  taluva serve runs/tournament\n"
         "  taluva bench --json\n"
         "  taluva train --config experiments/configs/demo.toml --out runs/demo\n\n"
         "Run 'taluva <command> --help' for a command's options.",

@@ -59,17 +59,21 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"{code}{text}{_RESET}" if color else text
 
 
-def legend_text(color: bool = False) -> str:
-    """The legend of :func:`render_text` (4 lines)."""
+def legend_text(color: bool = False, players: int = 4) -> str:
+    """The legend of :func:`render_text` (4 lines) for a table of ``players`` seats (1: the
+    solo variant, whose buildings are all seat 0's)."""
     terrains = "  ".join(
         f"{_paint(TERRAIN_LETTER[t], _TERRAIN_BG[t], color)} {_TERRAIN_NAME[t]}"
         for t in TERRAIN_LETTER)
-    seats = " ".join(_paint(f"h{s}", _SEAT_COLOR[s], color) for s in range(4))
+    seats = " ".join(_paint(f"h{s}", _SEAT_COLOR[s], color) for s in range(players))
+    whose = f"seats 0..{players - 1}" if players > 1 else "yours, the solo player's"
+    example = "J2h1" if players > 1 else "J2h0"
+    owner = "huts of seat 1" if players > 1 else "your huts"
     return "\n".join([
         f"legend: {terrains}",
-        "        J2h1: jungle, level 2 (two tiles stacked), huts of seat 1 (a hut hex holds as "
+        f"        {example}: jungle, level 2 (two tiles stacked), {owner} (a hut hex holds as "
         "many huts as its level)",
-        f"        h hut(s), T temple, W tower, then the owner's seat: {seats} (seats 0..3)",
+        f"        h hut(s), T temple, W tower, then the owner's seat: {seats} ({whose})",
         "        r=row (southwards), q= under each hex; actions name hexes q,r: hut@-1,0, "
         "tile@0,0:SE",
     ])
@@ -121,7 +125,7 @@ def render_text(state: TaluvaState, color: bool = False, legend: bool = True) ->
             lines.append("".join(top).rstrip())
             lines.append("".join(under).rstrip())
     if legend:
-        lines.append(legend_text(color))
+        lines.append(legend_text(color, int(state.num_players)))
     return "\n".join(lines)
 
 
