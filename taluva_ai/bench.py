@@ -656,8 +656,9 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
     ``max_batch``: the self-play section's network chunk (:func:`bench_selfplay`); ``say``:
     called with a line of progress in the long sections (``mcts`` and ``env``: before each;
     ``net``, ``selfplay``, ``inference``: per network and batch size; with ``say``, ``mcts``
-    first runs :func:`taluva_ai.warmup.warm_up` of its agents, which shows the first run's
-    compilation on stderr); ``compiling``: the
+    first runs :func:`taluva_ai.warmup.warm_up` of its agents, and ``env`` runs under
+    :func:`taluva_ai.warmup.compile_lines`, so a first run's compilation shows its progress
+    on stderr); ``compiling``: the
     ``compile`` section first (:func:`taluva_ai.compile_bench.bench_compile` of
     ``compile_commands``, ``taluva``'s arguments, default
     :data:`~taluva_ai.compile_bench.COMMANDS`), a cold and a warm run of each command in a
@@ -703,7 +704,13 @@ def run_bench(games: int = 20, repeats: int = 5, mask_games: int = 8, engine: bo
         sizes = (1, 64, 256, 1024) if game == "taluva" else (1, 64, 256)
         _say(say, f"bench --env: VectorEnv steps at batch {', '.join(map(str, sizes))}, "
                   f"{repeats} repeats each")
-        out["env"] = bench_env(sizes, repeats=repeats, game=game)
+        if say is None:
+            out["env"] = bench_env(sizes, repeats=repeats, game=game)
+        else:  # the command line: a first run's compilation prints its lines
+            from taluva_ai.warmup import compile_lines
+
+            with compile_lines("bench --env"):
+                out["env"] = bench_env(sizes, repeats=repeats, game=game)
     if net:
         out["net"] = bench_net(repeats=repeats, say=say)
     if selfplay:

@@ -136,6 +136,40 @@ def compile_notice(stream: TextIO | None = None) -> Iterator[CompileWatch]:
         yield watch
 
 
+@contextmanager
+def compile_lines(label: str, stream: TextIO | None = None,
+                  every: float = LOG_EVERY) -> Iterator[CompileWatch]:
+    """Inside the ``with`` block, while Numba compiles, print :data:`COMPILING` (once per
+    process) and then a line at least every ``every`` seconds: ``LABEL: compiling
+    kernels.apply_action (12 kernels compiled so far, 15 s)``; nothing when all comes from
+    the cache. For compiled code that no agent's warm-up (:func:`warm_up`) reaches: the
+    vector environments of ``taluva bench --env``."""
+    out = stream if stream is not None else sys.stderr
+    watch = CompileWatch()
+    t0 = time.monotonic()
+    last = [t0]
+
+    def beat() -> None:
+        now = time.monotonic()
+        if watch.current is not None and now - last[0] >= every:
+            last[0] = now
+            print(f"{label}: compiling {watch.current} ({len(watch.compiled)} kernels compiled "
+                  f"so far, {now - t0:.0f} s)", file=out, flush=True)
+
+    def on_change() -> None:
+        if announce(out):
+            last[0] = time.monotonic()
+        beat()
+
+    watch.on_change = on_change
+    beat_thread = _Heartbeat(beat, _BEAT_S)
+    try:
+        with watch.active():
+            yield watch
+    finally:
+        beat_thread.stop()
+
+
 def warmup_steps(game: Game, specs: Sequence[str], seed: int = 0
                  ) -> list[tuple[str, Callable[[], None]]]:
     """The warm-up of games of ``game`` between the agents ``specs``, as named steps (each a

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from taluva_ai import make_game
@@ -43,6 +44,27 @@ def test_a_compiling_warm_up_says_so_and_shows_the_kernels(monkeypatch: pytest.M
     # all loaded now: a second warm-up compiles and prints nothing
     out2 = io.StringIO()
     assert W.warm_up(game, ["random", SPEC], stream=out2) == []
+    assert out2.getvalue() == ""
+
+
+def test_compile_lines_say_what_compiles_and_nothing_when_cached(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests import warmup_agents
+
+    monkeypatch.setattr(W, "_announced", False)
+    fresh = warmup_agents.njit(cache=False)(warmup_agents.probe_kernel.py_func)
+    out = io.StringIO()
+    ids = np.arange(3)
+    with W.compile_lines("bench --env", stream=out, every=0.0) as watch:
+        assert fresh(ids) == 2
+    assert watch.compiled == ["warmup_agents.probe_kernel"]
+    lines = out.getvalue().splitlines()
+    assert lines[0] == W.COMPILING
+    assert lines[1].startswith("bench --env: compiling warmup_agents.probe_kernel (0 kernels "
+                               "compiled so far, ")
+    out2 = io.StringIO()
+    with W.compile_lines("bench --env", stream=out2, every=0.0):
+        assert fresh(ids) == 2  # compiled already: silent
     assert out2.getvalue() == ""
 
 
