@@ -410,6 +410,8 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
         (CHECK, "reads the pack of the s2-l1 run", None),
     "python experiments/plot_anchors.py packs/strong2-rt --out docs/strong2_rt_anchors.png":
         (CHECK, "reads the pack of the s2-rt run", None),
+    "python experiments/plot_anchors.py packs/builtin-2p --out docs/builtin_2p_anchors.png":
+        (CHECK, "reads the pack of the builtin-2p run", None),
     **{f"taluva tournament --agents az:path=runs/sites/l1_iter_{it:04d}.pt,sims=200,"
        f"rollout=none,lambda=0,root=gumbel {opp} --games 200 --concurrency 1 --seed 1 "
        f"--out runs/sites/l1_i{it}_{short}":
