@@ -567,6 +567,12 @@ CHECKED: dict[str, tuple[str, str, str | None]] = {
     "--seed 1 --out runs/builtin_ladder": (CHECK, "hours of MCTS-1600 games", None),
     "taluva tournament --agents az:builtin greedy --games 200 --concurrency 2 --seed 1 "
     "--out runs/builtin_greedy": (CHECK, "40 minutes of the network's search", None),
+    **{"taluva tournament --agents az:path=runs/builtin-2p/checkpoints/iter_0200.pt,sims=200,"
+       f"rollout=none,lambda=0,root=gumbel,name=candidate {opp} --games 200 --concurrency 2 "
+       f"--seed 1 --out runs/verify2p/{short}":
+       (CHECK, "needs the network of a training run", None)
+       for opp, short in (("az:builtin", "builtin"), ("greedy", "greedy"),
+                          ("mcts:sims=1600,rollout=greedy,root=gumbel", "mcts1600"))},
     "taluva tournament --agents az:builtin mcts:sims=400,rollout=greedy,root=gumbel --games 200 "
     "--concurrency 2 --seed 1 --out runs/builtin_mcts400": (CHECK, "41 minutes on 2 cores",
                                                              None),
