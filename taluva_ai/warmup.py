@@ -153,8 +153,8 @@ def compile_lines(label: str, stream: TextIO | None = None,
         now = time.monotonic()
         if watch.current is not None and now - last[0] >= every:
             last[0] = now
-            print(f"{label}: compiling {watch.current} ({len(watch.compiled)} kernels compiled "
-                  f"so far, {now - t0:.0f} s)", file=out, flush=True)
+            print(f"{label}: {_compiling(watch.current, len(watch.compiled), now - t0)}",
+                  file=out, flush=True)
 
     def on_change() -> None:
         if announce(out):
@@ -344,9 +344,13 @@ def _progress_line(step: int, steps: int, name: str, current: str | None, total:
                    elapsed: float) -> str:
     """A log's line within a long step (:data:`LOG_EVERY`): ``warm-up step 5/6, agent
     az:builtin: compiling batched.collect (31 kernels compiled so far, 40 s)``."""
+    return f"warm-up step {step}/{steps}, {name}: {_compiling(current, total, elapsed)}"
+
+
+def _compiling(current: str | None, total: int, elapsed: float) -> str:
+    """``compiling batched.collect (31 kernels compiled so far, 40 s)``: a log line's news."""
     now = f"compiling {current}" if current else "compiling"
-    return (f"warm-up step {step}/{steps}, {name}: {now} ({total} kernels compiled so far, "
-            f"{elapsed:.0f} s)")
+    return f"{now} ({total} kernels compiled so far, {elapsed:.0f} s)"
 
 
 class _Heartbeat:
